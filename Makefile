@@ -1,0 +1,37 @@
+# solvelens: `make demo` runs the whole pipeline on the embedded sandbox; `make test` runs lint + the test suite.
+VENV ?= .venv
+PYTHON ?= python3
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: install demo test lint format benchmark clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --disable-pip-version-check uv
+	$(VENV)/bin/uv pip install -q --python $(PY) -e '.[dev,notebooks]' \
+	  || $(PY) -m pip install -q --disable-pip-version-check -e '.[dev,notebooks]'
+	touch $(STAMP)
+
+install: $(STAMP) ## create .venv and install solvelens with its dev and notebook extras
+
+demo: install ## sandbox + 30 simulated days + one snapshot a day + the leaderboard history report
+	$(VENV)/bin/solvelens demo
+
+lint: install ## ruff (lint and format check) and mypy on src/
+	$(VENV)/bin/ruff check src tests benchmarks
+	$(VENV)/bin/ruff format --check src tests benchmarks
+	$(VENV)/bin/mypy src
+
+format: install
+	$(VENV)/bin/ruff check --fix src tests benchmarks
+	$(VENV)/bin/ruff format src tests benchmarks
+
+test: lint ## lint, then the whole test suite
+	$(VENV)/bin/pytest
+
+benchmark: install
+	$(PY) benchmarks/snapshot.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

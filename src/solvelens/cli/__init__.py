@@ -1,0 +1,35 @@
+"""The ``solvelens`` command line (typer).
+
+Each command group lives in its own module of this package and imports heavy libraries (Prefect, DuckDB,
+Altair, FastAPI) inside the command functions, so ``solvelens --help`` stays fast.
+
+Every option also reads an environment variable ``SOLVELENS_<NAME>`` (e.g. ``--base-url`` reads
+``SOLVELENS_BASE_URL``).
+"""
+
+from __future__ import annotations
+
+import typer
+
+from solvelens.cli import bot, db, demo, report, sandbox, snapshot
+
+app = typer.Typer(
+    name="solvelens",
+    help=(
+        "solvelens: API client, sandbox platform and analytics pipeline for a bot problem-solving platform.\n\n"
+        "Quick start: `solvelens demo` runs the whole pipeline against an embedded sandbox platform."
+    ),
+    no_args_is_help=True,
+    pretty_exceptions_show_locals=False,
+)
+app.add_typer(sandbox.app, name="sandbox")
+app.add_typer(bot.app, name="bot")
+app.add_typer(db.app, name="db")
+snapshot.register(app)
+report.register(app)
+demo.register(app)
+
+
+def main() -> None:
+    """Entry point for ``python -m solvelens``."""
+    app()

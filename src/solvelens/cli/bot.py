@@ -1,0 +1,5 @@
+"""`solvelens bot ...` commands (being written)."""
+
+import typer
+
+app = typer.Typer(help="bot commands", no_args_is_help=True)
