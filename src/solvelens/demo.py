@@ -1,0 +1,236 @@
+"""The demo: the whole pipeline on an embedded sandbox platform, in one process (what ``make demo`` runs).
+
+Steps:
+1. Build a fresh sandbox platform (SQLite, seed 7, small scale) at ``Settings.sandbox_db``.
+2. Start the sandbox server (uvicorn subprocess) on 127.0.0.1 at a free port.
+3. Take one snapshot through the Prefect snapshot flow, then for each of ``days`` simulated days advance the
+   simulator by one day and snapshot again. Each snapshot records the sandbox's simulated clock (``/health``'s
+   ``clock``) as its ``taken_at``. All snapshots run in this one process, so Prefect's temporary API server
+   starts once.
+4. Write the leaderboard history report, stop the server, print a one-screen summary.
+
+Running it twice works: the demo owns ``data/sandbox.sqlite`` and replaces ``data/solvelens.duckdb`` only when
+every snapshot in it came from a local sandbox (it refuses to touch a store holding snapshots of a real platform).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlparse
+
+import httpx
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
+
+
+class DemoError(RuntimeError):
+    """The demo cannot run; the message names the problem and the fix."""
+
+
+@dataclass
+class DemoResult:
+    """What the demo produced: paths written, snapshots taken and their summaries (as returned by the flow)."""
+
+    db_path: Path
+    sandbox_db: Path
+    report_path: Path
+    base_url: str
+    snapshots: list[dict] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that is free right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@contextmanager
+def running_sandbox(db_path: Path, *, port: int | None = None, startup_timeout: float = 60.0) -> Iterator[str]:
+    """Serve the sandbox platform in ``db_path`` from a uvicorn subprocess on 127.0.0.1; yield its base URL.
+
+    The base URL ends in ``/api/v1``. The server is stopped (SIGTERM, then SIGKILL after 10 s) on exit.
+    Raises :class:`DemoError` when the server does not answer ``/health`` within ``startup_timeout`` seconds.
+    """
+    port = port or free_port()
+    root = f"http://127.0.0.1:{port}"
+    cmd = [sys.executable, "-m", "solvelens", "sandbox", "serve", "--host", "127.0.0.1", "--port", str(port)]
+    cmd += ["--db", str(db_path)]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + startup_timeout
+        while True:
+            if proc.poll() is not None:
+                err = proc.stderr.read().decode(errors="replace")[-2000:] if proc.stderr else ""
+                raise DemoError(f"The sandbox server exited with code {proc.returncode} while starting:\n{err}")
+            try:
+                if httpx.get(f"{root}/health", timeout=2.0).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            if time.monotonic() > deadline:
+                raise DemoError(f"The sandbox server on {root} did not answer /health within {startup_timeout:.0f} s.")
+            time.sleep(0.2)
+        yield f"{root}/api/v1"
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def _prepare_store(db_path: Path) -> None:
+    """Remove a previous demo store; refuse when it holds snapshots of a non-local platform."""
+    if not db_path.exists():
+        return
+    from solvelens.store import read_frame
+
+    try:
+        urls = read_frame(db_path, "SELECT DISTINCT base_url FROM snapshots")["base_url"].to_list()
+    except Exception as exc:  # not a solvelens store, or unreadable: never delete what we do not understand
+        raise DemoError(
+            f"{db_path} exists but is not a readable solvelens store ({type(exc).__name__}). "
+            "Move it away or set SOLVELENS_DB to another path for the demo."
+        ) from exc
+    foreign = [u for u in urls if urlparse(u).hostname not in LOCAL_HOSTS]
+    if foreign:
+        raise DemoError(
+            f"{db_path} holds snapshots of {foreign[0]}, not of a local sandbox; the demo will not replace it. "
+            "Set SOLVELENS_DB to another path for the demo."
+        )
+    for path in (db_path, db_path.with_name(db_path.name + ".wal")):
+        path.unlink(missing_ok=True)
+
+
+def _prefect_defaults() -> None:
+    """Quiet, robust Prefect settings for a one-process run (set only where the user has not set them)."""
+    os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+    os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
+    os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
+    os.environ.setdefault("PREFECT_LOGGING_TO_API_WHEN_MISSING_FLOW", "ignore")
+
+
+async def _take_snapshots(base_url: str, db_path: Path, sandbox_db: Path, days: int, console: Console) -> list[dict]:
+    from solvelens.flows.snapshot import snapshot_flow
+    from solvelens.sandbox.simulate import advance
+
+    summaries: list[dict] = []
+    columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    async with httpx.AsyncClient(timeout=10.0) as http:
+        health_url = base_url.removesuffix("/api/v1") + "/health"
+        with Progress(*columns, console=console, transient=False) as progress:
+            task = progress.add_task("snapshots (day 0 starts Prefect)", total=days + 1)
+            for day in range(days + 1):
+                if day > 0:
+                    await asyncio.to_thread(advance, sandbox_db, days=1)
+                clock = (await http.get(health_url)).json()["clock"]
+                summary = await snapshot_flow(base_url, str(db_path), taken_at=clock, use_api_key=False)
+                summaries.append(summary)
+                progress.update(task, advance=1, description=f"snapshots (simulated {clock[:10]})")
+    return summaries
+
+
+def run_demo(
+    *,
+    db_path: Path,
+    sandbox_db: Path,
+    reports_dir: Path,
+    days: int = 30,
+    seed: int = 7,
+    scale: str = "small",
+    console: Console | None = None,
+) -> DemoResult:
+    """Run the whole demo and return what it produced (see the module docstring for the steps).
+
+    Raises :class:`DemoError` with a one-line fix when the store holds a real platform's snapshots or the
+    sandbox server does not start.
+    """
+    console = console or Console()
+    started = time.monotonic()
+    _prefect_defaults()
+    db_path.parent.mkdir(parents=True, exist_ok=True)
+    sandbox_db.parent.mkdir(parents=True, exist_ok=True)
+    reports_dir.mkdir(parents=True, exist_ok=True)
+    _prepare_store(db_path)
+
+    from solvelens.report import build_report
+    from solvelens.sandbox.generate import build_platform
+
+    for path in (sandbox_db, *sandbox_db.parent.glob(sandbox_db.name + "-*")):
+        path.unlink(missing_ok=True)
+    console.print(f"Building the sandbox platform (seed {seed}, scale {scale}) in {sandbox_db} ...")
+    build_platform(sandbox_db, seed=seed, scale=scale)
+
+    with running_sandbox(sandbox_db) as base_url:
+        console.print(f"Sandbox platform serving at {base_url}")
+        summaries = asyncio.run(_take_snapshots(base_url, db_path, sandbox_db, days, console))
+
+    report_path = reports_dir / "leaderboard.html"
+    console.print("Writing the leaderboard history report ...")
+    build_report(db_path, report_path)
+    return DemoResult(
+        db_path=db_path,
+        sandbox_db=sandbox_db,
+        report_path=report_path,
+        base_url=base_url,
+        snapshots=summaries,
+        seconds=time.monotonic() - started,
+    )
+
+
+def print_summary(result: DemoResult, console: Console) -> None:
+    """Print the one-screen summary: snapshots, records per resource, top 5 bots with rank change, paths."""
+    from solvelens.store import read_frame
+
+    snaps = read_frame(result.db_path, "SELECT snapshot_id, taken_at FROM snapshots ORDER BY taken_at")
+    first_id, last_id = snaps["snapshot_id"][0], snaps["snapshot_id"][-1]
+    console.rule("[bold]solvelens demo")
+    console.print(
+        f"{snaps.height} snapshots from {snaps['taken_at'][0]:%Y-%m-%d} to {snaps['taken_at'][-1]:%Y-%m-%d} "
+        f"(simulated days) in {result.seconds:.0f} s"
+    )
+    counts = result.snapshots[-1]["counts"]
+    console.print("Records in the last snapshot: " + ", ".join(f"{k} {v:,}" for k, v in counts.items()))
+
+    top = read_frame(
+        result.db_path,
+        f"""
+        SELECT now.rank, now.name, now.points, first.rank AS first_rank
+        FROM leaderboard now LEFT JOIN leaderboard first
+          ON first.bot_id = now.bot_id AND first.snapshot_id = {int(first_id)}
+        WHERE now.snapshot_id = {int(last_id)} ORDER BY now.rank LIMIT 5
+        """,
+    )
+    table = Table(title="Top 5 bots now, with rank change since the first snapshot")
+    for col in ("rank", "bot", "points", "change"):
+        table.add_column(col, justify="left" if col == "bot" else "right")
+    for row in top.iter_rows(named=True):
+        if row["first_rank"] is None:
+            change = "new"
+        else:
+            delta = row["first_rank"] - row["rank"]
+            change = f"+{delta}" if delta > 0 else ("=" if delta == 0 else str(delta))
+        table.add_row(str(row["rank"]), row["name"], f"{row['points']:,}", change)
+    console.print(table)
+    console.print(f"DuckDB store:  {result.db_path}")
+    console.print(f"Report:        {result.report_path}")
+    console.print(f"Sandbox data:  {result.sandbox_db} (serve it again: solvelens sandbox serve --db {result.sandbox_db})")
+    console.print(
+        "Next: open the report in a browser, or `SOLVELENS_DB="
+        f"{result.db_path} .venv/bin/jupyter lab notebooks/leaderboard_history.ipynb`"
+    )
