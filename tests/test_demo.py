@@ -1,0 +1,112 @@
+"""The demo end to end: real sandbox server subprocess, real Prefect flow runs, real DuckDB file, real report."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from solvelens.demo import DemoError, print_summary, run_demo
+from solvelens.store import read_frame
+
+DAYS = 3
+
+
+@pytest.fixture(scope="module")
+def demo_run(tmp_path_factory: pytest.TempPathFactory, prefect_harness: None):
+    root = tmp_path_factory.mktemp("demo")
+    console = Console(record=True, width=120)
+    result = run_demo(
+        db_path=root / "solvelens.duckdb",
+        sandbox_db=root / "sandbox.sqlite",
+        reports_dir=root / "reports",
+        days=DAYS,
+        console=console,
+    )
+    return result, console, root
+
+
+def test_demo_takes_one_snapshot_per_simulated_day(demo_run) -> None:
+    result, _, _ = demo_run
+    snaps = read_frame(result.db_path, "SELECT snapshot_id, taken_at, status FROM snapshots ORDER BY taken_at")
+    assert snaps.height == DAYS + 1
+    assert set(snaps["status"]) == {"complete"}
+    gaps = snaps["taken_at"].diff().drop_nulls().to_list()
+    assert gaps == [timedelta(days=1)] * DAYS
+
+
+def test_demo_snapshots_hold_every_resource_and_history_moves(demo_run) -> None:
+    result, _, _ = demo_run
+    counts = read_frame(
+        result.db_path,
+        """
+        SELECT s.snapshot_id,
+          (SELECT count(*) FROM problems p WHERE p.snapshot_id = s.snapshot_id) AS problems,
+          (SELECT count(*) FROM solutions x WHERE x.snapshot_id = s.snapshot_id) AS solutions,
+          (SELECT count(*) FROM categories c WHERE c.snapshot_id = s.snapshot_id) AS categories,
+          (SELECT count(*) FROM leaderboard l WHERE l.snapshot_id = s.snapshot_id) AS leaderboard,
+          (SELECT count(*) FROM bots b WHERE b.snapshot_id = s.snapshot_id) AS bots,
+          (SELECT count(*) FROM platform_stats t WHERE t.snapshot_id = s.snapshot_id) AS stats
+        FROM snapshots s ORDER BY s.taken_at
+        """,
+    )
+    assert counts["categories"].to_list() == [8] * (DAYS + 1)
+    for column in ("problems", "solutions", "leaderboard", "bots", "stats"):
+        assert counts[column].min() > 0, column
+    # The simulator adds problems and solutions every day.
+    assert counts["problems"][-1] > counts["problems"][0]
+    assert counts["solutions"][-1] > counts["solutions"][0]
+    # Every leaderboard bot has its profile in the same snapshot.
+    missing = read_frame(
+        result.db_path,
+        "SELECT count(*) AS n FROM leaderboard l ANTI JOIN bots b USING (snapshot_id, bot_id)",
+    )
+    assert missing["n"][0] == 0
+
+
+def test_demo_writes_a_self_contained_report(demo_run) -> None:
+    result, _, _ = demo_run
+    html = result.report_path.read_text(encoding="utf-8")
+    assert result.report_path.stat().st_size > 100_000  # Vega inlined, not loaded from a CDN
+    assert "cdn.jsdelivr" not in html and "<script src=\"http" not in html
+
+
+def test_demo_summary_names_top_bots_and_paths(demo_run) -> None:
+    result, console, _ = demo_run
+    print_summary(result, console)
+    text = console.export_text()
+    top = read_frame(
+        result.db_path,
+        "SELECT name FROM leaderboard WHERE snapshot_id = (SELECT max(snapshot_id) FROM snapshots) ORDER BY rank LIMIT 5",
+    )
+    for name in top["name"]:
+        assert name in text
+    assert str(result.report_path) in text
+    assert f"{DAYS + 1} snapshots" in text
+
+
+def test_demo_runs_twice_replacing_its_own_outputs(demo_run, tmp_path: Path) -> None:
+    result, _, root = demo_run
+    again = run_demo(
+        db_path=result.db_path,
+        sandbox_db=result.sandbox_db,
+        reports_dir=root / "reports",
+        days=1,
+        console=Console(quiet=True),
+    )
+    snaps = read_frame(again.db_path, "SELECT count(*) AS n FROM snapshots")
+    assert snaps["n"][0] == 2
+
+
+def test_demo_refuses_a_store_of_a_real_platform(tmp_path: Path) -> None:
+    import duckdb
+
+    db = tmp_path / "real.duckdb"
+    con = duckdb.connect(str(db))
+    con.execute("CREATE TABLE snapshots AS SELECT 'https://platform.example/api/v1' AS base_url")
+    con.close()
+    with pytest.raises(DemoError, match=r"platform\.example"):
+        run_demo(db_path=db, sandbox_db=tmp_path / "s.sqlite", reports_dir=tmp_path, days=1, console=Console(quiet=True))
+    assert db.exists()
