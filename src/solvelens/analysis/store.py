@@ -1,0 +1,242 @@
+"""Open the DuckDB snapshot store read-only, read what the analysis needs into polars, close at once.
+
+DuckDB locks a file across processes: while this reader holds it, a snapshot writer in another process
+cannot open it. :func:`load` therefore connects with ``read_only=True``, runs a handful of queries against
+the public views (``docs/architecture.md``, "Contract: the store's public schema") and closes the
+connection before returning. Everything returned is in memory as polars frames (exposed as LazyFrames).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+import polars as pl
+
+#: Views the store must have; a file missing any of them is not a solvelens store.
+REQUIRED_VIEWS: tuple[str, ...] = (
+    "snapshots",
+    "problems",
+    "solutions",
+    "categories",
+    "leaderboard",
+    "bots",
+    "platform_stats",
+    "bot_me",
+)
+
+
+class StoreError(Exception):
+    """The store cannot be read. The message is one line and names the file."""
+
+
+class StoreNotFoundError(StoreError, FileNotFoundError):
+    """The DuckDB file does not exist."""
+
+
+class NotAStoreError(StoreError):
+    """The file exists but is not a DuckDB file with the public views (or it is locked by a writer)."""
+
+
+@dataclass(frozen=True)
+class Store:
+    """What :func:`load` read from one store file. Frames are in memory; times are ``Datetime[us, UTC]``.
+
+    Frames (columns; ``snapshot_id`` is Int64 everywhere):
+
+    - ``snapshots``: snapshot_id, taken_at, base_url, status, duration_s Float64 (sorted by taken_at)
+    - ``leaderboard``: snapshot_id, rank Int32, bot_id, name, points Int64, elo Float64,
+      total_solutions Int64, total_votes Int64, vote_accuracy Float64, status
+    - ``bots``: snapshot_id, bot_id, name, status, total_points Int64, total_solutions Int64,
+      total_votes Int64, vote_accuracy Float64, elo Float64, last_active_at, created_at
+    - ``bot_me``: snapshot_id, bot_id, name, status, total_points, total_solutions, total_votes,
+      vote_accuracy, elo
+    - ``categories``: snapshot_id, slug, name, problem_count Int64
+    - ``platform_stats``: snapshot_id, metric String, value Float64
+    - ``problem_counts``: snapshot_id, category (String, null = uncategorised), status, author_type,
+      problems Int64, solutions Int64, comparisons Int64 (problems aggregated per snapshot in DuckDB;
+      the same shape as :func:`solvelens.analysis.growth.problem_counts` computes from ``problems``)
+    - ``problems``: snapshot_id, problem_id, title, status, category, author_type, solution_count Int64,
+      comparison_count Int64, created_at (the LATEST snapshot only)
+    - ``solutions``: snapshot_id, solution_id, problem_id, rank Int32, score Float64, comparison_count Int64,
+      win_count Int64, loss_count Int64, confidence_interval Float64, bot_id, bot_name, llm_model, created_at
+      (the LATEST snapshot only)
+
+    The ``raw`` JSON columns are not read.
+    """
+
+    path: Path
+    snapshots: pl.LazyFrame
+    leaderboard: pl.LazyFrame
+    bots: pl.LazyFrame
+    bot_me: pl.LazyFrame
+    categories: pl.LazyFrame
+    platform_stats: pl.LazyFrame
+    problem_counts: pl.LazyFrame
+    problems: pl.LazyFrame
+    solutions: pl.LazyFrame
+    snapshot_count: int
+    latest_snapshot_id: int | None
+
+
+_COLUMNS: dict[str, str] = {
+    "leaderboard": (
+        "snapshot_id, rank, bot_id, name, points, elo, total_solutions, total_votes, vote_accuracy, status"
+    ),
+    "bots": (
+        "snapshot_id, bot_id, name, status, total_points, total_solutions, total_votes, vote_accuracy, elo, "
+        "last_active_at, created_at"
+    ),
+    "bot_me": (
+        "snapshot_id, bot_id, name, status, total_points, total_solutions, total_votes, vote_accuracy, elo"
+    ),
+    "categories": "snapshot_id, slug, name, problem_count",
+    "platform_stats": "snapshot_id, metric, value",
+}
+_UTC = pl.Datetime("us", "UTC")
+#: polars dtypes each frame is cast to, so readers get the documented types whatever DuckDB returned.
+_DTYPES: dict[str, dict[str, pl.DataType]] = {
+    "snapshots": {"snapshot_id": pl.Int64(), "taken_at": _UTC, "duration_s": pl.Float64()},
+    "leaderboard": {
+        "snapshot_id": pl.Int64(),
+        "rank": pl.Int32(),
+        "points": pl.Int64(),
+        "elo": pl.Float64(),
+        "total_solutions": pl.Int64(),
+        "total_votes": pl.Int64(),
+        "vote_accuracy": pl.Float64(),
+    },
+    "bots": {
+        "snapshot_id": pl.Int64(),
+        "total_points": pl.Int64(),
+        "total_solutions": pl.Int64(),
+        "total_votes": pl.Int64(),
+        "vote_accuracy": pl.Float64(),
+        "elo": pl.Float64(),
+        "last_active_at": _UTC,
+        "created_at": _UTC,
+    },
+    "bot_me": {
+        "snapshot_id": pl.Int64(),
+        "total_points": pl.Int64(),
+        "total_solutions": pl.Int64(),
+        "total_votes": pl.Int64(),
+        "vote_accuracy": pl.Float64(),
+        "elo": pl.Float64(),
+    },
+    "categories": {"snapshot_id": pl.Int64(), "problem_count": pl.Int64()},
+    "platform_stats": {"snapshot_id": pl.Int64(), "metric": pl.String(), "value": pl.Float64()},
+    "problem_counts": {
+        "snapshot_id": pl.Int64(),
+        "category": pl.String(),
+        "status": pl.String(),
+        "author_type": pl.String(),
+        "problems": pl.Int64(),
+        "solutions": pl.Int64(),
+        "comparisons": pl.Int64(),
+    },
+    "problems": {
+        "snapshot_id": pl.Int64(),
+        "category": pl.String(),
+        "solution_count": pl.Int64(),
+        "comparison_count": pl.Int64(),
+        "created_at": _UTC,
+    },
+    "solutions": {
+        "snapshot_id": pl.Int64(),
+        "rank": pl.Int32(),
+        "score": pl.Float64(),
+        "comparison_count": pl.Int64(),
+        "win_count": pl.Int64(),
+        "loss_count": pl.Int64(),
+        "confidence_interval": pl.Float64(),
+        "llm_model": pl.String(),
+        "created_at": _UTC,
+    },
+}
+
+
+def _typed(name: str, frame: pl.DataFrame) -> pl.DataFrame:
+    return frame.cast(_DTYPES[name], strict=False)  # type: ignore[arg-type]
+
+
+_PROBLEM_COLUMNS = (
+    "snapshot_id, problem_id, title, status, category, author_type, solution_count, comparison_count, "
+    "created_at"
+)
+_SOLUTION_COLUMNS = (
+    "snapshot_id, solution_id, problem_id, rank, score, comparison_count, win_count, loss_count, "
+    "confidence_interval, bot_id, bot_name, llm_model, created_at"
+)
+
+
+def _connect(path: Path) -> duckdb.DuckDBPyConnection:
+    if not path.exists():
+        raise StoreNotFoundError(f"store {path} does not exist: run `solvelens snapshot --db {path}` first")
+    try:
+        con = duckdb.connect(str(path), read_only=True)
+    except duckdb.Error as exc:
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise NotAStoreError(f"cannot open store {path} read-only: {first}") from exc
+    con.execute("SET TimeZone = 'UTC'")
+    return con
+
+
+def load(db_path: str | Path, *, last_days: float | None = None, since: dt.datetime | None = None) -> Store:
+    """Read the store at ``db_path`` read-only into a :class:`Store` and close the connection.
+
+    ``last_days`` keeps snapshots taken within that many days before the newest one; ``since`` keeps
+    snapshots taken at or after that instant (timezone-aware, or naive meaning UTC). Both may be given.
+
+    Raises :class:`StoreNotFoundError` when the file does not exist and :class:`NotAStoreError` when it
+    cannot be opened or lacks a public view. An empty store (no complete snapshot) is not an error: its
+    frames are empty and ``snapshot_count`` is 0.
+    """
+    path = Path(db_path)
+    con = _connect(path)
+    try:
+        names = {row[0] for row in con.sql("SELECT table_name FROM information_schema.tables").fetchall()}
+        missing = [view for view in REQUIRED_VIEWS if view not in names]
+        if missing:
+            raise NotAStoreError(f"{path} is not a solvelens store (missing views: {', '.join(missing)})")
+        conditions = ["TRUE"]
+        if since is not None:
+            when = since if since.tzinfo else since.replace(tzinfo=dt.UTC)
+            conditions.append(f"taken_at >= TIMESTAMPTZ '{when.astimezone(dt.UTC).isoformat()}'")
+        if last_days is not None:
+            conditions.append(
+                f"taken_at >= (SELECT max(taken_at) FROM snapshots) - to_microseconds("
+                f"CAST({float(last_days) * 86400e6:.0f} AS BIGINT))"
+            )
+        snapshots = con.sql(
+            "SELECT snapshot_id, taken_at, base_url, status, duration_s FROM snapshots "
+            f"WHERE {' AND '.join(conditions)} ORDER BY taken_at, snapshot_id"
+        ).pl()
+        con.register("_selected", snapshots.select("snapshot_id").to_arrow())
+        keep = "snapshot_id IN (SELECT snapshot_id FROM _selected)"
+        frames = {
+            name: con.sql(f"SELECT {cols} FROM {name} WHERE {keep}").pl() for name, cols in _COLUMNS.items()
+        }
+        frames["problem_counts"] = con.sql(
+            "SELECT snapshot_id, category, status, author_type, count(*)::BIGINT AS problems, "
+            "coalesce(sum(solution_count), 0)::BIGINT AS solutions, "
+            "coalesce(sum(comparison_count), 0)::BIGINT AS comparisons "
+            f"FROM problems WHERE {keep} GROUP BY ALL ORDER BY ALL"
+        ).pl()
+        latest = int(snapshots["snapshot_id"][-1]) if snapshots.height else None
+        latest_filter = f"snapshot_id = {latest}" if latest is not None else "FALSE"
+        frames["problems"] = con.sql(f"SELECT {_PROBLEM_COLUMNS} FROM problems WHERE {latest_filter}").pl()
+        frames["solutions"] = con.sql(f"SELECT {_SOLUTION_COLUMNS} FROM solutions WHERE {latest_filter}").pl()
+        snapshots = _typed("snapshots", snapshots)
+        frames = {name: _typed(name, frame) for name, frame in frames.items()}
+    finally:
+        con.close()
+    return Store(
+        path=path,
+        snapshots=snapshots.lazy(),
+        snapshot_count=snapshots.height,
+        latest_snapshot_id=latest,
+        **{name: frame.lazy() for name, frame in frames.items()},
+    )
