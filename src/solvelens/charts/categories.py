@@ -1,0 +1,74 @@
+"""Category trends: problems per category over time (stacked areas) and each category's maturity rate."""
+
+from __future__ import annotations
+
+import altair as alt
+import polars as pl
+
+from solvelens.charts.data import chart_data
+from solvelens.charts.theme import DEFAULT_WIDTH, time_x
+
+
+def _order(growth: pl.DataFrame) -> list[str]:
+    """Category names by their newest problem count, largest first (ties on name)."""
+    newest = growth.filter(pl.col("taken_at") == pl.col("taken_at").max())
+    return newest.sort(["problems", "name"], descending=[True, False])["name"].to_list()
+
+
+def category_area_chart(
+    growth: pl.DataFrame, *, title: str = "Problems per category", width: int = DEFAULT_WIDTH
+) -> alt.Chart:
+    """Stacked areas of problems per category over time, largest category at the bottom.
+
+    Input: :func:`solvelens.analysis.category_growth` (taken_at, category, name, problems, mature,
+    maturity_rate).
+    """
+    order = _order(growth)
+    data = chart_data(
+        growth.with_columns(stack=pl.col("name").replace_strict(order, list(range(len(order)))))
+    )
+    return (
+        alt.Chart(data)
+        .mark_area(interpolate="monotone", opacity=0.9)
+        .encode(
+            x=time_x(),
+            y=alt.Y("problems:Q", stack="zero", title="Problems"),
+            color=alt.Color("name:N", sort=order, title="Category"),
+            order=alt.Order("stack:Q", sort="ascending"),
+            tooltip=[
+                alt.Tooltip("name:N", title="Category"),
+                alt.Tooltip("taken_at:T", title="Snapshot (UTC)", format="%Y-%m-%d"),
+                alt.Tooltip("problems:Q", title="Problems"),
+                alt.Tooltip("mature:Q", title="Mature"),
+                alt.Tooltip("maturity_rate:Q", title="Maturity rate", format=".0%"),
+            ],
+        )
+        .properties(title=title, width=width, height=300)
+    )
+
+
+def category_maturity_chart(
+    growth: pl.DataFrame, *, title: str = "Share of mature problems per category", width: int = DEFAULT_WIDTH
+) -> alt.Chart:
+    """Lines of each category's maturity rate (mature / all problems) over time.
+
+    Input: :func:`solvelens.analysis.category_growth`.
+    """
+    order = _order(growth)
+    return (
+        alt.Chart(chart_data(growth))
+        .mark_line(interpolate="monotone")
+        .encode(
+            x=time_x(),
+            y=alt.Y(
+                "maturity_rate:Q", title="Mature", axis=alt.Axis(format=".0%"), scale=alt.Scale(domain=[0, 1])
+            ),
+            color=alt.Color("name:N", sort=order, title="Category"),
+            tooltip=[
+                alt.Tooltip("name:N", title="Category"),
+                alt.Tooltip("taken_at:T", title="Snapshot (UTC)", format="%Y-%m-%d"),
+                alt.Tooltip("maturity_rate:Q", title="Maturity rate", format=".1%"),
+            ],
+        )
+        .properties(title=title, width=width, height=240)
+    )

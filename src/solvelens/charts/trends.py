@@ -1,0 +1,75 @@
+"""Points trend of the top bots, annotated with leader changes and gaps in the snapshot series."""
+
+from __future__ import annotations
+
+import altair as alt
+import polars as pl
+
+from solvelens.charts.data import chart_data
+from solvelens.charts.theme import DEFAULT_WIDTH, GAP_COLOUR, MUTED_COLOUR, time_x
+
+
+def points_trend_chart(
+    trend: pl.DataFrame,
+    *,
+    annotations: pl.DataFrame | None = None,
+    gaps: pl.DataFrame | None = None,
+    title: str = "Points of the top bots",
+    width: int = DEFAULT_WIDTH,
+) -> alt.LayerChart:
+    """Lines of points per bot over time.
+
+    Inputs: ``trend`` as :func:`solvelens.analysis.bump_data` (taken_at, bot_id, name, points, final_rank);
+    ``annotations`` (taken_at, label), e.g. :func:`solvelens.analysis.leader_changes`, drawn as dashed rules
+    with their label; ``gaps`` (gap_start, gap_end), e.g. :func:`solvelens.analysis.snapshot_gaps`, drawn as
+    shaded bands ("no snapshots").
+    """
+    data = chart_data(trend.sort("final_rank", "taken_at"))
+    order = trend.sort("final_rank").unique("bot_id", keep="first", maintain_order=True)["name"].to_list()
+    layers: list[alt.Chart] = []
+    if gaps is not None and gaps.height:
+        band = chart_data(gaps.select("gap_start", "gap_end").with_columns(label=pl.lit("no snapshots")))
+        layers.append(
+            alt.Chart(band)
+            .mark_rect(color=GAP_COLOUR, opacity=0.7)
+            .encode(
+                x=time_x("gap_start"),
+                x2="gap_end:T",
+                tooltip=[
+                    alt.Tooltip("label:N", title="Gap"),
+                    alt.Tooltip("gap_start:T", title="From", format="%Y-%m-%d"),
+                    alt.Tooltip("gap_end:T", title="To", format="%Y-%m-%d"),
+                ],
+            )
+        )
+    layers.append(
+        alt.Chart(data)
+        .mark_line(interpolate="monotone")
+        .encode(
+            x=time_x(),
+            y=alt.Y("points:Q", title="Points", axis=alt.Axis(format="~s")),
+            color=alt.Color("name:N", sort=order, title="Bot", legend=alt.Legend(orient="right")),
+            detail="bot_id:N",
+            tooltip=[
+                alt.Tooltip("name:N", title="Bot"),
+                alt.Tooltip("taken_at:T", title="Snapshot (UTC)", format="%Y-%m-%d %H:%M"),
+                alt.Tooltip("points:Q", title="Points", format=","),
+                alt.Tooltip("rank:Q", title="Rank"),
+            ],
+        )
+    )
+    if annotations is not None and annotations.height:
+        notes = chart_data(
+            annotations.sort("taken_at")
+            .select("taken_at", "label")
+            .with_row_index("i")
+            .with_columns(y_px=2 + 13 * (pl.col("i") % 3))  # stagger labels so neighbours do not overlap
+        )
+        rules = alt.Chart(notes).mark_rule(strokeDash=[4, 3], color=MUTED_COLOUR).encode(x=time_x())
+        text = (
+            alt.Chart(notes)
+            .mark_text(align="left", baseline="top", dx=3, dy=2, fontSize=10, color="#3d444d", angle=0)
+            .encode(x=time_x(), y=alt.Y("y_px:Q", scale=None), text="label:N")
+        )
+        layers += [rules, text]
+    return alt.LayerChart(layer=layers, title=title, width=width, height=320)
