@@ -1,0 +1,108 @@
+"""The platform API client: sync and async clients, paginators, typed errors and results, the bot runner.
+
+```python
+from solvelens.client import PlatformClient
+
+with PlatformClient("http://127.0.0.1:8765/api/v1") as client:
+    for problem in client.list_problems(status="active"):
+        ...
+```
+"""
+
+from solvelens.client.client import (
+    KNOWN_LIST_ENDPOINTS,
+    AsyncPlatformClient,
+    BaseClient,
+    ListEndpoint,
+    PlatformClient,
+    RetryPolicy,
+    SubmitBody,
+)
+from solvelens.client.errors import (
+    APIStatusError,
+    AuthenticationError,
+    BadRequestError,
+    ConfigurationError,
+    ConflictError,
+    NotFoundError,
+    NotJSONError,
+    PaginationError,
+    PermissionDeniedError,
+    PlatformConnectionError,
+    PlatformError,
+    PlatformTimeoutError,
+    QueryValidationError,
+    RateLimitError,
+    ResponseDecodeError,
+    ServerError,
+    ServiceUnavailableError,
+    UnprocessableEntityError,
+)
+from solvelens.client.models import (
+    Bot,
+    Category,
+    Health,
+    Problem,
+    Record,
+    SearchResult,
+    Stats,
+    SubmitResult,
+    Task,
+)
+from solvelens.client.pagination import (
+    PAGINATORS,
+    CursorPaginator,
+    NextLinkPaginator,
+    OffsetPaginator,
+    Page,
+    PageNumberPaginator,
+    PageRequest,
+    Paginator,
+    SinglePagePaginator,
+)
+
+__all__ = [
+    "KNOWN_LIST_ENDPOINTS",
+    "PAGINATORS",
+    "APIStatusError",
+    "AsyncPlatformClient",
+    "AuthenticationError",
+    "BadRequestError",
+    "BaseClient",
+    "Bot",
+    "Category",
+    "ConfigurationError",
+    "ConflictError",
+    "CursorPaginator",
+    "Health",
+    "ListEndpoint",
+    "NextLinkPaginator",
+    "NotFoundError",
+    "NotJSONError",
+    "OffsetPaginator",
+    "Page",
+    "PageNumberPaginator",
+    "PageRequest",
+    "PaginationError",
+    "Paginator",
+    "PermissionDeniedError",
+    "PlatformClient",
+    "PlatformConnectionError",
+    "PlatformError",
+    "PlatformTimeoutError",
+    "Problem",
+    "QueryValidationError",
+    "RateLimitError",
+    "Record",
+    "ResponseDecodeError",
+    "RetryPolicy",
+    "SearchResult",
+    "ServerError",
+    "ServiceUnavailableError",
+    "SinglePagePaginator",
+    "Stats",
+    "SubmitBody",
+    "SubmitResult",
+    "Task",
+    "UnprocessableEntityError",
+]

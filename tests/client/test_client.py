@@ -1,0 +1,541 @@
+"""Tests of ``solvelens.client.client`` with recorded answers (httpx.MockTransport).
+
+These cover what a server cannot be made to do on demand (lost responses, HTTP-date Retry-After, the real
+platform's 500 validation bodies); the same client is exercised against the sandbox over HTTP in
+``test_client_sandbox.py``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+import traceback
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from email.utils import format_datetime
+from typing import Any
+
+import httpx
+import pytest
+from pydantic import SecretStr
+
+from solvelens.client import (
+    AsyncPlatformClient,
+    AuthenticationError,
+    BadRequestError,
+    ConfigurationError,
+    ConflictError,
+    NotFoundError,
+    NotJSONError,
+    PaginationError,
+    PlatformClient,
+    PlatformConnectionError,
+    QueryValidationError,
+    RateLimitError,
+    ResponseDecodeError,
+    RetryPolicy,
+    ServerError,
+)
+from solvelens.config import InvalidApiKeyError
+
+BASE = "http://platform.test/api/v1"
+KEY = "os_key_" + "k" * 48
+FAST = RetryPolicy(attempts=3, wait_initial=0.0, wait_max=0.0, wait_jitter=0.0, retry_after_cap=0.05)
+
+Handler = Callable[[httpx.Request], httpx.Response]
+
+
+def client(handler: Handler, **kwargs: Any) -> PlatformClient:
+    kwargs.setdefault("retry", FAST)
+    kwargs.setdefault("read_env", False)
+    return PlatformClient(BASE, transport=httpx.MockTransport(handler), **kwargs)
+
+
+def aclient(handler: Handler, **kwargs: Any) -> AsyncPlatformClient:
+    kwargs.setdefault("retry", FAST)
+    kwargs.setdefault("read_env", False)
+    return AsyncPlatformClient(BASE, transport=httpx.MockTransport(handler), **kwargs)
+
+
+class Recorder:
+    """A handler that answers from a function and records every request."""
+
+    def __init__(self, answer: Callable[[httpx.Request, int], httpx.Response]) -> None:
+        self.answer = answer
+        self.requests: list[httpx.Request] = []
+
+    def __call__(self, request: httpx.Request) -> httpx.Response:
+        self.requests.append(request)
+        return self.answer(request, len(self.requests))
+
+    @property
+    def params(self) -> list[dict[str, str]]:
+        return [dict(r.url.params) for r in self.requests]
+
+
+def _problems(total: int) -> Callable[[httpx.Request, int], httpx.Response]:
+    """The real platform's /problems: page/limit, limit <= 50, totalPages, 500 on a too-big limit."""
+
+    def answer(request: httpx.Request, _: int) -> httpx.Response:
+        page = int(request.url.params.get("page", 1))
+        limit = int(request.url.params.get("limit", 20))
+        if limit > 50:
+            issues = json.dumps([{"code": "too_big", "maximum": 50, "message": "too big", "path": ["limit"]}])
+            return httpx.Response(
+                500, json={"statusCode": 500, "error": "Internal Server Error", "message": issues}
+            )
+        start = (page - 1) * limit
+        rows = [
+            {"id": f"p{i}", "title": f"t{i}", "extra": {"x": i}}
+            for i in range(start, min(total, start + limit))
+        ]
+        pagination = {"page": page, "limit": limit, "total": total, "totalPages": -(-total // limit)}
+        return httpx.Response(200, json={"problems": rows, "pagination": pagination})
+
+    return answer
+
+
+# -- construction, auth and secrecy -------------------------------------------------------------------------
+
+
+def test_base_url_must_end_in_api_v1() -> None:
+    with pytest.raises(
+        ConfigurationError, match=r"http://h:8000 does not end in /api/v1.*http://h:8000/api/v1"
+    ):
+        PlatformClient("http://h:8000", read_env=False)
+    with pytest.raises(ConfigurationError, match="http"):
+        PlatformClient("ftp://h/api/v1", read_env=False)
+    assert PlatformClient("http://h/api/v1/", read_env=False).base_url == "http://h/api/v1"
+
+
+def test_api_key_form_is_checked_before_any_request() -> None:
+    rec = Recorder(lambda r, n: httpx.Response(200, json={}))
+    with pytest.raises(InvalidApiKeyError) as info:
+        client(rec, api_key="not a key")
+    assert "not a key" not in str(info.value)
+    assert rec.requests == []
+
+
+def test_api_key_from_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SOLVELENS_API_KEY", KEY)
+    rec = Recorder(lambda r, n: httpx.Response(200, json={"id": "b1", "name": "me"}))
+    with PlatformClient(BASE, transport=httpx.MockTransport(rec), retry=FAST) as c:
+        assert c.get_me().name == "me"
+    assert rec.requests[0].headers["authorization"] == f"Bearer {KEY}"
+
+
+def test_api_key_from_file(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
+    key_file = tmp_path / "key"
+    key_file.write_text(KEY + "\n")
+    monkeypatch.delenv("SOLVELENS_API_KEY", raising=False)
+    monkeypatch.setenv("SOLVELENS_API_KEY_FILE", str(key_file))
+    c = PlatformClient(BASE, transport=httpx.MockTransport(lambda r: httpx.Response(204)), retry=FAST)
+    assert c.has_api_key
+    assert c.next_task() is None
+
+
+def test_key_is_sent_only_to_bot_endpoints_and_never_shown(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.DEBUG)
+
+    def answer(request: httpx.Request, n: int) -> httpx.Response:
+        if request.url.path.endswith("/bot/me"):
+            return httpx.Response(401, json={"error": "Invalid API key"})
+        return httpx.Response(200, json={"totalProblems": 1})
+
+    rec = Recorder(answer)
+    c = client(rec, api_key=SecretStr(KEY))
+    assert KEY not in repr(c)
+    c.get_stats()
+    assert "authorization" not in rec.requests[0].headers
+    with pytest.raises(AuthenticationError) as info:
+        c.get_me()
+    assert rec.requests[1].headers["authorization"] == f"Bearer {KEY}"
+    text = str(info.value) + repr(info.value) + "".join(traceback.format_exception(info.value))
+    assert KEY not in text
+    assert KEY not in caplog.text
+    assert len(rec.requests) == 2  # a 401 is never retried
+
+
+def test_bot_endpoint_without_key_is_a_clear_error() -> None:
+    c = client(Recorder(lambda r, n: httpx.Response(204)))
+    with pytest.raises(ConfigurationError, match="needs an API key"):
+        c.next_task()
+
+
+# -- paging through the client -------------------------------------------------------------------------------
+
+
+def test_list_problems_pages_to_the_end_with_the_largest_page_size() -> None:
+    rec = Recorder(_problems(123))
+    items = list(client(rec).list_problems(category="technology", sort="new"))
+    assert [p["id"] for p in items] == [f"p{i}" for i in range(123)]
+    assert items[0]["extra"] == {"x": 0}  # unknown fields kept
+    assert rec.params == [
+        {"category": "technology", "sort": "new", "limit": "50"},
+        {"category": "technology", "sort": "new", "limit": "50", "page": "2"},
+        {"category": "technology", "sort": "new", "limit": "50", "page": "3"},
+    ]
+
+
+def test_rejected_page_size_falls_back_to_the_server_default_once() -> None:
+    rec = Recorder(_problems(45))
+    c = client(rec)
+    pages = list(c.problem_pages(page_size=500))
+    assert sum(len(p.items) for p in pages) == 45
+    assert [p.total for p in pages] == [45, 45, 45]
+    # one rejected request (no retry of the same request), then the server's default of 20 per page
+    assert rec.params[0] == {"limit": "500"}
+    assert rec.params[1:] == [{}, {"page": "2"}, {"page": "3"}]
+    # the endpoint remembers: the next walk does not send the rejected size again
+    list(c.problem_pages(page_size=500))
+    assert rec.params[4] == {}
+
+
+def test_400_naming_limit_falls_back_but_other_400_raises() -> None:
+    def answer(request: httpx.Request, n: int) -> httpx.Response:
+        if "limit" in request.url.params:
+            return httpx.Response(422, json={"error": "Validation error", "details": [{"field": "limit"}]})
+        if request.url.params.get("category") == "bogus":
+            return httpx.Response(400, json={"error": "unknown category"})
+        rows = [{"id": "s1"}] if request.url.params.get("page", "1") == "1" else []
+        return httpx.Response(200, json={"solutions": rows})
+
+    rec = Recorder(answer)
+    c = client(rec)
+    assert [s["id"] for s in c.list_solutions("p1")] == ["s1"]
+    assert rec.params == [{"limit": "100"}, {}, {"page": "2"}]
+    with pytest.raises(BadRequestError, match="unknown category"):
+        list(c.list_problems(category="bogus", page_size=None))
+
+
+def test_leaderboard_in_rank_order_with_offsets() -> None:
+    def answer(request: httpx.Request, n: int) -> httpx.Response:
+        page = int(request.url.params.get("page", 1))
+        limit = int(request.url.params["limit"])
+        bots = [{"id": f"b{i}"} for i in range((page - 1) * limit, min(250, page * limit))]
+        return httpx.Response(
+            200,
+            json={"bots": bots, "pagination": {"page": page, "limit": limit, "total": 250, "totalPages": 3}},
+        )
+
+    pages = list(client(Recorder(answer)).leaderboard_pages(sort="elo"))
+    assert [p.offset for p in pages] == [0, 100, 200]
+    assert [len(p) for p in pages] == [100, 100, 50]
+    ranks = [p.offset + i + 1 for p in pages for i, _ in enumerate(p.items)]
+    assert ranks == list(range(1, 251))
+
+
+def test_configured_offset_style() -> None:
+    def answer(request: httpx.Request, n: int) -> httpx.Response:
+        offset = int(request.url.params["offset"])
+        return httpx.Response(200, json={"items": [{"id": i} for i in range(offset, min(7, offset + 3))]})
+
+    rec = Recorder(answer)
+    c = client(rec, pagination={"problems": "offset"}, page_sizes={"problems": 3})
+    assert [p["id"] for p in c.list_problems()] == list(range(7))
+    assert [p["offset"] for p in rec.params] == ["0", "3", "6"]
+
+
+def test_relative_next_links_are_resolved() -> None:
+    def answer(request: httpx.Request, n: int) -> httpx.Response:
+        after = int(request.url.params.get("after", 0))
+        nxt = f"/api/v1/problems?after={after + 2}" if after < 4 else None
+        return httpx.Response(200, json={"data": [{"id": after}, {"id": after + 1}], "next": nxt})
+
+    rec = Recorder(answer)
+    assert [p["id"] for p in client(rec).list_problems()] == list(range(6))
+    assert str(rec.requests[1].url) == "http://platform.test/api/v1/problems?after=2"
+
+
+def test_server_ignoring_the_page_parameter_raises_instead_of_looping() -> None:
+    rows = [{"id": f"s{i}"} for i in range(100)]
+    rec = Recorder(lambda r, n: httpx.Response(200, json={"solutions": rows}))
+    with pytest.raises(PaginationError, match="repeats"):
+        list(client(rec).list_solutions("p1"))
+    assert len(rec.requests) == 2
+
+
+def test_categories_bare_list_and_envelope() -> None:
+    cats = [{"slug": "technology", "displayName": "Technology", "activeProblems": 3}]
+    c = client(Recorder(lambda r, n: httpx.Response(200, json=cats)))
+    result = c.list_categories()
+    assert result == cats
+    assert result[0].name == "Technology"
+    assert result[0].problem_count == 3
+    c2 = client(Recorder(lambda r, n: httpx.Response(200, json={"data": cats})))
+    assert c2.list_categories() == cats
+
+
+# -- retries -------------------------------------------------------------------------------------------------
+
+
+def test_5xx_then_success_is_retried() -> None:
+    def answer(request: httpx.Request, n: int) -> httpx.Response:
+        return (
+            httpx.Response(502, text="bad gateway") if n < 3 else httpx.Response(200, json={"totalBots": 2})
+        )
+
+    rec = Recorder(answer)
+    assert client(rec).get_stats().total_bots == 2
+    assert len(rec.requests) == 3
+
+
+def test_retries_are_bounded() -> None:
+    rec = Recorder(lambda r, n: httpx.Response(500, json={"error": "boom"}))
+    with pytest.raises(ServerError, match="boom"):
+        client(rec).get_stats()
+    assert len(rec.requests) == FAST.attempts
+
+
+def test_validation_500_fails_at_once() -> None:
+    issues = json.dumps([{"code": "invalid_enum_value", "message": "Invalid enum value", "path": ["sort"]}])
+    body = {"statusCode": 500, "error": "Internal Server Error", "message": issues}
+    rec = Recorder(lambda r, n: httpx.Response(500, json=body))
+    with pytest.raises(QueryValidationError, match="sort: Invalid enum value"):
+        list(client(rec).list_leaderboard(sort="bogus"))
+    assert len(rec.requests) == 1
+
+
+def test_429_honours_retry_after_seconds() -> None:
+    def answer(request: httpx.Request, n: int) -> httpx.Response:
+        if n == 1:
+            return httpx.Response(429, json={"error": "slow"}, headers={"Retry-After": "0.3"})
+        return httpx.Response(200, json={"ok": 1})
+
+    c = client(Recorder(answer), retry=RetryPolicy(attempts=2, wait_initial=0, wait_max=0, wait_jitter=0))
+    started = time.perf_counter()
+    assert c.get_stats() == {"ok": 1}
+    assert time.perf_counter() - started >= 0.29
+
+
+def test_503_retry_after_http_date_is_capped() -> None:
+    future = format_datetime(datetime.now(UTC) + timedelta(hours=1), usegmt=True)
+
+    def answer(request: httpx.Request, n: int) -> httpx.Response:
+        if n == 1:
+            return httpx.Response(503, text="down", headers={"Retry-After": future})
+        return httpx.Response(200, json={"ok": 1})
+
+    policy = RetryPolicy(attempts=2, wait_initial=0, wait_max=0, wait_jitter=0, retry_after_cap=0.2)
+    started = time.perf_counter()
+    assert client(Recorder(answer), retry=policy).get_stats() == {"ok": 1}
+    assert 0.19 <= time.perf_counter() - started < 5
+
+
+def test_429_exhausted_raises_rate_limit_error() -> None:
+    rec = Recorder(
+        lambda r, n: httpx.Response(
+            429, json={"statusCode": 429, "error": "Too Many Requests", "message": "Rate limit exceeded"}
+        )
+    )
+    with pytest.raises(RateLimitError, match="Rate limit exceeded"):
+        client(rec).get_stats()
+    assert len(rec.requests) == 3
+
+
+def test_truncated_2xx_body_is_retried() -> None:
+    def answer(request: httpx.Request, n: int) -> httpx.Response:
+        if n == 1:
+            return httpx.Response(
+                200, content=b'{"problems": [{"id": "p', headers={"content-type": "application/json"}
+            )
+        return httpx.Response(200, json={"problems": [{"id": "p1"}]})
+
+    rec = Recorder(answer)
+    assert [p["id"] for p in client(rec).list_problems()] == ["p1"]
+    assert len(rec.requests) == 2
+
+
+def test_truncated_body_every_time_raises_decode_error() -> None:
+    rec = Recorder(
+        lambda r, n: httpx.Response(200, content=b"{", headers={"content-type": "application/json"})
+    )
+    with pytest.raises(ResponseDecodeError, match="not valid JSON"):
+        client(rec).get_stats()
+
+
+def test_connection_errors_are_retried_then_raised() -> None:
+    calls = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        calls.append(request)
+        raise httpx.ConnectError("[Errno 111] Connection refused", request=request)
+
+    with pytest.raises(PlatformConnectionError, match=r"cannot reach http://platform.test/api/v1.*running"):
+        client(handler).get_stats()
+    assert len(calls) == 3
+
+
+def test_html_answer_names_the_url_and_the_fix() -> None:
+    html = "<!doctype html><html><body>Welcome</body></html>"
+    rec = Recorder(lambda r, n: httpx.Response(200, text=html, headers={"content-type": "text/html"}))
+    with pytest.raises(NotJSONError) as info:
+        client(rec).get_stats()
+    assert "http://platform.test/api/v1/stats answered HTML" in str(info.value)
+    assert "/api/v1" in str(info.value)
+    assert len(rec.requests) == 1  # not retried
+
+
+# -- single objects and typed results ------------------------------------------------------------------------
+
+
+def test_typed_results_keep_every_field() -> None:
+    problem = {"id": "p1", "title": "T", "authorType": "bot", "solutionCount": 4, "newField": [1, 2]}
+    rec = Recorder(lambda r, n: httpx.Response(200, json=problem))
+    result = client(rec).get_problem("p1")
+    assert result == problem
+    assert result.raw == problem
+    assert json.loads(json.dumps(result)) == problem
+    assert (result.id, result.author_type, result.solution_count) == ("p1", "bot", 4)
+    assert result.status is None
+    assert str(rec.requests[0].url) == f"{BASE}/problems/p1"
+
+
+def test_not_found_is_typed() -> None:
+    rec = Recorder(lambda r, n: httpx.Response(404, json={"error": "Bot not found"}))
+    with pytest.raises(NotFoundError, match="Bot not found") as info:
+        client(rec).get_bot("nope")
+    assert info.value.path == "/bots/nope"
+    assert len(rec.requests) == 1
+
+
+def test_search_and_health() -> None:
+    def answer(request: httpx.Request, n: int) -> httpx.Response:
+        if request.url.path == "/health":
+            return httpx.Response(200, json={"status": "healthy", "clock": "2026-01-01T00:00:00Z"})
+        return httpx.Response(200, json={"problems": [{"id": "p1"}]})
+
+    rec = Recorder(answer)
+    c = client(rec)
+    result = c.search("water", type="problems", limit=5)
+    assert result.problems == [{"id": "p1"}]
+    assert result.bots == []
+    assert rec.params[0] == {"q": "water", "type": "problems", "limit": "5"}
+    assert c.health().clock == "2026-01-01T00:00:00Z"
+    assert str(rec.requests[1].url) == "http://platform.test/health"
+
+
+# -- tasks ---------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        httpx.Response(204),
+        httpx.Response(200, content=b""),
+        httpx.Response(200, json={}),
+        httpx.Response(200, json=None),
+        httpx.Response(200, json={"message": "No tasks available"}),
+        httpx.Response(200, json={"prompt": "no id"}),
+        httpx.Response(404, json={"error": "No task available"}),
+    ],
+)
+def test_no_task_forms(response: httpx.Response) -> None:
+    c = client(lambda r: response, api_key=KEY)
+    assert c.next_task() is None
+
+
+def test_unknown_route_404_is_not_no_task() -> None:
+    body = {"message": "Route GET:/api/v1/tasks/next not found", "error": "Not Found", "statusCode": 404}
+    c = client(lambda r: httpx.Response(404, json=body), api_key=KEY)
+    with pytest.raises(NotFoundError):
+        c.next_task()
+
+
+def test_both_task_shapes() -> None:
+    interface = {"id": "t1", "prompt": "Say hi", "extra": 1}
+    real = {"taskType": "vote", "taskId": "t2", "payload": {"problem_title": "P", "instruction": "Pick"}}
+    answers = iter([interface, real])
+    rec = Recorder(lambda r, n: httpx.Response(200, json=next(answers)))
+    c = client(rec, api_key=KEY)
+    t1 = c.next_task(brief="true")
+    assert (t1.id, t1.prompt, t1.type, t1.payload) == ("t1", "Say hi", None, {})
+    assert t1 == interface
+    t2 = c.next_task()
+    assert (t2.id, t2.type, t2.prompt) == ("t2", "vote", "Pick")
+    assert rec.params[0] == {"brief": "true"}
+
+
+def test_submit_string_and_dict_bodies() -> None:
+    rec = Recorder(lambda r, n: httpx.Response(200, json={"success": True}))
+    c = client(rec, api_key=KEY)
+    assert c.submit("t1", "hello") == {"success": True}
+    assert c.submit("t2", {"winner": "a"}).recovered is False
+    assert json.loads(rec.requests[0].content) == {"content": "hello"}
+    assert json.loads(rec.requests[1].content) == {"winner": "a"}
+    assert rec.requests[0].headers["content-type"] == "application/json"
+    assert rec.requests[0].url.path == "/api/v1/tasks/t1/submit"
+
+
+def test_submit_is_not_retried_on_a_server_error() -> None:
+    rec = Recorder(lambda r, n: httpx.Response(500, json={"error": "boom"}))
+    with pytest.raises(ServerError):
+        client(rec, api_key=KEY).submit("t1", "x")
+    assert len(rec.requests) == 1
+
+
+def test_submit_lost_response_then_409_counts_as_done() -> None:
+    calls: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        calls.append(request)
+        if len(calls) == 1:
+            raise httpx.ReadTimeout(
+                "timed out", request=request
+            )  # the server processed it; the answer was lost
+        return httpx.Response(409, json={"error": "Task already completed"})
+
+    result = client(handler, api_key=KEY).submit("t1", "x")
+    assert result.recovered is True
+    assert result == {"error": "Task already completed"}
+    assert len(calls) == 2
+
+
+def test_submit_409_without_a_lost_response_is_a_conflict() -> None:
+    rec = Recorder(lambda r, n: httpx.Response(409, json={"error": "Task already completed"}))
+    with pytest.raises(ConflictError, match="already completed"):
+        client(rec, api_key=KEY).submit("t1", "x")
+    assert len(rec.requests) == 1
+
+
+def test_submit_connect_error_is_retried_safely() -> None:
+    calls: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        calls.append(request)
+        if len(calls) == 1:
+            raise httpx.ConnectError("refused", request=request)
+        return httpx.Response(200, json={"success": True})
+
+    result = client(handler, api_key=KEY).submit("t1", "x")
+    assert result == {"success": True}
+    assert result.recovered is False
+
+
+# -- async mirror --------------------------------------------------------------------------------------------
+
+
+def test_async_client_mirrors_the_sync_one() -> None:
+    async def run() -> None:
+        rec = Recorder(_problems(75))
+        async with aclient(rec, api_key=KEY) as c:
+            ids = [p["id"] async for p in c.list_problems()]
+            assert ids == [f"p{i}" for i in range(75)]
+            pages = [p async for p in c.problem_pages(page_size=500)]
+            assert sum(len(p) for p in pages) == 75
+            assert rec.params[2] == {"limit": "500"}
+            assert rec.params[3] == {}
+
+        answers = iter(
+            [
+                httpx.Response(503, text="x"),
+                httpx.Response(200, json={"taskId": "t", "taskType": "solve", "payload": {}}),
+            ]
+        )
+        async with aclient(lambda r: next(answers), api_key=KEY) as c2:
+            task = await c2.next_task()
+            assert task is not None and task.id == "t"
+
+    asyncio.run(run())
