@@ -1,0 +1,52 @@
+"""The DuckDB snapshot store: schema, staging, atomic writer, read-only readers, Parquet export, pruning.
+
+Public schema: the views of ``docs/architecture.md`` ("Contract: the store's public schema"); only complete
+snapshots are visible. Writers go through :func:`write_snapshot` (one transaction, exclusive lock);
+readers use :func:`open_readonly` / :func:`read_frame` (read-only, shared lock, closed at once).
+"""
+
+from solvelens.store.export import export_parquet
+from solvelens.store.lock import StoreLockTimeout, lock_path_for, store_lock
+from solvelens.store.prune import prune
+from solvelens.store.readers import (
+    StoreNotFoundError,
+    latest_solution_state,
+    list_snapshots,
+    open_readonly,
+    read_frame,
+    store_info,
+)
+from solvelens.store.schema import PUBLIC_VIEWS, SCHEMA_VERSION, ensure_schema
+from solvelens.store.staging import StagingArea
+from solvelens.store.writer import (
+    IncompleteStagingError,
+    SnapshotResult,
+    StaleCarryoverError,
+    StoreBusyError,
+    open_writer,
+    write_snapshot,
+)
+
+__all__ = [
+    "PUBLIC_VIEWS",
+    "SCHEMA_VERSION",
+    "IncompleteStagingError",
+    "SnapshotResult",
+    "StagingArea",
+    "StaleCarryoverError",
+    "StoreBusyError",
+    "StoreLockTimeout",
+    "StoreNotFoundError",
+    "ensure_schema",
+    "export_parquet",
+    "latest_solution_state",
+    "list_snapshots",
+    "lock_path_for",
+    "open_readonly",
+    "open_writer",
+    "prune",
+    "read_frame",
+    "store_info",
+    "store_lock",
+    "write_snapshot",
+]

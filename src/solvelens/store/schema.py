@@ -1,0 +1,274 @@
+"""The DuckDB snapshot store's schema: internal versioned tables and the public views.
+
+Storage model (what makes an unchanged re-snapshot cheap):
+
+- ``solvelens_store.snapshot_log``: one row per snapshot run (status ``complete`` once whole).
+- ``solvelens_store.<resource>_versions``: each distinct record version stored once, keyed by
+  ``version_id UBIGINT`` = the low 64 bits of the MD5 of the record's raw JSON (stable across DuckDB
+  versions), with typed columns extracted from the known camelCase fields and the raw JSON.
+- ``solvelens_store.snapshot_links``: which versions each snapshot saw, for every resource in ONE narrow
+  table (``resource`` code, ``version_id``, leaderboard ``rank``, a problem's solution ``manifest_id``), so an
+  unchanged re-snapshot appends to two tables only (this and the log).
+- Solutions are referenced per problem as a whole: ``solution_manifest_items`` holds each distinct ranked
+  list of solution versions once (``manifest_id`` = hash of the ordered version ids; rank = position). A
+  problem's link row names its manifest, so unchanged solutions cost nothing beyond that row.
+- ``stat_values``: ``/stats`` flattened to (metric, value) per stats version.
+- ``field_types``: every (resource, top-level field, JSON type) seen so far, for drift detection.
+
+The public schema (``docs/architecture.md``, "Contract: the store's public schema") is a set of views in
+the ``main`` schema over these tables; every view shows only rows of snapshots whose status is ``complete``.
+New files use 16 KiB blocks (DuckDB's default is 256 KiB), so small stores grow by small steps too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import duckdb
+
+#: Bumped when the internal tables change incompatibly.
+SCHEMA_VERSION = 1
+#: The DuckDB schema holding the internal tables (views live in ``main``).
+INTERNAL = "solvelens_store"
+#: The table linking snapshots to record versions (all resources).
+LINKS = f"{INTERNAL}.snapshot_links"
+#: Status of a snapshot whose rows are all written (the only status the public views show).
+COMPLETE = "complete"
+#: Block size of new store files, in bytes.
+BLOCK_SIZE = 16384
+
+
+@dataclass(frozen=True)
+class Field:
+    """A typed column extracted from a record's top-level JSON key ``key`` and cast to ``sql_type``."""
+
+    column: str
+    key: str
+    sql_type: str
+
+
+@dataclass(frozen=True)
+class Resource:
+    """A versioned resource: its public view name, its code in ``snapshot_links`` and its typed columns."""
+
+    name: str
+    code: int
+    fields: tuple[Field, ...]
+
+    @property
+    def version_table(self) -> str:
+        """Fully qualified name of the table of distinct record versions."""
+        return f"{INTERNAL}.{self.name}_versions"
+
+    @property
+    def known_keys(self) -> tuple[str, ...]:
+        """The JSON keys this store extracts into typed columns."""
+        return tuple(f.key for f in self.fields)
+
+
+def _f(column: str, key: str, sql_type: str = "VARCHAR") -> Field:
+    return Field(column, key, sql_type)
+
+
+_BOT_COUNTERS = (
+    _f("total_points", "totalPoints", "BIGINT"),
+    _f("total_solutions", "totalSolutions", "BIGINT"),
+    _f("total_votes", "totalVotes", "BIGINT"),
+    _f("vote_accuracy", "voteAccuracy", "DOUBLE"),
+    _f("elo", "globalElo", "DOUBLE"),
+)
+
+PROBLEMS = Resource(
+    "problems",
+    1,
+    (
+        _f("problem_id", "id"),
+        _f("title", "title"),
+        _f("status", "status"),
+        _f("category", "category"),
+        _f("author_type", "authorType"),
+        _f("solution_count", "solutionCount", "BIGINT"),
+        _f("comparison_count", "comparisonCount", "BIGINT"),
+        _f("created_at", "createdAt", "TIMESTAMPTZ"),
+    ),
+)
+#: Solutions have no link rows of their own: a problem's link row names its solution manifest.
+SOLUTIONS = Resource(
+    "solutions",
+    0,
+    (
+        _f("solution_id", "id"),
+        _f("score", "btScore", "DOUBLE"),
+        _f("comparison_count", "comparisonCount", "BIGINT"),
+        _f("win_count", "winCount", "BIGINT"),
+        _f("loss_count", "lossCount", "BIGINT"),
+        _f("confidence_interval", "confidenceInterval", "DOUBLE"),
+        _f("bot_id", "botId"),
+        _f("bot_name", "botName"),
+        _f("llm_model", "llmModel"),
+        _f("created_at", "createdAt", "TIMESTAMPTZ"),
+    ),
+)
+CATEGORIES = Resource(
+    "categories",
+    2,
+    (_f("slug", "slug"), _f("name", "displayName"), _f("problem_count", "activeProblems", "BIGINT")),
+)
+LEADERBOARD = Resource(
+    "leaderboard",
+    3,
+    (
+        _f("bot_id", "id"),
+        _f("name", "name"),
+        _f("points", "totalPoints", "BIGINT"),
+        _f("elo", "globalElo", "DOUBLE"),
+        _f("total_solutions", "totalSolutions", "BIGINT"),
+        _f("total_votes", "totalVotes", "BIGINT"),
+        _f("vote_accuracy", "voteAccuracy", "DOUBLE"),
+        _f("status", "status"),
+    ),
+)
+BOTS = Resource(
+    "bots",
+    4,
+    (
+        _f("bot_id", "id"),
+        _f("name", "name"),
+        _f("status", "status"),
+        *_BOT_COUNTERS,
+        _f("last_active_at", "lastActiveAt", "TIMESTAMPTZ"),
+        _f("created_at", "createdAt", "TIMESTAMPTZ"),
+    ),
+)
+PLATFORM_STATS = Resource("platform_stats", 5, ())
+BOT_ME = Resource(
+    "bot_me",
+    6,
+    (_f("bot_id", "id"), _f("name", "name"), _f("status", "status"), *_BOT_COUNTERS),
+)
+
+#: Resources with one link row per record per snapshot (solutions hang off the problems' rows).
+LINKED_RESOURCES: tuple[Resource, ...] = (PROBLEMS, CATEGORIES, LEADERBOARD, BOTS, PLATFORM_STATS, BOT_ME)
+#: The public view names, in the order of the architecture contract.
+PUBLIC_VIEWS: tuple[str, ...] = (
+    "snapshots",
+    "problems",
+    "solutions",
+    "categories",
+    "leaderboard",
+    "bots",
+    "platform_stats",
+    "bot_me",
+)
+
+
+def _version_table_ddl(resource: Resource, extra: str = "") -> str:
+    cols = "".join(f", {f.column} {f.sql_type}" for f in resource.fields)
+    return (
+        f"CREATE TABLE IF NOT EXISTS {resource.version_table} "
+        f"(version_id UBIGINT NOT NULL{extra}{cols}, raw JSON NOT NULL)"
+    )
+
+
+def _tables_ddl() -> list[str]:
+    s = INTERNAL
+    ddl = [
+        f"CREATE SCHEMA IF NOT EXISTS {s}",
+        f"CREATE TABLE IF NOT EXISTS {s}.meta (key VARCHAR PRIMARY KEY, value VARCHAR)",
+        f"""CREATE TABLE IF NOT EXISTS {s}.snapshot_log (
+            snapshot_id BIGINT PRIMARY KEY, taken_at TIMESTAMPTZ NOT NULL, base_url VARCHAR NOT NULL,
+            status VARCHAR NOT NULL, started_at TIMESTAMPTZ, finished_at TIMESTAMPTZ, duration_s DOUBLE,
+            counts JSON, warnings JSON, drift JSON, changes JSON)""",
+        f"""CREATE TABLE IF NOT EXISTS {LINKS} (
+            snapshot_id BIGINT NOT NULL, resource UTINYINT NOT NULL, version_id UBIGINT NOT NULL,
+            rank INTEGER, manifest_id UBIGINT)""",
+        f"""CREATE TABLE IF NOT EXISTS {s}.field_types (
+            resource VARCHAR NOT NULL, field VARCHAR NOT NULL, json_type VARCHAR NOT NULL,
+            first_snapshot_id BIGINT NOT NULL)""",
+        _version_table_ddl(SOLUTIONS, extra=", problem_id VARCHAR"),
+        f"""CREATE TABLE IF NOT EXISTS {s}.solution_manifest_items (
+            manifest_id UBIGINT NOT NULL, rank INTEGER NOT NULL, version_id UBIGINT NOT NULL)""",
+        f"""CREATE TABLE IF NOT EXISTS {s}.stat_values (
+            version_id UBIGINT NOT NULL, metric VARCHAR, value DOUBLE)""",
+    ]
+    ddl.extend(_version_table_ddl(resource) for resource in LINKED_RESOURCES)
+    return ddl
+
+
+def _links_of(resource: Resource) -> str:
+    """``FROM`` clause: link rows of ``resource`` in complete snapshots joined to their versions as ``v``."""
+    return (
+        f"FROM {LINKS} l "
+        f"JOIN {INTERNAL}.snapshot_log s ON s.snapshot_id = l.snapshot_id AND s.status = '{COMPLETE}' "
+        f"JOIN {resource.version_table} v ON v.version_id = l.version_id "
+        f"WHERE l.resource = {resource.code}"
+    )
+
+
+def _simple_view(resource: Resource, leading: str = "") -> str:
+    cols = "".join(f", v.{f.column}" for f in resource.fields)
+    return (
+        f"CREATE OR REPLACE VIEW main.{resource.name} AS "
+        f"SELECT l.snapshot_id{leading}{cols}, v.raw {_links_of(resource)}"
+    )
+
+
+def _views_ddl() -> list[str]:
+    s = INTERNAL
+    solution_cols = ", ".join(
+        "v.solution_id, v.problem_id, i.rank" if f.column == "solution_id" else f"v.{f.column}"
+        for f in SOLUTIONS.fields
+    )
+    return [
+        f"""CREATE OR REPLACE VIEW main.snapshots AS
+            SELECT snapshot_id, taken_at, base_url, status, started_at, finished_at, duration_s,
+                   counts, warnings, drift
+            FROM {s}.snapshot_log WHERE status = '{COMPLETE}'""",
+        _simple_view(PROBLEMS),
+        f"""CREATE OR REPLACE VIEW main.solutions AS
+            SELECT l.snapshot_id, {solution_cols}, v.raw
+            FROM {LINKS} l
+            JOIN {s}.snapshot_log s ON s.snapshot_id = l.snapshot_id AND s.status = '{COMPLETE}'
+            JOIN {s}.solution_manifest_items i ON i.manifest_id = l.manifest_id
+            JOIN {SOLUTIONS.version_table} v ON v.version_id = i.version_id
+            WHERE l.resource = {PROBLEMS.code}""",
+        _simple_view(CATEGORIES),
+        _simple_view(LEADERBOARD, leading=", l.rank"),
+        _simple_view(BOTS),
+        f"""CREATE OR REPLACE VIEW main.platform_stats AS
+            SELECT l.snapshot_id, sv.metric, sv.value
+            FROM {LINKS} l
+            JOIN {s}.snapshot_log s ON s.snapshot_id = l.snapshot_id AND s.status = '{COMPLETE}'
+            JOIN {s}.stat_values sv ON sv.version_id = l.version_id
+            WHERE l.resource = {PLATFORM_STATS.code}""",
+        _simple_view(BOT_ME),
+    ]
+
+
+class SchemaVersionError(RuntimeError):
+    """The file was written by a newer, incompatible solvelens store schema."""
+
+
+def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
+    """Create the internal tables and the public views when missing; idempotent, changes nothing otherwise.
+
+    Must run on a read-write connection. Raises :class:`SchemaVersionError` when the file carries a newer
+    ``schema_version`` than this code knows.
+    """
+    exists = con.execute(
+        "SELECT count(*) FROM duckdb_tables() WHERE schema_name = ? AND table_name = 'meta'", [INTERNAL]
+    ).fetchall()[0][0]
+    if exists:
+        row = con.execute(f"SELECT value FROM {INTERNAL}.meta WHERE key = 'schema_version'").fetchall()
+        if row and int(row[0][0]) > SCHEMA_VERSION:
+            raise SchemaVersionError(
+                f"the store was written by schema version {row[0][0]}; "
+                f"this solvelens knows up to {SCHEMA_VERSION}"
+            )
+        if row and int(row[0][0]) == SCHEMA_VERSION:
+            return
+    for statement in _tables_ddl():
+        con.execute(statement)
+    con.execute(f"INSERT OR REPLACE INTO {INTERNAL}.meta VALUES ('schema_version', ?)", [str(SCHEMA_VERSION)])
+    for statement in _views_ddl():
+        con.execute(statement)

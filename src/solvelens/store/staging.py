@@ -1,0 +1,172 @@
+"""The staging area: fetched records written to local Parquet files before the store is opened.
+
+The snapshot writer holds the DuckDB file only for one short transaction, so everything is fetched first into
+a staging directory (one per run). Fetch steps write their resources concurrently, each to its own files, and
+the writer reads them with DuckDB's ``read_parquet``. Memory stays bounded: records are serialised to JSON
+as they arrive and flushed to Parquet row groups every ``flush_rows`` rows.
+
+Layout of a staging directory::
+
+    run.json                      {"base_url", "taken_at" (ISO UTC), "started_at" (ISO UTC)}
+    <resource>.parquet            one file per staged table (see STAGED_TABLES for columns)
+    part-<name>.json              {"warnings": [str], "info": {...}} reported by one fetch step
+
+A ``.parquet`` file appears only when its writer closed cleanly (written as ``.tmp``, then renamed).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import orjson
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+#: Staged tables and their Arrow columns. ``raw`` is the record's JSON exactly as fetched (keys in order).
+STAGED_TABLES: dict[str, pa.Schema] = {
+    "problems": pa.schema([("raw", pa.string())]),
+    # Ranked solution lists of the problems fetched this run (rank 1 = best).
+    "solutions": pa.schema([("problem_id", pa.string()), ("rank", pa.int32()), ("raw", pa.string())]),
+    # Every problem whose solution list was fetched this run (also those with no solutions).
+    "solution_problems": pa.schema([("problem_id", pa.string())]),
+    # Problems whose solutions were not refetched: their manifest carries over from the previous snapshot.
+    "solution_carryover": pa.schema([("problem_id", pa.string()), ("manifest_id", pa.uint64())]),
+    "categories": pa.schema([("raw", pa.string())]),
+    "leaderboard": pa.schema([("rank", pa.int32()), ("raw", pa.string())]),
+    "bots": pa.schema([("raw", pa.string())]),
+    "platform_stats": pa.schema([("raw", pa.string())]),
+    "bot_me": pa.schema([("raw", pa.string())]),
+}
+
+
+def dump_json(record: Any) -> bytes:
+    """The record as compact UTF-8 JSON, keys in their original order (the stored ``raw``)."""
+    return orjson.dumps(record)
+
+
+class TableWriter:
+    """Appends rows to one staged Parquet table; a context manager that publishes the file on clean exit.
+
+    Columns are given as lists of equal length (``raw`` may hold dicts: they are serialised with
+    :func:`dump_json`). Rows are buffered and written as row groups of ``flush_rows`` rows.
+    """
+
+    def __init__(self, path: Path, schema: pa.Schema, flush_rows: int = 50_000) -> None:
+        self._path = path
+        self._tmp = path.with_suffix(".parquet.tmp")
+        self._schema = schema
+        self._flush_rows = flush_rows
+        self._buffer: dict[str, list[Any]] = {name: [] for name in schema.names}
+        self._writer: pq.ParquetWriter | None = None
+        self.rows = 0
+
+    def append(self, **columns: list[Any]) -> None:
+        """Append rows: one list per column of the table's schema, all of the same length."""
+        if set(columns) != set(self._schema.names):
+            raise ValueError(f"columns {sorted(columns)} do not match {self._schema.names}")
+        for name, values in columns.items():
+            if name == "raw":
+                values = [v if isinstance(v, bytes | str) else dump_json(v) for v in values]
+            self._buffer[name].extend(values)
+        self.rows += len(next(iter(columns.values())))
+        if len(self._buffer[self._schema.names[0]]) >= self._flush_rows:
+            self._flush()
+
+    def _flush(self) -> None:
+        arrays = []
+        for field in self._schema:
+            values = self._buffer[field.name]
+            if field.name == "raw":
+                arrays.append(pa.array(values, type=pa.binary()).cast(pa.string()))
+            else:
+                arrays.append(pa.array(values, type=field.type))
+            self._buffer[field.name] = []
+        if self._writer is None:
+            self._writer = pq.ParquetWriter(self._tmp, self._schema, compression="snappy")
+        self._writer.write_table(pa.Table.from_arrays(arrays, schema=self._schema))
+
+    def close(self) -> None:
+        """Flush and publish the file (an empty table still gets a file)."""
+        if self._writer is None or self._buffer[self._schema.names[0]]:
+            self._flush()
+        assert self._writer is not None
+        self._writer.close()
+        os.replace(self._tmp, self._path)
+
+    def discard(self) -> None:
+        """Drop what was written (the table is not published)."""
+        if self._writer is not None:
+            self._writer.close()
+        self._tmp.unlink(missing_ok=True)
+
+    def __enter__(self) -> TableWriter:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        if exc_type is None:
+            self.close()
+        else:
+            self.discard()
+
+
+class StagingArea:
+    """A staging directory for one snapshot run (see the module docstring for its layout)."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+
+    def create(self, *, base_url: str, taken_at: str, started_at: str) -> StagingArea:
+        """Create the directory and write ``run.json`` (times as ISO-8601 UTC strings)."""
+        self.path.mkdir(parents=True, exist_ok=True)
+        run = {"base_url": base_url, "taken_at": taken_at, "started_at": started_at}
+        (self.path / "run.json").write_text(json.dumps(run), encoding="utf-8")
+        return self
+
+    def run_info(self) -> dict[str, str]:
+        """``run.json``: base_url, taken_at, started_at. Raises FileNotFoundError when not created."""
+        info: dict[str, str] = json.loads((self.path / "run.json").read_text(encoding="utf-8"))
+        return info
+
+    def table_path(self, table: str) -> Path:
+        """Path of a staged table's Parquet file (it may not exist)."""
+        if table not in STAGED_TABLES:
+            raise KeyError(f"unknown staged table {table!r}; known: {sorted(STAGED_TABLES)}")
+        return self.path / f"{table}.parquet"
+
+    def has_table(self, table: str) -> bool:
+        """Whether the table was staged (its writer closed cleanly)."""
+        return self.table_path(table).exists()
+
+    def writer(self, table: str, flush_rows: int = 50_000) -> TableWriter:
+        """A :class:`TableWriter` for ``table`` (use as a context manager)."""
+        return TableWriter(self.table_path(table), STAGED_TABLES[table], flush_rows)
+
+    def write_records(self, table: str, records: Iterable[Any], **columns: list[Any]) -> int:
+        """Stage a whole table at once: ``records`` become ``raw``; returns the row count."""
+        with self.writer(table) as w:
+            raw = list(records)
+            w.append(raw=raw, **columns)
+        return len(raw)
+
+    def write_part(self, name: str, *, warnings: list[str], info: Mapping[str, Any] | None = None) -> None:
+        """Record what one fetch step reported (warnings and free-form info such as counts)."""
+        part = {"warnings": list(warnings), "info": dict(info or {})}
+        (self.path / f"part-{name}.json").write_text(json.dumps(part), encoding="utf-8")
+
+    def parts(self) -> dict[str, dict[str, Any]]:
+        """All reported parts by step name, in name order."""
+        out: dict[str, dict[str, Any]] = {}
+        for p in sorted(self.path.glob("part-*.json")):
+            out[p.stem.removeprefix("part-")] = json.loads(p.read_text(encoding="utf-8"))
+        return out
+
+    def warnings(self) -> list[str]:
+        """Every warning of every part, in part-name order."""
+        return [w for part in self.parts().values() for w in part["warnings"]]

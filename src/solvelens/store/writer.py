@@ -1,0 +1,502 @@
+"""The atomic snapshot writer: one staged run -> one snapshot, written in ONE DuckDB transaction.
+
+The writer takes the store's exclusive lock (``<db>.lock``, bounded wait), opens the file read-write,
+inserts the snapshot row, the new record versions and the snapshot's links, flips the row's status to
+``complete`` and commits -- all in one transaction -- then closes the file. A crash or ``kill -9`` before
+the commit leaves nothing visible (DuckDB writes a transaction to its WAL only at commit) and the next run
+starts cleanly.
+
+Deduplication: a record version is stored once, keyed by the low 64 bits of the MD5 of its raw JSON
+(solutions: of ``problem_id + "\\n" + raw``). A problem's ranked solution list is stored once as a manifest
+keyed by the hash of its ordered version ids. An unchanged re-snapshot adds only link rows.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from solvelens.store.drift import compare_fields, observed_fields
+from solvelens.store.lock import store_lock
+from solvelens.store.metrics import flatten_metrics
+from solvelens.store.schema import (
+    BLOCK_SIZE,
+    BOT_ME,
+    BOTS,
+    CATEGORIES,
+    COMPLETE,
+    INTERNAL,
+    LEADERBOARD,
+    LINKS,
+    PLATFORM_STATS,
+    PROBLEMS,
+    SOLUTIONS,
+    Resource,
+    ensure_schema,
+)
+from solvelens.store.staging import StagingArea
+
+#: Staged tables a snapshot cannot do without (``bot_me`` is optional: it needs an API key).
+REQUIRED_TABLES = ("problems", "categories", "leaderboard", "bots", "platform_stats")
+#: Default bounded wait for the writer lock, in seconds.
+DEFAULT_LOCK_TIMEOUT_S = 60.0
+#: Manifest id of an empty solution list.
+EMPTY_MANIFEST_SQL = "md5_number_lower('')"
+_ITEMS = f"{INTERNAL}.solution_manifest_items"
+
+
+class StoreBusyError(RuntimeError):
+    """The DuckDB file is held by a process outside the solvelens lock (e.g. an open DuckDB shell)."""
+
+
+class IncompleteStagingError(RuntimeError):
+    """The staging directory lacks a required resource (a fetch step did not finish)."""
+
+
+class StaleCarryoverError(RuntimeError):
+    """Carried-over solution manifests no longer exist (pruned meanwhile); rerun with a full refetch."""
+
+
+@dataclass
+class SnapshotResult:
+    """What one write produced.
+
+    ``counts``: rows per public view for this snapshot (``problems``, ``solutions``, ``categories``,
+    ``leaderboard``, ``bots``, ``platform_stats``, ``bot_me``). ``new_versions``: record versions added per
+    resource. ``drift``: entries as in :mod:`solvelens.store.drift`. ``changes``: differences from the
+    previous complete snapshot of the same base URL (see :func:`snapshot_changes`). Times are ISO-8601 UTC
+    strings; ``duration_s`` (seconds) runs from the staged ``started_at`` to the commit; ``write_s`` is how
+    long the file was held; ``file_bytes`` is the file size after close.
+    """
+
+    snapshot_id: int
+    taken_at: str
+    base_url: str
+    started_at: str
+    finished_at: str
+    duration_s: float
+    write_s: float
+    counts: dict[str, int]
+    new_versions: dict[str, int]
+    warnings: list[str]
+    drift: list[dict[str, Any]]
+    changes: dict[str, Any]
+    file_bytes: int
+
+    def as_dict(self) -> dict[str, Any]:
+        """A JSON-serialisable dict of every field."""
+        return asdict(self)
+
+
+def connect_readwrite(db_path: str | os.PathLike[str]) -> duckdb.DuckDBPyConnection:
+    """Open (or create, with 16 KiB blocks) the store read-write with ``TimeZone=UTC``.
+
+    Call only while holding the exclusive store lock. Raises :class:`StoreBusyError` when another process
+    holds the file outside the solvelens lock.
+    """
+    Path(db_path).parent.mkdir(parents=True, exist_ok=True)
+    try:
+        con = duckdb.connect(os.fspath(db_path), config={"default_block_size": str(BLOCK_SIZE)})
+    except duckdb.IOException as exc:
+        if "lock" in str(exc).lower():
+            raise StoreBusyError(
+                f"the store {db_path} is open in another process that does not use the solvelens lock; "
+                "close it (DuckDB allows one read-write process per file) and retry"
+            ) from exc
+        raise
+    con.execute("SET TimeZone = 'UTC'")
+    return con
+
+
+@contextmanager
+def open_writer(
+    db_path: str | os.PathLike[str], *, lock_timeout_s: float = DEFAULT_LOCK_TIMEOUT_S
+) -> Iterator[duckdb.DuckDBPyConnection]:
+    """Hold the exclusive store lock and a read-write connection with the schema ensured; close on exit.
+
+    Raises :class:`solvelens.store.lock.StoreLockTimeout` when another writer holds the lock longer than
+    ``lock_timeout_s`` seconds, and :class:`StoreBusyError`.
+    """
+    with store_lock(db_path, exclusive=True, timeout_s=lock_timeout_s):
+        con = connect_readwrite(db_path)
+        try:
+            ensure_schema(con)
+            yield con
+        finally:
+            con.close()
+
+
+def _typed_select(resource: Resource) -> str:
+    """Typed columns from ``j`` (the ``from_json`` struct); timestamps parsed from their strings."""
+    cols = []
+    for f in resource.fields:
+        expr = f'j."{f.key}"'
+        cols.append(f"TRY_CAST({expr} AS TIMESTAMPTZ)" if f.sql_type == "TIMESTAMPTZ" else expr)
+    return ", ".join(cols)
+
+
+def _struct_spec(resource: Resource) -> str:
+    spec = {f.key: ("VARCHAR" if f.sql_type == "TIMESTAMPTZ" else f.sql_type) for f in resource.fields}
+    return json.dumps(spec).replace("'", "''")
+
+
+class _Transaction:
+    """The body of one snapshot write (runs inside BEGIN ... COMMIT on ``con``)."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, staging: StagingArea, snapshot_id: int) -> None:
+        self.con = con
+        self.staging = staging
+        self.sid = snapshot_id
+        self.counts: dict[str, int] = {}
+        self.new_versions: dict[str, int] = {}
+        self.drift: list[dict[str, Any]] = []
+
+    def scalar(self, sql: str, params: list[Any] | None = None) -> Any:
+        rows = self.con.execute(sql, params or []).fetchall()
+        return rows[0][0] if rows else None
+
+    def insert_new_versions(self, resource: Resource, stage: str, extra_cols: str = "") -> None:
+        """Move the versions of ``stage`` not stored yet into the version table; record drift and counts."""
+        self.con.execute(
+            f"CREATE OR REPLACE TEMP TABLE new_versions AS "
+            f"SELECT DISTINCT ON (version_id) * FROM {stage} AS st "
+            f"ANTI JOIN {resource.version_table} USING (version_id)"
+        )
+        self.new_versions[resource.name] = int(self.scalar("SELECT count(*) FROM new_versions"))
+        if self.new_versions[resource.name]:
+            structure = self.scalar("SELECT json_group_structure(raw)::VARCHAR FROM new_versions")
+            self.record_drift(resource, observed_fields(structure))
+        if resource.fields:
+            self.con.execute(
+                f"INSERT INTO {resource.version_table} "
+                f"SELECT version_id{extra_cols}, {_typed_select(resource)}, raw FROM "
+                f"(SELECT *, from_json(raw, '{_struct_spec(resource)}') AS j FROM new_versions)"
+            )
+        else:
+            self.con.execute(f"INSERT INTO {resource.version_table} SELECT version_id, raw FROM new_versions")
+
+    def record_drift(self, resource: Resource, observed: dict[str, str]) -> None:
+        known: dict[str, set[str]] = {}
+        for fld, json_type in self.con.execute(
+            f"SELECT field, json_type FROM {INTERNAL}.field_types WHERE resource = ?", [resource.name]
+        ).fetchall():
+            known.setdefault(fld, set()).add(json_type)
+        entries, new_pairs = compare_fields(resource.name, observed, known, resource.known_keys)
+        self.drift.extend(entries)
+        if new_pairs:
+            self.con.executemany(
+                f"INSERT INTO {INTERNAL}.field_types VALUES (?, ?, ?, ?)",
+                [[resource.name, f, t, self.sid] for f, t in new_pairs],
+            )
+
+    def stage(self, resource: Resource) -> bool:
+        """Load the staged table into temp table ``stage`` (version_id, raw, rank); False when not staged."""
+        path = self.staging.table_path(resource.name)
+        if not path.exists():
+            if resource.name in REQUIRED_TABLES:
+                raise IncompleteStagingError(f"the staged run has no {resource.name!r} table ({path})")
+            return False
+        rank = "rank" if resource is LEADERBOARD else "NULL::INTEGER AS rank"
+        self.con.execute(
+            f"CREATE OR REPLACE TEMP TABLE stage AS "
+            f"SELECT md5_number_lower(raw) AS version_id, raw::JSON AS raw, {rank} FROM read_parquet(?)",
+            [str(path)],
+        )
+        self.insert_new_versions(resource, "(SELECT version_id, raw FROM stage)")
+        self.counts[resource.name] = int(self.scalar("SELECT count(*) FROM stage"))
+        return True
+
+    def write_linked(self, resource: Resource) -> None:
+        """Stage, deduplicate and link one resource (one link row per record)."""
+        if self.stage(resource):
+            self.con.execute(
+                f"INSERT INTO {LINKS} (snapshot_id, resource, version_id, rank) "
+                f"SELECT ?, {resource.code}, version_id, rank FROM stage",
+                [self.sid],
+            )
+
+    def write_problems(self) -> None:
+        """Problems: link rows naming each problem's solution manifest (from :meth:`write_solutions`)."""
+        self.stage(PROBLEMS)
+        self.con.execute(
+            f"""INSERT INTO {LINKS} (snapshot_id, resource, version_id, manifest_id)
+                SELECT ?, {PROBLEMS.code}, st.version_id, pm.manifest_id
+                FROM stage st JOIN {PROBLEMS.version_table} v ON v.version_id = st.version_id
+                LEFT JOIN problem_manifests pm ON pm.problem_id = v.problem_id""",
+            [self.sid],
+        )
+
+    def write_stats(self) -> None:
+        """``/stats``: link rows plus the flattened metric rows of each new version."""
+        self.write_linked(PLATFORM_STATS)
+        rows = self.con.execute(
+            f"""SELECT DISTINCT st.version_id, st.raw::VARCHAR,
+                       EXISTS (SELECT 1 FROM {INTERNAL}.stat_values sv WHERE sv.version_id = st.version_id)
+                FROM stage st"""
+        ).fetchall()
+        metric_rows: list[list[Any]] = []
+        count = 0
+        for version_id, raw, stored in rows:
+            metrics = flatten_metrics(json.loads(raw))
+            count += len(metrics)
+            if not stored:
+                metric_rows.extend([version_id, name, value] for name, value in metrics)
+        if metric_rows:
+            self.con.executemany(f"INSERT INTO {INTERNAL}.stat_values VALUES (?, ?, ?)", metric_rows)
+        self.counts["platform_stats"] = count
+
+    def write_solutions(self) -> None:
+        """New solution versions and manifests; fills temp table ``problem_manifests`` (problem_id,
+        manifest_id) for the fetched and the carried-over problems."""
+        con = self.con
+        sol_path = self.staging.table_path("solutions")
+        fetched_path = self.staging.table_path("solution_problems")
+        carry_path = self.staging.table_path("solution_carryover")
+        if sol_path.exists() and fetched_path.exists():
+            con.execute(
+                "CREATE OR REPLACE TEMP TABLE stage_sol AS SELECT problem_id, rank, "
+                "md5_number_lower(problem_id || chr(10) || raw) AS version_id, raw::JSON AS raw "
+                "FROM read_parquet(?)",
+                [str(sol_path)],
+            )
+            con.execute(
+                "CREATE OR REPLACE TEMP TABLE stage_fetched AS "
+                "SELECT DISTINCT problem_id FROM read_parquet(?)",
+                [str(fetched_path)],
+            )
+        else:
+            con.execute(
+                "CREATE OR REPLACE TEMP TABLE stage_sol "
+                "(problem_id VARCHAR, rank INTEGER, version_id UBIGINT, raw JSON)"
+            )
+            con.execute("CREATE OR REPLACE TEMP TABLE stage_fetched (problem_id VARCHAR)")
+        self.insert_new_versions(
+            SOLUTIONS, "(SELECT version_id, problem_id, raw FROM stage_sol)", extra_cols=", problem_id"
+        )
+        con.execute(
+            f"""CREATE OR REPLACE TEMP TABLE problem_manifests AS
+                SELECT f.problem_id,
+                       coalesce(md5_number_lower(string_agg(s.version_id::VARCHAR, ',' ORDER BY s.rank)),
+                                {EMPTY_MANIFEST_SQL}) AS manifest_id
+                FROM stage_fetched f LEFT JOIN stage_sol s ON s.problem_id = f.problem_id
+                GROUP BY f.problem_id"""
+        )
+        con.execute(
+            f"""INSERT INTO {_ITEMS}
+                SELECT m.manifest_id, s.rank, s.version_id
+                FROM (SELECT * FROM problem_manifests
+                      ANTI JOIN (SELECT DISTINCT manifest_id FROM {_ITEMS}) USING (manifest_id)) m
+                JOIN stage_sol s ON s.problem_id = m.problem_id"""
+        )
+        if carry_path.exists():
+            con.execute(
+                "CREATE OR REPLACE TEMP TABLE stage_carry AS SELECT problem_id, manifest_id "
+                "FROM read_parquet(?) ANTI JOIN stage_fetched USING (problem_id)",
+                [str(carry_path)],
+            )
+            missing = self.scalar(
+                f"""SELECT count(*) FROM stage_carry c WHERE c.manifest_id <> {EMPTY_MANIFEST_SQL}
+                    AND NOT EXISTS (SELECT 1 FROM {_ITEMS} i WHERE i.manifest_id = c.manifest_id)"""
+            )
+            if missing:
+                raise StaleCarryoverError(
+                    f"{missing} carried-over solution lists were pruned from the store meanwhile; "
+                    "rerun the snapshot with a full refetch"
+                )
+            con.execute("INSERT INTO problem_manifests SELECT problem_id, manifest_id FROM stage_carry")
+
+    def count_solutions(self) -> None:
+        self.counts["solutions"] = int(
+            self.scalar(
+                f"""SELECT count(*) FROM {LINKS} l JOIN {_ITEMS} i ON i.manifest_id = l.manifest_id
+                    WHERE l.snapshot_id = ? AND l.resource = {PROBLEMS.code}""",
+                [self.sid],
+            )
+        )
+
+    def drop_temp(self) -> None:
+        for name in (
+            "stage",
+            "new_versions",
+            "stage_sol",
+            "stage_fetched",
+            "problem_manifests",
+            "stage_carry",
+        ):
+            self.con.execute(f"DROP TABLE IF EXISTS temp.{name}")
+
+
+def snapshot_changes(con: duckdb.DuckDBPyConnection, sid: int, prev: int | None) -> dict[str, Any]:
+    """Differences between snapshot ``sid`` and ``prev`` (read from the internal tables, any status).
+
+    Shape: ``{"previous_snapshot_id": int | None, "problems": {"added", "removed", "changed"},
+    "solutions": {"added", "removed", "changed"}, "bots": {"added", "removed", "changed"},
+    "leaderboard": {"entered", "left", "moved",
+    "top_movers": [{"bot_id", "name", "from_rank", "to_rank"}] (at most 5, biggest moves first)}}``.
+    Only ``previous_snapshot_id`` when there is no previous snapshot.
+    """
+    if prev is None:
+        return {"previous_snapshot_id": None}
+    params = {"cur": sid, "prev": prev}
+
+    def diff(resource: Resource, id_col: str) -> dict[str, int]:
+        side = (
+            f"SELECT v.{id_col} AS id, v.version_id FROM {LINKS} l "
+            f"JOIN {resource.version_table} v USING (version_id) "
+            f"WHERE l.resource = {resource.code} AND l.snapshot_id = "
+        )
+        row = con.execute(
+            f"""WITH c AS ({side} $cur), p AS ({side} $prev)
+                SELECT count(*) FILTER (WHERE p.id IS NULL), count(*) FILTER (WHERE c.id IS NULL),
+                       count(*) FILTER (WHERE c.version_id <> p.version_id)
+                FROM c FULL JOIN p ON c.id = p.id""",
+            params,
+        ).fetchall()[0]
+        return {"added": int(row[0]), "removed": int(row[1]), "changed": int(row[2])}
+
+    manifests = (
+        f"SELECT v.problem_id, l.manifest_id FROM {LINKS} l "
+        f"JOIN {PROBLEMS.version_table} v USING (version_id) "
+        f"WHERE l.resource = {PROBLEMS.code} AND l.snapshot_id = "
+    )
+    members = (
+        f"SELECT v.solution_id, v.version_id FROM d JOIN {_ITEMS} i ON i.manifest_id = d.{{m}} "
+        f"JOIN {SOLUTIONS.version_table} v ON v.version_id = i.version_id"
+    )
+    sol = con.execute(
+        f"""WITH d AS (SELECT c.manifest_id AS cm, p.manifest_id AS pm
+                       FROM ({manifests} $cur) c
+                       FULL JOIN ({manifests} $prev) p ON c.problem_id = p.problem_id
+                       WHERE c.manifest_id IS DISTINCT FROM p.manifest_id),
+                 cs AS ({members.format(m="cm")}),
+                 ps AS ({members.format(m="pm")})
+            SELECT count(*) FILTER (WHERE ps.solution_id IS NULL),
+                   count(*) FILTER (WHERE cs.solution_id IS NULL),
+                   count(*) FILTER (WHERE cs.version_id <> ps.version_id)
+            FROM cs FULL JOIN ps ON cs.solution_id = ps.solution_id""",
+        params,
+    ).fetchall()[0]
+    lb_sql = f"""SELECT v.bot_id, v.name, l.rank FROM {LINKS} l
+                 JOIN {LEADERBOARD.version_table} v USING (version_id)
+                 WHERE l.resource = {LEADERBOARD.code} AND l.snapshot_id = ?"""
+    cur_lb = {r[0]: (r[1], r[2]) for r in con.execute(lb_sql, [sid]).fetchall()}
+    prev_lb = {r[0]: (r[1], r[2]) for r in con.execute(lb_sql, [prev]).fetchall()}
+    moves = [
+        {"bot_id": b, "name": cur_lb[b][0], "from_rank": prev_lb[b][1], "to_rank": cur_lb[b][1]}
+        for b in cur_lb.keys() & prev_lb.keys()
+        if cur_lb[b][1] != prev_lb[b][1]
+    ]
+    moves.sort(key=lambda m: (-abs(m["from_rank"] - m["to_rank"]), m["to_rank"]))
+    return {
+        "previous_snapshot_id": prev,
+        "problems": diff(PROBLEMS, "problem_id"),
+        "solutions": {"added": int(sol[0]), "removed": int(sol[1]), "changed": int(sol[2])},
+        "bots": diff(BOTS, "bot_id"),
+        "leaderboard": {
+            "entered": len(cur_lb.keys() - prev_lb.keys()),
+            "left": len(prev_lb.keys() - cur_lb.keys()),
+            "moved": len(moves),
+            "top_movers": moves[:5],
+        },
+    }
+
+
+def _iso(ts: datetime) -> str:
+    return ts.astimezone(UTC).isoformat().replace("+00:00", "Z")
+
+
+def write_snapshot(
+    db_path: str | os.PathLike[str],
+    staging: StagingArea | str | os.PathLike[str],
+    *,
+    lock_timeout_s: float = DEFAULT_LOCK_TIMEOUT_S,
+) -> SnapshotResult:
+    """Write the staged run as one complete snapshot, atomically, and return what was written.
+
+    ``staging`` is a :class:`StagingArea` (or its directory) holding ``run.json`` and the staged tables; the
+    staged ``problems``, ``categories``, ``leaderboard``, ``bots`` and ``platform_stats`` are required.
+
+    Raises :class:`solvelens.store.lock.StoreLockTimeout` (another writer held the lock longer than
+    ``lock_timeout_s`` seconds), :class:`StoreBusyError`, :class:`IncompleteStagingError` and
+    :class:`StaleCarryoverError`. On any error nothing of this snapshot is visible.
+    """
+    area = staging if isinstance(staging, StagingArea) else StagingArea(staging)
+    run = area.run_info()
+    missing = [t for t in REQUIRED_TABLES if not area.has_table(t)]
+    if missing:
+        raise IncompleteStagingError(f"the staged run in {area.path} lacks {', '.join(missing)}")
+    warnings = area.warnings()
+    log = f"{INTERNAL}.snapshot_log"
+    with open_writer(db_path, lock_timeout_s=lock_timeout_s) as con:
+        t0 = time.perf_counter()
+        con.execute("BEGIN TRANSACTION")
+        try:
+            sid = int(con.execute(f"SELECT coalesce(max(snapshot_id), 0) + 1 FROM {log}").fetchall()[0][0])
+            prev = con.execute(
+                f"SELECT max(snapshot_id) FROM {log} WHERE status = ? AND base_url = ?",
+                [COMPLETE, run["base_url"]],
+            ).fetchall()[0][0]
+            con.execute(
+                f"INSERT INTO {log} (snapshot_id, taken_at, base_url, status, started_at) "
+                "VALUES (?, ?::TIMESTAMPTZ, ?, 'writing', ?::TIMESTAMPTZ)",
+                [sid, run["taken_at"], run["base_url"], run["started_at"]],
+            )
+            tx = _Transaction(con, area, sid)
+            tx.write_solutions()
+            tx.write_problems()
+            tx.count_solutions()
+            tx.write_linked(CATEGORIES)
+            tx.write_linked(LEADERBOARD)
+            tx.write_linked(BOTS)
+            tx.write_stats()
+            tx.write_linked(BOT_ME)
+            tx.counts.setdefault("bot_me", 0)
+            tx.drop_temp()
+            changes = snapshot_changes(con, sid, prev)
+            finished = datetime.now(UTC)
+            started = datetime.fromisoformat(run["started_at"].replace("Z", "+00:00"))
+            duration_s = max((finished - started).total_seconds(), 0.0)
+            con.execute(
+                f"""UPDATE {log} SET status = ?, finished_at = ?::TIMESTAMPTZ, duration_s = ?,
+                    counts = ?::JSON, warnings = ?::JSON, drift = ?::JSON, changes = ?::JSON
+                    WHERE snapshot_id = ?""",
+                [
+                    COMPLETE,
+                    _iso(finished),
+                    duration_s,
+                    json.dumps(tx.counts),
+                    json.dumps(warnings),
+                    json.dumps(tx.drift),
+                    json.dumps(changes),
+                    sid,
+                ],
+            )
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+        write_s = time.perf_counter() - t0
+    return SnapshotResult(
+        snapshot_id=sid,
+        taken_at=run["taken_at"],
+        base_url=run["base_url"],
+        started_at=run["started_at"],
+        finished_at=_iso(finished),
+        duration_s=duration_s,
+        write_s=write_s,
+        counts=tx.counts,
+        new_versions=tx.new_versions,
+        warnings=warnings,
+        drift=tx.drift,
+        changes=changes,
+        file_bytes=Path(db_path).stat().st_size,
+    )
