@@ -1,9 +1,9 @@
 """The store's advisory lock: one writer at a time, readers share.
 
-DuckDB lets no other process open a file that one process holds read-write (not even read-only), and it fails
-at once instead of waiting. So every solvelens process takes a ``flock`` on ``<db>.lock`` first: writers
-take it exclusively, readers shared, and both wait a bounded time (polling) before giving up with a message naming the
-lock file. ``flock`` locks belong to the open file, so they also serialise threads of one process.
+DuckDB lets no other process open a file that one process holds read-write (not even read-only), and it
+fails at once instead of waiting. So every solvelens process takes a ``flock`` on ``<db>.lock`` first:
+writers take it exclusively, readers shared, and both wait a bounded time (polling) before giving up with a
+message naming the lock file. ``flock`` locks belong to the open file, so they also serialise threads of one process.
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ def store_lock(
     """Hold the store lock of ``db_path`` (exclusive for a writer, shared for a reader) in a ``with``.
 
     Waits up to ``timeout_s`` seconds, then raises :class:`StoreLockTimeout`. Yields the lock path, or
-    ``None`` for a reader whose directory is not writable (a read-only mount: readers then go without the lock).
+    ``None`` for a reader whose directory is not writable (a read-only mount: readers then go unlocked).
     """
     path = lock_path_for(db_path)
     try:
