@@ -1,5 +1,227 @@
-"""`solvelens sandbox ...` commands (being written)."""
+"""``solvelens sandbox ...``: serve the sandbox platform, manage its bots and API keys, simulate days.
+
+Heavy libraries (FastAPI, uvicorn) are imported inside the commands so ``solvelens --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
 
 import typer
 
-app = typer.Typer(help="sandbox commands", no_args_is_help=True)
+app = typer.Typer(
+    help="The sandbox platform: a local stand-in for the real platform (SQLite file + HTTP server).",
+    no_args_is_help=True,
+)
+
+_DB_HELP = "SQLite file of the sandbox platform."
+
+
+def _db_option() -> Path:
+    return typer.Option(Path("data/sandbox.sqlite"), "--db", envvar="SOLVELENS_SANDBOX_DB", help=_DB_HELP)
+
+
+def _fail(message: str) -> None:
+    typer.secho(message, err=True, fg=typer.colors.RED)
+    raise typer.Exit(1)
+
+
+@app.command()
+def serve(
+    host: str = typer.Option("127.0.0.1", envvar="SOLVELENS_SANDBOX_HOST", help="Interface to listen on."),
+    port: int = typer.Option(8000, envvar="SOLVELENS_SANDBOX_PORT", help="Port (0 = any free port)."),
+    db: Path = _db_option(),
+    seed: int = typer.Option(0, envvar="SOLVELENS_SANDBOX_SEED", help="Seed used when the DB must be built."),
+    scale: str = typer.Option(
+        "small",
+        envvar="SOLVELENS_SANDBOX_SCALE",
+        help="empty|small|medium|large, used when the DB must be built.",
+    ),
+    task_ttl: float = typer.Option(
+        180.0, envvar="SOLVELENS_SANDBOX_TASK_TTL", help="Task lifetime (seconds)."
+    ),
+    task_shape: str = typer.Option(
+        "real",
+        envvar="SOLVELENS_SANDBOX_TASK_SHAPE",
+        help="real ({taskType,taskId,payload}) or interface ({id,prompt}).",
+    ),
+    task_types: str = typer.Option(
+        "flag,solve,vote,create",
+        envvar="SOLVELENS_SANDBOX_TASK_TYPES",
+        help="Comma-separated task kinds handed out.",
+    ),
+    pagination: str = typer.Option(
+        "page", envvar="SOLVELENS_SANDBOX_PAGINATION", help="List envelope style: page, offset or cursor."
+    ),
+    fault_rate: float = typer.Option(
+        0.0, envvar="SOLVELENS_SANDBOX_FAULT_RATE", help="Probability of a fault."
+    ),
+    fault_kinds: str = typer.Option(
+        "429,500,502,503,slow,truncate,html",
+        envvar="SOLVELENS_SANDBOX_FAULT_KINDS",
+        help="Fault kinds to draw.",
+    ),
+    fault_seed: int = typer.Option(0, envvar="SOLVELENS_SANDBOX_FAULT_SEED", help="Seed of the fault draws."),
+    fault_schedule: str = typer.Option(
+        "", envvar="SOLVELENS_SANDBOX_FAULT_SCHEDULE", help="Faults of the first requests, e.g. 503,ok,429."
+    ),
+    latency_ms: float = typer.Option(0.0, envvar="SOLVELENS_SANDBOX_LATENCY_MS", help="Added latency (ms)."),
+    slow_ms: float = typer.Option(
+        1500.0, envvar="SOLVELENS_SANDBOX_SLOW_MS", help="Latency of a 'slow' fault."
+    ),
+    retry_after: int = typer.Option(
+        1, envvar="SOLVELENS_SANDBOX_RETRY_AFTER", help="Retry-After of 429/503."
+    ),
+    max_body_bytes: int = typer.Option(
+        0, envvar="SOLVELENS_SANDBOX_MAX_BODY_BYTES", help="Request body cap (413); 0 = none."
+    ),
+    rate_limit: int = typer.Option(
+        0, envvar="SOLVELENS_SANDBOX_RATE_LIMIT", help="Requests per window per API key (429); 0 = none."
+    ),
+    rate_window: float = typer.Option(
+        60.0, envvar="SOLVELENS_SANDBOX_RATE_WINDOW", help="Rate-limit window (seconds)."
+    ),
+) -> None:
+    """Serve the platform in DB on HOST:PORT (builds it first when the file does not exist)."""
+    import socket
+
+    import uvicorn
+
+    from solvelens.sandbox.app import create_app
+    from solvelens.sandbox.faults import FaultConfig
+    from solvelens.sandbox.generate import build_platform
+
+    if task_shape not in ("real", "interface"):
+        _fail("--task-shape must be real or interface")
+    if pagination not in ("page", "offset", "cursor"):
+        _fail("--pagination must be page, offset or cursor")
+    if not db.exists():
+        summary = build_platform(db, seed=seed, scale=scale)
+        typer.echo(
+            f"Built a {scale} platform (seed {seed}) in {db}: {summary['problems']} problems.", err=True
+        )
+    try:
+        faults = FaultConfig(
+            rate=fault_rate,
+            kinds=tuple(k.strip() for k in fault_kinds.split(",") if k.strip()),
+            seed=fault_seed,
+            schedule=tuple(k.strip() for k in fault_schedule.split(",") if k.strip()),
+            latency_ms=latency_ms,
+            slow_ms=slow_ms,
+            retry_after_seconds=retry_after,
+            max_body_bytes=max_body_bytes or None,
+            rate_limit=rate_limit or None,
+            rate_window_seconds=rate_window,
+        )
+    except ValueError as exc:
+        _fail(str(exc))
+    application = create_app(
+        db,
+        task_ttl_seconds=task_ttl,
+        task_shape=task_shape,  # type: ignore[arg-type]
+        pagination=pagination,  # type: ignore[arg-type]
+        task_types=tuple(t.strip() for t in task_types.split(",") if t.strip()),
+        faults=faults,
+    )
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    bound = sock.getsockname()[1]
+    typer.echo(f"http://{host}:{bound}/api/v1", err=False)
+    config = uvicorn.Config(application, log_level="warning", access_log=False, lifespan="off")
+    uvicorn.Server(config).run(sockets=[sock])
+
+
+@app.command("create-bot")
+def create_bot(
+    name: str = typer.Argument(..., help="Unique bot name (3-50 characters)."),
+    db: Path = _db_option(),
+    description: str = typer.Option("", envvar="SOLVELENS_BOT_DESCRIPTION", help="Bot description."),
+) -> None:
+    """Create a bot and print its API key once (store it now: it is not shown again)."""
+    from solvelens.sandbox.accounts import AccountError
+    from solvelens.sandbox.accounts import create_bot as create
+
+    _need(db)
+    try:
+        key = create(db, name, description=description or None)
+    except AccountError as exc:
+        _fail(str(exc))
+    typer.echo(key)
+
+
+@app.command("rotate-key")
+def rotate_key(name: str = typer.Argument(..., help="Bot name."), db: Path = _db_option()) -> None:
+    """Revoke the bot's keys and print a new one (shown once)."""
+    from solvelens.sandbox.accounts import AccountError
+    from solvelens.sandbox.accounts import rotate_key as rotate
+
+    _need(db)
+    try:
+        typer.echo(rotate(db, name))
+    except AccountError as exc:
+        _fail(str(exc))
+
+
+@app.command("revoke-key")
+def revoke_key(name: str = typer.Argument(..., help="Bot name."), db: Path = _db_option()) -> None:
+    """Revoke every key of the bot."""
+    from solvelens.sandbox.accounts import AccountError
+    from solvelens.sandbox.accounts import revoke_key as revoke
+
+    _need(db)
+    try:
+        typer.echo(f"Revoked {revoke(db, name)} key(s) of {name}.")
+    except AccountError as exc:
+        _fail(str(exc))
+
+
+@app.command()
+def suspend(name: str = typer.Argument(..., help="Bot name."), db: Path = _db_option()) -> None:
+    """Suspend the bot (its key then answers 403 'Bot is suspended')."""
+    from solvelens.sandbox.accounts import AccountError, suspend_bot
+
+    _need(db)
+    try:
+        suspend_bot(db, name)
+    except AccountError as exc:
+        _fail(str(exc))
+    typer.echo(f"Suspended {name}.")
+
+
+@app.command()
+def simulate(
+    db: Path = _db_option(),
+    days: int = typer.Option(1, min=1, envvar="SOLVELENS_SANDBOX_DAYS", help="Simulated days to advance."),
+    seed: int = typer.Option(
+        None,
+        envvar="SOLVELENS_SANDBOX_SIM_SEED",
+        help="Simulator seed (default: derived from the platform seed).",
+    ),
+) -> None:
+    """Advance the platform's simulated clock by DAYS days (new bots, problems, solutions, votes)."""
+    from solvelens.sandbox.simulate import advance
+
+    _need(db)
+    typer.echo(json.dumps(advance(db, days=days, seed=seed), indent=2))
+
+
+@app.command()
+def build(
+    db: Path = _db_option(),
+    seed: int = typer.Option(0, envvar="SOLVELENS_SANDBOX_SEED", help="Generator seed."),
+    scale: str = typer.Option("small", envvar="SOLVELENS_SANDBOX_SCALE", help="empty|small|medium|large."),
+) -> None:
+    """Build a new platform file (refuses to overwrite an existing one)."""
+    from solvelens.sandbox.generate import PlatformExistsError, build_platform
+
+    try:
+        typer.echo(json.dumps(build_platform(db, seed=seed, scale=scale), indent=2))
+    except (PlatformExistsError, ValueError) as exc:
+        _fail(str(exc))
+
+
+def _need(db: Path) -> None:
+    if not db.exists():
+        _fail(f"No sandbox platform at {db} (build one with `solvelens sandbox build --db {db}`).")

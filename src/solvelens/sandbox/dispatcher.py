@@ -1,0 +1,528 @@
+"""Task dispatch for bots: ``GET /tasks/next`` and ``POST /tasks/{id}/submit`` (the real platform's rules).
+
+- One active task per bot: while it is ``assigned`` and not expired it is served again, unchanged.
+- Priority flag -> solve -> vote -> create. Flag: pending problems not authored or flagged by the bot, at most
+  3 open flag assignments per problem. Solve: active problems the bot has not solved, with fewer than 8
+  solutions
+  (counting open assignments). Vote: two solutions (not the bot's own) of an active problem, or of a mature
+  one
+  with < 50 comparisons, a pair the bot has not compared. Create: one per bot per simulated day.
+- Every hand-out and every submission runs in ``BEGIN IMMEDIATE`` (SQLite's write lock), so no task is handed
+  out twice and no accepted submission is lost, whatever the number of concurrent bots.
+- Expiry uses the wall clock (``ttl_seconds``); expired tasks are swept on every call.
+- Submissions accept the real typed bodies (flag ``verdict/category/suggested_category``; solve
+  ``solution_text/llm_model/llm_model_version``; vote ``winner``; create ``problem_title/problem_description/
+  category``) and the interface's ``{"content": "..."}`` (solve: the text; vote: ``a``/``b``/``skip``; flag:
+  ``green``/``red``; create: a JSON object string, or ``title\\ndescription``). Scoring reuses
+  :class:`~solvelens.sandbox.world.World`, the same code the generator and simulator run.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import sqlite3
+import time
+from dataclasses import dataclass
+from typing import Any, Final
+
+from solvelens.sandbox import ranking
+from solvelens.sandbox.accounts import authenticate
+from solvelens.sandbox.catalog import CATEGORIES, CATEGORY_SLUGS, FLAG_CATEGORIES
+from solvelens.sandbox.db import DAY_MS, clock_ms, transaction
+from solvelens.sandbox.ids import IdCodec
+from solvelens.sandbox.world import World
+
+TASK_TYPES: Final = ("flag", "solve", "vote", "create")
+SOLUTION_MIN: Final = 50
+SOLUTION_MAX: Final = 5000
+_MODEL_RE: Final = re.compile(r"^[a-z0-9][a-z0-9._\-/:+]{0,98}[a-z0-9]$")
+_RNG = random.SystemRandom()
+
+INSTRUCTIONS: Final = {
+    "flag": (
+        "Review the problem below for policy violations and pick the best category. Answer with a "
+        "verdict (green "
+        "= acceptable, red = violates policy), a violation category (none if green) and a suggested "
+        "category slug.",
+        "Moderate: green or red, violation category, best category slug.",
+    ),
+    "solve": (
+        "Read the problem below and write a practical, specific, well-reasoned solution (50-5000 "
+        "characters). "
+        "Report the model you used.",
+        "Solve the problem. 50-5000 chars. Be specific and practical.",
+    ),
+    "vote": (
+        "Compare Solution A and Solution B on: relevance, feasibility, specificity, depth, originality. "
+        'Respond with "a", "b", or "skip".',
+        "Compare Solution A and Solution B on: relevance, feasibility, specificity, depth, originality.\n"
+        'Respond with "a", "b", or "skip".',
+    ),
+    "create": (
+        "Propose a new real-world problem people could use help with: a title (5-200 characters), a "
+        "description "
+        "(20-1000 characters) and one category slug.",
+        "Create a problem: title 5-200, description 20-1000, category slug.",
+    ),
+}
+RESPONSE_FORMATS: Final = {
+    "flag": '{ "verdict": "green"|"red", "category": "none"|"sexual"|...|"spam", '
+    '"suggested_category": "<category_slug>"|null }',
+    "solve": '{ "solution_text": "...", "llm_model": "your-model-name", "llm_model_version": "version" }',
+    "create": '{ "problem_title": "...", "problem_description": "...", "category": "category_slug" }',
+}
+
+
+@dataclass(frozen=True)
+class Task:
+    """A handed-out task: public id, type and payload (snake_case keys, as the real platform sends)."""
+
+    id: str
+    type: str
+    payload: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class SubmitResult:
+    """HTTP status and JSON body of a submission."""
+
+    status: int
+    body: dict[str, Any]
+
+
+def _wrap(text: str) -> str:
+    return f"---DATA---\n{text}\n---/DATA---"
+
+
+def _categories(slim: bool) -> list[Any]:
+    if slim:
+        return list(CATEGORY_SLUGS)
+    return [{"slug": c[0], "name": c[1], "description": c[3]} for c in CATEGORIES]
+
+
+def _instruction(payload: dict[str, Any], task_type: str, mode: str) -> None:
+    if mode != "none":
+        payload["instruction"] = INSTRUCTIONS[task_type][1 if mode == "brief" else 0]
+    if task_type in RESPONSE_FORMATS:
+        payload["response_format"] = RESPONSE_FORMATS[task_type]
+
+
+def next_task(
+    conn: sqlite3.Connection,
+    codec: IdCodec,
+    authorization: str | None,
+    *,
+    ttl_seconds: float,
+    mode: str = "full",
+    slim_categories: bool = False,
+    task_types: tuple[str, ...] = TASK_TYPES,
+) -> Task | None:
+    """The calling bot's active task, else a newly assigned one, else ``None`` (204).
+
+    Raises :class:`~solvelens.sandbox.accounts.AuthError` (401/403)."""
+    with transaction(conn, immediate=True):
+        bot_id = authenticate(conn, authorization)
+        now_wall = time.time()
+        conn.execute(
+            "UPDATE tasks SET status = 'expired' WHERE status = 'assigned' AND expires_wall <= ?", (now_wall,)
+        )
+        row = conn.execute(
+            "SELECT id, task_type, payload FROM tasks WHERE bot_id = ? AND status = 'assigned' ORDER BY "
+            "id LIMIT 1",
+            (bot_id,),
+        ).fetchone()
+        if row is not None:
+            return Task(codec.encode("task", row[0]), row[1], json.loads(row[2]))
+        for task_type in TASK_TYPES:
+            if task_type not in task_types:
+                continue
+            found = _FINDERS[task_type](conn, bot_id)
+            if found is None:
+                continue
+            problem_id, sol_a, sol_b = found
+            payload = _payload(conn, codec, task_type, problem_id, sol_a, sol_b, mode, slim_categories)
+            cur = conn.execute(
+                "INSERT INTO tasks (bot_id, task_type, problem_id, solution_a, solution_b, status, payload, "
+                "assigned_wall, expires_wall, created_day) VALUES (?, ?, ?, ?, ?, 'assigned', ?, ?, ?, ?)",
+                (
+                    bot_id,
+                    task_type,
+                    problem_id,
+                    sol_a,
+                    sol_b,
+                    json.dumps(payload, separators=(",", ":")),
+                    now_wall,
+                    now_wall + ttl_seconds,
+                    clock_ms(conn) // DAY_MS,
+                ),
+            )
+            return Task(codec.encode("task", int(cur.lastrowid or 0)), task_type, payload)
+        return None
+
+
+_Found = tuple[int | None, int | None, int | None] | None
+
+
+def _find_flag(conn: sqlite3.Connection, bot_id: int) -> _Found:
+    row = conn.execute(
+        "SELECT p.id FROM problems p WHERE p.status = 'pending' AND coalesce(p.bot_author_id, 0) != :b "
+        "AND NOT EXISTS (SELECT 1 FROM flags f WHERE f.problem_id = p.id AND f.bot_id = :b) "
+        "AND NOT EXISTS (SELECT 1 FROM tasks t WHERE t.problem_id = p.id AND t.bot_id = :b AND "
+        "t.task_type = 'flag') "
+        "AND p.green_flags + p.red_flags + (SELECT count(*) FROM tasks t WHERE t.problem_id = p.id "
+        "AND t.task_type = 'flag' AND t.status = 'assigned') < 3 "
+        "ORDER BY p.created_at, p.id LIMIT 1",
+        {"b": bot_id},
+    ).fetchone()
+    return None if row is None else (row[0], None, None)
+
+
+def _find_solve(conn: sqlite3.Connection, bot_id: int) -> _Found:
+    row = conn.execute(
+        "SELECT p.id FROM problems p WHERE p.status = 'active' AND coalesce(p.bot_author_id, 0) != :b "
+        "AND p.solution_count < :target "
+        "AND NOT EXISTS (SELECT 1 FROM solutions s WHERE s.problem_id = p.id AND s.bot_id = :b) "
+        "AND NOT EXISTS (SELECT 1 FROM tasks t WHERE t.problem_id = p.id AND t.bot_id = :b "
+        "AND t.task_type = 'solve' AND t.status IN ('assigned', 'failed')) "
+        "AND p.solution_count + (SELECT count(*) FROM tasks t WHERE t.problem_id = p.id AND t.task_type "
+        "= 'solve' "
+        "AND t.status = 'assigned') < :target ORDER BY p.solution_count, p.created_at, p.id LIMIT 1",
+        {"b": bot_id, "target": ranking.TARGET_SOLUTIONS_PER_PROBLEM},
+    ).fetchone()
+    return None if row is None else (row[0], None, None)
+
+
+def _find_vote(conn: sqlite3.Connection, bot_id: int) -> _Found:
+    candidates = conn.execute(
+        "SELECT p.id FROM problems p WHERE (p.status = 'active' OR (p.status = 'mature' AND "
+        "p.comparison_count < ?)) "
+        "AND p.solution_count >= 2 ORDER BY (p.comparison_count * 1.0 / p.solution_count), p.id LIMIT 24",
+        (ranking.MAX_COMPARISONS_MATURE,),
+    ).fetchall()
+    _RNG.shuffle(candidates)
+    for (pid,) in candidates:
+        sols = conn.execute(
+            "SELECT id FROM solutions WHERE problem_id = ? AND coalesce(bot_id, 0) != ? "
+            "ORDER BY comparison_count, id LIMIT 12",
+            (pid, bot_id),
+        ).fetchall()
+        ids = [s[0] for s in sols]
+        if len(ids) < 2:
+            continue
+        pairs = [(ids[0], other) for other in ids[1:]]
+        _RNG.shuffle(pairs)
+        for a, b in pairs[:6]:
+            seen = conn.execute(
+                "SELECT 1 FROM comparisons WHERE voter_bot_id = ? AND ((solution_a = ? AND solution_b = "
+                "?) OR "
+                "(solution_a = ? AND solution_b = ?)) UNION ALL SELECT 1 FROM tasks WHERE bot_id = ? "
+                "AND task_type = 'vote' AND status = 'assigned' AND ((solution_a = ? AND solution_b = ?) OR "
+                "(solution_a = ? AND solution_b = ?)) LIMIT 1",
+                (bot_id, a, b, b, a, bot_id, a, b, b, a),
+            ).fetchone()
+            if seen is None:
+                return (pid, a, b) if _RNG.random() < 0.5 else (pid, b, a)
+    return None
+
+
+def _find_create(conn: sqlite3.Connection, bot_id: int) -> _Found:
+    today = clock_ms(conn) // DAY_MS
+    row = conn.execute(
+        "SELECT 1 FROM tasks WHERE bot_id = ? AND task_type = 'create' AND created_day = ? "
+        "AND status IN ('assigned', 'completed') LIMIT 1",
+        (bot_id, today),
+    ).fetchone()
+    return (None, None, None) if row is None else None
+
+
+_FINDERS: Final = {"flag": _find_flag, "solve": _find_solve, "vote": _find_vote, "create": _find_create}
+
+
+def _payload(
+    conn: sqlite3.Connection,
+    codec: IdCodec,
+    task_type: str,
+    problem_id: int | None,
+    sol_a: int | None,
+    sol_b: int | None,
+    mode: str,
+    slim: bool,
+) -> dict[str, Any]:
+    payload: dict[str, Any] = {}
+    if problem_id is not None:
+        title, desc = conn.execute(
+            "SELECT title, description FROM problems WHERE id = ?", (problem_id,)
+        ).fetchone()
+        payload["problem_id"] = codec.encode("problem", problem_id)
+        payload["problem_title"] = title
+        if task_type in ("flag", "solve"):
+            payload["problem_description"] = _wrap(desc)
+    if task_type == "vote":
+        assert sol_a is not None and sol_b is not None
+        for key, sid in (("a", sol_a), ("b", sol_b)):
+            payload[f"solution_{key}_id"] = codec.encode("solution", sid)
+            text = conn.execute("SELECT text FROM solutions WHERE id = ?", (sid,)).fetchone()[0]
+            payload[f"solution_{key}_text"] = _wrap(text)
+    if task_type in ("flag", "create"):
+        payload["categories"] = _categories(slim)
+    _instruction(payload, task_type, mode)
+    return payload
+
+
+def shape(task: Task, style: str) -> dict[str, Any]:
+    """The JSON of a task: ``real`` -> ``{"taskType","taskId","payload"}``; ``interface`` ->
+    ``{"id","prompt","type","payload"}`` where ``prompt`` is the task as one text."""
+    if style == "interface":
+        return {"id": task.id, "prompt": _prompt(task), "type": task.type, "payload": task.payload}
+    return {"taskType": task.type, "taskId": task.id, "payload": task.payload}
+
+
+def _prompt(task: Task) -> str:
+    p = task.payload
+    parts = [p["instruction"]] if "instruction" in p else []
+    if "problem_title" in p:
+        parts.append(f"Problem: {p['problem_title']}")
+    if "problem_description" in p:
+        parts.append(p["problem_description"])
+    if task.type == "vote":
+        parts += [f"Solution A:\n{p['solution_a_text']}", f"Solution B:\n{p['solution_b_text']}"]
+        parts.append('Answer with "a", "b" or "skip".')
+    if "response_format" in p:
+        parts.append(f"Response format: {p['response_format']}")
+    return "\n\n".join(parts)
+
+
+# ---------------------------------------------------------------------------------------------- submissions
+class _Invalid(Exception):
+    def __init__(self, details: list[dict[str, str]]) -> None:
+        super().__init__("invalid")
+        self.details = details
+
+
+def _bad(field: str, message: str) -> _Invalid:
+    return _Invalid([{"field": field, "message": message}])
+
+
+def _from_content(task_type: str, body: dict[str, Any]) -> dict[str, Any]:
+    """Translate ``{"content": str}`` into the typed body of ``task_type``."""
+    content = body["content"]
+    if not isinstance(content, str):
+        raise _bad("content", "content must be a string")
+    if task_type == "solve":
+        return {"solution_text": content, **{k: v for k, v in body.items() if k != "content"}}
+    if task_type == "vote":
+        return {"winner": content.strip().strip('"').lower()}
+    stripped = content.strip()
+    if stripped.startswith("{"):
+        try:
+            parsed = json.loads(stripped)
+        except ValueError:
+            raise _bad("content", "content is not a valid JSON object") from None
+        if isinstance(parsed, dict):
+            return parsed
+    if task_type == "flag":
+        return {"verdict": stripped.lower()}
+    title, _, desc = stripped.partition("\n")
+    lowered = stripped.lower()
+    category = next((c[0] for c in CATEGORIES if c[0] in lowered or c[1].lower() in lowered), "lifestyle")
+    return {"problem_title": title.strip(), "problem_description": desc.strip(), "category": category}
+
+
+def _text(body: dict[str, Any], field: str, lo: int, hi: int, *, required: bool = True) -> str | None:
+    value = body.get(field)
+    if value is None and not required:
+        return None
+    if not isinstance(value, str):
+        raise _bad(field, "Required string" if value is None else "Expected string")
+    if not lo <= len(value) <= hi:
+        raise _bad(field, f"Length must be between {lo} and {hi} characters (got {len(value)})")
+    return value
+
+
+def submit(
+    conn: sqlite3.Connection, codec: IdCodec, authorization: str | None, task_id: str, body: Any
+) -> SubmitResult:
+    """Apply a submission. Statuses: 200 ``{"success": true, "result": {...}}`` (or ``duplicate: true``),
+    404 ``Task not found or expired`` (unknown id or another bot's task), 409 ``Task already completed`` (not
+    assigned any more: completed, expired or failed), 422 ``{"error": "Validation error", "details": [...]}``
+    (the task is then marked failed). Raises :class:`~solvelens.sandbox.accounts.AuthError` (401/403)."""
+    with transaction(conn, immediate=True):
+        bot_id = authenticate(conn, authorization)
+        conn.execute(
+            "UPDATE tasks SET status = 'expired' WHERE status = 'assigned' AND expires_wall <= ?",
+            (time.time(),),
+        )
+        tid = codec.decode("task", task_id)
+        row = None
+        if tid is not None:
+            row = conn.execute(
+                "SELECT id, task_type, problem_id, solution_a, solution_b, status FROM tasks WHERE id = "
+                "? AND bot_id = ?",
+                (tid, bot_id),
+            ).fetchone()
+        if row is None:
+            return SubmitResult(404, {"error": "Task not found or expired"})
+        _, task_type, problem_id, sol_a, sol_b, status = row
+        if status != "assigned":
+            return SubmitResult(409, {"error": "Task already completed"})
+        now = clock_ms(conn)
+        try:
+            if not isinstance(body, dict):
+                raise _bad("body", "Expected a JSON object")
+            if "content" in body and not any(
+                k in body for k in ("solution_text", "winner", "verdict", "problem_title")
+            ):
+                body = _from_content(task_type, body)
+            result = _APPLY[task_type](conn, bot_id, problem_id, sol_a, sol_b, body, now, codec)
+        except _Invalid as exc:
+            conn.execute("UPDATE tasks SET status = 'failed', completed_at = ? WHERE id = ?", (now, tid))
+            return SubmitResult(422, {"error": "Validation error", "details": exc.details})
+        conn.execute("UPDATE tasks SET status = 'completed', completed_at = ? WHERE id = ?", (now, tid))
+        return SubmitResult(200, result)
+
+
+def _world(conn: sqlite3.Connection, problem_id: int | None, bot_ids: list[int]) -> World:
+    return World.load(
+        conn, random.Random(0), problem_ids=[] if problem_id is None else [problem_id], bot_ids=bot_ids
+    )
+
+
+def _apply_solve(
+    conn: sqlite3.Connection,
+    bot_id: int,
+    problem_id: int,
+    sol_a: Any,
+    sol_b: Any,
+    body: dict[str, Any],
+    now: int,
+    codec: IdCodec,
+) -> dict[str, Any]:
+    text = _text(body, "solution_text", SOLUTION_MIN, SOLUTION_MAX)
+    model_raw = _text(body, "llm_model", 0, 100, required=False)
+    version = _text(body, "llm_model_version", 0, 50, required=False)
+    model = model_raw.lower() if model_raw and _MODEL_RE.match(model_raw.lower()) else None
+    world = _world(conn, problem_id, [bot_id])
+    prob = world.problems[problem_id]
+    if bot_id in prob.solvers:
+        return {
+            "success": True,
+            "message": "Solution already submitted for this problem. Task completed.",
+            "duplicate": True,
+        }
+    assert text is not None
+    sol = world.solve(
+        prob, world.bots[bot_id], now, text, llm_model=model, llm_model_version=version, external=True
+    )
+    world.flush(conn, in_transaction=True)
+    return {"success": True, "result": {"solution_id": codec.encode("solution", sol.id)}}
+
+
+def _apply_vote(
+    conn: sqlite3.Connection,
+    bot_id: int,
+    problem_id: int,
+    sol_a: int,
+    sol_b: int,
+    body: dict[str, Any],
+    now: int,
+    codec: IdCodec,
+) -> dict[str, Any]:
+    winner = body.get("winner")
+    if winner not in ("a", "b", "skip"):
+        raise _bad("winner", "Invalid enum value. Expected 'a' | 'b' | 'skip'")
+    owners = [
+        r[0] for r in conn.execute("SELECT bot_id FROM solutions WHERE id IN (?, ?)", (sol_a, sol_b)) if r[0]
+    ]
+    world = _world(conn, problem_id, [bot_id, *owners])
+    prob = world.problems[problem_id]
+    by_id = {s.id: s for s in prob.sols}
+    a, b = by_id[sol_a], by_id[sol_b]
+    dup = conn.execute(
+        "SELECT 1 FROM comparisons WHERE voter_bot_id = ? AND ((solution_a = ? AND solution_b = ?) OR "
+        "(solution_a = ? AND solution_b = ?)) LIMIT 1",
+        (bot_id, sol_a, sol_b, sol_b, sol_a),
+    ).fetchone()
+    if dup is None:
+        world.vote(prob, world.bots[bot_id], a, b, str(winner), now)
+        world.flush(conn, in_transaction=True)
+    return {
+        "success": True,
+        "result": {
+            "solutionA": {"newScore": round(a.score, 4)},
+            "solutionB": {"newScore": round(b.score, 4)},
+        },
+    }
+
+
+_FLAG_ALIASES: Final = {"gibberish": "spam", "nsfw": "sexual", "violence": "weapons", "hate": "hate_speech"}
+
+
+def _apply_flag(
+    conn: sqlite3.Connection,
+    bot_id: int,
+    problem_id: int,
+    sol_a: Any,
+    sol_b: Any,
+    body: dict[str, Any],
+    now: int,
+    codec: IdCodec,
+) -> dict[str, Any]:
+    verdict = str(body.get("verdict", "")).strip().lower()
+    if verdict not in ("green", "red"):
+        raise _bad("verdict", "Invalid enum value. Expected 'green' | 'red'")
+    category = str(body.get("category") or "none").strip().lower()
+    category = _FLAG_ALIASES.get(category, category)
+    if category not in FLAG_CATEGORIES:
+        category = "none"
+    if verdict == "red" and category == "none":
+        category = "spam"
+    suggested = body.get("suggested_category")
+    if suggested not in CATEGORY_SLUGS:
+        suggested = None
+    world = _world(conn, problem_id, [bot_id])
+    prob = world.problems[problem_id]
+    if prob.status == "pending":
+        world.flag(prob, world.bots[bot_id], verdict, now, category=category, suggested=suggested)
+        world.flush(conn, in_transaction=True)
+    result = {
+        "verdict": verdict,
+        "category": category,
+        "suggested_category": suggested,
+        "problem_new_status": prob.status,
+    }
+    return {"success": True, "result": result}
+
+
+def _apply_create(
+    conn: sqlite3.Connection,
+    bot_id: int,
+    problem_id: Any,
+    sol_a: Any,
+    sol_b: Any,
+    body: dict[str, Any],
+    now: int,
+    codec: IdCodec,
+) -> dict[str, Any]:
+    title = _text(body, "problem_title", 5, 200)
+    desc = _text(body, "problem_description", 20, 1000)
+    category = body.get("category")
+    if category not in CATEGORY_SLUGS:
+        raise _bad("category", f"Invalid enum value. Expected one of {', '.join(CATEGORY_SLUGS)}")
+    assert title is not None and desc is not None
+    if conn.execute("SELECT 1 FROM problems WHERE lower(title) = lower(?) LIMIT 1", (title,)).fetchone():
+        return {
+            "success": True,
+            "message": "Duplicate title — problem already exists. Task completed.",
+            "duplicate": True,
+        }
+    world = _world(conn, None, [bot_id])
+    prob = world.create_problem(
+        title=title, description=desc, category=str(category), t=now, bot=world.bots[bot_id]
+    )
+    world.flush(conn, in_transaction=True)
+    return {"success": True, "result": {"problem_id": codec.encode("problem", prob.id)}}
+
+
+_APPLY: Final = {"solve": _apply_solve, "vote": _apply_vote, "flag": _apply_flag, "create": _apply_create}

@@ -1,0 +1,205 @@
+"""Fault injection, request body cap and per-key rate limit: a pure ASGI middleware over ``/api/`` routes
+(``/health`` is never affected, so readiness checks stay reliable).
+
+Fault kinds (chosen per request, deterministic for a given arrival order):
+
+| kind       | response                                                                                   |
+|------------|--------------------------------------------------------------------------------------------|
+| ``429``    | 429 ``{"statusCode":429,"error":"Too Many Requests","message":...}`` + ``Retry-After``       |
+| ``500``    | 500 ``{"error":"Internal server error"}``                                                  |
+| ``502``    | 502 ``{"error":"Bad Gateway"}``                                                            |
+| ``503``    | 503 ``{"error":"Service Unavailable"}`` + ``Retry-After``                                  |
+| ``slow``   | the normal answer after ``slow_ms`` extra milliseconds                                     |
+| ``truncate`` | the normal status and headers, but only the first half of the body (no Content-Length)  |
+| ``html``   | 502 with an HTML error page (``text/html``), as a proxy in front of a platform would send  |
+
+A request gets a fault from ``schedule`` (the n-th ``/api/`` request gets ``schedule[n-1]``; ``ok`` = none)
+and, after the schedule, with probability ``rate`` (kind drawn from ``kinds`` with ``random.Random(seed)``).
+``latency_ms`` is added to every ``/api/`` answer. ``max_body_bytes`` answers 413 to larger request bodies
+(by ``Content-Length``). ``rate_limit`` allows that many requests per ``rate_window_seconds`` per API key
+(or client address without one), then 429 with ``Retry-After`` (seconds until the window ends).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import math
+import random
+import time
+from collections.abc import Awaitable, Callable, MutableMapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+import orjson
+from fastapi import FastAPI
+
+FAULT_KINDS: Final = ("429", "500", "502", "503", "slow", "truncate", "html")
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+_HTML = (
+    b"<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1>"
+    b"</center><hr><center>nginx</center></body></html>"
+)
+
+
+@dataclass(frozen=True)
+class FaultConfig:
+    """Fault injection and limits (everything off by default). See the module docstring."""
+
+    rate: float = 0.0
+    kinds: tuple[str, ...] = FAULT_KINDS
+    seed: int = 0
+    schedule: tuple[str, ...] = ()
+    latency_ms: float = 0.0
+    slow_ms: float = 1500.0
+    retry_after_seconds: int = 1
+    max_body_bytes: int | None = None
+    rate_limit: int | None = None
+    rate_window_seconds: float = 60.0
+
+    def __post_init__(self) -> None:
+        unknown = [k for k in (*self.kinds, *self.schedule) if k not in (*FAULT_KINDS, "ok")]
+        if unknown:
+            raise ValueError(
+                f"unknown fault kinds {unknown}; known: {', '.join(FAULT_KINDS)} (and ok in schedules)"
+            )
+        if not 0.0 <= self.rate <= 1.0:
+            raise ValueError("fault rate must be between 0 and 1")
+
+    @property
+    def active(self) -> bool:
+        """Whether the middleware has anything to do."""
+        return bool(
+            self.rate
+            or self.schedule
+            or self.latency_ms
+            or self.max_body_bytes is not None
+            or self.rate_limit
+        )
+
+
+async def _send_json(
+    send: Send, status: int, body: dict[str, Any], headers: list[tuple[bytes, bytes]]
+) -> None:
+    data = orjson.dumps(body)
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(data)).encode()),
+                *headers,
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": data})
+
+
+class FaultMiddleware:
+    """The ASGI middleware applying a :class:`FaultConfig` to ``/api/`` requests."""
+
+    def __init__(self, app: ASGIApp, config: FaultConfig) -> None:
+        self.app = app
+        self.config = config
+        self.rng = random.Random(config.seed)
+        self.count = 0
+        self.windows: dict[str, tuple[float, int]] = {}
+
+    def _decide(self) -> str:
+        self.count += 1
+        cfg = self.config
+        if self.count <= len(cfg.schedule):
+            return cfg.schedule[self.count - 1]
+        if cfg.rate and self.rng.random() < cfg.rate:
+            return self.rng.choice(cfg.kinds)
+        return "ok"
+
+    def _rate_limited(self, scope: Scope) -> float | None:
+        cfg = self.config
+        if not cfg.rate_limit:
+            return None
+        headers = dict(scope.get("headers") or [])
+        auth = headers.get(b"authorization")
+        client = scope.get("client") or ("?", 0)
+        key = hashlib.sha256(auth).hexdigest() if auth else f"ip:{client[0]}"
+        now = time.monotonic()
+        start, n = self.windows.get(key, (now, 0))
+        if now - start >= cfg.rate_window_seconds:
+            start, n = now, 0
+        n += 1
+        self.windows[key] = (start, n)
+        if n > cfg.rate_limit:
+            return max(0.0, start + cfg.rate_window_seconds - now)
+        return None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or not str(scope.get("path", "")).startswith("/api/"):
+            await self.app(scope, receive, send)
+            return
+        cfg = self.config
+        if cfg.max_body_bytes is not None:
+            length = dict(scope.get("headers") or []).get(b"content-length")
+            if length is not None and length.isdigit() and int(length) > cfg.max_body_bytes:
+                await _send_json(
+                    send, 413, {"error": f"Request body is larger than {cfg.max_body_bytes} bytes"}, []
+                )
+                return
+        wait = self._rate_limited(scope)
+        if wait is not None:
+            retry = str(max(1, math.ceil(wait))).encode()
+            await _send_json(send, 429, {"error": "Rate limit exceeded"}, [(b"retry-after", retry)])
+            return
+        kind = self._decide()
+        if cfg.latency_ms:
+            await asyncio.sleep(cfg.latency_ms / 1000)
+        retry_after = [(b"retry-after", str(cfg.retry_after_seconds).encode())]
+        if kind == "429":
+            message = f"Rate limit exceeded, retry in {cfg.retry_after_seconds} second(s)"
+            body = {"statusCode": 429, "error": "Too Many Requests", "message": message}
+            await _send_json(send, 429, body, retry_after)
+        elif kind == "500":
+            await _send_json(send, 500, {"error": "Internal server error"}, [])
+        elif kind == "502":
+            await _send_json(send, 502, {"error": "Bad Gateway"}, [])
+        elif kind == "503":
+            await _send_json(send, 503, {"error": "Service Unavailable"}, retry_after)
+        elif kind == "html":
+            headers = [(b"content-type", b"text/html"), (b"content-length", str(len(_HTML)).encode())]
+            await send({"type": "http.response.start", "status": 502, "headers": headers})
+            await send({"type": "http.response.body", "body": _HTML})
+        elif kind == "truncate":
+            await self._truncated(scope, receive, send)
+        else:
+            if kind == "slow":
+                await asyncio.sleep(cfg.slow_ms / 1000)
+            await self.app(scope, receive, send)
+
+    async def _truncated(self, scope: Scope, receive: Receive, send: Send) -> None:
+        start: Message | None = None
+        chunks: list[bytes] = []
+
+        async def capture(message: Message) -> None:
+            nonlocal start
+            if message["type"] == "http.response.start":
+                start = message
+            elif message["type"] == "http.response.body":
+                chunks.append(message.get("body", b""))
+
+        await self.app(scope, receive, capture)
+        assert start is not None
+        body = b"".join(chunks)
+        headers = [(k, v) for k, v in start.get("headers", []) if k.lower() != b"content-length"]
+        await send({"type": "http.response.start", "status": start["status"], "headers": headers})
+        await send({"type": "http.response.body", "body": body[: len(body) // 2]})
+
+
+def install_faults(app: FastAPI, config: FaultConfig) -> None:
+    """Add :class:`FaultMiddleware` to ``app`` when ``config`` has anything switched on."""
+    if config.active:
+        app.add_middleware(FaultMiddleware, config=config)  # type: ignore[arg-type]
