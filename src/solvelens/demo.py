@@ -59,7 +59,9 @@ def free_port() -> int:
 
 
 @contextmanager
-def running_sandbox(db_path: Path, *, port: int | None = None, startup_timeout: float = 60.0) -> Iterator[str]:
+def running_sandbox(
+    db_path: Path, *, port: int | None = None, startup_timeout: float = 60.0
+) -> Iterator[str]:
     """Serve the sandbox platform in ``db_path`` from a uvicorn subprocess on 127.0.0.1; yield its base URL.
 
     The base URL ends in ``/api/v1``. The server is stopped (SIGTERM, then SIGKILL after 10 s) on exit.
@@ -75,14 +77,18 @@ def running_sandbox(db_path: Path, *, port: int | None = None, startup_timeout: 
         while True:
             if proc.poll() is not None:
                 err = proc.stderr.read().decode(errors="replace")[-2000:] if proc.stderr else ""
-                raise DemoError(f"The sandbox server exited with code {proc.returncode} while starting:\n{err}")
+                raise DemoError(
+                    f"The sandbox server exited with code {proc.returncode} while starting:\n{err}"
+                )
             try:
                 if httpx.get(f"{root}/health", timeout=2.0).status_code == 200:
                     break
             except httpx.TransportError:
                 pass
             if time.monotonic() > deadline:
-                raise DemoError(f"The sandbox server on {root} did not answer /health within {startup_timeout:.0f} s.")
+                raise DemoError(
+                    f"The sandbox server on {root} did not answer /health within {startup_timeout:.0f} s."
+                )
             time.sleep(0.2)
         yield f"{root}/api/v1"
     finally:
@@ -125,7 +131,9 @@ def _prefect_defaults() -> None:
     os.environ.setdefault("PREFECT_LOGGING_TO_API_WHEN_MISSING_FLOW", "ignore")
 
 
-async def _take_snapshots(base_url: str, db_path: Path, sandbox_db: Path, days: int, console: Console) -> list[dict]:
+async def _take_snapshots(
+    base_url: str, db_path: Path, sandbox_db: Path, days: int, console: Console
+) -> list[dict]:
     from solvelens.flows.snapshot import snapshot_flow
     from solvelens.sandbox.simulate import advance
 
@@ -229,7 +237,9 @@ def print_summary(result: DemoResult, console: Console) -> None:
     console.print(table)
     console.print(f"DuckDB store:  {result.db_path}")
     console.print(f"Report:        {result.report_path}")
-    console.print(f"Sandbox data:  {result.sandbox_db} (serve it again: solvelens sandbox serve --db {result.sandbox_db})")
+    console.print(
+        f"Sandbox data:  {result.sandbox_db} (serve it again: solvelens sandbox serve --db {result.sandbox_db})"
+    )
     console.print(
         "Next: open the report in a browser, or `SOLVELENS_DB="
         f"{result.db_path} .venv/bin/jupyter lab notebooks/leaderboard_history.ipynb`"

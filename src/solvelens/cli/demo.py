@@ -8,8 +8,12 @@ import typer
 
 
 def demo(
-    days: int = typer.Option(30, min=1, envvar="SOLVELENS_DEMO_DAYS", help="Simulated days (one snapshot per day)."),
-    seed: int = typer.Option(7, envvar="SOLVELENS_DEMO_SEED", help="Seed of the sandbox platform and simulator."),
+    days: int = typer.Option(
+        30, min=1, envvar="SOLVELENS_DEMO_DAYS", help="Simulated days (one snapshot per day)."
+    ),
+    seed: int = typer.Option(
+        7, envvar="SOLVELENS_DEMO_SEED", help="Seed of the sandbox platform and simulator."
+    ),
     db: Path = typer.Option(
         Path("data/solvelens.duckdb"), envvar="SOLVELENS_DB", help="DuckDB snapshot store to (re)create."
     ),
@@ -31,7 +35,9 @@ def demo(
 
     console = Console()
     try:
-        result = run_demo(db_path=db, sandbox_db=sandbox_db, reports_dir=reports_dir, days=days, seed=seed, console=console)
+        result = run_demo(
+            db_path=db, sandbox_db=sandbox_db, reports_dir=reports_dir, days=days, seed=seed, console=console
+        )
     except DemoError as exc:
         console.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(1) from exc
