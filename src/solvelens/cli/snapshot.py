@@ -1,7 +1,221 @@
-"""`solvelens snapshot` command (being written)."""
+"""``solvelens snapshot`` (one snapshot through the Prefect flow) and ``solvelens schedule`` (served
+deployments: scheduled snapshots and a daily report).
+
+Prefect, DuckDB and polars are imported inside the commands so ``solvelens --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
 
 import typer
 
+_STEP_LABELS = {
+    "problems": "problems (pages)",
+    "solutions": "solution lists",
+    "leaderboard": "leaderboard (pages)",
+    "bots": "bot profiles",
+    "reference": "categories + stats",
+}
+
+
+def _fail(message: str, code: int = 1) -> None:
+    typer.secho(f"error: {message}", err=True, fg=typer.colors.RED)
+    raise typer.Exit(code)
+
+
+@contextmanager
+def _env(values: dict[str, str]) -> Any:
+    """Set environment variables for the block only."""
+    saved = {k: os.environ.get(k) for k in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def _quiet_prefect(verbose: bool) -> None:
+    """Prefect logs at WARNING unless verbose (must run before prefect is imported); no telemetry."""
+    os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+    os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
+    if not verbose:
+        os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
+
+
+def _run_with_progress(kwargs: dict[str, Any]) -> dict[str, Any]:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn
+
+    from solvelens.flows.fetch import progress_callback
+    from solvelens.flows.snapshot import snapshot_flow
+
+    with Progress(
+        SpinnerColumn(),
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        transient=True,
+    ) as progress:
+        tasks: dict[str, Any] = {}
+        start = progress.add_task("starting Prefect and the flow run", total=None)
+
+        def on_progress(step: str, done: int, total: int | None) -> None:
+            if step not in tasks:
+                progress.update(start, visible=False)
+                tasks[step] = progress.add_task(_STEP_LABELS.get(step, step), total=total)
+            progress.update(tasks[step], completed=done, total=total)
+
+        token = progress_callback.set(on_progress)
+        try:
+            result: dict[str, Any] = asyncio.run(snapshot_flow(**kwargs))
+        finally:
+            progress_callback.reset(token)
+    return result
+
+
+def _print_summary(summary: dict[str, Any]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    table = Table(title=f"snapshot {summary['snapshot_id']} taken at {summary['taken_at']}")
+    table.add_column("resource")
+    table.add_column("rows", justify="right")
+    table.add_column("new versions", justify="right")
+    for name, n in summary["counts"].items():
+        table.add_row(name, f"{n:,}", f"{summary['new_versions'].get(name, 0):,}")
+    console.print(table)
+    fetch = summary["fetch"].get("problems", {})
+    console.print(
+        f"complete in {summary['duration_s']:.1f} s; solutions refetched for {fetch.get('refetched', 0)} "
+        f"problems, carried over for {fetch.get('carried_over', 0)}; "
+        f"store {summary['file_bytes'] / 1e6:.1f} MB"
+    )
+    for d in summary["drift"]:
+        console.print(f"[yellow]drift[/] {d['resource']}.{d['field']}: {d['change']}")
+    for w in summary["warnings"]:
+        console.print(f"[yellow]warning[/] {w}")
+
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to the root app."""
+    """Add ``snapshot`` and ``schedule`` to the root app."""
+
+    @app.command("snapshot")
+    def snapshot(
+        base_url: str = typer.Option(
+            ..., "--base-url", envvar="SOLVELENS_BASE_URL", help="Platform API base URL, ending in /api/v1."
+        ),
+        db: Path = typer.Option(
+            Path("data/solvelens.duckdb"), "--db", envvar="SOLVELENS_DB", help="DuckDB snapshot store."
+        ),
+        api_key: str | None = typer.Option(
+            None,
+            "--api-key",
+            envvar="SOLVELENS_API_KEY",
+            show_default=False,
+            help="Bot API key: also snapshot /bot/me. Given to the fetch task through the environment only.",
+        ),
+        full: bool = typer.Option(
+            False, "--full", envvar="SOLVELENS_FULL", help="Refetch every problem's solutions."
+        ),
+        taken_at: str | None = typer.Option(
+            None,
+            "--taken-at",
+            envvar="SOLVELENS_TAKEN_AT",
+            help="Snapshot time, ISO-8601 UTC (default: now).",
+        ),
+        concurrency: int = typer.Option(
+            8, "--concurrency", envvar="SOLVELENS_CONCURRENCY", help="Concurrent requests in fan-outs."
+        ),
+        lock_timeout: float = typer.Option(
+            60.0,
+            "--lock-timeout",
+            envvar="SOLVELENS_LOCK_TIMEOUT",
+            help="Seconds to wait while another writer holds the store.",
+        ),
+        verbose: bool = typer.Option(
+            False, "--verbose", envvar="SOLVELENS_VERBOSE", help="Show Prefect's flow and task logs."
+        ),
+    ) -> None:
+        """Take one complete snapshot of every public resource into the DuckDB store (Prefect flow).
+
+        Exits 0 only when the snapshot is complete.
+        """
+        from solvelens.config import InvalidApiKeyError, check_api_key
+
+        env: dict[str, str] = {}
+        if api_key:
+            try:
+                env["SOLVELENS_API_KEY"] = check_api_key(api_key).get_secret_value()
+            except InvalidApiKeyError as exc:
+                _fail(str(exc), 2)
+        _quiet_prefect(verbose)
+        kwargs = {
+            "base_url": base_url,
+            "db_path": str(db),
+            "taken_at": taken_at,
+            "full": full,
+            "concurrency": concurrency,
+            "lock_timeout_s": lock_timeout,
+        }
+        try:
+            with _env(env):
+                summary = _run_with_progress(kwargs)
+        except KeyboardInterrupt:
+            _fail("interrupted; no snapshot was written", 130)
+        except Exception as exc:
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+            _fail(f"snapshot failed ({type(exc).__name__}): {first}; no snapshot was written")
+        _print_summary(summary)
+
+    @app.command("schedule")
+    def schedule(
+        base_url: str = typer.Option(
+            ..., "--base-url", envvar="SOLVELENS_BASE_URL", help="Platform API base URL, ending in /api/v1."
+        ),
+        db: Path = typer.Option(
+            Path("data/solvelens.duckdb"), "--db", envvar="SOLVELENS_DB", help="DuckDB snapshot store."
+        ),
+        cron: str = typer.Option(
+            "0 * * * *", "--cron", envvar="SOLVELENS_CRON", help="Snapshot schedule (cron, UTC)."
+        ),
+        report_cron: str = typer.Option(
+            "30 6 * * *", "--report-cron", envvar="SOLVELENS_REPORT_CRON", help="Report schedule (cron, UTC)."
+        ),
+        report_out: Path = typer.Option(
+            Path("data/reports/leaderboard.html"),
+            "--report-out",
+            envvar="SOLVELENS_REPORT_OUT",
+            help="Where the daily report is written.",
+        ),
+        full: bool = typer.Option(
+            False, "--full", envvar="SOLVELENS_FULL", help="Scheduled snapshots refetch every solution."
+        ),
+    ) -> None:
+        """Serve scheduled deployments until Ctrl-C: snapshots on --cron and the report on --report-cron.
+
+        The API key, if any, comes from this process's SOLVELENS_API_KEY / SOLVELENS_API_KEY_FILE.
+        """
+        _quiet_prefect(verbose=True)
+        from solvelens.flows.deployments import build_deployments, serve_deployments
+
+        try:
+            deployments = build_deployments(
+                base_url,
+                str(db),
+                str(report_out),
+                snapshot_cron=cron,
+                report_cron=report_cron,
+                full=full,
+            )
+        except ImportError as exc:
+            _fail(f"the report flow is not available ({exc})")
+        serve_deployments(deployments)

@@ -2,8 +2,9 @@
 
 DuckDB lets no other process open a file that one process holds read-write (not even read-only), and it
 fails at once instead of waiting. So every solvelens process takes a ``flock`` on ``<db>.lock`` first:
-writers take it exclusively, readers shared, and both wait a bounded time (polling) before giving up with a
-message naming the lock file. ``flock`` locks belong to the open file, so they also serialise threads of one process.
+writers take it exclusively, readers shared, and both wait a bounded time (polling) before giving up with
+a message naming the lock file. ``flock`` locks belong to the open file, so they also serialise threads of
+one process.
 """
 
 from __future__ import annotations

@@ -1,0 +1,270 @@
+"""Plain async fetch steps of a snapshot (no Prefect here): platform HTTP -> staging directory.
+
+Each step opens its own :class:`solvelens.client.AsyncPlatformClient`, fetches one group of resources, writes
+them to a :class:`solvelens.store.StagingArea` and returns a small JSON-serialisable report::
+
+    {"step": str, "counts": {resource: n}, "warnings": [str], "info": {...}}
+
+Steps (endpoints relative to the base URL ``.../api/v1``):
+
+- :func:`fetch_problems_step`: every page of ``GET /problems`` (``sort=oldest`` so new problems land at the
+  end and paging does not drift), deduplicated by id, then ``GET /problems/{id}/solutions`` of every listed
+  problem with bounded concurrency -- except problems whose ``solutionCount`` and ``comparisonCount`` equal
+  those of the last complete snapshot of the same base URL (their solution list carries over), unless
+  ``full``.
+- :func:`fetch_leaderboard_step`: every page of ``GET /leaderboard`` (rank = position in the walk), then
+  ``GET /bots/{id}`` for each leaderboard bot.
+- :func:`fetch_reference_step`: ``GET /categories`` and ``GET /stats``.
+- :func:`fetch_bot_me_step`: ``GET /bot/me`` with the configured API key.
+
+A paging walk that sees an id twice keeps the first copy; a server ``total`` that differs from the unique
+records collected is recorded as a warning (never a failure).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from contextvars import ContextVar
+from typing import Any
+
+from pydantic import SecretStr
+
+from solvelens.client import (
+    AsyncPlatformClient,
+    AuthenticationError,
+    NotFoundError,
+    Page,
+    PermissionDeniedError,
+)
+from solvelens.config import InvalidApiKeyError, Settings
+from solvelens.store import StagingArea, latest_solution_state
+
+#: Default number of concurrent requests in a fan-out (solutions per problem, bot profiles).
+DEFAULT_CONCURRENCY = 8
+
+#: A progress callback: ``(step, done, total)``; ``total`` is ``None`` while unknown.
+ProgressCallback = Callable[[str, int, int | None], None]
+#: The progress callback of the current context (the CLI sets one to draw a progress display).
+progress_callback: ContextVar[ProgressCallback | None] = ContextVar("solvelens_progress", default=None)
+
+
+def report_progress(step: str, done: int, total: int | None) -> None:
+    """Tell the current progress callback (if any) that ``done`` of ``total`` units of ``step`` are done."""
+    callback = progress_callback.get()
+    if callback is not None:
+        callback(step, done, total)
+
+
+def _report(step: str, counts: dict[str, int], warnings: list[str], **info: Any) -> dict[str, Any]:
+    return {"step": step, "counts": counts, "warnings": warnings, "info": info}
+
+
+def _client(base_url: str, api_key: SecretStr | None = None, concurrency: int = DEFAULT_CONCURRENCY) -> Any:
+    # read_env=False: public steps never pick up a key from the environment.
+    return AsyncPlatformClient(
+        base_url, api_key=api_key, read_env=False, max_connections=max(concurrency, 4) + 2
+    )
+
+
+async def collect_pages(
+    pages: AsyncIterator[Page], resource: str, warnings: list[str], *, progress_step: str | None = None
+) -> list[dict[str, Any]]:
+    """All items of a paging walk, deduplicated by ``id`` (first copy kept), in walk order.
+
+    Appends to ``warnings`` when ids repeated (the listing changed during the walk) or when the server's
+    reported ``total`` differs from the number of unique records collected.
+    """
+    seen: set[Any] = set()
+    items: list[dict[str, Any]] = []
+    duplicates = 0
+    total: int | None = None
+    async for page in pages:
+        if page.total is not None:
+            total = page.total
+        for item in page.items:
+            key = item.get("id") if isinstance(item, dict) else None
+            if key is not None and key in seen:
+                duplicates += 1
+                continue
+            if key is not None:
+                seen.add(key)
+            items.append(item)
+        if progress_step:
+            report_progress(progress_step, len(items), total)
+    if duplicates:
+        warnings.append(f"{resource}: {duplicates} repeated records skipped while paging (listing moved)")
+    if total is not None and total != len(items):
+        warnings.append(f"{resource}: the server reported total={total} but {len(items)} unique were listed")
+    return items
+
+
+async def fetch_problems_step(
+    base_url: str,
+    staging_dir: str,
+    *,
+    db_path: str | None = None,
+    full: bool = False,
+    concurrency: int = DEFAULT_CONCURRENCY,
+) -> dict[str, Any]:
+    """Stage ``problems``, ``solutions``, ``solution_problems`` and ``solution_carryover``.
+
+    ``db_path`` names the store whose last complete snapshot of ``base_url`` decides which problems are not
+    refetched (``None`` or ``full=True``: refetch all). A problem that vanished between listing and fetching
+    (404) is skipped with a warning. Returns the step report; ``info`` has ``refetched`` and ``carried_over``
+    (problem counts). Raises :class:`solvelens.client.PlatformError` when the platform keeps failing.
+    """
+    area = StagingArea(staging_dir)
+    warnings: list[str] = []
+    previous = {} if full or db_path is None else latest_solution_state(db_path, base_url)
+    async with _client(base_url, concurrency=concurrency) as client:
+        problems = await collect_pages(
+            client.problem_pages(sort="oldest"), "problems", warnings, progress_step="problems"
+        )
+        to_fetch: list[str] = []
+        carried: dict[str, int] = {}
+        for p in problems:
+            pid = str(p.get("id"))
+            before = previous.get(pid)
+            if before and (p.get("solutionCount"), p.get("comparisonCount")) == before[:2]:
+                carried[pid] = before[2]
+            else:
+                to_fetch.append(pid)
+        area.write_records("problems", problems)
+        with area.writer("solution_carryover") as carry:
+            carry.append(problem_id=list(carried), manifest_id=list(carried.values()))
+
+        semaphore = asyncio.Semaphore(concurrency)
+        done = 0
+        missing: list[str] = []
+        n_solutions = 0
+        with area.writer("solutions") as sink, area.writer("solution_problems") as fetched:
+
+            async def one(pid: str) -> None:
+                nonlocal done, n_solutions
+                async with semaphore:
+                    try:
+                        walk_warnings: list[str] = []
+                        solutions = await collect_pages(
+                            client.solution_pages(pid), f"solutions of {pid}", walk_warnings
+                        )
+                    except NotFoundError:
+                        missing.append(pid)
+                        return
+                    finally:
+                        done += 1
+                        report_progress("solutions", done, len(to_fetch))
+                warnings.extend(walk_warnings)
+                sink.append(
+                    problem_id=[pid] * len(solutions), rank=list(range(1, len(solutions) + 1)), raw=solutions
+                )
+                fetched.append(problem_id=[pid])
+                n_solutions += len(solutions)
+
+            report_progress("solutions", 0, len(to_fetch))
+            await asyncio.gather(*(one(pid) for pid in to_fetch))
+    if missing:
+        warnings.append(f"solutions: {len(missing)} listed problems were gone (404) when fetched")
+    return _report(
+        "problems",
+        {"problems": len(problems), "solutions_fetched": n_solutions},
+        warnings,
+        refetched=len(to_fetch) - len(missing),
+        carried_over=len(carried),
+    )
+
+
+async def fetch_leaderboard_step(
+    base_url: str, staging_dir: str, *, concurrency: int = DEFAULT_CONCURRENCY
+) -> dict[str, Any]:
+    """Stage ``leaderboard`` (rank 1 = top, by position in the walk) and ``bots`` (``GET /bots/{id}`` of each
+    leaderboard bot; a bot gone meanwhile (404) is skipped with a warning)."""
+    area = StagingArea(staging_dir)
+    warnings: list[str] = []
+    async with _client(base_url, concurrency=concurrency) as client:
+        board = await collect_pages(
+            client.leaderboard_pages(), "leaderboard", warnings, progress_step="leaderboard"
+        )
+        area.write_records("leaderboard", board, rank=list(range(1, len(board) + 1)))
+        semaphore = asyncio.Semaphore(concurrency)
+        profiles: list[dict[str, Any] | None] = [None] * len(board)
+        done = 0
+
+        async def one(i: int, bot_id: str) -> None:
+            nonlocal done
+            async with semaphore:
+                try:
+                    profiles[i] = dict(await client.get_bot(bot_id))
+                except NotFoundError:
+                    pass
+                finally:
+                    done += 1
+                    report_progress("bots", done, len(board))
+
+        await asyncio.gather(*(one(i, str(b.get("id"))) for i, b in enumerate(board)))
+    found = [p for p in profiles if p is not None]
+    if len(found) < len(board):
+        warnings.append(f"bots: {len(board) - len(found)} leaderboard bots were gone (404) when fetched")
+    area.write_records("bots", found)
+    return _report("leaderboard", {"leaderboard": len(board), "bots": len(found)}, warnings)
+
+
+async def fetch_reference_step(base_url: str, staging_dir: str) -> dict[str, Any]:
+    """Stage ``categories`` (``GET /categories``) and ``platform_stats`` (``GET /stats``, one record)."""
+    area = StagingArea(staging_dir)
+    async with _client(base_url) as client:
+        categories, stats = await asyncio.gather(client.list_categories(), client.get_stats())
+    area.write_records("categories", [dict(c) for c in categories])
+    area.write_records("platform_stats", [dict(stats)])
+    report_progress("reference", 2, 2)
+    return _report("reference", {"categories": len(categories), "platform_stats_records": 1}, [])
+
+
+async def fetch_bot_me_step(base_url: str, staging_dir: str) -> dict[str, Any]:
+    """Stage ``bot_me`` (``GET /bot/me``) with the API key of :class:`solvelens.config.Settings`
+    (``SOLVELENS_API_KEY`` or ``SOLVELENS_API_KEY_FILE``); the key is never a parameter, never logged.
+
+    No key configured: nothing staged, ``info.skipped`` says why. A malformed or rejected key (401/403) is a
+    warning, not a failure: the public resources still make a complete snapshot.
+    """
+    warnings: list[str] = []
+    try:
+        key = Settings().resolved_api_key()
+    except (InvalidApiKeyError, OSError) as exc:
+        return _report("bot_me", {"bot_me": 0}, [f"bot_me skipped: {exc}"], skipped="invalid key")
+    if key is None:
+        return _report("bot_me", {"bot_me": 0}, warnings, skipped="no API key configured")
+    area = StagingArea(staging_dir)
+    async with _client(base_url, api_key=key) as client:
+        try:
+            me = dict(await client.get_me())
+        except (AuthenticationError, PermissionDeniedError) as exc:
+            skipped = f"HTTP {exc.status_code}"
+            return _report("bot_me", {"bot_me": 0}, [f"bot_me skipped: {exc}"], skipped=skipped)
+    area.write_records("bot_me", [me])
+    return _report("bot_me", {"bot_me": 1}, warnings)
+
+
+async def fetch_all(
+    base_url: str,
+    staging_dir: str,
+    *,
+    db_path: str | None = None,
+    full: bool = False,
+    use_api_key: bool = True,
+    concurrency: int = DEFAULT_CONCURRENCY,
+) -> list[dict[str, Any]]:
+    """Run every step concurrently into ``staging_dir`` (created beforehand) and record their reports as
+    staging parts. The Prefect flow runs the same steps as tasks; this is the Prefect-free path."""
+    area = StagingArea(staging_dir)
+    steps = [
+        fetch_problems_step(base_url, staging_dir, db_path=db_path, full=full, concurrency=concurrency),
+        fetch_leaderboard_step(base_url, staging_dir, concurrency=concurrency),
+        fetch_reference_step(base_url, staging_dir),
+    ]
+    if use_api_key:
+        steps.append(fetch_bot_me_step(base_url, staging_dir))
+    reports = list(await asyncio.gather(*steps))
+    for r in reports:
+        area.write_part(r["step"], warnings=r["warnings"], info={**r["counts"], **r["info"]})
+    return reports
