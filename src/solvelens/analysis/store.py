@@ -9,6 +9,8 @@ connection before returning. Everything returned is in memory as polars frames (
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,7 +39,11 @@ class StoreNotFoundError(StoreError, FileNotFoundError):
 
 
 class NotAStoreError(StoreError):
-    """The file exists but is not a DuckDB file with the public views (or it is locked by a writer)."""
+    """The file exists but is not a DuckDB file with the public views."""
+
+
+class StoreBusyError(StoreError):
+    """A writer held the store longer than the reader's lock timeout."""
 
 
 @dataclass(frozen=True)
@@ -172,31 +178,49 @@ _SOLUTION_COLUMNS = (
 )
 
 
-def _connect(path: Path) -> duckdb.DuckDBPyConnection:
+@contextmanager
+def _connect(path: Path, lock_timeout_s: float) -> Iterator[duckdb.DuckDBPyConnection]:
+    """The store's read-only connection (shared store lock held, ``TimeZone=UTC``), errors made one-liners."""
+    from solvelens.store import StoreLockTimeout, open_readonly
+    from solvelens.store import StoreNotFoundError as _Missing
+
     if not path.exists():
         raise StoreNotFoundError(f"store {path} does not exist: run `solvelens snapshot --db {path}` first")
     try:
-        con = duckdb.connect(str(path), read_only=True)
+        with open_readonly(path, lock_timeout_s=lock_timeout_s) as con:
+            yield con
+    except _Missing as exc:
+        raise StoreNotFoundError(
+            f"store {path} does not exist: run `solvelens snapshot --db {path}` first"
+        ) from exc
+    except StoreLockTimeout as exc:
+        raise StoreBusyError(f"store {path} is busy (a snapshot is being written): {exc}") from exc
     except duckdb.Error as exc:
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise NotAStoreError(f"cannot open store {path} read-only: {first}") from exc
-    con.execute("SET TimeZone = 'UTC'")
-    return con
+        raise NotAStoreError(f"cannot read store {path}: {first}") from exc
 
 
-def load(db_path: str | Path, *, last_days: float | None = None, since: dt.datetime | None = None) -> Store:
+def load(
+    db_path: str | Path,
+    *,
+    last_days: float | None = None,
+    since: dt.datetime | None = None,
+    lock_timeout_s: float = 60.0,
+) -> Store:
     """Read the store at ``db_path`` read-only into a :class:`Store` and close the connection.
 
     ``last_days`` keeps snapshots taken within that many days before the newest one; ``since`` keeps
     snapshots taken at or after that instant (timezone-aware, or naive meaning UTC). Both may be given.
 
-    Raises :class:`StoreNotFoundError` when the file does not exist and :class:`NotAStoreError` when it
-    cannot be opened or lacks a public view. An empty store (no complete snapshot) is not an error: its
-    frames are empty and ``snapshot_count`` is 0.
+    The store's shared lock (``solvelens.store.open_readonly``) is held while reading, so a snapshot being
+    written is waited for (up to ``lock_timeout_s`` seconds) instead of failing.
+
+    Raises :class:`StoreNotFoundError` when the file does not exist, :class:`StoreBusyError` when a writer
+    holds it too long and :class:`NotAStoreError` when it cannot be read or lacks a public view. An empty
+    store (no complete snapshot) is not an error: its frames are empty and ``snapshot_count`` is 0.
     """
     path = Path(db_path)
-    con = _connect(path)
-    try:
+    with _connect(path, lock_timeout_s) as con:
         names = {row[0] for row in con.sql("SELECT table_name FROM information_schema.tables").fetchall()}
         missing = [view for view in REQUIRED_VIEWS if view not in names]
         if missing:
@@ -231,8 +255,6 @@ def load(db_path: str | Path, *, last_days: float | None = None, since: dt.datet
         frames["solutions"] = con.sql(f"SELECT {_SOLUTION_COLUMNS} FROM solutions WHERE {latest_filter}").pl()
         snapshots = _typed("snapshots", snapshots)
         frames = {name: _typed(name, frame) for name, frame in frames.items()}
-    finally:
-        con.close()
     return Store(
         path=path,
         snapshots=snapshots.lazy(),

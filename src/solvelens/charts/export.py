@@ -5,6 +5,7 @@ bundled Vega JavaScript (from vl-convert, no network) for pages that embed many 
 from __future__ import annotations
 
 import functools
+import os
 from pathlib import Path
 from typing import Any
 
@@ -33,10 +34,35 @@ def chart_spec(chart: AnyChart) -> dict[str, Any]:
 _GLOBALS_SNIPPET = "window.vegaEmbed = vegaEmbed; window.vega = vega; window.vegaLite = vegaLite;"
 
 
+def _cache_file() -> Path:
+    root = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return root / "solvelens" / f"vega-bundle-vlc{vlc.__version__}-vl{vegalite_version()}.js"
+
+
 @functools.cache
 def vega_javascript() -> str:
-    """Vega, Vega-Lite and vega-embed in one script (~900 KB) that sets ``window.vegaEmbed``; offline."""
-    return vlc.javascript_bundle(_GLOBALS_SNIPPET, vl_version=vegalite_version())
+    """Vega, Vega-Lite and vega-embed in one script (~900 KB) that sets ``window.vegaEmbed``; offline.
+
+    Bundling takes vl-convert a few seconds, so the result is kept in ``$XDG_CACHE_HOME/solvelens`` (default
+    ``~/.cache/solvelens``), keyed by the vl-convert and Vega-Lite versions; a cache that cannot be read or
+    written is ignored.
+    """
+    cache = _cache_file()
+    try:
+        text = cache.read_text(encoding="utf-8")
+        if "window.vegaEmbed" in text[-2000:]:  # a complete bundle ends by exposing the globals
+            return text
+    except OSError:
+        pass
+    bundle = vlc.javascript_bundle(_GLOBALS_SNIPPET, vl_version=vegalite_version())
+    try:
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        partial = cache.with_suffix(f".{os.getpid()}.tmp")
+        partial.write_text(bundle, encoding="utf-8")
+        partial.replace(cache)
+    except OSError:
+        pass
+    return bundle
 
 
 def save_html(chart: AnyChart, path: str | Path) -> Path:

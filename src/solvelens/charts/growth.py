@@ -11,11 +11,13 @@ from solvelens.charts.theme import DEFAULT_WIDTH, PALETTE, time_x
 
 def _per_day_bars(frame: pl.DataFrame, columns: dict[str, str], title: str, width: int) -> alt.VConcatChart:
     panels = []
+    # Time scales have no bands: size bars from the number of snapshots (at least 1 px, at most 24 px).
+    bar_width = max(1.0, min(24.0, 0.7 * width / max(frame.height, 1)))
     for i, (column, label) in enumerate(columns.items()):
         data = chart_data(frame.select("taken_at", "days_since_prev", column).drop_nulls(column))
         panels.append(
             alt.Chart(data)
-            .mark_bar(color=PALETTE[i % len(PALETTE)], width={"band": 0.8})
+            .mark_bar(color=PALETTE[i % len(PALETTE)], width=bar_width)
             .encode(
                 x=time_x(),
                 y=alt.Y(f"{column}:Q", title=label),
