@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import os
+from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +37,7 @@ _GLOBALS_SNIPPET = "window.vegaEmbed = vegaEmbed; window.vega = vega; window.veg
 
 def _cache_file() -> Path:
     root = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return root / "solvelens" / f"vega-bundle-vlc{vlc.__version__}-vl{vegalite_version()}.js"
+    return root / "solvelens" / f"vega-bundle-vlc{version('vl-convert-python')}-vl{vegalite_version()}.js"
 
 
 @functools.cache
