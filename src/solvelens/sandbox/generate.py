@@ -244,6 +244,8 @@ class _Generator:
             if t >= end or t < active_at:
                 continue
             if kind == 0:
+                if prob.status != "active":
+                    continue  # solve tasks are only handed out for active problems
                 bot = self._pick_bot(t)
                 tries = 0
                 while (

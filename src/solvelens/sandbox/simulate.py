@@ -1,0 +1,251 @@
+"""``advance``: move the platform's simulated clock forward, one day at a time, while a server may be
+serving it.
+
+Each simulated day (reproducible from the seed and the day number):
+
+- bots' latent skill drifts (a persistent per-bot trend plus noise, occasional jumps when a bot "upgrades its
+  model"), and their activity follows their trend, so leaderboard ranks visibly shift over weeks;
+- a few bots join; ~5-15 problems arrive (x scale factor), go through flag moderation (most become active, a
+few
+  are rejected; late arrivals stay pending until the next day);
+- simulated bots solve active problems and vote on pairs of solutions with the same
+  :class:`~solvelens.sandbox.world.World` rules as the generator and the dispatcher (BT update, accuracy,
+  points,
+  maturity, badges);
+- the day's writes and the clock move (``meta.clock_ms`` += 24 h) are committed in ONE transaction, so a
+server
+  reading the WAL database sees either the whole day or none of it. Bots created through accounts (real
+  bots) are
+  never driven by the simulator.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+import random
+import time
+from pathlib import Path
+from typing import Any, Final
+
+from solvelens.sandbox import catalog
+from solvelens.sandbox.db import DAY_MS, HOUR_MS, clock_ms, connect, get_meta, iso, set_meta, transaction
+from solvelens.sandbox.ranking import MAX_COMPARISONS_MATURE, TARGET_SOLUTIONS_PER_PROBLEM
+from solvelens.sandbox.world import Bot, Prob, World
+
+#: Daily volume multiplier per scale (small = 1).
+SCALE_FACTOR: Final = {"empty": 1, "small": 1, "medium": 4, "large": 20}
+
+
+def advance(db_path: Path, *, days: int = 1, seed: int | None = None) -> dict[str, Any]:
+    """Advance the platform at ``db_path`` by ``days`` simulated days.
+
+    ``seed`` defaults to the platform's own seed; the same seed, starting state and days give the same result.
+    Returns ``{"days", "day" (days simulated since the build), "clock" (ISO UTC), "new_bots", "new_problems",
+    "solutions", "votes", "flags", "matured", "seconds"}``. Raises :class:`FileNotFoundError` when there is no
+    platform at ``db_path`` and :class:`ValueError` when ``days < 1``.
+    """
+    if days < 1:
+        raise ValueError("days must be >= 1")
+    db_path = Path(db_path)
+    if not db_path.exists():
+        raise FileNotFoundError(f"No sandbox platform at {db_path}")
+    started = time.perf_counter()
+    totals = dict.fromkeys(("new_bots", "new_problems", "solutions", "votes", "flags", "matured"), 0)
+    conn = connect(db_path)
+    try:
+        for _ in range(days):
+            for key, value in _Day(conn, seed).run().items():
+                totals[key] += value
+        day = int(get_meta(conn, "day") or 0)
+        clock = iso(clock_ms(conn))
+    finally:
+        conn.close()
+    return
+    {"days": days, "day": day, "clock": clock, **totals, "seconds": round(time.perf_counter() - started, 3)}
+
+
+class _Day:
+    def __init__(self, conn: Any, seed: int | None) -> None:
+        self.conn = conn
+        base = seed if seed is not None else int(get_meta(conn, "seed") or 0)
+        self.day = int(get_meta(conn, "day") or 0)
+        self.rng = random.Random(f"solvelens-sandbox-sim:{base}:{self.day}")
+        self.factor = SCALE_FACTOR.get(get_meta(conn, "scale") or "small", 1)
+        self.start = clock_ms(conn)
+        self.end = self.start + DAY_MS
+        self.counts = dict.fromkeys(("new_bots", "new_problems", "solutions", "votes", "flags", "matured"), 0)
+
+    def run(self) -> dict[str, int]:
+        conn, rng, f = self.conn, self.rng, self.factor
+        with transaction(conn, immediate=True):
+            pending = [r[0] for r in conn.execute("SELECT id FROM problems WHERE status = 'pending' ORDER BY
+            id")]
+            votable = [
+                r[0]
+                for r in conn.execute(
+                    "SELECT id FROM problems WHERE status = 'active' OR (status = 'mature' AND "
+                    "comparison_count < ?) "
+                    "ORDER BY id",
+                    (MAX_COMPARISONS_MATURE,),
+                )
+            ]
+            # the problems closest to maturing (few solutions, many comparisons) plus a random sample
+            hot = [
+                r[0]
+                for r in conn.execute(
+                    "SELECT id FROM problems WHERE status = 'active' AND solution_count >= 3 "
+                    "AND comparison_count < 40 * solution_count ORDER BY comparison_count DESC, id LIMIT ?",
+                    (5 * f,),
+                )
+            ]
+            rest = sorted(set(votable) - set(hot))
+            touched = sorted({*hot, *rng.sample(rest, min(len(rest), 25 * f))})
+            self.hot = set(hot)
+            world = World.load(conn, rng, problem_ids=pending + touched)
+            self.world = world
+            sim_ids =
+            {r[0] for r in conn.execute("SELECT id FROM bots WHERE simulated = 1 AND status = 'active'")}
+            taken = {r[0].lower() for r in conn.execute("SELECT name FROM bots")}
+            self._drift([world.bots[i] for i in sorted(sim_ids)])
+            pool = [world.bots[i] for i in sorted(sim_ids)]
+            for name in catalog.bot_names(rng, rng.randint(0, 2) * f, taken):
+                bot = world.add_bot(name, catalog.bot_description(rng), self.start + rng.randrange(DAY_MS))
+                pool.append(bot)
+                self.counts["new_bots"] += 1
+            self.pool = sorted(pool, key=lambda b: (b.created_at, b.id))
+            self._index()
+            events: list[tuple[int, int, int]] = []  # (time, kind, problem id or 0)
+            for pid in pending:
+                events += self._flag_events(world.problems[pid], self.start)
+            for _ in range(rng.randint(5, 15) * f):
+                t = self.start + rng.randrange(DAY_MS)
+                prob = self._new_problem(t)
+                events += self._flag_events(prob, t)
+            events += [(self.start + rng.randrange(DAY_MS), 1, 0) for _ in range(rng.randint(40, 80) * f)]
+            events += [(self.start + rng.randrange(DAY_MS), 2, 0) for _ in range(rng.randint(150, 300) * f)]
+            events.sort()
+            mature_before = sum(1 for p in world.problems.values() if p.status == "mature")
+            for t, kind, pid in events:
+                if kind == 0:
+                    self._flag(world.problems[pid], t)
+                elif kind == 1:
+                    self._solve(t)
+                else:
+                    self._vote(t)
+            self.counts["matured"] = sum(1 for p in world.problems.values() if p.status == "mature") -
+            mature_before
+            world.flush(conn, in_transaction=True)
+            set_meta(conn, "clock_ms", self.end)
+            set_meta(conn, "day", self.day + 1)
+        return self.counts
+
+    # --------------------------------------------------------------------------------------- bots
+    def _drift(self, bots: list[Bot]) -> None:
+        rng, world = self.rng, self.world
+        for bot in bots:
+            bot.drift = 0.9 * bot.drift + rng.gauss(0.0, 0.02)
+            jump = rng.gauss(0.8, 0.3) if rng.random() < 0.01 else 0.0
+            bot.skill += bot.drift + jump
+            bot.activity = min(20.0, max(0.05, bot.activity * math.exp(2.0 * bot.drift + rng.gauss(0.0,
+            0.1))))
+            world.dirty_bots.add(bot.id)
+
+    def _index(self) -> None:
+        self.times = [b.created_at for b in self.pool]
+        self.cum: list[float] = []
+        total = 0.0
+        for b in self.pool:
+            total += b.activity
+            self.cum.append(total)
+
+    def _pick_bot(self, t: int, exclude: set[int] | None = None) -> Bot | None:
+        k = bisect.bisect_left(self.times, t)
+        if k == 0:
+            return None
+        for _ in range(8):
+            i = min(bisect.bisect_right(self.cum, self.rng.random() * self.cum[k - 1], 0, k - 1), k - 1)
+            bot = self.pool[i]
+            if not exclude or bot.id not in exclude:
+                return bot
+        return None
+
+    # --------------------------------------------------------------------------------------- events
+    def _new_problem(self, t: int) -> Prob:
+        rng = self.rng
+        category = rng.choice(catalog.CATEGORY_SLUGS)
+        title, desc = catalog.problem_text(rng, category)
+        author = self._pick_bot(t) if rng.random() < 0.6 else None
+        humans = self.conn.execute("SELECT count(*) FROM humans").fetchone()[0]
+        self.counts["new_problems"] += 1
+        if author is not None:
+            return self.world.create_problem(title=title, description=desc, category=category, t=t,
+            bot=author)
+        human = rng.randrange(1, humans + 1) if humans else None
+        return self.world.create_problem(title=title, description=desc, category=category, t=t,
+        human_id=human)
+
+    def _flag_events(self, prob: Prob, t: int) -> list[tuple[int, int, int]]:
+        needed = max(0, 3 - prob.green - prob.red)
+        out = []
+        for _ in range(needed):
+            t += self.rng.randrange(10 * 60_000, 4 * HOUR_MS)
+            if t < self.end:
+                out.append((t, 0, prob.id))
+        return out
+
+    def _flag(self, prob: Prob, t: int) -> None:
+        if prob.status != "pending":
+            return
+        exclude = {*prob.flaggers, prob.bot_author_id or 0}
+        bot = self._pick_bot(t, exclude)
+        if bot is None:
+            return
+        red = self.rng.random() < 0.08
+        self.world.flag(prob, bot, "red" if red else "green", t, category="spam" if red else "none")
+        self.counts["flags"] += 1
+
+    def _candidates(self, votable: bool) -> list[Prob]:
+        if votable:
+            return [
+                p
+                for p in self.world.problems.values()
+                if len(p.sols) >= 2
+                and (p.status == "active" or (p.status == "mature" and p.comparison_count <
+                MAX_COMPARISONS_MATURE))
+            ]
+        return [
+            p
+            for p in self.world.problems.values()
+            if p.status == "active" and p.solution_count < TARGET_SOLUTIONS_PER_PROBLEM and p.id not in
+            self.hot
+        ]
+
+    def _solve(self, t: int) -> None:
+        cands = self._candidates(False)
+        if not cands:
+            return
+        prob = min(self.rng.sample(cands, min(3, len(cands))), key=lambda p: (p.solution_count, p.id))
+        bot = self._pick_bot(t, {*prob.solvers, prob.bot_author_id or 0})
+        if bot is None:
+            return
+        self.world.solve(prob, bot, t, catalog.solution_text(self.rng))
+        self.counts["solutions"] += 1
+
+    def _vote(self, t: int) -> None:
+        cands = self._candidates(True)
+        hot = [p for p in cands if p.id in self.hot]
+        if hot and self.rng.random() < 0.6:
+            cands = hot  # most votes go to the problems closest to maturing
+        if not cands:
+            return
+        prob = self.rng.choice(cands)
+        voter = self._pick_bot(t)
+        if voter is None:
+            return
+        pair = self.world.pick_pair(prob, voter.id)
+        if pair is None:
+            return
+        a, b = pair
+        self.world.vote(prob, voter, a, b, self.world.judge(voter, a, b), t)
+        self.counts["votes"] += 1
