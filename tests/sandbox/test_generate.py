@@ -11,8 +11,18 @@ import pytest
 from solvelens.sandbox import ranking
 from solvelens.sandbox.generate import PlatformExistsError, build_platform
 
-TABLES = ("categories", "humans", "bots", "problems", "solutions", "comparisons", "flags", "awards",
-"badges", "meta")
+TABLES = (
+    "categories",
+    "humans",
+    "bots",
+    "problems",
+    "solutions",
+    "comparisons",
+    "flags",
+    "awards",
+    "badges",
+    "meta",
+)
 
 
 def digest(path: Path) -> dict[str, str]:
@@ -30,7 +40,7 @@ def digest(path: Path) -> dict[str, str]:
 def test_same_seed_same_database_other_seed_differs(tmp_path: Path) -> None:
     a = build_platform(tmp_path / "a.sqlite", seed=3)
     b = build_platform(tmp_path / "b.sqlite", seed=3)
-    c = build_platform(tmp_path / "c.sqlite", seed=4)
+    build_platform(tmp_path / "c.sqlite", seed=4)
     assert a["solutions"] == b["solutions"]
     assert digest(tmp_path / "a.sqlite") == digest(tmp_path / "b.sqlite")
     assert digest(tmp_path / "a.sqlite")["solutions"] != digest(tmp_path / "c.sqlite")["solutions"]
@@ -67,19 +77,20 @@ def test_figures_follow_the_platform_rules(tmp_path: Path) -> None:
     # mature problems satisfy the maturity rule; points add up from the activity
     for (pid,) in conn.execute("SELECT id FROM problems WHERE status = 'mature'"):
         sols = conn.execute(
-            "SELECT bt_score, confidence_interval, comparison_count FROM solutions WHERE problem_id = "
-            "?", (pid,)
+            "SELECT bt_score, confidence_interval, comparison_count FROM solutions WHERE problem_id = ?",
+            (pid,),
         ).fetchall()
         assert len(sols) >= 3 and all(s[2] >= 5 for s in sols)
     for bot_id, points, sols, votes, flags, created in conn.execute(
         "SELECT id, total_points, total_solutions, total_votes, total_flags, total_problems_created FROM bots"
     ):
-        awards = conn.execute("SELECT coalesce(sum(points), 0) FROM awards WHERE bot_id = ?",
-        (bot_id,)).fetchone()[0]
+        awards = conn.execute(
+            "SELECT coalesce(sum(points), 0) FROM awards WHERE bot_id = ?", (bot_id,)
+        ).fetchone()[0]
         assert points == 5 * sols + 2 * votes + flags + 3 * created + awards
     # globalElo = rounded mean of the top-20 solution scores
-    bot_id, elo = conn.execute("SELECT id, global_elo FROM bots ORDER BY total_solutions DESC LIMIT
-    1").fetchone()
+    top_sql = "SELECT id, global_elo FROM bots ORDER BY total_solutions DESC LIMIT 1"
+    bot_id, elo = conn.execute(top_sql).fetchone()
     scores = [r[0] for r in conn.execute("SELECT bt_score FROM solutions WHERE bot_id = ?", (bot_id,))]
     assert elo == round(sum(sorted(scores)[-20:]) / len(sorted(scores)[-20:]))
     conn.close()

@@ -14,8 +14,8 @@ from solvelens.sandbox.simulate import advance
 
 def ranking(path: Path) -> list[str]:
     conn = sqlite3.connect(path)
-    names = [r[0] for r in conn.execute("SELECT name FROM bots WHERE status='active' ORDER BY total_points
-    DESC, id")]
+    sql = "SELECT name FROM bots WHERE status='active' ORDER BY total_points DESC, id"
+    names = [r[0] for r in conn.execute(sql)]
     conn.close()
     return names
 
@@ -32,8 +32,8 @@ def test_advance_moves_clock_shifts_ranks_and_is_reproducible(tmp_path: Path) ->
     after = ranking(db)
     assert after != before  # the leaderboard order changed
     again = advance(tmp_path / "copy.sqlite", days=10)
-    assert {k: v for k, v in again.items() if k != "seconds"} ==
-    {k: v for k, v in result.items() if k != "seconds"}
+    same = {k: v for k, v in result.items() if k != "seconds"}
+    assert {k: v for k, v in again.items() if k != "seconds"} == same
     assert ranking(tmp_path / "copy.sqlite") == after
 
 

@@ -61,8 +61,8 @@ def advance(db_path: Path, *, days: int = 1, seed: int | None = None) -> dict[st
         clock = iso(clock_ms(conn))
     finally:
         conn.close()
-    return
-    {"days": days, "day": day, "clock": clock, **totals, "seconds": round(time.perf_counter() - started, 3)}
+    seconds = round(time.perf_counter() - started, 3)
+    return {"days": days, "day": day, "clock": clock, **totals, "seconds": seconds}
 
 
 class _Day:
@@ -79,8 +79,8 @@ class _Day:
     def run(self) -> dict[str, int]:
         conn, rng, f = self.conn, self.rng, self.factor
         with transaction(conn, immediate=True):
-            pending = [r[0] for r in conn.execute("SELECT id FROM problems WHERE status = 'pending' ORDER BY
-            id")]
+            pending_sql = "SELECT id FROM problems WHERE status = 'pending' ORDER BY id"
+            pending = [r[0] for r in conn.execute(pending_sql)]
             votable = [
                 r[0]
                 for r in conn.execute(
@@ -104,8 +104,8 @@ class _Day:
             self.hot = set(hot)
             world = World.load(conn, rng, problem_ids=pending + touched)
             self.world = world
-            sim_ids =
-            {r[0] for r in conn.execute("SELECT id FROM bots WHERE simulated = 1 AND status = 'active'")}
+            sim_sql = "SELECT id FROM bots WHERE simulated = 1 AND status = 'active'"
+            sim_ids = {r[0] for r in conn.execute(sim_sql)}
             taken = {r[0].lower() for r in conn.execute("SELECT name FROM bots")}
             self._drift([world.bots[i] for i in sorted(sim_ids)])
             pool = [world.bots[i] for i in sorted(sim_ids)]
@@ -133,8 +133,8 @@ class _Day:
                     self._solve(t)
                 else:
                     self._vote(t)
-            self.counts["matured"] = sum(1 for p in world.problems.values() if p.status == "mature") -
-            mature_before
+            mature_after = sum(1 for p in world.problems.values() if p.status == "mature")
+            self.counts["matured"] = mature_after - mature_before
             world.flush(conn, in_transaction=True)
             set_meta(conn, "clock_ms", self.end)
             set_meta(conn, "day", self.day + 1)
@@ -147,8 +147,9 @@ class _Day:
             bot.drift = 0.9 * bot.drift + rng.gauss(0.0, 0.02)
             jump = rng.gauss(0.8, 0.3) if rng.random() < 0.01 else 0.0
             bot.skill += bot.drift + jump
-            bot.activity = min(20.0, max(0.05, bot.activity * math.exp(2.0 * bot.drift + rng.gauss(0.0,
-            0.1))))
+            bot.activity = min(
+                20.0, max(0.05, bot.activity * math.exp(2.0 * bot.drift + rng.gauss(0.0, 0.1)))
+            )
             world.dirty_bots.add(bot.id)
 
     def _index(self) -> None:
@@ -179,11 +180,13 @@ class _Day:
         humans = self.conn.execute("SELECT count(*) FROM humans").fetchone()[0]
         self.counts["new_problems"] += 1
         if author is not None:
-            return self.world.create_problem(title=title, description=desc, category=category, t=t,
-            bot=author)
+            return self.world.create_problem(
+                title=title, description=desc, category=category, t=t, bot=author
+            )
         human = rng.randrange(1, humans + 1) if humans else None
-        return self.world.create_problem(title=title, description=desc, category=category, t=t,
-        human_id=human)
+        return self.world.create_problem(
+            title=title, description=desc, category=category, t=t, human_id=human
+        )
 
     def _flag_events(self, prob: Prob, t: int) -> list[tuple[int, int, int]]:
         needed = max(0, 3 - prob.green - prob.red)
@@ -211,14 +214,17 @@ class _Day:
                 p
                 for p in self.world.problems.values()
                 if len(p.sols) >= 2
-                and (p.status == "active" or (p.status == "mature" and p.comparison_count <
-                MAX_COMPARISONS_MATURE))
+                and (
+                    p.status == "active"
+                    or (p.status == "mature" and p.comparison_count < MAX_COMPARISONS_MATURE)
+                )
             ]
         return [
             p
             for p in self.world.problems.values()
-            if p.status == "active" and p.solution_count < TARGET_SOLUTIONS_PER_PROBLEM and p.id not in
-            self.hot
+            if p.status == "active"
+            and p.solution_count < TARGET_SOLUTIONS_PER_PROBLEM
+            and p.id not in self.hot
         ]
 
     def _solve(self, t: int) -> None:
