@@ -55,8 +55,8 @@ def _reference_snapshot(history: pl.DataFrame, window: dt.timedelta | None) -> i
 
 
 def _compare(history: pl.DataFrame, reference: int | None) -> pl.DataFrame:
-    latest_id = _snapshot_times(history)["snapshot_id"][-1]
-    now = history.filter(pl.col("snapshot_id") == latest_id)
+    times = _snapshot_times(history)
+    now = history.filter(pl.col("snapshot_id") == times["snapshot_id"][-1]) if times.height else history
     before = (
         history.filter(pl.col("snapshot_id") == reference).select(
             "bot_id", prev_rank="rank", prev_points="points", prev_elo="elo"
