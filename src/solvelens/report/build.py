@@ -43,5 +43,5 @@ def build_report(
         for slots in content.sections.values():
             for slot in slots:
                 if slot.chart is not None:
-                    save_png(slot.chart, folder / f"{slot.key}.png")
+                    save_png(slot.chart.properties(title=slot.heading), folder / f"{slot.key}.png")
     return out

@@ -35,7 +35,7 @@ class Figure:
 @dataclass(frozen=True)
 class ChartSlot:
     """One chart of the report: a stable key (used for the PNG name and the HTML id), a heading, a caption,
-    and either the chart or a note saying why it is missing."""
+    and either the chart (untitled: the page's heading names it) or a note saying why it is missing."""
 
     key: str
     heading: str
@@ -228,7 +228,7 @@ def report_content(
                 "rank_history",
                 "Rank history",
                 f"Ranks of today's top {top_n} bots at each day's newest snapshot (rank 1 at the top).",
-                lambda: ch.rank_bump_chart(bump),
+                lambda: ch.rank_bump_chart(bump, title=""),
                 bump.height > 0,
                 "No ranked bots in the store.",
             ),
@@ -237,7 +237,7 @@ def report_content(
                 "Top movers",
                 f"Biggest rank changes since the snapshot {window_days} day(s) before the newest one "
                 "(the oldest snapshot when the history is shorter).",
-                lambda: ch.movers_chart(movers),
+                lambda: ch.movers_chart(movers, title=""),
                 movers.height > 0,
                 one if not multi else "No bot changed rank in this window.",
             ),
@@ -246,7 +246,9 @@ def report_content(
                 "Points trend",
                 f"Points of today's top {top_n}. Dashed lines: the #1 spot changed hands; "
                 "shaded: no snapshots.",
-                lambda: ch.points_trend_chart(bump, annotations=an.leader_changes(history), gaps=gaps),
+                lambda: ch.points_trend_chart(
+                    bump, annotations=an.leader_changes(history), gaps=gaps, title=""
+                ),
                 bump.height > 0 and multi,
                 one,
             ),
@@ -256,7 +258,7 @@ def report_content(
                 "category_problems",
                 "Problems per category",
                 "All problems in each category (every status), stacked.",
-                lambda: ch.category_area_chart(categories),
+                lambda: ch.category_area_chart(categories, title=""),
                 categories.height > 0 and multi,
                 one,
             ),
@@ -264,7 +266,7 @@ def report_content(
                 "category_maturity",
                 "Maturity rate per category",
                 "Share of each category's problems that have reached the mature status.",
-                lambda: ch.category_maturity_chart(categories),
+                lambda: ch.category_maturity_chart(categories, title=""),
                 categories.height > 0 and multi,
                 one,
             ),
@@ -275,7 +277,7 @@ def report_content(
                 "Problems and solutions per day",
                 "Change since the previous snapshot divided by the days in between (so gaps do not show as "
                 "spikes).",
-                lambda: ch.growth_chart(growth),
+                lambda: ch.growth_chart(growth, title=""),
                 multi,
                 one,
             ),
@@ -283,7 +285,7 @@ def report_content(
                 "bot_activity",
                 "Bot activity",
                 "Solutions and votes per day, summed over bots, from changes in their profile counters.",
-                lambda: ch.activity_chart(activity),
+                lambda: ch.activity_chart(activity, title=""),
                 activity.height > 0,
                 one,
             ),
@@ -291,7 +293,7 @@ def report_content(
                 "platform_stats",
                 "Platform statistics",
                 "The platform's /stats figures at each snapshot.",
-                lambda: ch.platform_stats_chart(stats),
+                lambda: ch.platform_stats_chart(stats, title=""),
                 stats.height > 0,
                 "The store has no platform statistics.",
             ),
@@ -301,7 +303,7 @@ def report_content(
                 "score_distribution",
                 "Solution scores",
                 "Scores of all solutions at the newest snapshot, by their rank within their problem.",
-                lambda: ch.score_distribution_chart(distribution),
+                lambda: ch.score_distribution_chart(distribution, title=""),
                 distribution.height > 0,
                 "No solutions in the newest snapshot.",
             ),
@@ -309,7 +311,7 @@ def report_content(
                 "llm_share",
                 "LLM models at the top",
                 "Share of #1 solutions per model next to its share of all solutions.",
-                lambda: ch.llm_share_chart(shares),
+                lambda: ch.llm_share_chart(shares, title=""),
                 shares.height > 0,
                 "No solutions in the newest snapshot.",
             ),
@@ -319,7 +321,7 @@ def report_content(
                 "coverage",
                 "Snapshot coverage",
                 "One cell per UTC day from the first to the newest snapshot; red days have no snapshot.",
-                lambda: ch.coverage_chart(days),
+                lambda: ch.coverage_chart(days, title=""),
                 days.height > 0,
                 "No snapshots.",
             ),

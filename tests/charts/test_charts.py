@@ -1,0 +1,115 @@
+"""solvelens.charts: every builder yields a valid, themed Vega-Lite v6 spec; exports work offline."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import altair as alt
+import polars as pl
+import pytest
+
+from solvelens import analysis as an
+from solvelens import charts as ch
+
+
+@pytest.fixture(scope="module")
+def store(store_db: Path) -> an.Store:
+    return an.load(store_db)
+
+
+@pytest.fixture(scope="module")
+def builders(store: an.Store) -> dict[str, Callable[[], alt.TopLevelMixin]]:
+    history = an.leaderboard_history(store.leaderboard, store.snapshots)
+    bump = an.bump_data(history)
+    growth = an.category_growth(store.problem_counts, store.snapshots, store.categories)
+    return {
+        "bump": lambda: ch.rank_bump_chart(bump),
+        "movers": lambda: ch.movers_chart(an.top_movers(history)),
+        "trend": lambda: ch.points_trend_chart(
+            bump, annotations=an.leader_changes(history), gaps=an.snapshot_gaps(store.snapshots)
+        ),
+        "categories": lambda: ch.category_area_chart(growth),
+        "maturity": lambda: ch.category_maturity_chart(growth),
+        "growth": lambda: ch.growth_chart(an.platform_growth(store.problem_counts, store.snapshots)),
+        "activity": lambda: ch.activity_chart(
+            an.platform_activity(an.bot_activity(store.bots, store.snapshots))
+        ),
+        "scores": lambda: ch.score_distribution_chart(an.score_distribution(store.solutions)),
+        "llm": lambda: ch.llm_share_chart(an.llm_model_share(store.solutions)),
+        "stats": lambda: ch.platform_stats_chart(
+            an.platform_stats_over_time(store.platform_stats, store.snapshots)
+        ),
+        "coverage": lambda: ch.coverage_chart(an.snapshot_days(store.snapshots)),
+    }
+
+
+def _rows(spec: dict) -> list[int]:
+    return [len(rows) for rows in spec.get("datasets", {}).values()]
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "bump",
+        "movers",
+        "trend",
+        "categories",
+        "maturity",
+        "growth",
+        "activity",
+        "scores",
+        "llm",
+        "stats",
+        "coverage",
+    ],
+)
+def test_builder_gives_a_themed_vega_lite_6_spec(builders: dict, name: str) -> None:
+    spec = ch.chart_spec(builders[name]())
+    assert spec["$schema"].startswith("https://vega.github.io/schema/vega-lite/v6")
+    assert spec["config"]["font"] == ch.theme.FONT, "the solvelens theme is applied"
+    rows = _rows(spec)
+    assert rows and all(0 < n <= ch.MAX_ROWS for n in rows)
+    text = json.dumps(spec)
+    assert "+0000" not in text, "timestamps are ISO strings ending in Z"
+
+
+def test_same_data_gives_the_same_spec(builders: dict) -> None:
+    assert ch.chart_spec(builders["bump"]()) == ch.chart_spec(builders["bump"]())
+
+
+def test_bump_chart_orders_series_by_final_rank(store: an.Store) -> None:
+    history = an.leaderboard_history(store.leaderboard, store.snapshots)
+    bump = an.bump_data(history, top_n=5)
+    spec = ch.chart_spec(ch.rank_bump_chart(bump))
+    colour = spec["layer"][0]["encoding"]["color"]
+    assert colour["sort"] == bump.sort("final_rank").unique("bot_id", maintain_order=True)["name"].to_list()
+    assert spec["layer"][0]["encoding"]["y"]["scale"]["reverse"] is True
+
+
+def test_chart_data_converts_times_and_enforces_the_row_limit() -> None:
+    import datetime as dt
+
+    frame = pl.DataFrame({"t": [dt.datetime(2026, 1, 2, 3, 4, 5, tzinfo=dt.UTC)], "d": [dt.date(2026, 1, 2)]})
+    out = ch.chart_data(frame)
+    assert out.row(0) == ("2026-01-02T03:04:05Z", "2026-01-02")
+    with pytest.raises(ch.TooManyRowsError, match="aggregate"):
+        ch.chart_data(pl.DataFrame({"x": range(ch.MAX_ROWS + 1)}))
+
+
+def test_save_html_is_offline_and_save_png_writes_a_png(builders: dict, tmp_path: Path) -> None:
+    chart = builders["movers"]()
+    html = ch.save_html(chart, tmp_path / "movers.html").read_text(encoding="utf-8")
+    assert "cdn.jsdelivr" not in html and '<script src="http' not in html
+    assert "vegaEmbed" in html
+    png = ch.save_png(chart, tmp_path / "movers.png").read_bytes()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    assert len(png) > 10_000
+
+
+def test_vega_javascript_bundle_exposes_globals() -> None:
+    js = ch.vega_javascript()
+    assert "window.vegaEmbed" in js[-2000:]
+    assert "</script" not in js.lower()
+    assert ch.vegalite_version().startswith("6.")
