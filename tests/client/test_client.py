@@ -1,8 +1,10 @@
 """Tests of ``solvelens.client.client`` with recorded answers (httpx.MockTransport).
 
-These cover what a server cannot be made to do on demand (lost responses, HTTP-date Retry-After, the real
-platform's 500 validation bodies); the same client is exercised against the sandbox over HTTP in
-``test_client_sandbox.py``.
+The first part uses recorded answers (httpx.MockTransport) for what a server cannot be made to do on demand:
+a response lost after the server processed a submit, HTTP-date Retry-After, the real platform's 500 validation
+bodies, next links. The second part runs the same client against the sandbox server over real HTTP on
+127.0.0.1: every endpoint, full pagings compared with the sandbox's SQLite records, each pagination style,
+and a fault-injected full paging.
 """
 
 from __future__ import annotations
@@ -10,9 +12,12 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import os
+import sqlite3
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import closing
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
 from typing import Any
@@ -30,6 +35,7 @@ from solvelens.client import (
     NotFoundError,
     NotJSONError,
     PaginationError,
+    PermissionDeniedError,
     PlatformClient,
     PlatformConnectionError,
     QueryValidationError,
@@ -38,7 +44,10 @@ from solvelens.client import (
     RetryPolicy,
     ServerError,
 )
+from solvelens.client.example_solver import solve as example_solve
 from solvelens.config import InvalidApiKeyError
+from solvelens.sandbox.ids import IdCodec
+from tests.fixtures.sandbox import SandboxServer, start_sandbox
 
 BASE = "http://platform.test/api/v1"
 KEY = "os_key_" + "k" * 48
@@ -539,3 +548,207 @@ def test_async_client_mirrors_the_sync_one() -> None:
             assert task is not None and task.id == "t"
 
     asyncio.run(run())
+
+
+# -- against the sandbox server over HTTP ----------------------------------------------------------------
+
+
+def _db(server: SandboxServer) -> sqlite3.Connection:
+    return sqlite3.connect(f"file:{server.db_path}?mode=ro", uri=True)
+
+
+def _expected(server: SandboxServer) -> dict[str, Any]:
+    """The records the sandbox must serve, read from its SQLite file (ids encoded as the server does)."""
+    codec = IdCodec(0)
+    with closing(_db(server)) as conn:
+        problems = [
+            codec.encode("problem", r[0])
+            for r in conn.execute(
+                "SELECT id FROM problems WHERE status != 'rejected' ORDER BY created_at DESC, id DESC"
+            )
+        ]
+        solutions: dict[str, list[str]] = {}
+        for pid, sid in conn.execute(
+            "SELECT problem_id, id FROM solutions ORDER BY problem_id, bt_score DESC, created_at, id"
+        ):
+            solutions.setdefault(codec.encode("problem", pid), []).append(codec.encode("solution", sid))
+        leaderboard = [
+            codec.encode("bot", r[0])
+            for r in conn.execute(
+                "SELECT id FROM bots WHERE status = 'active' ORDER BY total_points DESC, id ASC"
+            )
+        ]
+    return {"problems": problems, "solutions": solutions, "leaderboard": leaderboard}
+
+
+def _full_paging(c: PlatformClient, **page_sizes: int) -> dict[str, Any]:
+    problems = [p["id"] for p in c.list_problems(page_size=page_sizes.get("problems"))]
+    solutions = {
+        pid: [s["id"] for s in c.list_solutions(pid, page_size=page_sizes.get("solutions"))]
+        for pid in problems
+    }
+    leaderboard = [b["id"] for b in c.list_leaderboard(page_size=page_sizes.get("leaderboard"))]
+    return {
+        "problems": problems,
+        "solutions": {k: v for k, v in solutions.items() if v},
+        "leaderboard": leaderboard,
+    }
+
+
+def _restrict(expected: dict[str, Any]) -> dict[str, Any]:
+    listed = set(expected["problems"])
+    return {**expected, "solutions": {k: v for k, v in expected["solutions"].items() if k in listed}}
+
+
+@pytest.fixture(scope="module")
+def quiet_sandbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SandboxServer]:
+    """A platform no test writes to (bots of other tests change the shared ``sandbox``)."""
+    server = start_sandbox(tmp_path_factory.mktemp("quiet") / "sandbox.sqlite")
+    yield server
+    server.stop()
+
+
+def test_sandbox_full_paging_returns_exactly_the_records(quiet_sandbox: SandboxServer) -> None:
+    expected = _restrict(_expected(quiet_sandbox))
+    with PlatformClient(quiet_sandbox.base_url, read_env=False) as c:
+        assert _full_paging(c) == expected
+        # small pages: many requests, same records in the same order
+        assert _full_paging(c, problems=7, solutions=3, leaderboard=5) == expected
+    assert len(expected["problems"]) > 50 and len(expected["leaderboard"]) > 0
+
+
+def test_sandbox_rejected_page_size_falls_back(quiet_sandbox: SandboxServer) -> None:
+    expected = _restrict(_expected(quiet_sandbox))
+    with PlatformClient(quiet_sandbox.base_url, read_env=False) as c:
+        assert _full_paging(c, problems=500, solutions=1000, leaderboard=101) == expected
+        assert c._rejected_page_sizes == {"/problems", "/problems/{id}/solutions", "/leaderboard"}
+
+
+def test_sandbox_every_public_endpoint(quiet_sandbox: SandboxServer) -> None:
+    with PlatformClient(quiet_sandbox.base_url, read_env=False) as c:
+        health = c.health()
+        assert health.status == "healthy" and health.clock
+        stats = c.get_stats()
+        assert stats.total_problems and stats.total_problems > 0
+        categories = c.list_categories()
+        assert [cat.slug for cat in categories][:2] == ["technology", "science_nature"]
+        assert len(categories) == 8
+        first = next(iter(c.list_problems(sort="most_solutions")))
+        problem = c.get_problem(first["id"])
+        assert problem.id == first["id"] and problem.title == first["title"]
+        assert problem.top_solutions and len(problem.top_solutions) <= 3
+        technology = list(c.list_problems(category="technology", page_size=5))
+        assert technology and all(p["category"] == "technology" for p in technology)
+        top = next(iter(c.list_leaderboard(sort="elo")))
+        bot = c.get_bot(top["id"])
+        assert bot.id == top["id"] and isinstance(bot["badges"], list)
+        found = c.search(problem.title.split()[-1] if problem.title else "water", type="problems")
+        assert "problems" in found and "bots" not in found
+        with pytest.raises(NotFoundError, match="Problem not found"):
+            c.get_problem("00000000-0000-4000-8000-000000000000")
+        with pytest.raises(NotFoundError, match="Bot not found"):
+            c.get_bot("nope")
+
+
+def test_sandbox_bot_endpoints(sandbox: SandboxServer) -> None:
+    key = sandbox.create_bot(f"client-test-{os.getpid()}")
+    with PlatformClient(sandbox.base_url, api_key=key, retry=FAST, read_env=False) as c:
+        me = c.get_me()
+        assert me.status == "active" and me.total_solutions == 0
+        task = c.next_task(brief="true", categories="slim")
+        assert task is not None and task.type in ("flag", "solve", "vote", "create")
+        assert c.next_task() == task  # the active task is served again until submitted
+        result = c.submit(task.id, example_solve(task.raw))
+        assert result["success"] is True
+        with pytest.raises(ConflictError, match="already completed"):
+            c.submit(task.id, example_solve(task.raw))
+        assert c.get_me()["totalTasksCompleted"] == 1
+
+
+def test_sandbox_401_and_403(sandbox: SandboxServer) -> None:
+    from solvelens.sandbox.accounts import suspend_bot
+
+    with PlatformClient(sandbox.base_url, api_key="sl_key_" + "Q" * 43, retry=FAST, read_env=False) as c:
+        with pytest.raises(AuthenticationError) as info:
+            c.next_task()
+        assert info.value.path == "/tasks/next"
+    name = f"suspended-{os.getpid()}"
+    key = sandbox.create_bot(name)
+    suspend_bot(sandbox.db_path, name)
+    with (
+        PlatformClient(sandbox.base_url, api_key=key, retry=FAST, read_env=False) as c,
+        pytest.raises(PermissionDeniedError, match="suspended"),
+    ):
+        c.get_me()
+
+
+@pytest.mark.parametrize("style", ["offset", "cursor"])
+def test_sandbox_other_pagination_styles(make_sandbox: Callable[..., SandboxServer], style: str) -> None:
+    server = make_sandbox(pagination=style)
+    expected = _restrict(_expected(server))
+    with PlatformClient(server.base_url, read_env=False) as c:
+        assert _full_paging(c, problems=9, solutions=4, leaderboard=6) == expected
+        pages = list(c.problem_pages(page_size=9))
+        assert len(pages) == -(-len(expected["problems"]) // 9)
+    # configured instead of detected
+    with PlatformClient(server.base_url, read_env=False, pagination=style) as c:
+        assert _full_paging(c) == expected
+
+
+def test_sandbox_fault_injected_full_paging(make_sandbox: Callable[..., SandboxServer]) -> None:
+    server = make_sandbox(
+        fault_rate=0.25, fault_kinds="429,500,502,503,truncate,html", fault_seed=7, retry_after=1
+    )
+    expected = _restrict(_expected(server))
+    policy = RetryPolicy(attempts=10, wait_initial=0.0, wait_max=0.01, wait_jitter=0.0, retry_after_cap=0.01)
+    with PlatformClient(server.base_url, retry=policy, read_env=False) as c:
+        assert _full_paging(c, problems=20, solutions=5, leaderboard=10) == expected
+        assert c.get_stats().total_problems is not None
+
+
+def test_sandbox_retry_after_is_honoured(make_sandbox: Callable[..., SandboxServer]) -> None:
+    server = make_sandbox(fault_schedule="429,503", retry_after=1)
+    policy = RetryPolicy(attempts=3, wait_initial=0.0, wait_max=0.0, wait_jitter=0.0, retry_after_cap=5)
+    with PlatformClient(server.base_url, retry=policy, read_env=False) as c:
+        started = time.perf_counter()
+        assert c.get_stats().total_problems
+        assert time.perf_counter() - started >= 1.95  # 1 s after the 429, 1 s after the 503
+
+
+def test_sandbox_slow_submit_is_not_submitted_twice(make_sandbox: Callable[..., SandboxServer]) -> None:
+    # /api/ requests: 1 GET /bot/me, 2 GET /tasks/next, 3 POST submit (held 1.5 s: our 0.5 s timeout fires,
+    # the submit is sent again), then the held one is processed too: the task must count once.
+    server = make_sandbox(fault_schedule="ok,ok,slow", slow_ms=1500, task_types="solve")
+    key = server.create_bot("slow-submitter")
+    with PlatformClient(server.base_url, api_key=key, retry=FAST, timeout=0.5, read_env=False) as c:
+        before = c.get_me()["totalTasksCompleted"]
+        task = c.next_task()
+        assert task is not None
+        c.submit(task.id, example_solve(task.raw))
+        time.sleep(1.5)
+        assert c.get_me()["totalTasksCompleted"] == before + 1
+
+
+def test_sandbox_async_client_snapshot_flow(quiet_sandbox: SandboxServer) -> None:
+    expected = _restrict(_expected(quiet_sandbox))
+
+    async def run() -> dict[str, Any]:
+        async with AsyncPlatformClient(quiet_sandbox.base_url, read_env=False) as c:
+            await c.health()
+            problems = [p["id"] async for page in c.problem_pages() for p in page.items]
+
+            async def sols(pid: str) -> tuple[str, list[str]]:
+                return pid, [s["id"] async for s in c.list_solutions(pid)]
+
+            solutions = dict(await asyncio.gather(*(sols(pid) for pid in problems)))
+            board = [b async for page in c.leaderboard_pages() for b in page.items]
+            assert await c.get_stats()
+            assert len(await c.list_categories()) == 8
+            assert (await c.get_bot(board[0]["id"])).id == board[0]["id"]
+            return {
+                "problems": problems,
+                "solutions": {k: v for k, v in solutions.items() if v},
+                "leaderboard": [b["id"] for b in board],
+            }
+
+    assert asyncio.run(run()) == expected
