@@ -124,13 +124,15 @@ def serve(
         task_types=tuple(t.strip() for t in task_types.split(",") if t.strip()),
         faults=faults,
     )
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((host, port))
-    bound = sock.getsockname()[1]
-    typer.echo(f"http://{host}:{bound}/api/v1", err=False)
-    config = uvicorn.Config(application, log_level="warning", access_log=False, lifespan="off")
-    uvicorn.Server(config).run(sockets=[sock])
+    if port == 0:  # pick a free port (uvicorn binds it itself: its own sockets get TCP_NODELAY)
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+            probe.bind((host, 0))
+            port = int(probe.getsockname()[1])
+    typer.echo(f"http://{host}:{port}/api/v1")
+    config = uvicorn.Config(
+        application, host=host, port=port, log_level="warning", access_log=False, lifespan="off"
+    )
+    uvicorn.Server(config).run()
 
 
 @app.command("create-bot")
