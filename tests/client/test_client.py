@@ -291,6 +291,15 @@ def test_5xx_then_success_is_retried() -> None:
     assert len(rec.requests) == 3
 
 
+def test_408_is_retried_other_4xx_are_not() -> None:
+    rec = Recorder(lambda r, n: httpx.Response(408 if n == 1 else 200, json={"n": n}))
+    assert client(rec).get_stats() == {"n": 2}
+    rec2 = Recorder(lambda r, n: httpx.Response(400, json={"error": "bad"}))
+    with pytest.raises(BadRequestError):
+        client(rec2).get_stats()
+    assert len(rec2.requests) == 1
+
+
 def test_retries_are_bounded() -> None:
     rec = Recorder(lambda r, n: httpx.Response(500, json={"error": "boom"}))
     with pytest.raises(ServerError, match="boom"):
@@ -621,7 +630,7 @@ def test_sandbox_rejected_page_size_falls_back(quiet_sandbox: SandboxServer) -> 
     expected = _restrict(_expected(quiet_sandbox))
     with PlatformClient(quiet_sandbox.base_url, read_env=False) as c:
         assert _full_paging(c, problems=500, solutions=1000, leaderboard=101) == expected
-        assert c._rejected_page_sizes == {"/problems", "/problems/{id}/solutions", "/leaderboard"}
+        assert c._rejected_page_sizes == {"problems", "solutions", "leaderboard"}
 
 
 def test_sandbox_every_public_endpoint(quiet_sandbox: SandboxServer) -> None:

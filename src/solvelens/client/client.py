@@ -298,7 +298,8 @@ class BaseClient:
     Args:
         base_url: the API base ending in ``/api/v1`` (``None``: ``SOLVELENS_BASE_URL``). Raises
             :class:`ConfigurationError` when it does not end in ``/api/v1``.
-        api_key: bot API key (``str`` or ``SecretStr``); ``None``: ``SOLVELENS_API_KEY`` or the file named by
+        api_key: bot API key (``str`` or ``SecretStr``); ``None``/empty: ``SOLVELENS_API_KEY`` or the file
+        named by
             ``SOLVELENS_API_KEY_FILE`` (when ``read_env``). Raises ``InvalidApiKeyError`` for a malformed key.
         timeout: per-request timeout in seconds.
         max_attempts: tries per GET (shortcut for ``retry=RetryPolicy(attempts=...)``).
@@ -339,10 +340,13 @@ class BaseClient:
         self.base_url = _normalise_base_url(base_url)
         self.root_url = self.base_url[: -len(_API_SUFFIX)]
         key: SecretStr | None
-        if api_key is not None and (not isinstance(api_key, SecretStr) or api_key.get_secret_value()):
-            key = check_api_key(api_key)
+        given = api_key.get_secret_value() if isinstance(api_key, SecretStr) else api_key
+        if given:
+            key = check_api_key(given)
+        elif settings is not None:
+            key = settings.resolved_api_key()
         else:
-            key = settings.resolved_api_key() if settings is not None else None
+            key = None
         self._auth = _BearerAuth(key) if key is not None else None
         self.timeout = timeout
         self.retry = retry or RetryPolicy(attempts=max_attempts)
@@ -457,6 +461,8 @@ class BaseClient:
             return False
         if isinstance(exc, ServerError):
             return True
+        if isinstance(exc, APIStatusError):
+            return exc.status_code == 408  # Request Timeout: the only other retryable status
         if isinstance(exc, NotJSONError):
             return False
         return isinstance(exc, PlatformConnectionError | ResponseDecodeError)
@@ -489,10 +495,11 @@ class BaseClient:
         page_size: int | None,
         style: str | Paginator | None = None,
     ) -> _PageWalk:
-        key = _endpoint_key(path)
+        template = _endpoint_key(path)
+        key = name or template  # a rejected page size is remembered for all problems' solutions
         known = KNOWN_LIST_ENDPOINTS.get(name) if name else None
         if style is None:
-            style = self._styles.get(name or "") or self._styles.get(key) or self._styles.get(path)
+            style = self._styles.get(name or "") or self._styles.get(template) or self._styles.get(path)
             if style is None and known is not None:
                 style = known.style
         if page_size is None:
