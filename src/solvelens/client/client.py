@@ -299,8 +299,8 @@ class BaseClient:
         base_url: the API base ending in ``/api/v1`` (``None``: ``SOLVELENS_BASE_URL``). Raises
             :class:`ConfigurationError` when it does not end in ``/api/v1``.
         api_key: bot API key (``str`` or ``SecretStr``); ``None``/empty: ``SOLVELENS_API_KEY`` or the file
-        named by
-            ``SOLVELENS_API_KEY_FILE`` (when ``read_env``). Raises ``InvalidApiKeyError`` for a malformed key.
+            named by ``SOLVELENS_API_KEY_FILE`` (when ``read_env``). Raises ``InvalidApiKeyError`` for a
+            malformed key.
         timeout: per-request timeout in seconds.
         max_attempts: tries per GET (shortcut for ``retry=RetryPolicy(attempts=...)``).
         retry: the full :class:`RetryPolicy` (wins over ``max_attempts``).
