@@ -18,7 +18,11 @@ def rank_bump_chart(
     final_rank). Series and legend are ordered by final_rank (ties already broken on bot_id), so the same
     data always gives the same chart.
     """
-    data = chart_data(bump.sort("final_rank", "taken_at"))
+    data = chart_data(
+        bump.select("taken_at", "bot_id", "name", "rank", "points", "final_rank").sort(
+            "final_rank", "taken_at"
+        )
+    )
     order = bump.sort("final_rank").unique("bot_id", keep="first", maintain_order=True)["name"].to_list()
     max_rank = int(bump.select(pl.col("rank").max()).item() or 1) if bump.height else 1
     colour = alt.Color("name:N", sort=order, title="Bot", legend=None)

@@ -25,7 +25,9 @@ def category_area_chart(
     """
     order = _order(growth)
     data = chart_data(
-        growth.with_columns(stack=pl.col("name").replace_strict(order, list(range(len(order)))))
+        growth.select("taken_at", "name", "problems", "mature", "maturity_rate").with_columns(
+            stack=pl.col("name").replace_strict(order, list(range(len(order))))
+        )
     )
     return (
         alt.Chart(data)
@@ -56,7 +58,7 @@ def category_maturity_chart(
     """
     order = _order(growth)
     return (
-        alt.Chart(chart_data(growth))
+        alt.Chart(chart_data(growth.select("taken_at", "name", "maturity_rate")))
         .mark_line(interpolate="monotone")
         .encode(
             x=time_x(),

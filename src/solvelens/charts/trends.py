@@ -24,7 +24,11 @@ def points_trend_chart(
     with their label; ``gaps`` (gap_start, gap_end), e.g. :func:`solvelens.analysis.snapshot_gaps`, drawn as
     shaded bands ("no snapshots").
     """
-    data = chart_data(trend.sort("final_rank", "taken_at"))
+    data = chart_data(
+        trend.select("taken_at", "bot_id", "name", "rank", "points", "final_rank").sort(
+            "final_rank", "taken_at"
+        )
+    )
     order = trend.sort("final_rank").unique("bot_id", keep="first", maintain_order=True)["name"].to_list()
     layers: list[alt.Chart] = []
     if gaps is not None and gaps.height:
