@@ -9,6 +9,7 @@ with PlatformClient("http://127.0.0.1:8765/api/v1") as client:
 ```
 """
 
+from solvelens.client.bot import BotRunner, RunSummary, Solver, SolverLoadError, load_solver
 from solvelens.client.client import (
     KNOWN_LIST_ENDPOINTS,
     AsyncPlatformClient,
@@ -70,6 +71,7 @@ __all__ = [
     "BadRequestError",
     "BaseClient",
     "Bot",
+    "BotRunner",
     "Category",
     "ConfigurationError",
     "ConflictError",
@@ -96,13 +98,17 @@ __all__ = [
     "Record",
     "ResponseDecodeError",
     "RetryPolicy",
+    "RunSummary",
     "SearchResult",
     "ServerError",
     "ServiceUnavailableError",
     "SinglePagePaginator",
+    "Solver",
+    "SolverLoadError",
     "Stats",
     "SubmitBody",
     "SubmitResult",
     "Task",
     "UnprocessableEntityError",
+    "load_solver",
 ]

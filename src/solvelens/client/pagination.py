@@ -460,10 +460,9 @@ def detect_paginator(
 ) -> Paginator:
     """Pick the paginator for a list endpoint from its first answer (``body`` decoded, ``headers``).
 
-    Rules, first match wins: a next link in the body or a ``Link: rel="next"`` header -> next link; a next
-    cursor
-    -> cursor; ``offset`` in the metadata -> offset; ``page``/``totalPages`` -> page number; a bare array
-    without a Link header that is shorter than the requested page size (or with no page size requested) ->
+    Rules, first match wins: a next link in the body or a ``Link: rel="next"`` header: next link; a next
+    cursor: cursor; ``offset`` in the metadata: offset; ``page``/``totalPages``: page number; a bare array
+    without a Link header that is shorter than the requested page size (or with no page size requested):
     single page; otherwise page number (the real platform's style), which is logged as a fallback. The
     returned paginator has *not* yet read ``body``: call ``update_state`` with it.
     """
