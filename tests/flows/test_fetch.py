@@ -1,0 +1,101 @@
+"""The plain fetch steps (no Prefect) against the real sandbox server, and paging de-duplication."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pytest
+
+from solvelens.client import Page, PageRequest
+from solvelens.flows.fetch import collect_pages, fetch_all, progress_callback
+from solvelens.store import StagingArea, latest_solution_state, write_snapshot
+from tests.fixtures.sandbox import SandboxServer
+from tests.flows.conftest import sqlite_truth
+
+
+async def _pages(*pages: tuple[list[dict[str, Any]], int | None]) -> AsyncIterator[Page]:
+    offset = 0
+    for number, (items, total) in enumerate(pages, start=1):
+        yield Page(items=items, total=total, number=number, offset=offset, request=PageRequest())
+        offset += len(items)
+
+
+def test_collect_pages_drops_repeats_and_reports_total_mismatch():
+    warnings: list[str] = []
+    items = asyncio.run(
+        collect_pages(_pages(([{"id": 1}, {"id": 2}], 4), ([{"id": 2}, {"id": 3}], 4)), "problems", warnings)
+    )
+    assert [i["id"] for i in items] == [1, 2, 3]
+    assert warnings == [
+        "problems: 1 repeated records skipped while paging (listing moved)",
+        "problems: the server reported total=4 but 3 unique were listed",
+    ]
+    clean: list[str] = []
+    assert len(asyncio.run(collect_pages(_pages(([{"id": 1}], 1)), "x", clean))) == 1
+    assert clean == []
+
+
+def _staged(area: StagingArea, table: str) -> pl.DataFrame:
+    return pl.read_parquet(area.table_path(table))
+
+
+def test_fetch_all_stages_what_the_platform_holds(quiet_sandbox: SandboxServer, tmp_path: Path):
+    truth = sqlite_truth(quiet_sandbox)
+    area = StagingArea(tmp_path / "stage").create(
+        base_url=quiet_sandbox.base_url, taken_at="2026-03-01T00:00:00Z", started_at="2026-03-01T00:00:00Z"
+    )
+    seen: dict[str, tuple[int, int | None]] = {}
+    token = progress_callback.set(lambda step, done, total: seen.__setitem__(step, (done, total)))
+    try:
+        reports = asyncio.run(
+            fetch_all(quiet_sandbox.base_url, str(area.path), use_api_key=False, concurrency=4)
+        )
+    finally:
+        progress_callback.reset(token)
+    assert {r["step"] for r in reports} == {"problems", "leaderboard", "reference"}
+    assert all(r["warnings"] == [] for r in reports)
+    problems = _staged(area, "problems")
+    ids = [pl.Series([r]).str.json_path_match("$.id")[0] for r in problems["raw"]]
+    assert set(ids) == set(truth["problems"])
+    assert len(ids) == len(truth["problems"])  # no duplicates
+    sols = _staged(area, "solutions")
+    by_problem = sols.with_columns(sid=pl.col("raw").str.json_path_match("$.id")).sort("problem_id", "rank")
+    ranked = by_problem.group_by("problem_id", maintain_order=True).agg("sid")
+    assert {r["problem_id"]: r["sid"] for r in ranked.iter_rows(named=True)} == {
+        p: s for p, s in truth["solutions"].items() if s
+    }
+    assert set(_staged(area, "solution_problems")["problem_id"]) == set(truth["problems"])
+    board = _staged(area, "leaderboard")
+    assert board["rank"].to_list() == list(range(1, len(truth["bots"]) + 1))
+    bots = {pl.Series([r]).str.json_path_match("$.id")[0] for r in _staged(area, "bots")["raw"]}
+    assert bots == truth["bots"]
+    assert _staged(area, "categories").height == truth["categories"] == 8
+    assert _staged(area, "platform_stats").height == 1
+    assert not area.has_table("bot_me")
+    assert seen["solutions"] == (len(truth["problems"]), len(truth["problems"]))
+    assert seen["bots"][0] == len(truth["bots"])
+
+
+@pytest.mark.parametrize("full", [False, True])
+def test_unchanged_problems_are_not_refetched_unless_full(
+    quiet_sandbox: SandboxServer, tmp_path: Path, full: bool
+):
+    db = tmp_path / "store.duckdb"
+    for i in range(2):
+        area = StagingArea(tmp_path / f"stage{i}").create(
+            base_url=quiet_sandbox.base_url,
+            taken_at="2026-03-01T00:00:00Z",
+            started_at="2026-03-01T00:00:00Z",
+        )
+        reports = asyncio.run(
+            fetch_all(quiet_sandbox.base_url, str(area.path), db_path=str(db), full=full, use_api_key=False)
+        )
+        result = write_snapshot(db, area)
+    info = next(r for r in reports if r["step"] == "problems")["info"]
+    n = len(latest_solution_state(db, quiet_sandbox.base_url))
+    assert (info["refetched"], info["carried_over"]) == ((n, 0) if full else (0, n))
+    assert result.new_versions["solutions"] == 0

@@ -1,0 +1,147 @@
+"""The Prefect snapshot flow against the real sandbox over HTTP: DuckDB equals the sandbox's SQLite,
+unchanged problems are not refetched, /bot/me is snapshotted with a key that never reaches Prefect."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from solvelens.client import PlatformClient
+from solvelens.flows.snapshot import ARTIFACT_KEY, snapshot_flow
+from solvelens.store import read_frame
+from tests.fixtures.sandbox import SandboxServer
+from tests.flows.conftest import sqlite_truth
+
+pytestmark = pytest.mark.usefixtures("prefect_harness")
+
+
+def _run(server: SandboxServer, db: Path, **kwargs: Any) -> dict[str, Any]:
+    return asyncio.run(snapshot_flow(server.base_url, str(db), **kwargs))
+
+
+def _assert_store_equals_platform(db: Path, sid: int, truth: dict[str, Any]) -> None:
+    problems = read_frame(
+        db, "SELECT problem_id, solution_count, comparison_count FROM problems WHERE snapshot_id = ?", [sid]
+    )
+    assert {r[0]: (r[1], r[2]) for r in problems.rows()} == truth["problems"]
+    sols = read_frame(
+        db, "SELECT problem_id, solution_id, rank FROM solutions WHERE snapshot_id = ? ORDER BY 1, 3", [sid]
+    )
+    ranked: dict[str, list[str]] = {p: [] for p in truth["problems"]}
+    for pid, sol, _ in sols.rows():
+        ranked[pid].append(sol)
+    assert ranked == truth["solutions"]
+    bots = read_frame(db, "SELECT bot_id FROM bots WHERE snapshot_id = ?", [sid])
+    assert set(bots["bot_id"]) == truth["bots"]
+    board = read_frame(
+        db, "SELECT rank, bot_id, points FROM leaderboard WHERE snapshot_id = ? ORDER BY 1", [sid]
+    )
+    assert set(board["bot_id"]) == truth["bots"]
+    assert board["rank"].to_list() == list(range(1, board.height + 1))
+    assert board["points"].to_list() == sorted(board["points"].to_list(), reverse=True)
+    assert read_frame(db, "SELECT count(*) AS n FROM categories WHERE snapshot_id = ?", [sid])["n"][0] == 8
+    stats = dict(
+        read_frame(db, "SELECT metric, value FROM platform_stats WHERE snapshot_id = ?", [sid]).rows()
+    )
+    assert stats["totalSolutions"] == truth["total_solutions"]
+
+
+def test_two_runs_match_the_platform_and_the_second_refetches_nothing(
+    quiet_sandbox: SandboxServer, store_path: Path
+):
+    truth = sqlite_truth(quiet_sandbox)
+    first = _run(quiet_sandbox, store_path, taken_at="2026-03-01T00:00:00Z", use_api_key=False)
+    assert first["snapshot_id"] == 1
+    assert first["taken_at"] == "2026-03-01T00:00:00Z"
+    assert first["counts"]["problems"] == len(truth["problems"])
+    assert first["counts"]["solutions"] == truth["total_solutions"]
+    assert first["counts"]["bot_me"] == 0
+    assert first["fetch"]["problems"] == {"refetched": len(truth["problems"]), "carried_over": 0}
+    assert first["warnings"] == [] and first["drift"] == []
+    _assert_store_equals_platform(store_path, 1, truth)
+
+    second = _run(quiet_sandbox, store_path, taken_at="2026-03-02T00:00:00Z", use_api_key=False)
+    assert second["snapshot_id"] == 2
+    assert second["fetch"]["problems"] == {"refetched": 0, "carried_over": len(truth["problems"])}
+    assert set(second["new_versions"].values()) == {0}
+    assert second["counts"] == first["counts"]
+    _assert_store_equals_platform(store_path, 2, truth)
+    snaps = read_frame(store_path, "SELECT snapshot_id, taken_at, status FROM snapshots ORDER BY 1")
+    assert [str(t) for t in snaps["taken_at"]] == ["2026-03-01 00:00:00+00:00", "2026-03-02 00:00:00+00:00"]
+
+
+def test_changed_problem_is_refetched_and_bot_me_uses_the_env_key(
+    quiet_sandbox: SandboxServer, store_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    _run(quiet_sandbox, store_path, use_api_key=False)
+    key = quiet_sandbox.create_bot("flow-test-bot")
+    with PlatformClient(quiet_sandbox.base_url, api_key=key, read_env=False) as client:
+        task = client.next_task()
+        assert task is not None and task.type == "solve"
+        problem_id = task.payload["problem_id"]
+        client.submit(
+            task.id, {"solution_text": "A solution long enough to be accepted. " * 3, "llm_model": "t-1"}
+        )
+        me = client.get_me()
+    truth = sqlite_truth(quiet_sandbox)
+
+    monkeypatch.setenv("SOLVELENS_API_KEY", key)
+    result = _run(quiet_sandbox, store_path, full=False)
+    # Only the solved problem changed its solution count; every other list carried over.
+    assert result["fetch"]["problems"] == {"refetched": 1, "carried_over": len(truth["problems"]) - 1}
+    assert result["changes"]["solutions"]["added"] == 1
+    assert result["changes"]["problems"]["changed"] == 1
+    assert result["counts"]["bot_me"] == 1
+    _assert_store_equals_platform(store_path, result["snapshot_id"], truth)
+    new = read_frame(
+        store_path,
+        "SELECT bot_id, llm_model FROM solutions WHERE snapshot_id = ? AND problem_id = ? AND bot_id = ?",
+        [result["snapshot_id"], problem_id, me["id"]],
+    )
+    assert new["llm_model"].to_list() == ["t-1"]
+    bot_me = read_frame(store_path, "SELECT snapshot_id, bot_id, name FROM bot_me")
+    assert bot_me.rows() == [(result["snapshot_id"], me["id"], "flow-test-bot")]
+
+    # The key is nowhere in Prefect: not in the flow/task run parameters, logs or the artifact.
+    async def prefect_records() -> list[str]:
+        from prefect.artifacts import Artifact
+        from prefect.client.orchestration import get_client
+
+        async with get_client() as client:
+            runs = await client.read_flow_runs()
+            tasks = await client.read_task_runs()
+            logs = await client.read_logs()
+        artifact = await Artifact.aget(ARTIFACT_KEY)
+        assert artifact is not None
+        return [
+            *(json.dumps(r.parameters) for r in runs),
+            *(json.dumps(t.task_inputs, default=str) for t in tasks),
+            *(log.message for log in logs),
+            str(artifact.data),
+        ]
+
+    records = asyncio.run(prefect_records())
+    assert any("Snapshot" in r and "solutions" in r for r in records)  # the artifact is among them
+    assert not [r for r in records if key in r]
+    assert key not in json.dumps(result)
+
+
+def test_artifact_describes_the_run(quiet_sandbox: SandboxServer, store_path: Path):
+    result = _run(quiet_sandbox, store_path, use_api_key=False)
+
+    async def latest() -> str:
+        from prefect.artifacts import Artifact
+
+        artifact = await Artifact.aget(ARTIFACT_KEY)
+        assert artifact is not None
+        return str(artifact.data)
+
+    markdown = asyncio.run(latest())
+    assert f"# Snapshot {result['snapshot_id']}" in markdown
+    assert f"| solutions | {result['counts']['solutions']} |" in markdown
+    assert "## Changes since the last snapshot" in markdown
+    assert "## Schema drift" in markdown and "## Warnings" in markdown
