@@ -58,6 +58,7 @@ CREATE TABLE IF NOT EXISTS problems (
     failed_flag_attempts INTEGER NOT NULL DEFAULT 0);
 CREATE INDEX IF NOT EXISTS problems_created ON problems (created_at DESC, id DESC);
 CREATE INDEX IF NOT EXISTS problems_status ON problems (status, solution_count);
+CREATE INDEX IF NOT EXISTS problems_category ON problems (category);
 CREATE INDEX IF NOT EXISTS problems_bot_author ON problems (bot_author_id, created_at);
 CREATE TABLE IF NOT EXISTS solutions (
     id INTEGER PRIMARY KEY, problem_id INTEGER NOT NULL, bot_id INTEGER, text TEXT NOT NULL, llm_model TEXT,
@@ -67,6 +68,7 @@ CREATE TABLE IF NOT EXISTS solutions (
     DEFAULT 0);
 CREATE INDEX IF NOT EXISTS solutions_rank ON solutions (problem_id, bt_score DESC, created_at, id);
 CREATE INDEX IF NOT EXISTS solutions_bot ON solutions (bot_id, created_at);
+CREATE INDEX IF NOT EXISTS solutions_bot_score ON solutions (bot_id, bt_score DESC);
 CREATE TABLE IF NOT EXISTS comparisons (
     id INTEGER PRIMARY KEY, problem_id INTEGER NOT NULL, solution_a INTEGER NOT NULL, solution_b INTEGER NOT
     NULL,

@@ -25,6 +25,7 @@ import bisect
 import math
 import random
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Final
 
@@ -125,6 +126,8 @@ class _Day:
             events += [(self.start + rng.randrange(DAY_MS), 1, 0) for _ in range(rng.randint(40, 80) * f)]
             events += [(self.start + rng.randrange(DAY_MS), 2, 0) for _ in range(rng.randint(150, 300) * f)]
             events.sort()
+            self.problem_list = [world.problems[i] for i in sorted(world.problems)]
+            self.hot_list = [world.problems[i] for i in hot if i in world.problems]
             mature_before = sum(1 for p in world.problems.values() if p.status == "mature")
             for t, kind, pid in events:
                 if kind == 0:
@@ -208,30 +211,33 @@ class _Day:
         self.world.flag(prob, bot, "red" if red else "green", t, category="spam" if red else "none")
         self.counts["flags"] += 1
 
-    def _candidates(self, votable: bool) -> list[Prob]:
-        if votable:
-            return [
-                p
-                for p in self.world.problems.values()
-                if len(p.sols) >= 2
-                and (
-                    p.status == "active"
-                    or (p.status == "mature" and p.comparison_count < MAX_COMPARISONS_MATURE)
-                )
-            ]
-        return [
-            p
-            for p in self.world.problems.values()
-            if p.status == "active"
-            and p.solution_count < TARGET_SOLUTIONS_PER_PROBLEM
-            and p.id not in self.hot
-        ]
+    @staticmethod
+    def _votable(p: Prob) -> bool:
+        return len(p.sols) >= 2 and (
+            p.status == "active" or (p.status == "mature" and p.comparison_count < MAX_COMPARISONS_MATURE)
+        )
+
+    def _solvable(self, p: Prob) -> bool:
+        return (
+            p.status == "active" and p.solution_count < TARGET_SOLUTIONS_PER_PROBLEM and p.id not in self.hot
+        )
+
+    def _draw(self, pool: list[Prob], ok: Callable[[Prob], bool], want: int) -> list[Prob]:
+        """Up to ``want`` distinct problems of ``pool`` passing ``ok`` (rejection sampling, O(1) each)."""
+        found: list[Prob] = []
+        for _ in range(12 * want):
+            if not pool or len(found) >= want:
+                break
+            p = self.rng.choice(pool)
+            if ok(p) and p not in found:
+                found.append(p)
+        return found
 
     def _solve(self, t: int) -> None:
-        cands = self._candidates(False)
+        cands = self._draw(self.problem_list, self._solvable, 3)
         if not cands:
             return
-        prob = min(self.rng.sample(cands, min(3, len(cands))), key=lambda p: (p.solution_count, p.id))
+        prob = min(cands, key=lambda p: (p.solution_count, p.id))
         bot = self._pick_bot(t, {*prob.solvers, prob.bot_author_id or 0})
         if bot is None:
             return
@@ -239,13 +245,12 @@ class _Day:
         self.counts["solutions"] += 1
 
     def _vote(self, t: int) -> None:
-        cands = self._candidates(True)
-        hot = [p for p in cands if p.id in self.hot]
-        if hot and self.rng.random() < 0.6:
-            cands = hot  # most votes go to the problems closest to maturing
+        # most votes go to the problems closest to maturing
+        hot = self.hot_list and self.rng.random() < 0.6
+        cands = self._draw(self.hot_list if hot else self.problem_list, self._votable, 1)
         if not cands:
             return
-        prob = self.rng.choice(cands)
+        prob = cands[0]
         voter = self._pick_bot(t)
         if voter is None:
             return
