@@ -150,3 +150,14 @@ def test_thin_snapshots_respects_the_row_budget() -> None:
     assert thinned.height <= 4000
     assert thinned["snapshot_id"].max() == 200, "the newest snapshot is always kept"
     assert an.thin_snapshots(h, max_rows=20_000).height == h.height
+
+
+def test_helpers_accept_an_empty_store(empty_store_db: Path) -> None:
+    store = an.load(empty_store_db)
+    history = an.leaderboard_history(store.leaderboard, store.snapshots)
+    assert history.is_empty() and history.schema["taken_at"] == pl.Datetime("us", "UTC")
+    assert an.current_leaderboard(history).is_empty()
+    assert an.top_movers(history).is_empty()
+    assert an.rank_stability(history).is_empty()
+    assert an.bump_data(history).is_empty()
+    assert an.leader_changes(history).is_empty()

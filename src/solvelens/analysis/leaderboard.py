@@ -25,15 +25,23 @@ def leaderboard_history(leaderboard: FrameLike, snapshots: FrameLike) -> pl.Data
     Output columns: snapshot_id Int64, taken_at Datetime[us, UTC], bot_id String, name String, rank Int32,
     points Int64, elo Float64; sorted by taken_at, rank (deterministic: ties in rank break on bot_id).
     """
-    times = snapshots.lazy().select("snapshot_id", "taken_at")
-    return (
+    times = snapshots.lazy().select("snapshot_id", "taken_at").collect().sort("taken_at", "snapshot_id")
+    # One integer sort key (snapshot position, rank) is several times faster than a multi-column sort.
+    position = pl.col("snapshot_id").replace_strict(
+        times["snapshot_id"], pl.int_range(times.height, eager=True), default=None, return_dtype=pl.Int64
+    )
+    frame = (
         leaderboard.lazy()
         .select("snapshot_id", "bot_id", "name", "rank", "points", "elo")
-        .join(times, on="snapshot_id", how="inner")
-        .select(HISTORY_COLUMNS)
-        .sort("taken_at", "snapshot_id", "rank", "bot_id")
+        .with_columns(_key=position * (1 << 32) + pl.col("rank").cast(pl.Int64))
+        .drop_nulls("_key")
+        .sort("_key")
         .collect()
     )
+    if frame.height and (frame["_key"].diff() == 0).any():  # tied ranks: break ties on bot_id
+        frame = frame.sort("_key", "bot_id")
+    frame = frame.join(times, on="snapshot_id", how="left", maintain_order="left")
+    return frame.select(HISTORY_COLUMNS)
 
 
 def _snapshot_times(history: pl.DataFrame) -> pl.DataFrame:
