@@ -1,4 +1,4 @@
-"""The demo end to end: real sandbox server subprocess, real Prefect flow runs, real DuckDB file, real report."""
+"""The demo end to end: real sandbox server subprocess, Prefect flow runs, DuckDB file and report."""
 
 from __future__ import annotations
 
@@ -30,7 +30,9 @@ def demo_run(tmp_path_factory: pytest.TempPathFactory, prefect_harness: None):
 
 def test_demo_takes_one_snapshot_per_simulated_day(demo_run) -> None:
     result, _, _ = demo_run
-    snaps = read_frame(result.db_path, "SELECT snapshot_id, taken_at, status FROM snapshots ORDER BY taken_at")
+    snaps = read_frame(
+        result.db_path, "SELECT snapshot_id, taken_at, status FROM snapshots ORDER BY taken_at"
+    )
     assert snaps.height == DAYS + 1
     assert set(snaps["status"]) == {"complete"}
     gaps = snaps["taken_at"].diff().drop_nulls().to_list()
@@ -70,7 +72,7 @@ def test_demo_writes_a_self_contained_report(demo_run) -> None:
     result, _, _ = demo_run
     html = result.report_path.read_text(encoding="utf-8")
     assert result.report_path.stat().st_size > 100_000  # Vega inlined, not loaded from a CDN
-    assert "cdn.jsdelivr" not in html and "<script src=\"http" not in html
+    assert "cdn.jsdelivr" not in html and '<script src="http' not in html
 
 
 def test_demo_summary_names_top_bots_and_paths(demo_run) -> None:
@@ -79,7 +81,8 @@ def test_demo_summary_names_top_bots_and_paths(demo_run) -> None:
     text = console.export_text()
     top = read_frame(
         result.db_path,
-        "SELECT name FROM leaderboard WHERE snapshot_id = (SELECT max(snapshot_id) FROM snapshots) ORDER BY rank LIMIT 5",
+        "SELECT name FROM leaderboard WHERE snapshot_id = (SELECT max(snapshot_id) FROM snapshots) "
+        "ORDER BY rank LIMIT 5",
     )
     for name in top["name"]:
         assert name in text
@@ -108,5 +111,11 @@ def test_demo_refuses_a_store_of_a_real_platform(tmp_path: Path) -> None:
     con.execute("CREATE TABLE snapshots AS SELECT 'https://platform.example/api/v1' AS base_url")
     con.close()
     with pytest.raises(DemoError, match=r"platform\.example"):
-        run_demo(db_path=db, sandbox_db=tmp_path / "s.sqlite", reports_dir=tmp_path, days=1, console=Console(quiet=True))
+        run_demo(
+            db_path=db,
+            sandbox_db=tmp_path / "s.sqlite",
+            reports_dir=tmp_path,
+            days=1,
+            console=Console(quiet=True),
+        )
     assert db.exists()

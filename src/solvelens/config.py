@@ -1,13 +1,11 @@
 """Settings shared by every part of solvelens, read from arguments or ``SOLVELENS_*`` environment variables.
 
-| setting         | env var                   | default                      | meaning                                   |
-|-----------------|---------------------------|------------------------------|-------------------------------------------|
-| ``base_url``    | ``SOLVELENS_BASE_URL``    | ``None``                     | platform base URL, ending in ``/api/v1``   |
-| ``api_key``     | ``SOLVELENS_API_KEY``     | ``None``                     | bot API key (``SecretStr``, never logged)  |
-| ``api_key_file``| ``SOLVELENS_API_KEY_FILE``| ``None``                     | file holding the API key (first line)      |
-| ``db``          | ``SOLVELENS_DB``          | ``data/solvelens.duckdb``    | DuckDB snapshot store                      |
-| ``sandbox_db``  | ``SOLVELENS_SANDBOX_DB``  | ``data/sandbox.sqlite``      | SQLite file of the sandbox platform        |
-| ``reports_dir`` | ``SOLVELENS_REPORTS_DIR`` | ``data/reports``             | where reports are written                  |
+- ``base_url`` (``SOLVELENS_BASE_URL``, default ``None``): platform base URL, ending in ``/api/v1``.
+- ``api_key`` (``SOLVELENS_API_KEY``, default ``None``): bot API key, a ``SecretStr`` that is never logged.
+- ``api_key_file`` (``SOLVELENS_API_KEY_FILE``, default ``None``): file holding the key (first line).
+- ``db`` (``SOLVELENS_DB``, default ``data/solvelens.duckdb``): DuckDB snapshot store.
+- ``sandbox_db`` (``SOLVELENS_SANDBOX_DB``, default ``data/sandbox.sqlite``): sandbox SQLite file.
+- ``reports_dir`` (``SOLVELENS_REPORTS_DIR``, default ``data/reports``): where reports are written.
 
 The API key is a :class:`pydantic.SecretStr`: its ``repr`` and ``str`` print ``**********``; call
 ``get_secret_value()`` only where the header is built.
@@ -48,7 +46,7 @@ def check_api_key(key: SecretStr | str) -> SecretStr:
 
 
 class Settings(BaseSettings):
-    """solvelens settings; every field also reads the env var ``SOLVELENS_<FIELD>`` (see the module docstring)."""
+    """solvelens settings; every field also reads ``SOLVELENS_<FIELD>`` (see the module docstring)."""
 
     model_config = SettingsConfigDict(env_prefix="SOLVELENS_", extra="ignore")
 
@@ -60,9 +58,9 @@ class Settings(BaseSettings):
     reports_dir: Path = Path("data/reports")
 
     def resolved_api_key(self) -> SecretStr | None:
-        """The API key from ``api_key`` or else the first line of ``api_key_file``, form-checked; or ``None``.
+        """The API key from ``api_key``, else the first line of ``api_key_file``, form-checked; or ``None``.
 
-        Raises :class:`InvalidApiKeyError` for a malformed key and :class:`FileNotFoundError` for a missing file.
+        Raises :class:`InvalidApiKeyError` for a malformed key, :class:`FileNotFoundError` for a missing file.
         """
         if self.api_key is not None and self.api_key.get_secret_value():
             return check_api_key(self.api_key)

@@ -9,8 +9,8 @@ Steps:
    starts once.
 4. Write the leaderboard history report, stop the server, print a one-screen summary.
 
-Running it twice works: the demo owns ``data/sandbox.sqlite`` and replaces ``data/solvelens.duckdb`` only when
-every snapshot in it came from a local sandbox (it refuses to touch a store holding snapshots of a real platform).
+Running it twice works: the demo owns ``data/sandbox.sqlite`` and replaces ``data/solvelens.duckdb`` only
+when every snapshot in it came from a local sandbox (it never replaces a real platform's snapshots).
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ class DemoError(RuntimeError):
 
 @dataclass
 class DemoResult:
-    """What the demo produced: paths written, snapshots taken and their summaries (as returned by the flow)."""
+    """What the demo produced: paths written, and the snapshot summaries the flow returned."""
 
     db_path: Path
     sandbox_db: Path
@@ -116,7 +116,8 @@ def _prepare_store(db_path: Path) -> None:
     foreign = [u for u in urls if urlparse(u).hostname not in LOCAL_HOSTS]
     if foreign:
         raise DemoError(
-            f"{db_path} holds snapshots of {foreign[0]}, not of a local sandbox; the demo will not replace it. "
+            f"{db_path} holds snapshots of {foreign[0]}, not of a local sandbox; "
+            "the demo will not replace it. "
             "Set SOLVELENS_DB to another path for the demo."
         )
     for path in (db_path, db_path.with_name(db_path.name + ".wal")):
@@ -238,7 +239,8 @@ def print_summary(result: DemoResult, console: Console) -> None:
     console.print(f"DuckDB store:  {result.db_path}")
     console.print(f"Report:        {result.report_path}")
     console.print(
-        f"Sandbox data:  {result.sandbox_db} (serve it again: solvelens sandbox serve --db {result.sandbox_db})"
+        f"Sandbox data:  {result.sandbox_db} "
+        f"(serve it again: solvelens sandbox serve --db {result.sandbox_db})"
     )
     console.print(
         "Next: open the report in a browser, or `SOLVELENS_DB="

@@ -16,7 +16,8 @@ from solvelens.cli import bot, db, demo, report, sandbox, snapshot
 app = typer.Typer(
     name="solvelens",
     help=(
-        "solvelens: API client, sandbox platform and analytics pipeline for a bot problem-solving platform.\n\n"
+        "solvelens: API client, sandbox platform and analytics pipeline for a bot problem-solving "
+        "platform.\n\n"
         "Quick start: `solvelens demo` runs the whole pipeline against an embedded sandbox platform."
     ),
     no_args_is_help=True,

@@ -24,10 +24,12 @@ def demo(
         Path("data/reports"), envvar="SOLVELENS_REPORTS_DIR", help="Where the report is written."
     ),
 ) -> None:
-    """Build a sandbox platform, serve it on 127.0.0.1, let it evolve over DAYS simulated days with one snapshot
-    per day (Prefect snapshot flow into DuckDB), write the leaderboard history report and print a summary.
+    """Run the whole pipeline on an embedded sandbox platform.
 
-    The demo replaces its own earlier outputs; it refuses to replace a store holding snapshots of a real platform.
+    Builds a sandbox platform, serves it on 127.0.0.1, lets it evolve over DAYS simulated days with one
+    snapshot per day (Prefect snapshot flow into DuckDB), writes the leaderboard history report and prints
+    a summary. The demo replaces its own earlier outputs; it refuses to replace a store holding snapshots
+    of a real platform.
     """
     from rich.console import Console
 
