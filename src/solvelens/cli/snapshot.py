@@ -51,7 +51,32 @@ def _quiet_prefect(verbose: bool) -> None:
         os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
 
 
-def _run_with_progress(kwargs: dict[str, Any]) -> dict[str, Any]:
+@contextmanager
+def _prefect_console(verbose: bool) -> Any:
+    """Unless verbose, silence Prefect's console log handlers for the block (its API log handlers stay, so
+    the runs' logs still reach Prefect); failures are reported by the command in one line instead."""
+    import logging
+
+    from prefect.logging.handlers import PrefectConsoleHandler
+
+    handlers = []
+    if not verbose:
+        loggers = [
+            logging.getLogger(),
+            *(logging.getLogger(n) for n in list(logging.root.manager.loggerDict)),
+        ]
+        handlers = [h for lg in loggers for h in lg.handlers if isinstance(h, PrefectConsoleHandler)]
+    levels = [h.level for h in handlers]
+    for h in handlers:
+        h.setLevel(logging.CRITICAL + 1)
+    try:
+        yield
+    finally:
+        for h, level in zip(handlers, levels, strict=True):
+            h.setLevel(level)
+
+
+def _run_with_progress(kwargs: dict[str, Any], verbose: bool) -> dict[str, Any]:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn
 
     from solvelens.flows.fetch import progress_callback
@@ -75,7 +100,8 @@ def _run_with_progress(kwargs: dict[str, Any]) -> dict[str, Any]:
 
         token = progress_callback.set(on_progress)
         try:
-            result: dict[str, Any] = asyncio.run(snapshot_flow(**kwargs))
+            with _prefect_console(verbose):
+                result: dict[str, Any] = asyncio.run(snapshot_flow(**kwargs))
         finally:
             progress_callback.reset(token)
     return result
@@ -126,6 +152,12 @@ def register(app: typer.Typer) -> None:
         full: bool = typer.Option(
             False, "--full", envvar="SOLVELENS_FULL", help="Refetch every problem's solutions."
         ),
+        bot_me: bool = typer.Option(
+            True,
+            "--bot-me/--no-bot-me",
+            envvar="SOLVELENS_BOT_ME",
+            help="Snapshot /bot/me when an API key is configured.",
+        ),
         taken_at: str | None = typer.Option(
             None,
             "--taken-at",
@@ -163,12 +195,13 @@ def register(app: typer.Typer) -> None:
             "db_path": str(db),
             "taken_at": taken_at,
             "full": full,
+            "use_api_key": bot_me,
             "concurrency": concurrency,
             "lock_timeout_s": lock_timeout,
         }
         try:
             with _env(env):
-                summary = _run_with_progress(kwargs)
+                summary = _run_with_progress(kwargs, verbose)
         except KeyboardInterrupt:
             _fail("interrupted; no snapshot was written", 130)
         except Exception as exc:
