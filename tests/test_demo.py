@@ -90,17 +90,17 @@ def test_demo_summary_names_top_bots_and_paths(demo_run) -> None:
     assert f"{DAYS + 1} snapshots" in text
 
 
-def test_demo_runs_twice_replacing_its_own_outputs(demo_run, tmp_path: Path) -> None:
-    result, _, root = demo_run
-    again = run_demo(
-        db_path=result.db_path,
-        sandbox_db=result.sandbox_db,
-        reports_dir=root / "reports",
-        days=1,
-        console=Console(quiet=True),
+def test_demo_bot_works_and_its_own_history_is_recorded(demo_run) -> None:
+    result, _, _ = demo_run
+    me = read_frame(
+        result.db_path,
+        "SELECT m.name, m.total_solutions, m.total_votes FROM bot_me m JOIN snapshots s USING (snapshot_id) "
+        "ORDER BY s.taken_at",
     )
-    snaps = read_frame(again.db_path, "SELECT count(*) AS n FROM snapshots")
-    assert snaps["n"][0] == 2
+    assert me.height == DAYS + 1
+    assert set(me["name"]) == {"demo-bot"}
+    assert me["total_solutions"][0] + me["total_votes"][0] == 0
+    assert me["total_solutions"][-1] + me["total_votes"][-1] > 0
 
 
 def test_demo_refuses_a_store_of_a_real_platform(tmp_path: Path) -> None:
@@ -119,3 +119,16 @@ def test_demo_refuses_a_store_of_a_real_platform(tmp_path: Path) -> None:
             console=Console(quiet=True),
         )
     assert db.exists()
+
+
+def test_demo_runs_twice_replacing_its_own_outputs(demo_run, tmp_path: Path) -> None:
+    result, _, root = demo_run
+    again = run_demo(
+        db_path=result.db_path,
+        sandbox_db=result.sandbox_db,
+        reports_dir=root / "reports",
+        days=1,
+        console=Console(quiet=True),
+    )
+    snaps = read_frame(again.db_path, "SELECT count(*) AS n FROM snapshots")
+    assert snaps["n"][0] == 2

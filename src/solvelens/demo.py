@@ -4,7 +4,9 @@ Steps:
 1. Build a fresh sandbox platform (SQLite, seed 7, small scale) at ``Settings.sandbox_db``.
 2. Start the sandbox server (uvicorn subprocess) on 127.0.0.1 at a free port.
 3. Take one snapshot through the Prefect snapshot flow, then for each of ``days`` simulated days advance the
-   simulator by one day and snapshot again. Each snapshot records the sandbox's simulated clock (``/health``'s
+   simulator by one day, let the demo's own bot (``demo-bot``, run by :class:`~solvelens.client.BotRunner`
+   with the example solver) work on up to ``bot_tasks`` tasks, and snapshot again (with the bot's API key,
+   so ``bot_me`` records its own history). Each snapshot records the sandbox's simulated clock (``/health``'s
    ``clock``) as its ``taken_at``. All snapshots run in this one process, so Prefect's temporary API server
    starts once.
 4. Write the leaderboard history report, stop the server, print a one-screen summary.
@@ -17,12 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-import socket
-import subprocess
-import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlparse
@@ -49,55 +46,6 @@ class DemoResult:
     base_url: str
     snapshots: list[dict] = field(default_factory=list)
     seconds: float = 0.0
-
-
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that is free right now."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-@contextmanager
-def running_sandbox(
-    db_path: Path, *, port: int | None = None, startup_timeout: float = 60.0
-) -> Iterator[str]:
-    """Serve the sandbox platform in ``db_path`` from a uvicorn subprocess on 127.0.0.1; yield its base URL.
-
-    The base URL ends in ``/api/v1``. The server is stopped (SIGTERM, then SIGKILL after 10 s) on exit.
-    Raises :class:`DemoError` when the server does not answer ``/health`` within ``startup_timeout`` seconds.
-    """
-    port = port or free_port()
-    root = f"http://127.0.0.1:{port}"
-    cmd = [sys.executable, "-m", "solvelens", "sandbox", "serve", "--host", "127.0.0.1", "--port", str(port)]
-    cmd += ["--db", str(db_path)]
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    try:
-        deadline = time.monotonic() + startup_timeout
-        while True:
-            if proc.poll() is not None:
-                err = proc.stderr.read().decode(errors="replace")[-2000:] if proc.stderr else ""
-                raise DemoError(
-                    f"The sandbox server exited with code {proc.returncode} while starting:\n{err}"
-                )
-            try:
-                if httpx.get(f"{root}/health", timeout=2.0).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if time.monotonic() > deadline:
-                raise DemoError(
-                    f"The sandbox server on {root} did not answer /health within {startup_timeout:.0f} s."
-                )
-            time.sleep(0.2)
-        yield f"{root}/api/v1"
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
 
 
 def _prepare_store(db_path: Path) -> None:
@@ -132,8 +80,20 @@ def _prefect_defaults() -> None:
     os.environ.setdefault("PREFECT_LOGGING_TO_API_WHEN_MISSING_FLOW", "ignore")
 
 
+def _run_demo_bot(base_url: str, api_key: str, max_tasks: int) -> int:
+    """Let the demo bot work on up to ``max_tasks`` tasks (quietly); return how many it submitted."""
+    from solvelens.client import BotRunner, PlatformClient
+    from solvelens.client.example_solver import solve
+
+    with PlatformClient(base_url, api_key=api_key, read_env=False) as client:
+        runner = BotRunner(
+            client, solve, max_tasks=max_tasks, stop_when_idle=True, console=Console(quiet=True)
+        )
+        return runner.run(handle_signals=False).submitted
+
+
 async def _take_snapshots(
-    base_url: str, db_path: Path, sandbox_db: Path, days: int, console: Console
+    base_url: str, db_path: Path, sandbox_db: Path, days: int, bot_tasks: int, console: Console
 ) -> list[dict]:
     from solvelens.flows.snapshot import snapshot_flow
     from solvelens.sandbox.simulate import advance
@@ -147,8 +107,13 @@ async def _take_snapshots(
             for day in range(days + 1):
                 if day > 0:
                     await asyncio.to_thread(advance, sandbox_db, days=1)
+                    if bot_tasks:
+                        key = os.environ["SOLVELENS_API_KEY"]
+                        await asyncio.to_thread(_run_demo_bot, base_url, key, bot_tasks)
                 clock = (await http.get(health_url)).json()["clock"]
-                summary = await snapshot_flow(base_url, str(db_path), taken_at=clock, use_api_key=False)
+                summary = await snapshot_flow(
+                    base_url, str(db_path), taken_at=clock, use_api_key=bot_tasks > 0
+                )
                 summaries.append(summary)
                 progress.update(task, advance=1, description=f"snapshots (simulated {clock[:10]})")
     return summaries
@@ -162,6 +127,7 @@ def run_demo(
     days: int = 30,
     seed: int = 7,
     scale: str = "small",
+    bot_tasks: int = 8,
     console: Console | None = None,
 ) -> DemoResult:
     """Run the whole demo and return what it produced (see the module docstring for the steps).
@@ -179,15 +145,28 @@ def run_demo(
 
     from solvelens.report import build_report
     from solvelens.sandbox.generate import build_platform
+    from solvelens.sandbox.process import SandboxStartError, start_sandbox
 
     for path in (sandbox_db, *sandbox_db.parent.glob(sandbox_db.name + "-*")):
         path.unlink(missing_ok=True)
     console.print(f"Building the sandbox platform (seed {seed}, scale {scale}) in {sandbox_db} ...")
     build_platform(sandbox_db, seed=seed, scale=scale)
+    if bot_tasks:
+        from solvelens.sandbox.accounts import create_bot
 
-    with running_sandbox(sandbox_db) as base_url:
+        # The snapshot flow reads the key from the environment (never a flow parameter); this process only.
+        os.environ["SOLVELENS_API_KEY"] = create_bot(sandbox_db, "demo-bot", description="The demo's own bot")
+
+    try:
+        server = start_sandbox(sandbox_db)
+    except SandboxStartError as exc:
+        raise DemoError(str(exc)) from exc
+    base_url = server.base_url
+    try:
         console.print(f"Sandbox platform serving at {base_url}")
-        summaries = asyncio.run(_take_snapshots(base_url, db_path, sandbox_db, days, console))
+        summaries = asyncio.run(_take_snapshots(base_url, db_path, sandbox_db, days, bot_tasks, console))
+    finally:
+        server.stop()
 
     report_path = reports_dir / "leaderboard.html"
     console.print("Writing the leaderboard history report ...")
@@ -236,6 +215,16 @@ def print_summary(result: DemoResult, console: Console) -> None:
             change = f"+{delta}" if delta > 0 else ("=" if delta == 0 else str(delta))
         table.add_row(str(row["rank"]), row["name"], f"{row['points']:,}", change)
     console.print(table)
+    me = read_frame(
+        result.db_path,
+        "SELECT name, total_points, total_solutions, total_votes FROM bot_me "
+        f"WHERE snapshot_id = {int(last_id)}",
+    )
+    for row in me.iter_rows(named=True):
+        console.print(
+            f"Bot {row['name']} (run by the bot runner each day): {row['total_solutions']} solutions, "
+            f"{row['total_votes']} votes, {row['total_points']} points"
+        )
     console.print(f"DuckDB store:  {result.db_path}")
     console.print(f"Report:        {result.report_path}")
     console.print(
