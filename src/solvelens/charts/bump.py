@@ -5,7 +5,7 @@ from __future__ import annotations
 import altair as alt
 import polars as pl
 
-from solvelens.charts.data import chart_data
+from solvelens.charts.data import chart_data, span_days
 from solvelens.charts.theme import DEFAULT_WIDTH, time_x
 
 
@@ -18,6 +18,7 @@ def rank_bump_chart(
     final_rank). Series and legend are ordered by final_rank (ties already broken on bot_id), so the same
     data always gives the same chart.
     """
+    span = span_days(bump)
     data = chart_data(
         bump.select("taken_at", "bot_id", "name", "rank", "points", "final_rank").sort(
             "final_rank", "taken_at"
@@ -27,7 +28,7 @@ def rank_bump_chart(
     max_rank = int(bump.select(pl.col("rank").max()).item() or 1) if bump.height else 1
     colour = alt.Color("name:N", sort=order, title="Bot", legend=None)
     base = alt.Chart(data).encode(
-        x=time_x(),
+        x=time_x(span_days=span),
         y=alt.Y(
             "rank:Q",
             title="Rank",
@@ -49,7 +50,7 @@ def rank_bump_chart(
     labels = (
         alt.Chart(newest)
         .mark_text(align="left", dx=6, fontSize=11)
-        .encode(x=time_x(), y=alt.Y("rank:Q"), text="name:N", color=colour)
+        .encode(x=time_x(span_days=span), y=alt.Y("rank:Q"), text="name:N", color=colour)
     )
     return alt.LayerChart(
         layer=[lines, points, labels], title=title, width=width, height=max(220, 26 * len(order))

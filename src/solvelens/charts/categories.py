@@ -5,7 +5,7 @@ from __future__ import annotations
 import altair as alt
 import polars as pl
 
-from solvelens.charts.data import chart_data
+from solvelens.charts.data import chart_data, span_days
 from solvelens.charts.theme import DEFAULT_WIDTH, time_x
 
 
@@ -23,6 +23,7 @@ def category_area_chart(
     Input: :func:`solvelens.analysis.category_growth` (taken_at, category, name, problems, mature,
     maturity_rate).
     """
+    span = span_days(growth)
     order = _order(growth)
     data = chart_data(
         growth.select("taken_at", "name", "problems", "mature", "maturity_rate").with_columns(
@@ -33,7 +34,7 @@ def category_area_chart(
         alt.Chart(data)
         .mark_area(interpolate="monotone", opacity=0.9)
         .encode(
-            x=time_x(),
+            x=time_x(span_days=span),
             y=alt.Y("problems:Q", stack="zero", title="Problems"),
             color=alt.Color("name:N", sort=order, title="Category"),
             order=alt.Order("stack:Q", sort="ascending"),
@@ -56,12 +57,13 @@ def category_maturity_chart(
 
     Input: :func:`solvelens.analysis.category_growth`.
     """
+    span = span_days(growth)
     order = _order(growth)
     return (
         alt.Chart(chart_data(growth.select("taken_at", "name", "maturity_rate")))
         .mark_line(interpolate="monotone")
         .encode(
-            x=time_x(),
+            x=time_x(span_days=span),
             y=alt.Y(
                 "maturity_rate:Q", title="Mature", axis=alt.Axis(format=".0%"), scale=alt.Scale(domain=[0, 1])
             ),

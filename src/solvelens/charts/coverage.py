@@ -5,8 +5,8 @@ from __future__ import annotations
 import altair as alt
 import polars as pl
 
-from solvelens.charts.data import chart_data
-from solvelens.charts.theme import DEFAULT_WIDTH, DOWN_COLOUR, PALETTE
+from solvelens.charts.data import chart_data, span_days
+from solvelens.charts.theme import DEFAULT_WIDTH, DOWN_COLOUR, PALETTE, time_x
 
 
 def coverage_chart(
@@ -26,12 +26,7 @@ def coverage_chart(
         alt.Chart(data)
         .mark_rect(stroke="#ffffff", strokeWidth=1)
         .encode(
-            x=alt.X(
-                "day:T",
-                title=None,
-                scale=alt.Scale(type="utc"),
-                axis=alt.Axis(format="%b %d", labelAngle=0, tickCount=8),
-            ),
+            x=time_x("day", span_days=span_days(days, "day")),
             x2="day_end:T",
             color=alt.Color(
                 "state:N",

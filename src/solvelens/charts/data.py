@@ -32,3 +32,11 @@ def chart_data(frame: pl.DataFrame, *, max_rows: int = MAX_ROWS) -> pl.DataFrame
         elif dtype == pl.Date:
             conversions.append(pl.col(name).dt.strftime("%Y-%m-%d").alias(name))
     return frame.with_columns(conversions) if conversions else frame
+
+
+def span_days(frame: pl.DataFrame, field: str = "taken_at") -> float | None:
+    """Days from the earliest to the latest value of the Datetime/Date column ``field`` (None if empty)."""
+    if frame.is_empty() or field not in frame.columns:
+        return None
+    seconds = frame.select((pl.col(field).max() - pl.col(field).min()).dt.total_seconds()).item()
+    return None if seconds is None else float(seconds) / 86400

@@ -5,11 +5,12 @@ from __future__ import annotations
 import altair as alt
 import polars as pl
 
-from solvelens.charts.data import chart_data
+from solvelens.charts.data import chart_data, span_days
 from solvelens.charts.theme import DEFAULT_WIDTH, PALETTE, time_x
 
 
 def _per_day_bars(frame: pl.DataFrame, columns: dict[str, str], title: str, width: int) -> alt.VConcatChart:
+    span = span_days(frame)
     panels = []
     # Time scales have no bands: size bars from the number of snapshots (at least 1 px, at most 24 px).
     bar_width = max(1.0, min(24.0, 0.7 * width / max(frame.height, 1)))
@@ -19,7 +20,7 @@ def _per_day_bars(frame: pl.DataFrame, columns: dict[str, str], title: str, widt
             alt.Chart(data)
             .mark_bar(color=PALETTE[i % len(PALETTE)], width=bar_width)
             .encode(
-                x=time_x(),
+                x=time_x(span_days=span),
                 y=alt.Y(f"{column}:Q", title=label),
                 tooltip=[
                     alt.Tooltip("taken_at:T", title="Snapshot (UTC)", format="%Y-%m-%d %H:%M"),
@@ -52,6 +53,7 @@ def activity_chart(
 
     Input: :func:`solvelens.analysis.platform_activity` (taken_at, solutions_per_day, votes_per_day).
     """
+    span = span_days(activity)
     long = activity.select("taken_at", "solutions_per_day", "votes_per_day").unpivot(
         index="taken_at", variable_name="measure", value_name="per_day"
     )
@@ -62,7 +64,7 @@ def activity_chart(
         alt.Chart(chart_data(long))
         .mark_line(point=True)
         .encode(
-            x=time_x(),
+            x=time_x(span_days=span),
             y=alt.Y("per_day:Q", title="Per day"),
             color=alt.Color("measure:N", title=None, sort=["Solutions", "Votes"]),
             tooltip=[

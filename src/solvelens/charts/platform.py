@@ -5,7 +5,7 @@ from __future__ import annotations
 import altair as alt
 import polars as pl
 
-from solvelens.charts.data import chart_data
+from solvelens.charts.data import chart_data, span_days
 from solvelens.charts.theme import PALETTE, time_x
 
 
@@ -16,12 +16,13 @@ def platform_stats_chart(
 
     Input: :func:`solvelens.analysis.platform_stats_over_time` (taken_at, metric, value).
     """
+    span = span_days(stats)
     metrics = sorted(stats["metric"].unique().to_list())
     return (
         alt.Chart(chart_data(stats.select("taken_at", "metric", "value")))
         .mark_line(color=PALETTE[0], point=alt.OverlayMarkDef(size=12))
         .encode(
-            x=time_x(),
+            x=time_x(span_days=span),
             y=alt.Y("value:Q", title=None, axis=alt.Axis(format="~s")),
             tooltip=[
                 alt.Tooltip("metric:N", title="Metric"),

@@ -67,11 +67,34 @@ def enable_theme() -> None:
     alt.theme.enable(THEME_NAME)
 
 
-def time_x(field: str = "taken_at", title: str | None = None) -> alt.X:
-    """The shared time axis: a UTC time scale with day-level labels."""
+def _ticks(span_days: float | None) -> dict[str, object] | int:
+    """A tick interval that gives at most ~10 labels without repeating a day (UTC calendar units)."""
+    if span_days is None:
+        return 8
+    for limit, interval, step in (
+        (10, "day", 1),
+        (20, "day", 2),
+        (70, "week", 1),
+        (140, "week", 2),
+        (400, "month", 1),
+        (800, "month", 3),
+    ):
+        if span_days <= limit:
+            return {"interval": interval, "step": step}
+    return {"interval": "year", "step": 1}
+
+
+def time_x(field: str = "taken_at", title: str | None = None, *, span_days: float | None = None) -> alt.X:
+    """The shared time axis: a UTC time scale with day-level labels.
+
+    ``span_days`` (the data's time span, see :func:`solvelens.charts.data.span_days`) picks calendar tick
+    intervals so short histories do not repeat a day label; without it Vega picks about 8 ticks.
+    """
+    ticks = _ticks(span_days)
+    label = "%b %Y" if isinstance(ticks, dict) and ticks["interval"] in ("month", "year") else "%b %d"
     return alt.X(
         f"{field}:T",
         title=title,
         scale=alt.Scale(type="utc"),
-        axis=alt.Axis(format="%b %d", labelAngle=0, tickCount=8),
+        axis=alt.Axis(format=label, labelAngle=0, tickCount=ticks),  # type: ignore[arg-type]
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import altair as alt
 import polars as pl
 
-from solvelens.charts.data import chart_data
+from solvelens.charts.data import chart_data, span_days
 from solvelens.charts.theme import DEFAULT_WIDTH, GAP_COLOUR, MUTED_COLOUR, time_x
 
 
@@ -24,6 +24,7 @@ def points_trend_chart(
     with their label; ``gaps`` (gap_start, gap_end), e.g. :func:`solvelens.analysis.snapshot_gaps`, drawn as
     shaded bands ("no snapshots").
     """
+    span = span_days(trend)
     data = chart_data(
         trend.select("taken_at", "bot_id", "name", "rank", "points", "final_rank").sort(
             "final_rank", "taken_at"
@@ -37,7 +38,7 @@ def points_trend_chart(
             alt.Chart(band)
             .mark_rect(color=GAP_COLOUR, opacity=0.7)
             .encode(
-                x=time_x("gap_start"),
+                x=time_x("gap_start", span_days=span),
                 x2="gap_end:T",
                 tooltip=[
                     alt.Tooltip("label:N", title="Gap"),
@@ -50,7 +51,7 @@ def points_trend_chart(
         alt.Chart(data)
         .mark_line(interpolate="monotone")
         .encode(
-            x=time_x(),
+            x=time_x(span_days=span),
             y=alt.Y("points:Q", title="Points", axis=alt.Axis(format="~s")),
             color=alt.Color("name:N", sort=order, title="Bot", legend=alt.Legend(orient="right")),
             detail="bot_id:N",
@@ -63,17 +64,37 @@ def points_trend_chart(
         )
     )
     if annotations is not None and annotations.height:
-        notes = chart_data(
+        start, end = trend["taken_at"].min(), trend["taken_at"].max()
+        notes = (
             annotations.sort("taken_at")
             .select("taken_at", "label")
             .with_row_index("i")
-            .with_columns(y_px=2 + 13 * (pl.col("i") % 3))  # stagger labels so neighbours do not overlap
+            .with_columns(
+                y_px=2 + 13 * (pl.col("i") % 3),  # stagger labels so neighbours do not overlap
+                # labels in the right third of the plot extend to the left of their rule, so they stay inside
+                right=(pl.col("taken_at") - pl.lit(start)) > (pl.lit(end) - pl.lit(start)) * 2 / 3
+                if start is not None and end is not None
+                else pl.lit(False),
+            )
         )
-        rules = alt.Chart(notes).mark_rule(strokeDash=[4, 3], color=MUTED_COLOUR).encode(x=time_x())
-        text = (
-            alt.Chart(notes)
-            .mark_text(align="left", baseline="top", dx=3, dy=2, fontSize=10, color="#3d444d", angle=0)
-            .encode(x=time_x(), y=alt.Y("y_px:Q", scale=None), text="label:N")
+        layers.append(
+            alt.Chart(chart_data(notes))
+            .mark_rule(strokeDash=[4, 3], color=MUTED_COLOUR)
+            .encode(x=time_x(span_days=span))
         )
-        layers += [rules, text]
+        for right in (False, True):
+            part = chart_data(notes.filter(pl.col("right") == right))
+            if part.height:
+                layers.append(
+                    alt.Chart(part)
+                    .mark_text(
+                        align="right" if right else "left",
+                        baseline="top",
+                        dx=-3 if right else 3,
+                        dy=2,
+                        fontSize=10,
+                        color="#3d444d",
+                    )
+                    .encode(x=time_x(span_days=span), y=alt.Y("y_px:Q", scale=None), text="label:N")
+                )
     return alt.LayerChart(layer=layers, title=title, width=width, height=320)
