@@ -10,6 +10,7 @@ from rich.console import Console
 
 from solvelens.demo import DemoError, print_summary, run_demo
 from solvelens.store import read_frame
+from tests.notebooks.test_notebooks import CHARTS, execute_notebook
 
 DAYS = 3
 
@@ -101,6 +102,16 @@ def test_demo_bot_works_and_its_own_history_is_recorded(demo_run) -> None:
     assert set(me["name"]) == {"demo-bot"}
     assert me["total_solutions"][0] + me["total_votes"][0] == 0
     assert me["total_solutions"][-1] + me["total_votes"][-1] > 0
+
+
+def test_leaderboard_notebook_runs_against_the_demo_store(demo_run, monkeypatch: pytest.MonkeyPatch) -> None:
+    result, _, _ = demo_run
+    monkeypatch.setenv("SOLVELENS_DB", str(result.db_path))
+    outputs = execute_notebook("leaderboard_history.ipynb")
+    svgs = sum("image/svg+xml" in out.get("data", {}) for out in outputs)
+    assert svgs == CHARTS["leaderboard_history.ipynb"]
+    text = "".join(out.get("text", "") for out in outputs if out.get("output_type") == "stream")
+    assert f"{DAYS + 1} snapshot(s) from" in text
 
 
 def test_demo_refuses_a_store_of_a_real_platform(tmp_path: Path) -> None:

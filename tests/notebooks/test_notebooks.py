@@ -27,17 +27,23 @@ def test_committed_notebook_has_no_outputs_and_a_parameters_cell(name: str) -> N
     assert 'alt.renderers.enable("svg")' in "".join(cell.source for cell in code)
 
 
+def execute_notebook(name: str) -> list[dict]:
+    """Run ``notebooks/<name>`` top to bottom (the venv's python3 kernel, the current environment); return
+    the outputs of its code cells. Raises ``nbclient.exceptions.CellExecutionError`` when a cell fails."""
+    nb = nbformat.read(NOTEBOOKS / name, as_version=4)
+    NotebookClient(
+        nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(NOTEBOOKS)}}
+    ).execute()
+    return [out for cell in nb.cells if cell.cell_type == "code" for out in cell.outputs]
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_notebook_runs_against_the_generated_store(
     name: str, store_db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("SOLVELENS_DB", str(store_db))
     monkeypatch.setenv("SOLVELENS_WINDOW_DAYS", "30")
-    nb = nbformat.read(NOTEBOOKS / name, as_version=4)
-    NotebookClient(
-        nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(NOTEBOOKS)}}
-    ).execute()
-    outputs = [out for cell in nb.cells if cell.cell_type == "code" for out in cell.outputs]
+    outputs = execute_notebook(name)
     assert not [out for out in outputs if out.output_type == "error"]
     svgs = [out for out in outputs if "image/svg+xml" in out.get("data", {})]
     assert len(svgs) == CHARTS[name], "every chart renders as SVG"
