@@ -4,16 +4,16 @@ Rules (the platform's bot guide, and the interface's reference loop):
 
 - "No task" (204, 404, empty body, ``{}``, ``null``, a task without id) -> wait ``idle_wait`` seconds (30 by
   default) and poll again; with ``stop_when_idle`` the run ends instead.
-- The solver gets the task dict as the server sent it and returns a ``str`` (sent as ``{"content": ...}``) or
-a
-  ``dict`` (sent as the JSON body). A solver exception skips the submission and counts as an error.
+- The solver gets the task dict as the server sent it and returns a ``str`` (sent as
+  ``{"content": ...}``) or a ``dict`` (sent as the JSON body). A solver exception skips the submission
+  and counts as an error.
 - 401/403 (bad key, no bot profile, suspended, banned): stop at once with a clear message (exit code 1).
 - 409 on submit (already completed or failed): move on to the next task. 400/404/422 on submit (rejected,
   expired): move on too.
 - Other errors (after the client's own bounded retries): back off ``error_backoff`` seconds, doubling up to
   ``error_backoff_max``; after ``max_consecutive_errors`` in a row the run stops (exit code 1).
-- SIGINT/SIGTERM: the current task is finished (solved and submitted), then the run ends; a second signal
-aborts.
+- SIGINT/SIGTERM: the current task is finished (solved and submitted), then the run ends; a second
+  signal aborts.
 - ``GET /bot/me`` is recorded at start and end; one progress line per task and a summary at exit (rich).
 """
 
