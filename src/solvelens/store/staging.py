@@ -9,6 +9,10 @@ Layout of a staging directory::
 
     run.json                      {"base_url", "taken_at" (ISO UTC), "started_at" (ISO UTC)}
     <resource>.parquet            one file per staged table (see STAGED_TABLES for columns)
+
+Every table with a ``raw`` column also gets ``version_id``: the record version's 64-bit key (BLAKE2b of the
+raw JSON bytes; for solutions of ``problem_id + "\n" + raw``), computed here while fetching so the writer
+holds the store file for less time.
     part-<name>.json              {"warnings": [str], "info": {...}} reported by one fetch step
 
 A ``.parquet`` file appears only when its writer closed cleanly (written as ``.tmp``, then renamed).
@@ -16,6 +20,7 @@ A ``.parquet`` file appears only when its writer closed cleanly (written as ``.t
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from collections.abc import Iterable, Mapping
@@ -28,20 +33,29 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 #: Staged tables and their Arrow columns. ``raw`` is the record's JSON exactly as fetched (keys in order).
+_RAW = [("version_id", pa.uint64()), ("raw", pa.string())]
 STAGED_TABLES: dict[str, pa.Schema] = {
-    "problems": pa.schema([("raw", pa.string())]),
+    "problems": pa.schema(_RAW),
     # Ranked solution lists of the problems fetched this run (rank 1 = best).
-    "solutions": pa.schema([("problem_id", pa.string()), ("rank", pa.int32()), ("raw", pa.string())]),
+    "solutions": pa.schema([("problem_id", pa.string()), ("rank", pa.int32()), *_RAW]),
     # Every problem whose solution list was fetched this run (also those with no solutions).
     "solution_problems": pa.schema([("problem_id", pa.string())]),
     # Problems whose solutions were not refetched: their manifest carries over from the previous snapshot.
     "solution_carryover": pa.schema([("problem_id", pa.string()), ("manifest_id", pa.uint64())]),
-    "categories": pa.schema([("raw", pa.string())]),
-    "leaderboard": pa.schema([("rank", pa.int32()), ("raw", pa.string())]),
-    "bots": pa.schema([("raw", pa.string())]),
-    "platform_stats": pa.schema([("raw", pa.string())]),
-    "bot_me": pa.schema([("raw", pa.string())]),
+    "categories": pa.schema(_RAW),
+    "leaderboard": pa.schema([("rank", pa.int32()), *_RAW]),
+    "bots": pa.schema(_RAW),
+    "platform_stats": pa.schema(_RAW),
+    "bot_me": pa.schema(_RAW),
 }
+#: Key of an empty solution list (a manifest with no items).
+EMPTY_MANIFEST_ID = 0
+
+
+def version_key(raw: bytes, scope: str | None = None) -> int:
+    """The 64-bit version key of a record's raw JSON bytes (within ``scope``, e.g. its problem id)."""
+    data = raw if scope is None else scope.encode() + b"\n" + raw
+    return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little")
 
 
 def dump_json(record: Any) -> bytes:
@@ -53,7 +67,8 @@ class TableWriter:
     """Appends rows to one staged Parquet table; a context manager that publishes the file on clean exit.
 
     Columns are given as lists of equal length (``raw`` may hold dicts: they are serialised with
-    :func:`dump_json`). Rows are buffered and written as row groups of ``flush_rows`` rows.
+    :func:`dump_json`); ``version_id`` is computed, never given. Rows are buffered and written as row groups
+    of ``flush_rows`` rows.
     """
 
     def __init__(self, path: Path, schema: pa.Schema, flush_rows: int = 50_000) -> None:
@@ -66,12 +81,22 @@ class TableWriter:
         self.rows = 0
 
     def append(self, **columns: list[Any]) -> None:
-        """Append rows: one list per column of the table's schema, all of the same length."""
-        if set(columns) != set(self._schema.names):
-            raise ValueError(f"columns {sorted(columns)} do not match {self._schema.names}")
+        """Append rows: one list per column of the table's schema but ``version_id``, all of equal length."""
+        expected = set(self._schema.names) - {"version_id"}
+        if set(columns) != expected:
+            raise ValueError(f"columns {sorted(columns)} do not match {sorted(expected)}")
         for name, values in columns.items():
             if name == "raw":
-                values = [v if isinstance(v, bytes | str) else dump_json(v) for v in values]
+                values = [
+                    v.encode() if isinstance(v, str) else v if isinstance(v, bytes) else dump_json(v)
+                    for v in values
+                ]
+                scopes = columns.get("problem_id")
+                if scopes is None:
+                    keys = [version_key(v) for v in values]
+                else:
+                    keys = [version_key(v, s) for v, s in zip(values, scopes, strict=True)]
+                self._buffer["version_id"].extend(keys)
             self._buffer[name].extend(values)
         self.rows += len(next(iter(columns.values())))
         if len(self._buffer[self._schema.names[0]]) >= self._flush_rows:

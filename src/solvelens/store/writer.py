@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
@@ -29,28 +29,30 @@ from solvelens.store.drift import compare_fields, observed_fields
 from solvelens.store.lock import store_lock
 from solvelens.store.metrics import flatten_metrics
 from solvelens.store.schema import (
-    BLOCK_SIZE,
     BOT_ME,
     BOTS,
     CATEGORIES,
     COMPLETE,
     INTERNAL,
+    LARGE_BLOCK_SIZE,
+    LARGE_STORE_STAGED_BYTES,
     LEADERBOARD,
     LINKS,
     PLATFORM_STATS,
     PROBLEMS,
+    SMALL_BLOCK_SIZE,
     SOLUTIONS,
     Resource,
     ensure_schema,
 )
-from solvelens.store.staging import StagingArea
+from solvelens.store.staging import EMPTY_MANIFEST_ID, StagingArea
 
 #: Staged tables a snapshot cannot do without (``bot_me`` is optional: it needs an API key).
 REQUIRED_TABLES = ("problems", "categories", "leaderboard", "bots", "platform_stats")
 #: Default bounded wait for the writer lock, in seconds.
 DEFAULT_LOCK_TIMEOUT_S = 60.0
 #: Manifest id of an empty solution list.
-EMPTY_MANIFEST_SQL = "md5_number_lower('')"
+EMPTY_MANIFEST_SQL = str(EMPTY_MANIFEST_ID)
 _ITEMS = f"{INTERNAL}.solution_manifest_items"
 
 
@@ -75,7 +77,8 @@ class SnapshotResult:
     resource. ``drift``: entries as in :mod:`solvelens.store.drift`. ``changes``: differences from the
     previous complete snapshot of the same base URL (see :func:`snapshot_changes`). Times are ISO-8601 UTC
     strings; ``duration_s`` (seconds) runs from the staged ``started_at`` to the commit; ``write_s`` is how
-    long the file was held; ``file_bytes`` is the file size after close.
+    long the file was held; ``file_bytes`` is the file size after close; ``timings`` the seconds spent per
+    phase of the write (for benchmarks).
     """
 
     snapshot_id: int
@@ -91,21 +94,24 @@ class SnapshotResult:
     drift: list[dict[str, Any]]
     changes: dict[str, Any]
     file_bytes: int
+    timings: dict[str, float]
 
     def as_dict(self) -> dict[str, Any]:
         """A JSON-serialisable dict of every field."""
         return asdict(self)
 
 
-def connect_readwrite(db_path: str | os.PathLike[str]) -> duckdb.DuckDBPyConnection:
-    """Open (or create, with 16 KiB blocks) the store read-write with ``TimeZone=UTC``.
+def connect_readwrite(
+    db_path: str | os.PathLike[str], *, block_size: int = SMALL_BLOCK_SIZE
+) -> duckdb.DuckDBPyConnection:
+    """Open the store read-write with ``TimeZone=UTC``; a new file is created with ``block_size`` (bytes).
 
     Call only while holding the exclusive store lock. Raises :class:`StoreBusyError` when another process
     holds the file outside the solvelens lock.
     """
     Path(db_path).parent.mkdir(parents=True, exist_ok=True)
     try:
-        con = duckdb.connect(os.fspath(db_path), config={"default_block_size": str(BLOCK_SIZE)})
+        con = duckdb.connect(os.fspath(db_path), config={"default_block_size": str(block_size)})
     except duckdb.IOException as exc:
         if "lock" in str(exc).lower():
             raise StoreBusyError(
@@ -119,15 +125,19 @@ def connect_readwrite(db_path: str | os.PathLike[str]) -> duckdb.DuckDBPyConnect
 
 @contextmanager
 def open_writer(
-    db_path: str | os.PathLike[str], *, lock_timeout_s: float = DEFAULT_LOCK_TIMEOUT_S
+    db_path: str | os.PathLike[str],
+    *,
+    lock_timeout_s: float = DEFAULT_LOCK_TIMEOUT_S,
+    block_size: int = SMALL_BLOCK_SIZE,
 ) -> Iterator[duckdb.DuckDBPyConnection]:
     """Hold the exclusive store lock and a read-write connection with the schema ensured; close on exit.
 
-    Raises :class:`solvelens.store.lock.StoreLockTimeout` when another writer holds the lock longer than
+    ``block_size`` (bytes) only applies when the file is created. Raises
+    :class:`solvelens.store.lock.StoreLockTimeout` when another writer holds the lock longer than
     ``lock_timeout_s`` seconds, and :class:`StoreBusyError`.
     """
     with store_lock(db_path, exclusive=True, timeout_s=lock_timeout_s):
-        con = connect_readwrite(db_path)
+        con = connect_readwrite(db_path, block_size=block_size)
         try:
             ensure_schema(con)
             yield con
@@ -149,6 +159,27 @@ def _struct_spec(resource: Resource) -> str:
     return json.dumps(spec).replace("'", "''")
 
 
+#: Above this many new versions, drift is computed on a sample of them.
+DRIFT_SAMPLE_ROWS = 20_000
+
+
+def _structure_sql(n_new: int, rows: str) -> str:
+    """``json_group_structure`` of the new versions ``rows``: all of them when few, else a reservoir sample
+    of :data:`DRIFT_SAMPLE_ROWS` (a field or type confined to a few records of a large batch may then go
+    unnoticed; large batches are mostly first snapshots, where nothing counts as drift anyway)."""
+    if n_new <= DRIFT_SAMPLE_ROWS:
+        return f"SELECT json_group_structure(raw::JSON)::VARCHAR FROM {rows}"
+    return (
+        f"SELECT json_group_structure(raw::JSON)::VARCHAR FROM (SELECT raw FROM {rows}) "
+        f"USING SAMPLE reservoir({DRIFT_SAMPLE_ROWS} ROWS) REPEATABLE (7)"
+    )
+
+
+def _parquet(path: Path) -> str:
+    """``read_parquet('<path>')`` with the path quoted for SQL."""
+    return "read_parquet('" + str(path).replace("'", "''") + "')"
+
+
 class _Transaction:
     """The body of one snapshot write (runs inside BEGIN ... COMMIT on ``con``)."""
 
@@ -164,25 +195,33 @@ class _Transaction:
         rows = self.con.execute(sql, params or []).fetchall()
         return rows[0][0] if rows else None
 
-    def insert_new_versions(self, resource: Resource, stage: str, extra_cols: str = "") -> None:
-        """Move the versions of ``stage`` not stored yet into the version table; record drift and counts."""
-        self.con.execute(
-            f"CREATE OR REPLACE TEMP TABLE new_versions AS "
-            f"SELECT DISTINCT ON (version_id) * FROM {stage} AS st "
+    def insert_new_versions(self, resource: Resource, keys: str, source: str, extra_cols: str = "") -> None:
+        """Store the versions named in temp table ``keys`` (``version_id`` column) that are not stored yet,
+        reading their raw JSON from ``source`` (a query over the staged Parquet, streamed: raw JSON is never
+        held in a temp table). Records drift and the count of new versions."""
+        con = self.con
+        con.execute(
+            f"CREATE OR REPLACE TEMP TABLE new_keys AS SELECT DISTINCT version_id FROM {keys} "
             f"ANTI JOIN {resource.version_table} USING (version_id)"
         )
-        self.new_versions[resource.name] = int(self.scalar("SELECT count(*) FROM new_versions"))
-        if self.new_versions[resource.name]:
-            structure = self.scalar("SELECT json_group_structure(raw)::VARCHAR FROM new_versions")
-            self.record_drift(resource, observed_fields(structure))
+        n_new = int(self.scalar("SELECT count(*) FROM new_keys"))
+        self.new_versions[resource.name] = n_new
+        if not n_new:
+            return
+        new_rows = f"(SELECT * FROM {source} SEMI JOIN new_keys USING (version_id))"
+        if self.scalar(
+            f"SELECT count(*) - count(DISTINCT version_id) FROM {keys} SEMI JOIN new_keys USING (version_id)"
+        ):
+            new_rows = f"(SELECT DISTINCT ON (version_id) * FROM {new_rows})"  # a record staged twice
+        self.record_drift(resource, observed_fields(self.scalar(_structure_sql(n_new, new_rows))))
         if resource.fields:
-            self.con.execute(
+            con.execute(
                 f"INSERT INTO {resource.version_table} "
-                f"SELECT version_id{extra_cols}, {_typed_select(resource)}, raw FROM "
-                f"(SELECT *, from_json(raw, '{_struct_spec(resource)}') AS j FROM new_versions)"
+                f"SELECT version_id{extra_cols}, {_typed_select(resource)}, raw::JSON FROM "
+                f"(SELECT *, from_json(raw, '{_struct_spec(resource)}') AS j FROM {new_rows})"
             )
         else:
-            self.con.execute(f"INSERT INTO {resource.version_table} SELECT version_id, raw FROM new_versions")
+            con.execute(f"INSERT INTO {resource.version_table} SELECT version_id, raw::JSON FROM {new_rows}")
 
     def record_drift(self, resource: Resource, observed: dict[str, str]) -> None:
         known: dict[str, set[str]] = {}
@@ -199,19 +238,17 @@ class _Transaction:
             )
 
     def stage(self, resource: Resource) -> bool:
-        """Load the staged table into temp table ``stage`` (version_id, raw, rank); False when not staged."""
+        """Load the staged keys into temp table ``stage`` (version_id, rank) and store new versions; False
+        when the resource was not staged (an error for required ones)."""
         path = self.staging.table_path(resource.name)
         if not path.exists():
             if resource.name in REQUIRED_TABLES:
                 raise IncompleteStagingError(f"the staged run has no {resource.name!r} table ({path})")
             return False
         rank = "rank" if resource is LEADERBOARD else "NULL::INTEGER AS rank"
-        self.con.execute(
-            f"CREATE OR REPLACE TEMP TABLE stage AS "
-            f"SELECT md5_number_lower(raw) AS version_id, raw::JSON AS raw, {rank} FROM read_parquet(?)",
-            [str(path)],
-        )
-        self.insert_new_versions(resource, "(SELECT version_id, raw FROM stage)")
+        parquet = _parquet(path)
+        self.con.execute(f"CREATE OR REPLACE TEMP TABLE stage AS SELECT version_id, {rank} FROM {parquet}")
+        self.insert_new_versions(resource, "stage", f"(SELECT version_id, raw FROM {parquet})")
         self.counts[resource.name] = int(self.scalar("SELECT count(*) FROM stage"))
         return True
 
@@ -239,9 +276,9 @@ class _Transaction:
         """``/stats``: link rows plus the flattened metric rows of each new version."""
         self.write_linked(PLATFORM_STATS)
         rows = self.con.execute(
-            f"""SELECT DISTINCT st.version_id, st.raw::VARCHAR,
-                       EXISTS (SELECT 1 FROM {INTERNAL}.stat_values sv WHERE sv.version_id = st.version_id)
-                FROM stage st"""
+            f"""SELECT DISTINCT v.version_id, v.raw::VARCHAR,
+                       EXISTS (SELECT 1 FROM {INTERNAL}.stat_values sv WHERE sv.version_id = v.version_id)
+                FROM stage st JOIN {PLATFORM_STATS.version_table} v USING (version_id)"""
         ).fetchall()
         metric_rows: list[list[Any]] = []
         count = 0
@@ -262,26 +299,28 @@ class _Transaction:
         fetched_path = self.staging.table_path("solution_problems")
         carry_path = self.staging.table_path("solution_carryover")
         if sol_path.exists() and fetched_path.exists():
+            parquet = _parquet(sol_path)
             con.execute(
-                "CREATE OR REPLACE TEMP TABLE stage_sol AS SELECT problem_id, rank, "
-                "md5_number_lower(problem_id || chr(10) || raw) AS version_id, raw::JSON AS raw "
-                "FROM read_parquet(?)",
-                [str(sol_path)],
+                "CREATE OR REPLACE TEMP TABLE stage_sol AS "
+                f"SELECT problem_id, rank, version_id FROM {parquet}"
             )
             con.execute(
                 "CREATE OR REPLACE TEMP TABLE stage_fetched AS "
-                "SELECT DISTINCT problem_id FROM read_parquet(?)",
-                [str(fetched_path)],
+                f"SELECT DISTINCT problem_id FROM {_parquet(fetched_path)}"
+            )
+            self.insert_new_versions(
+                SOLUTIONS,
+                "stage_sol",
+                f"(SELECT version_id, problem_id, raw FROM {parquet})",
+                extra_cols=", problem_id",
             )
         else:
             con.execute(
                 "CREATE OR REPLACE TEMP TABLE stage_sol "
-                "(problem_id VARCHAR, rank INTEGER, version_id UBIGINT, raw JSON)"
+                "(problem_id VARCHAR, rank INTEGER, version_id UBIGINT)"
             )
             con.execute("CREATE OR REPLACE TEMP TABLE stage_fetched (problem_id VARCHAR)")
-        self.insert_new_versions(
-            SOLUTIONS, "(SELECT version_id, problem_id, raw FROM stage_sol)", extra_cols=", problem_id"
-        )
+            self.new_versions[SOLUTIONS.name] = 0
         con.execute(
             f"""CREATE OR REPLACE TEMP TABLE problem_manifests AS
                 SELECT f.problem_id,
@@ -300,8 +339,7 @@ class _Transaction:
         if carry_path.exists():
             con.execute(
                 "CREATE OR REPLACE TEMP TABLE stage_carry AS SELECT problem_id, manifest_id "
-                "FROM read_parquet(?) ANTI JOIN stage_fetched USING (problem_id)",
-                [str(carry_path)],
+                f"FROM {_parquet(carry_path)} ANTI JOIN stage_fetched USING (problem_id)"
             )
             missing = self.scalar(
                 f"""SELECT count(*) FROM stage_carry c WHERE c.manifest_id <> {EMPTY_MANIFEST_SQL}
@@ -326,7 +364,7 @@ class _Transaction:
     def drop_temp(self) -> None:
         for name in (
             "stage",
-            "new_versions",
+            "new_keys",
             "stage_sol",
             "stage_fetched",
             "problem_manifests",
@@ -436,7 +474,9 @@ def write_snapshot(
         raise IncompleteStagingError(f"the staged run in {area.path} lacks {', '.join(missing)}")
     warnings = area.warnings()
     log = f"{INTERNAL}.snapshot_log"
-    with open_writer(db_path, lock_timeout_s=lock_timeout_s) as con:
+    staged_bytes = sum(p.stat().st_size for p in area.path.glob("*.parquet"))
+    block_size = LARGE_BLOCK_SIZE if staged_bytes >= LARGE_STORE_STAGED_BYTES else SMALL_BLOCK_SIZE
+    with open_writer(db_path, lock_timeout_s=lock_timeout_s, block_size=block_size) as con:
         t0 = time.perf_counter()
         con.execute("BEGIN TRANSACTION")
         try:
@@ -451,17 +491,26 @@ def write_snapshot(
                 [sid, run["taken_at"], run["base_url"], run["started_at"]],
             )
             tx = _Transaction(con, area, sid)
-            tx.write_solutions()
-            tx.write_problems()
-            tx.count_solutions()
-            tx.write_linked(CATEGORIES)
-            tx.write_linked(LEADERBOARD)
-            tx.write_linked(BOTS)
-            tx.write_stats()
-            tx.write_linked(BOT_ME)
+            timings: dict[str, float] = {}
+            phases: list[tuple[str, Callable[[], Any]]] = [
+                ("solutions", tx.write_solutions),
+                ("problems", tx.write_problems),
+                ("count_solutions", tx.count_solutions),
+                ("categories", lambda: tx.write_linked(CATEGORIES)),
+                ("leaderboard", lambda: tx.write_linked(LEADERBOARD)),
+                ("bots", lambda: tx.write_linked(BOTS)),
+                ("platform_stats", tx.write_stats),
+                ("bot_me", lambda: tx.write_linked(BOT_ME)),
+                ("drop_temp", tx.drop_temp),
+            ]
+            for name, phase in phases:
+                started_phase = time.perf_counter()
+                phase()
+                timings[name] = time.perf_counter() - started_phase
             tx.counts.setdefault("bot_me", 0)
-            tx.drop_temp()
+            started_phase = time.perf_counter()
             changes = snapshot_changes(con, sid, prev)
+            timings["changes"] = time.perf_counter() - started_phase
             finished = datetime.now(UTC)
             started = datetime.fromisoformat(run["started_at"].replace("Z", "+00:00"))
             duration_s = max((finished - started).total_seconds(), 0.0)
@@ -480,11 +529,15 @@ def write_snapshot(
                     sid,
                 ],
             )
+            started_phase = time.perf_counter()
             con.execute("COMMIT")
+            timings["commit"] = time.perf_counter() - started_phase
         except BaseException:
             con.execute("ROLLBACK")
             raise
-        write_s = time.perf_counter() - t0
+        started_phase = time.perf_counter()
+    timings["close"] = time.perf_counter() - started_phase
+    write_s = time.perf_counter() - t0
     return SnapshotResult(
         snapshot_id=sid,
         taken_at=run["taken_at"],
@@ -499,4 +552,5 @@ def write_snapshot(
         drift=tx.drift,
         changes=changes,
         file_bytes=Path(db_path).stat().st_size,
+        timings=timings,
     )
