@@ -40,7 +40,7 @@ SMALL_BLOCK_SIZE = 16384
 #: ... while a big first snapshot gets DuckDB's default blocks (bulk writes are ~5x faster with them).
 LARGE_BLOCK_SIZE = 262144
 #: Staged bytes (Parquet) of a first snapshot from which a new file uses LARGE_BLOCK_SIZE.
-LARGE_STORE_STAGED_BYTES = 16 * 1024 * 1024
+LARGE_STORE_STAGED_BYTES = 4 * 1024 * 1024
 
 
 @dataclass(frozen=True)
