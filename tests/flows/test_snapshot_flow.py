@@ -145,3 +145,29 @@ def test_artifact_describes_the_run(quiet_sandbox: SandboxServer, store_path: Pa
     assert f"| solutions | {result['counts']['solutions']} |" in markdown
     assert "## Changes since the last snapshot" in markdown
     assert "## Schema drift" in markdown and "## Warnings" in markdown
+
+
+def test_a_client_error_fails_the_run_at_once_and_leaves_no_snapshot(
+    quiet_sandbox: SandboxServer, store_path: Path
+):
+    from solvelens.client import ConfigurationError, NotFoundError
+
+    with pytest.raises(ConfigurationError):
+        asyncio.run(snapshot_flow(quiet_sandbox.root_url, str(store_path)))  # no /api/v1
+    with pytest.raises(ValueError, match="ISO-8601"):
+        asyncio.run(snapshot_flow(quiet_sandbox.base_url, str(store_path), taken_at="yesterday"))
+    wrong = quiet_sandbox.root_url + "/nothing-here/api/v1"
+    with pytest.raises(NotFoundError):
+        asyncio.run(snapshot_flow(wrong, str(store_path), use_api_key=False))
+
+    async def problem_task_runs() -> list[int]:
+        from prefect.client.orchestration import get_client
+        from prefect.client.schemas.sorting import TaskRunSort
+
+        async with get_client() as client:
+            runs = await client.read_task_runs(sort=TaskRunSort.EXPECTED_START_TIME_DESC, limit=10)
+        return [r.run_count for r in runs if r.name.startswith("fetch-problems-and-solutions")][:1]
+
+    assert asyncio.run(problem_task_runs()) == [1]  # a 404 is not retried
+    assert not store_path.exists()
+    assert not any(store_path.parent.glob(".*.staging/*"))  # the staging directory was removed

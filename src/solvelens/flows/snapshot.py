@@ -26,6 +26,14 @@ from prefect import flow, get_run_logger, task
 from prefect.artifacts import acreate_markdown_artifact
 from prefect.cache_policies import NO_CACHE
 
+from solvelens.client import (
+    AsyncPlatformClient,
+    PaginationError,
+    PlatformConnectionError,
+    QueryValidationError,
+    RateLimitError,
+    ServerError,
+)
 from solvelens.flows.fetch import (
     DEFAULT_CONCURRENCY,
     fetch_bot_me_step,
@@ -42,7 +50,27 @@ ARTIFACT_KEY = "solvelens-snapshot"
 _task_options: dict[str, Any] = {"cache_policy": NO_CACHE, "persist_result": False}
 
 
-@task(name="fetch-problems-and-solutions", retries=2, retry_delay_seconds=FETCH_RETRY_DELAYS, **_task_options)
+def transient_failure(task: Any, task_run: Any, state: Any) -> bool:
+    """Prefect ``retry_condition_fn``: retry a fetch task only when it failed in a way a retry can mend
+    (connection/timeouts, 5xx other than query validation, 429, a paging walk that broke mid-way); never
+    on 4xx, configuration or programming errors."""
+    exc = state.data if isinstance(state.data, BaseException) else None
+    if exc is None:
+        return True
+    if isinstance(exc, QueryValidationError):
+        return False
+    return isinstance(exc, PlatformConnectionError | ServerError | RateLimitError | PaginationError)
+
+
+_fetch_options: dict[str, Any] = {
+    **_task_options,
+    "retries": 2,
+    "retry_delay_seconds": FETCH_RETRY_DELAYS,
+    "retry_condition_fn": transient_failure,
+}
+
+
+@task(name="fetch-problems-and-solutions", **_fetch_options)
 async def fetch_problems_task(
     base_url: str, staging_dir: str, db_path: str, full: bool, concurrency: int
 ) -> dict[str, Any]:
@@ -52,19 +80,19 @@ async def fetch_problems_task(
     )
 
 
-@task(name="fetch-leaderboard-and-bots", retries=2, retry_delay_seconds=FETCH_RETRY_DELAYS, **_task_options)
+@task(name="fetch-leaderboard-and-bots", **_fetch_options)
 async def fetch_leaderboard_task(base_url: str, staging_dir: str, concurrency: int) -> dict[str, Any]:
     """Task wrapper of :func:`solvelens.flows.fetch.fetch_leaderboard_step`."""
     return await fetch_leaderboard_step(base_url, staging_dir, concurrency=concurrency)
 
 
-@task(name="fetch-categories-and-stats", retries=2, retry_delay_seconds=FETCH_RETRY_DELAYS, **_task_options)
+@task(name="fetch-categories-and-stats", **_fetch_options)
 async def fetch_reference_task(base_url: str, staging_dir: str) -> dict[str, Any]:
     """Task wrapper of :func:`solvelens.flows.fetch.fetch_reference_step`."""
     return await fetch_reference_step(base_url, staging_dir)
 
 
-@task(name="fetch-bot-me", retries=2, retry_delay_seconds=FETCH_RETRY_DELAYS, **_task_options)
+@task(name="fetch-bot-me", **_fetch_options)
 async def fetch_bot_me_task(base_url: str, staging_dir: str) -> dict[str, Any]:
     """Task wrapper of :func:`solvelens.flows.fetch.fetch_bot_me_step` (reads the key from Settings)."""
     return await fetch_bot_me_step(base_url, staging_dir)
@@ -82,6 +110,24 @@ async def write_snapshot_task(db_path: str, staging_dir: str, lock_timeout_s: fl
 
 def _iso_now() -> str:
     return datetime.now(UTC).isoformat().replace("+00:00", "Z")
+
+
+def normalise_taken_at(taken_at: str | None) -> str:
+    """``taken_at`` as ISO-8601 UTC with a ``Z`` (naive times are taken as UTC; ``None``: now).
+
+    Raises ``ValueError`` for a string that is not an ISO-8601 time.
+    """
+    if taken_at is None:
+        return _iso_now()
+    try:
+        ts = datetime.fromisoformat(taken_at.replace("Z", "+00:00"))
+    except ValueError:
+        raise ValueError(
+            f"taken_at must be an ISO-8601 time (e.g. 2026-01-01T00:00:00Z), got {taken_at!r}"
+        ) from None
+    if ts.tzinfo is None:
+        ts = ts.replace(tzinfo=UTC)
+    return ts.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
 
 def staging_dir_for(db_path: str) -> Path:
@@ -162,7 +208,9 @@ async def snapshot_flow(
     logger = get_run_logger()
     t0 = time.perf_counter()
     started_at = _iso_now()
-    taken = taken_at or started_at
+    taken = normalise_taken_at(taken_at)
+    # Fail fast on a malformed base URL (ConfigurationError), before any task or retry.
+    await AsyncPlatformClient(base_url, read_env=False).aclose()
     area = StagingArea(staging_dir_for(db_path)).create(
         base_url=base_url, taken_at=taken, started_at=started_at
     )
