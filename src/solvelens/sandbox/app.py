@@ -14,15 +14,19 @@ Routes (all JSON; every error body is ``{"error": str}`` plus ``details`` on 422
   ``POST /api/v1/tasks/{id}/submit``, ``GET /api/v1/bot/me``.
 
 Switches (off by default, i.e. the real platform's behaviour): ``pagination`` (``page`` | ``offset`` |
-``cursor``), ``task_shape`` (``real`` | ``interface``), fault injection, body cap and per-key rate limit
-(:mod:`solvelens.sandbox.faults`). Serving never changes data: only ``/tasks/*`` writes.
+``cursor``), ``task_shape`` (``real`` | ``interface``), fault injection and per-key rate limit
+(:mod:`solvelens.sandbox.faults`). Request bodies are capped (413; 64 KiB unless ``max_body_bytes`` says
+otherwise, :mod:`solvelens.sandbox.limits`). Serving never changes data: only ``/tasks/*`` writes.
+
+``/openapi.json`` documents every route of the configured server (its pagination style and task shape): the
+query parameters with their limits, the bearer key of the bot routes, the submit bodies, and a response model
+(:mod:`solvelens.sandbox.schemas`) for every status a route answers, errors included.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
 import math
+import re
 import sqlite3
 import threading
 import time
@@ -31,21 +35,24 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 import orjson
-from fastapi import FastAPI, Header, Query, Request
+from fastapi import FastAPI, Header, Query, Request, Security
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import Response
+from fastapi.openapi.utils import get_openapi
+from fastapi.responses import JSONResponse, Response
+from fastapi.security import HTTPBearer
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from solvelens.sandbox import dispatcher, queries
+from solvelens.sandbox import dispatcher, queries, schemas
 from solvelens.sandbox.accounts import AuthError, authenticate
 from solvelens.sandbox.catalog import CATEGORY_SLUGS
 from solvelens.sandbox.db import clock_ms, connect, get_meta, iso, transaction
 from solvelens.sandbox.faults import FaultConfig, install_faults
 from solvelens.sandbox.ids import IdCodec
+from solvelens.sandbox.limits import DEFAULT_MAX_BODY_BYTES, BodyLimitMiddleware
 from solvelens.sandbox.search import search as run_search
 
 Category = Literal[
@@ -61,12 +68,13 @@ Category = Literal[
 assert set(Category.__args__) == set(CATEGORY_SLUGS)  # type: ignore[attr-defined]
 PaginationStyle = Literal["page", "offset", "cursor"]
 TaskShape = Literal["real", "interface"]
+#: Largest ``page`` and ``offset`` accepted (beyond SQLite's 64-bit integers a query would fail).
+MAX_PAGE: Final = 1_000_000_000
+MAX_OFFSET: Final = 2**53
 
 
-class JSON(Response):
+class JSON(JSONResponse):
     """A JSON response rendered with orjson (fast for pages of a thousand records)."""
-
-    media_type = "application/json"
 
     def render(self, content: Any) -> bytes:
         return orjson.dumps(content)
@@ -120,21 +128,19 @@ def _error(status: int, message: str, details: list[dict[str, Any]] | None = Non
     return JSON(body, status_code=status)
 
 
+#: The cursor of the ``cursor`` pagination style: ``o`` + the offset of the next record (clients treat it as
+#: opaque). Every string of this form is a valid cursor (past the end: an empty page); others answer 422.
+CURSOR_PATTERN: Final = r"^o(0|[1-9][0-9]{0,14})$"
+
+
 def _encode_cursor(offset: int) -> str:
-    return base64.urlsafe_b64encode(f"o:{offset}".encode()).decode().rstrip("=")
+    return f"o{offset}"
 
 
 def _decode_cursor(cursor: str) -> int:
-    try:
-        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
-        if not raw.startswith("o:"):
-            raise ValueError
-        offset = int(raw[2:])
-    except (ValueError, binascii.Error, UnicodeDecodeError):
-        raise ApiError(422, "Validation error", [{"field": "cursor", "message": "Invalid cursor"}]) from None
-    if offset < 0:
+    if re.match(CURSOR_PATTERN, cursor) is None:
         raise ApiError(422, "Validation error", [{"field": "cursor", "message": "Invalid cursor"}])
-    return offset
+    return int(cursor[1:])
 
 
 @dataclass(frozen=True)
@@ -176,6 +182,45 @@ def _envelope(
     return {key: items, "pagination": {"page": w.page, "limit": w.limit, "total": total, "totalPages": pages}}
 
 
+def _responses(*pairs: tuple[int, str, type[Any] | None]) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI ``responses`` of a route: (status, description, model or None for an empty body)."""
+    out: dict[int | str, dict[str, Any]] = {}
+    for status, description, model in pairs:
+        out[status] = (
+            {"description": description} if model is None else {"description": description, "model": model}
+        )
+    return out
+
+
+_E = schemas.ErrorBody
+_INVALID = (422, "Invalid query parameter (`details` names each field)", schemas.ValidationErrorBody)
+_AUTH = (
+    (401, "Missing, malformed, unknown or revoked API key", _E),
+    (403, "The bot is suspended or banned", _E),
+)
+
+
+def _fault_responses(faults: FaultConfig) -> dict[int | str, dict[str, Any]]:
+    """The statuses the fault injection and rate limit may answer on ``/api`` routes (none when off)."""
+    out: dict[int | str, dict[str, Any]] = {}
+    kinds = set(faults.kinds) if faults.rate else set()
+    kinds |= set(faults.schedule) - {"ok"}
+    if faults.rate_limit or "429" in kinds:
+        out[429] = {"description": "Rate limited (injected or per-key limit); see Retry-After", "model": _E}
+    if "500" in kinds:
+        out[500] = {"description": "Injected server error", "model": _E}
+    if "502" in kinds or "html" in kinds:
+        content: dict[str, Any] = {}
+        if "502" in kinds:
+            content["application/json"] = {"schema": {"$ref": "#/components/schemas/ErrorBody"}}
+        if "html" in kinds:
+            content["text/html"] = {"schema": {"type": "string"}}
+        out[502] = {"description": "Injected bad gateway (JSON, or an HTML proxy page)", "content": content}
+    if "503" in kinds:
+        out[503] = {"description": "Injected unavailability; see Retry-After", "model": _E}
+    return out
+
+
 def create_app(
     db_path: Path,
     *,
@@ -190,10 +235,9 @@ def create_app(
     ``task_ttl_seconds``: wall-clock lifetime of a handed-out task; ``task_shape``: ``real``
     (``{taskType, taskId, payload}``) or ``interface`` (``{id, prompt, type, payload}``); ``pagination``: list
     envelope style; ``task_types``: which task kinds the dispatcher hands out; ``faults``: fault injection,
-    body
-    cap and rate limit (:class:`~solvelens.sandbox.faults.FaultConfig`). Raises :class:`FileNotFoundError`
-    when
-    the database does not exist.
+    body cap and rate limit (:class:`~solvelens.sandbox.faults.FaultConfig`). Raises
+    :class:`FileNotFoundError` when the database does not exist and :class:`ValueError` when it is not a
+    sandbox platform.
     """
     db_path = Path(db_path)
     if not db_path.exists():
@@ -209,6 +253,7 @@ def create_app(
     codec = IdCodec(int(seed))
     started = time.monotonic()
     style = opts.pagination
+    body_cap = opts.faults.max_body_bytes or DEFAULT_MAX_BODY_BYTES
 
     app = FastAPI(
         title="solvelens sandbox platform",
@@ -220,6 +265,47 @@ def create_app(
     app.state.options = opts
     app.state.db = db
     install_faults(app, opts.faults)
+    app.add_middleware(BodyLimitMiddleware, max_bytes=body_cap)  # type: ignore[arg-type]  # outermost
+    faulty = _fault_responses(opts.faults)
+    bearer = HTTPBearer(
+        auto_error=False,
+        bearerFormat="sl_key_ + 48 base64url characters",
+        description="The bot's API key: `Authorization: Bearer sl_key_...` (create one with "
+        "`solvelens sandbox create-bot NAME`).",
+    )
+    bot_auth = [Security(bearer)]
+
+    def listing(item: type[Any], page_model: type[Any]) -> type[Any]:
+        if style == "offset":
+            return schemas.OffsetPage[item]  # type: ignore[valid-type]
+        if style == "cursor":
+            return schemas.CursorPage[item]  # type: ignore[valid-type]
+        return page_model
+
+    def page_q() -> Any:
+        return Query(
+            None, ge=1, le=MAX_PAGE, description="1-based page number.", include_in_schema=style == "page"
+        )
+
+    def offset_q() -> Any:
+        return Query(
+            None,
+            ge=0,
+            le=MAX_OFFSET,
+            description="Records to skip (offset pagination).",
+            include_in_schema=style == "offset",
+        )
+
+    def cursor_q() -> Any:
+        return Query(
+            None,
+            pattern=CURSOR_PATTERN,
+            description="`next_cursor` of the previous page (cursor pagination).",
+            include_in_schema=style == "cursor",
+        )
+
+    def api_responses(*pairs: tuple[int, str, type[Any] | None]) -> dict[int | str, dict[str, Any]]:
+        return {**_responses(*pairs), **faulty}
 
     @app.exception_handler(ApiError)
     async def _api_error(request: Request, exc: ApiError) -> Response:
@@ -245,13 +331,16 @@ def create_app(
         message = str(exc.detail)
         if exc.status_code == 404 and message == "Not Found":
             message = f"Route {request.method}:{request.url.path} not found"
-        return _error(exc.status_code, message)
+        response = _error(exc.status_code, message)
+        for name, value in (exc.headers or {}).items():
+            response.headers[name] = value  # e.g. Allow on 405
+        return response
 
     @app.exception_handler(Exception)
     async def _crash(request: Request, exc: Exception) -> Response:
         return _error(500, "Internal server error")
 
-    @app.get("/health")
+    @app.get("/health", responses=_responses((200, "Server health", schemas.Health)))
     def health() -> Response:
         """Liveness, wall-clock timestamp, uptime (s) and the simulated clock."""
         try:
@@ -273,16 +362,26 @@ def create_app(
 
     api = "/api/v1"
 
-    @app.get(f"{api}/problems")
+    @app.get(
+        f"{api}/problems",
+        responses=api_responses(
+            (200, "A page of problems", listing(schemas.ProblemSummary, schemas.ProblemList)), _INVALID
+        ),
+    )
     def problems(
         category: Category | None = None,
-        status: str | None = None,
+        status: str | None = Query(
+            None,
+            max_length=200,
+            description="pending|approved|rejected|active|mature; anything else (or `all`): every status "
+            "but rejected.",
+        ),
         author_type: Literal["human", "bot"] | None = None,
         sort: Literal["newest", "oldest", "most_solutions", "most_votes"] = "newest",
-        page: int | None = Query(None, ge=1),
-        offset: int | None = Query(None, ge=0),
-        cursor: str | None = None,
-        limit: int = Query(20, ge=1, le=50),
+        page: int | None = page_q(),
+        offset: int | None = offset_q(),
+        cursor: str | None = cursor_q(),
+        limit: int = Query(20, ge=1, le=50, description="Page size (1-50)."),
     ) -> Response:
         """Problems (rejected excluded unless ``status=rejected``), paginated."""
         w = _window(style, page, offset, cursor, limit)
@@ -299,7 +398,10 @@ def create_app(
             )
         return JSON(_envelope(w, "problems", items, total, total))
 
-    @app.get(f"{api}/problems/{{problem_id}}")
+    @app.get(
+        f"{api}/problems/{{problem_id}}",
+        responses=api_responses((200, "The problem", schemas.ProblemDetail), (404, "No such problem", _E)),
+    )
     def problem(problem_id: str) -> Response:
         """One problem: full row + author + topSolutions (<= 3)."""
         pid = codec.decode("problem", problem_id)
@@ -309,13 +411,20 @@ def create_app(
             raise ApiError(404, "Problem not found")
         return JSON(record)
 
-    @app.get(f"{api}/problems/{{problem_id}}/solutions")
+    @app.get(
+        f"{api}/problems/{{problem_id}}/solutions",
+        responses=api_responses(
+            (200, "A page of ranked solutions", listing(schemas.Solution, schemas.SolutionList)),
+            (404, "No such problem", _E),
+            _INVALID,
+        ),
+    )
     def solutions(
         problem_id: str,
-        page: int | None = Query(None, ge=1),
-        offset: int | None = Query(None, ge=0),
-        cursor: str | None = None,
-        limit: int = Query(50, ge=1, le=100),
+        page: int | None = page_q(),
+        offset: int | None = offset_q(),
+        cursor: str | None = cursor_q(),
+        limit: int = Query(50, ge=1, le=100, description="Page size (1-100)."),
     ) -> Response:
         """Ranked solutions of a problem (``{"solutions": [...]}``, no total, in the real shape)."""
         pid = codec.decode("problem", problem_id)
@@ -327,19 +436,27 @@ def create_app(
             items = queries.list_solutions(conn, codec, pid, offset=w.offset, limit=limit)
         return JSON(_envelope(w, "solutions", items, None, count))
 
-    @app.get(f"{api}/categories")
+    @app.get(
+        f"{api}/categories",
+        responses=api_responses((200, "The 8 categories (bare array)", list[schemas.Category])),
+    )
     def categories() -> Response:
         """The 8 categories (bare array)."""
         with db.read() as conn:
             return JSON(queries.list_categories(conn))
 
-    @app.get(f"{api}/leaderboard")
+    @app.get(
+        f"{api}/leaderboard",
+        responses=api_responses(
+            (200, "Active bots in rank order", listing(schemas.LeaderboardBot, schemas.Leaderboard)), _INVALID
+        ),
+    )
     def leaderboard(
         sort: Literal["points", "elo", "solutions", "votes", "accuracy"] = "points",
-        page: int | None = Query(None, ge=1),
-        offset: int | None = Query(None, ge=0),
-        cursor: str | None = None,
-        limit: int = Query(20, ge=1, le=100),
+        page: int | None = page_q(),
+        offset: int | None = offset_q(),
+        cursor: str | None = cursor_q(),
+        limit: int = Query(20, ge=1, le=100, description="Page size (1-100)."),
     ) -> Response:
         """Active bots in rank order (no rank field)."""
         w = _window(style, page, offset, cursor, limit)
@@ -347,7 +464,12 @@ def create_app(
             items, total = queries.list_leaderboard(conn, codec, sort=sort, offset=w.offset, limit=limit)
         return JSON(_envelope(w, "bots", items, total, total))
 
-    @app.get(f"{api}/bots/{{bot_id}}")
+    @app.get(
+        f"{api}/bots/{{bot_id}}",
+        responses=api_responses(
+            (200, "The bot's public profile", schemas.BotPublic), (404, "No such bot", _E)
+        ),
+    )
     def bot(bot_id: str) -> Response:
         """Public bot profile + badges, topSolutions, recentActivity."""
         bid = codec.decode("bot", bot_id)
@@ -357,37 +479,62 @@ def create_app(
             raise ApiError(404, "Bot not found")
         return JSON(record)
 
-    @app.get(f"{api}/stats")
+    @app.get(f"{api}/stats", responses=api_responses((200, "Platform-wide figures", schemas.Stats)))
     def stats() -> Response:
         """Platform-wide figures (ints)."""
         with db.read() as conn:
             return JSON(queries.stats(conn))
 
-    @app.get(f"{api}/search")
+    @app.get(
+        f"{api}/search",
+        responses=api_responses((200, "Matching problems and bots", schemas.SearchResult), _INVALID),
+    )
     def search(
-        q: str = Query(..., min_length=1, max_length=200),
+        q: str = Query(
+            ...,
+            min_length=1,
+            max_length=200,
+            pattern=r"^[^\x00]*$",
+            description="Keyword (1-200 characters, no NUL), matched as a literal substring.",
+        ),
         type: Literal["problems", "bots", "all"] = "all",
         category: Category | None = None,
-        limit: int = Query(20, ge=1, le=50),
+        limit: int = Query(20, ge=1, le=50, description="Results per type (1-50)."),
     ) -> Response:
-        """Substring search over problems and bots."""
+        """Case-insensitive substring search over problems and bots."""
         with db.read() as conn:
             return JSON(run_search(conn, codec, q, type=type, category=category, limit=limit))
 
-    @app.get(f"{api}/bot/me")
-    def me(authorization: str | None = Header(None)) -> Response:
+    @app.get(
+        f"{api}/bot/me",
+        dependencies=bot_auth,
+        responses=api_responses((200, "The calling bot", schemas.BotProfile), *_AUTH),
+    )
+    def me(authorization: str | None = Header(None, include_in_schema=False)) -> Response:
         """The calling bot's profile, stats and status."""
         with db.read() as conn:
             bot_id = authenticate(conn, authorization)
             record = queries.bot_profile(conn, codec, bot_id)
         return JSON(record)
 
-    @app.get(f"{api}/tasks/next")
+    task_model = schemas.InterfaceTask if opts.task_shape == "interface" else schemas.Task
+
+    @app.get(
+        f"{api}/tasks/next",
+        dependencies=bot_auth,
+        responses=api_responses(
+            (200, "The bot's active task, or a new one", task_model),
+            (204, "Nothing to do (empty body)", None),
+            *_AUTH,
+        ),
+    )
     def next_task(
-        authorization: str | None = Header(None),
-        brief: str | None = None,
-        instruct: str | None = None,
-        categories: str | None = None,
+        authorization: str | None = Header(None, include_in_schema=False),
+        brief: str | None = Query(None, description="`true`: brief instructions (not validated)."),
+        instruct: str | None = Query(None, description="`none`: no instruction key (not validated)."),
+        categories: str | None = Query(
+            None, description="`slim`: categories as a list of slugs (not validated)."
+        ),
     ) -> Response:
         """The calling bot's active task, or a new one, or 204 (empty body) when there is nothing to do."""
         mode = "none" if instruct == "none" else ("brief" if brief == "true" else "full")
@@ -404,8 +551,28 @@ def create_app(
             return Response(status_code=204)
         return JSON(dispatcher.shape(task, opts.task_shape))
 
-    @app.post(f"{api}/tasks/{{task_id}}/submit")
-    async def submit(task_id: str, request: Request, authorization: str | None = Header(None)) -> Response:
+    @app.post(
+        f"{api}/tasks/{{task_id}}/submit",
+        dependencies=bot_auth,
+        responses=api_responses(
+            (200, "Accepted (or a duplicate, answered as done)", schemas.SubmitAccepted),
+            (400, "The body is not JSON", _E),
+            *_AUTH,
+            (404, "No such task of this bot", _E),
+            (409, "The task is completed, expired or failed", _E),
+            (413, f"The body is larger than {body_cap} bytes", _E),
+            (422, "The body does not fit the task (the task is then failed)", schemas.ValidationErrorBody),
+        ),
+        openapi_extra={
+            "requestBody": {
+                "required": True,
+                "content": {"application/json": {"schema": {"$ref": "#/components/schemas/SubmitBody"}}},
+            }
+        },
+    )
+    async def submit(
+        task_id: str, request: Request, authorization: str | None = Header(None, include_in_schema=False)
+    ) -> Response:
         """Submit a task result: the real typed bodies or ``{"content": "..."}``."""
         raw = await request.body()
         try:
@@ -417,4 +584,38 @@ def create_app(
         )
         return JSON(result.body, status_code=result.status)
 
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            spec = get_openapi(
+                title=app.title, version=app.version, description=app.description, routes=app.routes
+            )
+            body = schemas.submit_body_schema()
+            components = spec.setdefault("components", {}).setdefault("schemas", {})
+            components.update(body.pop("$defs", {}))
+            components["SubmitBody"] = {
+                **body,
+                "title": "SubmitBody",
+                "description": 'A submission: the typed body of the task\'s type, or `{"content": str}`.',
+            }
+            # FastAPI documents its own 422 shape on routes whose parameters cannot fail validation
+            # (a free string path id, the hidden Authorization header): those routes never answer 422.
+            for operations in spec["paths"].values():
+                for operation in operations.values():
+                    if "HTTPValidationError" in str(operation["responses"].get("422", "")):
+                        del operation["responses"]["422"]
+            for name in ("HTTPValidationError", "ValidationError"):
+                components.pop(name, None)
+            task_ok = spec["paths"][f"{api}/tasks/next"]["get"]["responses"]["200"]
+            id_key = "id" if opts.task_shape == "interface" else "taskId"
+            task_ok["links"] = {
+                "SubmitTask": {
+                    "operationId": spec["paths"][f"{api}/tasks/{{task_id}}/submit"]["post"]["operationId"],
+                    "parameters": {"task_id": f"$response.body#/{id_key}"},
+                    "description": "Submit the result of the task handed out.",
+                }
+            }
+            app.openapi_schema = spec
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
     return app

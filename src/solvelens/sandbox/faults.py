@@ -1,5 +1,6 @@
-"""Fault injection, request body cap and per-key rate limit: a pure ASGI middleware over ``/api/`` routes
-(``/health`` is never affected, so readiness checks stay reliable).
+"""Fault injection and per-key rate limit: a pure ASGI middleware over ``/api/`` routes (``/health`` is
+never affected, so readiness checks stay reliable). The request body cap (``max_body_bytes``) is configured
+here too but enforced by :class:`~solvelens.sandbox.limits.BodyLimitMiddleware`, which is always installed.
 
 Fault kinds (chosen per request, deterministic for a given arrival order):
 
@@ -16,7 +17,8 @@ Fault kinds (chosen per request, deterministic for a given arrival order):
 A request gets a fault from ``schedule`` (the n-th ``/api/`` request gets ``schedule[n-1]``; ``ok`` = none)
 and, after the schedule, with probability ``rate`` (kind drawn from ``kinds`` with ``random.Random(seed)``).
 ``latency_ms`` is added to every ``/api/`` answer. ``max_body_bytes`` answers 413 to larger request bodies
-(by ``Content-Length``). ``rate_limit`` allows that many requests per ``rate_window_seconds`` per API key
+(``None``: the default cap of 64 KiB, :data:`~solvelens.sandbox.limits.DEFAULT_MAX_BODY_BYTES`).
+``rate_limit`` allows that many requests per ``rate_window_seconds`` per API key
 (or client address without one), then 429 with ``Retry-After`` (seconds until the window ends).
 """
 
@@ -70,17 +72,13 @@ class FaultConfig:
             )
         if not 0.0 <= self.rate <= 1.0:
             raise ValueError("fault rate must be between 0 and 1")
+        if self.max_body_bytes is not None and self.max_body_bytes < 1:
+            raise ValueError("max_body_bytes must be >= 1 (None = the default cap)")
 
     @property
     def active(self) -> bool:
         """Whether the middleware has anything to do."""
-        return bool(
-            self.rate
-            or self.schedule
-            or self.latency_ms
-            or self.max_body_bytes is not None
-            or self.rate_limit
-        )
+        return bool(self.rate or self.schedule or self.latency_ms or self.rate_limit)
 
 
 async def _send_json(
@@ -143,13 +141,6 @@ class FaultMiddleware:
             await self.app(scope, receive, send)
             return
         cfg = self.config
-        if cfg.max_body_bytes is not None:
-            length = dict(scope.get("headers") or []).get(b"content-length")
-            if length is not None and length.isdigit() and int(length) > cfg.max_body_bytes:
-                await _send_json(
-                    send, 413, {"error": f"Request body is larger than {cfg.max_body_bytes} bytes"}, []
-                )
-                return
         wait = self._rate_limited(scope)
         if wait is not None:
             retry = str(max(1, math.ceil(wait))).encode()

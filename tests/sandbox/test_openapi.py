@@ -1,0 +1,123 @@
+"""``/openapi.json`` documents every route, parameter limit and status; schemathesis checks the live server
+against it over real HTTP (no 5xx, every status and body as documented, auth enforced)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+import jsonschema
+import pytest
+
+schemathesis = pytest.importorskip("schemathesis", reason="schemathesis is a test-only dependency")
+
+BOT_ROUTES = {"/api/v1/bot/me", "/api/v1/tasks/next", "/api/v1/tasks/{task_id}/submit"}
+ERROR_SCHEMAS = {"#/components/schemas/ErrorBody", "#/components/schemas/ValidationErrorBody"}
+
+# The submit body schema lists the body of every task type; which one fits depends on the task handed out,
+# so a schema-valid body of another type is answered 422 (and fails the task), as on the real platform.
+CONFIG = """
+[[operations]]
+include-path = "/api/v1/tasks/{task_id}/submit"
+checks.positive_data_acceptance.expected-statuses = ["2xx", "401", "403", "404", "409", "422"]
+"""
+
+
+def test_openapi_is_valid_and_documents_every_status(sandbox) -> None:
+    spec = httpx.get(f"{sandbox.root_url}/openapi.json").json()
+    schemathesis.openapi.from_dict(spec).validate()  # the OpenAPI 3.1 meta-schema
+    components = spec["components"]["schemas"]
+    for schema in components.values():
+        jsonschema.Draft202012Validator.check_schema(schema)  # raises SchemaError naming the keyword
+    assert "HTTPValidationError" not in components  # FastAPI's own 422 shape is never served
+    assert spec["components"]["securitySchemes"]["HTTPBearer"]["scheme"] == "bearer"
+    paths = spec["paths"]
+    assert set(paths) == {
+        "/health", "/api/v1/problems", "/api/v1/problems/{problem_id}",
+        "/api/v1/problems/{problem_id}/solutions", "/api/v1/categories", "/api/v1/leaderboard",
+        "/api/v1/bots/{bot_id}", "/api/v1/stats", "/api/v1/search", *BOT_ROUTES,
+    }  # fmt: skip
+    for path, operations in paths.items():
+        for method, op in operations.items():
+            responses = op["responses"]
+            assert "200" in responses, (method, path)
+            assert "$ref" in responses["200"]["content"]["application/json"]["schema"] or path.endswith(
+                "/categories"
+            )
+            for status, answer in responses.items():
+                if status.startswith("4"):
+                    assert answer["content"]["application/json"]["schema"]["$ref"] in ERROR_SCHEMAS, (
+                        path,
+                        status,
+                    )
+            assert (path in BOT_ROUTES) == ("security" in op), path
+            if path in BOT_ROUTES:
+                assert {"401", "403"} <= set(responses)
+    assert paths["/api/v1/tasks/next"]["get"]["responses"]["204"] == {
+        "description": "Nothing to do (empty body)"
+    }
+    submit = paths["/api/v1/tasks/{task_id}/submit"]["post"]
+    assert {"400", "404", "409", "413", "422"} <= set(submit["responses"])
+    assert submit["requestBody"]["content"]["application/json"]["schema"]["$ref"].endswith("/SubmitBody")
+    assert {r["$ref"].rsplit("/", 1)[1] for r in components["SubmitBody"]["anyOf"]} == {
+        "SolveBody", "VoteBody", "FlagBody", "CreateBody", "ContentBody",
+    }  # fmt: skip
+
+    def limit(path: str) -> dict:
+        params = paths[path]["get"]["parameters"]
+        return next(p["schema"] for p in params if p["name"] == "limit")
+
+    assert (limit("/api/v1/problems")["minimum"], limit("/api/v1/problems")["maximum"]) == (1, 50)
+    assert limit("/api/v1/problems/{problem_id}/solutions")["maximum"] == 100
+    assert limit("/api/v1/leaderboard")["maximum"] == 100
+    assert limit("/api/v1/search")["maximum"] == 50
+    names = {p["name"] for p in paths["/api/v1/problems"]["get"]["parameters"]}
+    assert names == {"category", "status", "author_type", "sort", "page", "limit"}  # page style only
+    q = next(p for p in paths["/api/v1/search"]["get"]["parameters"] if p["name"] == "q")
+    assert q["required"] and (q["schema"]["minLength"], q["schema"]["maxLength"]) == (1, 200)
+    assert components["ProblemSummary"]["additionalProperties"] is True  # unknown fields allowed
+
+
+def test_openapi_follows_the_server_switches(make_sandbox) -> None:
+    server = make_sandbox(pagination="cursor", task_shape="interface", fault_schedule="ok", rate_limit=1000)
+    spec = httpx.get(f"{server.root_url}/openapi.json").json()
+    problems = spec["paths"]["/api/v1/problems"]["get"]
+    names = {p["name"] for p in problems["parameters"]}
+    assert "cursor" in names and not names & {"page", "offset"}
+    page = problems["responses"]["200"]["content"]["application/json"]["schema"]["$ref"]
+    assert page.endswith("CursorPage_ProblemSummary_")
+    task = spec["paths"]["/api/v1/tasks/next"]["get"]["responses"]["200"]["content"]["application/json"]
+    assert task["schema"]["$ref"].endswith("/InterfaceTask")
+    assert "429" in problems["responses"]  # the rate limit is documented when it is on
+
+
+def _schemathesis(server, tmp_path: Path, key: str, *, examples: int, seed: int) -> None:
+    config = tmp_path / "schemathesis.toml"
+    config.write_text(CONFIG)
+    cmd = [
+        sys.executable, "-m", "schemathesis.cli", "--config-file", str(config), "run",
+        f"{server.root_url}/openapi.json", "--header", f"Authorization: Bearer {key}", "--checks", "all",
+        "--max-examples", str(examples), "--seed", str(seed), "--generation-database", "none", "--no-color",
+        "--request-timeout", "10", "--report", "junit", "--report-dir", str(tmp_path),
+    ]  # fmt: skip
+    run = subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    output = run.stdout.replace(key, "<key>")
+    assert run.returncode == 0, output[output.find("FAILURES") :][-8000:] or output[-4000:]
+    assert "failure" not in output.splitlines()[-1] and "Stateful" in output, output[-3000:]
+
+
+@pytest.mark.parametrize(
+    ("options", "examples"),
+    [
+        ({}, 30),
+        ({"pagination": "offset"}, 10),
+        ({"pagination": "cursor", "task_shape": "interface"}, 10),
+    ],
+    ids=["page-real", "offset", "cursor-interface"],
+)
+def test_schemathesis_finds_nothing(make_sandbox, tmp_path: Path, options: dict, examples: int) -> None:
+    server = make_sandbox(seed=6, **options)
+    key = server.create_bot("SchemaFuzzer")
+    _schemathesis(server, tmp_path, key, examples=examples, seed=6)
