@@ -130,8 +130,21 @@ def test_changed_problem_is_refetched_and_bot_me_uses_the_env_key(
     assert key not in json.dumps(result)
 
 
-def test_artifact_describes_the_run(quiet_sandbox: SandboxServer, store_path: Path):
-    result = _run(quiet_sandbox, store_path, use_api_key=False)
+def test_artifact_describes_the_run_and_progress_reaches_the_caller(
+    quiet_sandbox: SandboxServer, store_path: Path
+):
+    from solvelens.flows.fetch import progress_callback
+
+    seen: dict[str, tuple[int, int | None]] = {}
+    token = progress_callback.set(lambda step, done, total: seen.__setitem__(step, (done, total)))
+    try:
+        result = _run(quiet_sandbox, store_path, use_api_key=False)
+    finally:
+        progress_callback.reset(token)
+    # The CLI's progress display is fed from inside the Prefect tasks.
+    n = result["counts"]["problems"]
+    assert seen["problems"] == (n, n) and seen["solutions"] == (n, n)
+    assert seen["bots"] == (result["counts"]["bots"], result["counts"]["leaderboard"])
 
     async def latest() -> str:
         from prefect.artifacts import Artifact
