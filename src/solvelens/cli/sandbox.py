@@ -74,7 +74,9 @@ def serve(
         1, envvar="SOLVELENS_SANDBOX_RETRY_AFTER", help="Retry-After of 429/503."
     ),
     max_body_bytes: int = typer.Option(
-        0, envvar="SOLVELENS_SANDBOX_MAX_BODY_BYTES", help="Request body cap (413); 0 = none."
+        0,
+        envvar="SOLVELENS_SANDBOX_MAX_BODY_BYTES",
+        help="Request body cap in bytes (413, with or without Content-Length); 0 = the default 64 KiB.",
     ),
     rate_limit: int = typer.Option(
         0, envvar="SOLVELENS_SANDBOX_RATE_LIMIT", help="Requests per window per API key (429); 0 = none."
@@ -190,6 +192,19 @@ def suspend(name: str = typer.Argument(..., help="Bot name."), db: Path = _db_op
     except AccountError as exc:
         _fail(str(exc))
     typer.echo(f"Suspended {name}.")
+
+
+@app.command()
+def activate(name: str = typer.Argument(..., help="Bot name."), db: Path = _db_option()) -> None:
+    """Reinstate a suspended or banned bot (its current key works again)."""
+    from solvelens.sandbox.accounts import AccountError, set_status
+
+    _need(db)
+    try:
+        set_status(db, name, "active")
+    except AccountError as exc:
+        _fail(str(exc))
+    typer.echo(f"Activated {name}.")
 
 
 @app.command()
