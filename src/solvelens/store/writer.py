@@ -49,6 +49,8 @@ from solvelens.store.staging import EMPTY_MANIFEST_ID, StagingArea
 
 #: Staged tables a snapshot cannot do without (``bot_me`` is optional: it needs an API key).
 REQUIRED_TABLES = ("problems", "categories", "leaderboard", "bots", "platform_stats")
+#: DuckDB memory limit of the writer connection (the snapshot flow's peak RSS target is 1 GB).
+WRITER_MEMORY_LIMIT = "512MB"
 #: Default bounded wait for the writer lock, in seconds.
 DEFAULT_LOCK_TIMEOUT_S = 60.0
 #: Manifest id of an empty solution list.
@@ -120,6 +122,8 @@ def connect_readwrite(
             ) from exc
         raise
     con.execute("SET TimeZone = 'UTC'")
+    # Bounded memory: big intermediate results spill to <db>.tmp/ instead of growing the process.
+    con.execute(f"SET memory_limit = '{WRITER_MEMORY_LIMIT}'")
     return con
 
 
