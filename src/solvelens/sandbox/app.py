@@ -100,11 +100,23 @@ class SandboxOptions:
 
 
 class Database:
-    """One SQLite connection per server thread (autocommit; every request opens its own transaction)."""
+    """One SQLite connection per server thread (autocommit; every request opens its own transaction).
+
+    Writers of this process queue on one in-process lock (:meth:`writer`) before taking SQLite's write lock:
+    SQLite's own busy handler makes a waiting writer sleep in steps of up to 100 ms, which at 50 concurrent
+    bots cut the task throughput by more than half and made p50 latency exceed a second. Other processes
+    (``advance``) still meet the busy timeout."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self._local = threading.local()
+        self._write_lock = threading.Lock()
+
+    @contextmanager
+    def writer(self) -> Iterator[sqlite3.Connection]:
+        """This thread's connection, holding the process's write lock (the caller opens the transaction)."""
+        with self._write_lock:
+            yield self.conn()
 
     def conn(self) -> sqlite3.Connection:
         """This thread's connection."""
@@ -538,15 +550,16 @@ def create_app(
     ) -> Response:
         """The calling bot's active task, or a new one, or 204 (empty body) when there is nothing to do."""
         mode = "none" if instruct == "none" else ("brief" if brief == "true" else "full")
-        task = dispatcher.next_task(
-            db.conn(),
-            codec,
-            authorization,
-            ttl_seconds=opts.task_ttl_seconds,
-            mode=mode,
-            slim_categories=categories == "slim",
-            task_types=opts.task_types,
-        )
+        with db.writer() as conn:
+            task = dispatcher.next_task(
+                conn,
+                codec,
+                authorization,
+                ttl_seconds=opts.task_ttl_seconds,
+                mode=mode,
+                slim_categories=categories == "slim",
+                task_types=opts.task_types,
+            )
         if task is None:
             return Response(status_code=204)
         return JSON(dispatcher.shape(task, opts.task_shape))
@@ -579,9 +592,12 @@ def create_app(
             body = orjson.loads(raw) if raw else None
         except orjson.JSONDecodeError:
             raise ApiError(400, "Body is not valid JSON") from None
-        result = await run_in_threadpool(
-            lambda: dispatcher.submit(db.conn(), codec, authorization, task_id, body)
-        )
+
+        def apply() -> dispatcher.SubmitResult:
+            with db.writer() as conn:
+                return dispatcher.submit(conn, codec, authorization, task_id, body)
+
+        result = await run_in_threadpool(apply)
         return JSON(result.body, status_code=result.status)
 
     def openapi() -> dict[str, Any]:
