@@ -16,6 +16,9 @@ Modules (one concept each):
 | ``dispatcher``  | task hand-out and submission for bots                                       |
 | ``queries``     | read queries behind the public endpoints (camelCase records)                |
 | ``search``      | FTS5 search over problems and bots                                          |
-| ``faults``      | fault injection, body cap and per-key rate limit (ASGI middleware)          |
+| ``faults``      | fault injection and per-key rate limit (ASGI middleware)                    |
+| ``limits``      | the request body cap, with or without Content-Length (ASGI middleware)      |
+| ``schemas``     | pydantic models of every body, documented in ``/openapi.json``              |
 | ``app``         | the FastAPI application (``create_app``)                                    |
+| ``process``     | ``start_sandbox``: the server as a subprocess on 127.0.0.1 (demo, tests)    |
 """

@@ -217,8 +217,15 @@ def _fault_responses(faults: FaultConfig) -> dict[int | str, dict[str, Any]]:
     out: dict[int | str, dict[str, Any]] = {}
     kinds = set(faults.kinds) if faults.rate else set()
     kinds |= set(faults.schedule) - {"ok"}
+    retry_after = {
+        "Retry-After": {"description": "Seconds to wait before retrying", "schema": {"type": "integer"}}
+    }
     if faults.rate_limit or "429" in kinds:
-        out[429] = {"description": "Rate limited (injected or per-key limit); see Retry-After", "model": _E}
+        out[429] = {
+            "description": "Rate limited (injected or per-key limit)",
+            "model": _E,
+            "headers": retry_after,
+        }
     if "500" in kinds:
         out[500] = {"description": "Injected server error", "model": _E}
     if "502" in kinds or "html" in kinds:
@@ -229,7 +236,7 @@ def _fault_responses(faults: FaultConfig) -> dict[int | str, dict[str, Any]]:
             content["text/html"] = {"schema": {"type": "string"}}
         out[502] = {"description": "Injected bad gateway (JSON, or an HTML proxy page)", "content": content}
     if "503" in kinds:
-        out[503] = {"description": "Injected unavailability; see Retry-After", "model": _E}
+        out[503] = {"description": "Injected unavailability", "model": _E, "headers": retry_after}
     return out
 
 
