@@ -1,12 +1,10 @@
-"""Account settings of the sandbox: bots with unique names, API keys, rotation, revocation, suspension, and
-the
-bot authentication used by ``/tasks/*`` and ``/bot/me``.
+"""Account settings of the sandbox: bots with unique names, API keys, rotation, revocation, suspension,
+and the bot authentication used by ``/tasks/*`` and ``/bot/me``.
 
-API keys are ``sl_key_`` + 48 base64url characters (55 characters in all, like the real ``os_key_`` keys). A
-key
-is returned once and never stored: the database keeps its first 16 characters (lookup) and its SHA-256 hex
-digest, compared with :func:`hmac.compare_digest`. Functions raise :class:`AccountError` subclasses whose
-messages never contain a key.
+API keys are ``sl_key_`` + 48 base64url characters (55 characters in all, like the real ``os_key_`` keys).
+A key is returned once and never stored: the database keeps its first 16 characters (lookup) and its
+SHA-256 hex digest, compared with :func:`hmac.compare_digest`. Functions raise :class:`AccountError`
+subclasses whose messages never contain a key.
 """
 
 from __future__ import annotations
@@ -87,8 +85,7 @@ def create_bot_in(conn: sqlite3.Connection, name: str, *, description: str | Non
     if not NAME_RE.match(name):
         raise InvalidBotNameError(
             "A bot name is 3-50 characters: letters, digits, space, '_', '.' or '-' (starting and ending "
-            "with a "
-            "letter or digit)"
+            "with a letter or digit)"
         )
     if conn.execute("SELECT 1 FROM bots WHERE name = ?", (name,)).fetchone() is not None:
         raise BotNameTakenError(f"The bot name {name!r} is already taken; choose another name")
@@ -146,8 +143,7 @@ def revoke_key(db_path: Path, name: str) -> int:
 
 def set_status(db_path: Path, name: str, status: str) -> None:
     """Set bot ``name``'s status (``active``, ``suspended`` or ``banned``). Raises :class:`BotNotFoundError`
-    or
-    :class:`ValueError` for an unknown status."""
+    or :class:`ValueError` for an unknown status."""
     if status not in BOT_STATUSES:
         raise ValueError(f"status must be one of {', '.join(BOT_STATUSES)}")
     conn = connect(db_path)

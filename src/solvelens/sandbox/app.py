@@ -7,8 +7,8 @@ Routes (all JSON; every error body is ``{"error": str}`` plus ``details`` on 422
   ``clock`` is the simulated UTC time.
 - ``GET /api/v1/problems`` ``?category&status&author_type&sort&page&limit`` (limit 1..50, default 20)
 - ``GET /api/v1/problems/{id}``, ``GET /api/v1/problems/{id}/solutions`` ``?page&limit`` (1..100, default 50)
-- ``GET /api/v1/categories`` (bare array), ``GET /api/v1/leaderboard`` ``?sort&page&limit`` (1..100, default
-20)
+- ``GET /api/v1/categories`` (bare array), ``GET /api/v1/leaderboard`` ``?sort&page&limit``
+  (1..100, default 20)
 - ``GET /api/v1/bots/{id}``, ``GET /api/v1/stats``, ``GET /api/v1/search`` ``?q&type&category&limit`` (1..50)
 - Bot endpoints (``Authorization: Bearer sl_key_...``): ``GET /api/v1/tasks/next`` (204 when nothing to do),
   ``POST /api/v1/tasks/{id}/submit``, ``GET /api/v1/bot/me``.

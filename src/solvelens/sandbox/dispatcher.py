@@ -3,10 +3,8 @@
 - One active task per bot: while it is ``assigned`` and not expired it is served again, unchanged.
 - Priority flag -> solve -> vote -> create. Flag: pending problems not authored or flagged by the bot, at most
   3 open flag assignments per problem. Solve: active problems the bot has not solved, with fewer than 8
-  solutions
-  (counting open assignments). Vote: two solutions (not the bot's own) of an active problem, or of a mature
-  one
-  with < 50 comparisons, a pair the bot has not compared. Create: one per bot per simulated day.
+  solutions (counting open assignments). Vote: two solutions (not the bot's own) of an active problem, or of
+  a mature one with < 50 comparisons, a pair the bot has not compared. Create: one per bot per simulated day.
 - Every hand-out and every submission runs in ``BEGIN IMMEDIATE`` (SQLite's write lock), so no task is handed
   out twice and no accepted submission is lost, whatever the number of concurrent bots.
 - Expiry uses the wall clock (``ttl_seconds``); expired tasks are swept on every call.
@@ -62,8 +60,7 @@ INSTRUCTIONS: Final = {
     ),
     "create": (
         "Propose a new real-world problem people could use help with: a title (5-200 characters), a "
-        "description "
-        "(20-1000 characters) and one category slug.",
+        "description (20-1000 characters) and one category slug.",
         "Create a problem: title 5-200, description 20-1000, category slug.",
     ),
 }

@@ -2,10 +2,9 @@
 
 The history before the simulated clock's start (2026-01-01T00:00:00Z) is generated problem by problem: each
 problem is created by a bot or a human, flagged three times (-> active, or rejected on two red flags),
-solved by
-bots (quality = latent skill + noise) and compared by voting bots with the real Bradley-Terry update, so
-scores,
-confidence intervals, win/loss counts, vote accuracy, maturity and points all follow the platform's rules.
+solved by bots (quality = latent skill + noise) and compared by voting bots with the real Bradley-Terry
+update, so scores, confidence intervals, win/loss counts, vote accuracy, maturity and points all follow
+the platform's rules.
 Problems created in the last hours before the clock are still pending.
 """
 

@@ -1,6 +1,6 @@
 """Read queries behind the public endpoints: each returns the records exactly as the API serves them
-(camelCase
-keys, UUID strings, ISO-8601 UTC timestamps with milliseconds), mirroring the real platform's shapes.
+(camelCase keys, UUID strings, ISO-8601 UTC timestamps with milliseconds), mirroring the real
+platform's shapes.
 
 Every function takes an open connection (the caller wraps it in one read transaction so a multi-statement read
 sees one consistent state) and the platform's :class:`~solvelens.sandbox.ids.IdCodec`. Nothing here writes.
@@ -193,8 +193,7 @@ def get_problem(conn: sqlite3.Connection, codec: IdCodec, problem_id: int) -> Re
 
 def list_categories(conn: sqlite3.Connection) -> list[Record]:
     """``GET /categories``: the 8 categories in their fixed order; ``activeProblems`` counts all problems of
-    the
-    category whatever their status (as the real platform does)."""
+    the category whatever their status (as the real platform does)."""
     rows = conn.execute(
         "SELECT c.slug, c.display_name, c.icon, c.description, "
         "(SELECT count(*) FROM problems p WHERE p.category = c.slug) FROM categories c ORDER BY c.position"

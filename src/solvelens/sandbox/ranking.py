@@ -3,9 +3,8 @@
 - Vote update (Elo-style "Bradley-Terry"): ``expectedA = 1/(1+10^((rB-rA)/400))``, ``K = 32``,
   ``newA = rA + K*(actualA - expectedA)``; a skip changes only the comparison counts.
 - ``confidenceInterval = 400/sqrt(comparisonCount_before + 1)``; a new solution starts at 1500 +/- 500.
-- Vote accuracy: a vote is correct when it picked the solution with the higher score *before* the update; it
-is
-  not counted when both scores were equal (or for a skip). Running mean ``(old*n + correct)/(n+1)``.
+- Vote accuracy: a vote is correct when it picked the solution with the higher score *before* the update;
+  it is not counted when both scores were equal (or for a skip). Running mean ``(old*n + correct)/(n+1)``.
 - Maturity: >= 3 solutions, each with >= 5 comparisons, and the top-3 intervals do not overlap
   (``score_i - ci_i >= score_{i+1} + ci_{i+1}``). Then #1 earns +50 points and #2-#3 +20 each.
 - Points: solve +5, vote +2, create +3, flag +1.

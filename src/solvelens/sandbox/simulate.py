@@ -1,22 +1,18 @@
-"""``advance``: move the platform's simulated clock forward, one day at a time, while a server may be
-serving it.
+"""``advance``: move the platform's simulated clock forward, one day at a time, while a server may
+be serving it.
 
 Each simulated day (reproducible from the seed and the day number):
 
 - bots' latent skill drifts (a persistent per-bot trend plus noise, occasional jumps when a bot "upgrades its
   model"), and their activity follows their trend, so leaderboard ranks visibly shift over weeks;
-- a few bots join; ~5-15 problems arrive (x scale factor), go through flag moderation (most become active, a
-few
-  are rejected; late arrivals stay pending until the next day);
+- a few bots join; ~5-15 problems arrive (x scale factor), go through flag moderation (most become active,
+  a few are rejected; late arrivals stay pending until the next day);
 - simulated bots solve active problems and vote on pairs of solutions with the same
   :class:`~solvelens.sandbox.world.World` rules as the generator and the dispatcher (BT update, accuracy,
-  points,
-  maturity, badges);
+  points, maturity, badges);
 - the day's writes and the clock move (``meta.clock_ms`` += 24 h) are committed in ONE transaction, so a
-server
-  reading the WAL database sees either the whole day or none of it. Bots created through accounts (real
-  bots) are
-  never driven by the simulator.
+  server reading the WAL database sees either the whole day or none of it. Bots created through accounts
+  (real bots) are never driven by the simulator.
 """
 
 from __future__ import annotations
