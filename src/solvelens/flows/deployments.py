@@ -1,14 +1,25 @@
 """Scheduled deployments: hourly snapshots and a daily report, served by one long-running process.
 
 ``serve_deployments(build_deployments(...))`` is what ``solvelens schedule`` runs: Prefect's ``serve``
-polls the API for scheduled runs and executes them in this process. Without ``PREFECT_API_URL`` that API
-is a temporary local server living as long as the process; point ``PREFECT_API_URL`` at a
-``prefect server start`` (or Prefect Cloud) to see the runs in the UI and keep their history.
+polls the API for scheduled runs and executes them in this process. Schedules need a Prefect server whose
+scheduler service runs; Prefect's temporary in-process server runs none (scheduled runs would never be
+created). So with no ``PREFECT_API_URL`` configured, :func:`prefect_api` starts a dedicated local
+``prefect server start`` child process (127.0.0.1, a free port, its UI included) for as long as the
+deployments are served. Point ``PREFECT_API_URL`` at your own server (or Prefect Cloud) to keep history.
 """
 
 from __future__ import annotations
 
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
+
+import httpx
 
 from solvelens.flows.snapshot import snapshot_flow
 
@@ -72,9 +83,56 @@ def build_deployments(
     ]
 
 
+@contextmanager
+def prefect_api(*, start_timeout_s: float = 120.0) -> Iterator[str]:
+    """The Prefect API to serve against, as a URL: the configured ``PREFECT_API_URL``, or else a local
+    ``prefect server start`` child process (stopped when the block ends) made current for the block.
+
+    Raises ``RuntimeError`` when the local server does not answer ``/api/health`` within
+    ``start_timeout_s`` seconds.
+    """
+    from prefect.settings import PREFECT_API_URL, get_current_settings, temporary_settings
+
+    configured = get_current_settings().api.url
+    if configured:
+        yield str(configured)
+        return
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = int(s.getsockname()[1])
+    url = f"http://127.0.0.1:{port}/api"
+    env = {**os.environ, "PREFECT_SERVER_ANALYTICS_ENABLED": "false"}
+    cmd = [sys.executable, "-m", "prefect", "server", "start", "--host", "127.0.0.1", "--port", str(port)]
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + start_timeout_s
+        while True:
+            if proc.poll() is not None:
+                raise RuntimeError(f"`prefect server start` exited with code {proc.returncode}")
+            try:
+                if httpx.get(f"{url}/health", timeout=2.0).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the local Prefect server did not answer within {start_timeout_s:.0f} s")
+            time.sleep(0.5)
+        with temporary_settings(updates={PREFECT_API_URL: url}):
+            yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
 def serve_deployments(deployments: list[Any], *, limit: int | None = 1) -> None:
-    """Serve ``deployments`` until interrupted (Ctrl-C); ``limit`` bounds concurrent runs (1: a snapshot
-    and a report never run at once, so the report never waits on the store lock)."""
+    """Serve ``deployments`` until interrupted (Ctrl-C) against :func:`prefect_api`; ``limit`` bounds
+    concurrent runs (1: a snapshot and a report never run at once, so neither waits on the store lock)."""
     from prefect import serve
 
-    serve(*deployments, limit=limit)
+    with prefect_api() as url:
+        print(f"Prefect API and UI: {url.removesuffix('/api')}", flush=True)
+        serve(*deployments, limit=limit)
