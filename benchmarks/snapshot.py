@@ -1,0 +1,619 @@
+"""Benchmark: a full snapshot of the sandbox platform -- ours vs dlt's rest_api source vs the fetch-only floor.
+
+Builds the sandbox platform once into a cache directory (``<cache>/<scale>.sqlite``, reused by later runs),
+serves it from a real uvicorn subprocess on 127.0.0.1, and for each latency (plain loopback, then 50 ms
+added per request by the sandbox's ``--latency-ms``) runs side by side, each as its own subprocess so
+interpreter start-up and library import count:
+
+1. ``ours (CLI+Prefect)``: ``solvelens snapshot --base-url URL --db PATH --full`` (Prefect's temporary API
+   server start-up counts; ``PREFECT_HOME`` is ``<cache>/prefect-home``, reused between runs);
+2. ``ours plain``: the flows' Prefect-free path (``solvelens.flows.fetch.fetch_all`` into a staging area,
+   then ``solvelens.store.write_snapshot``), same HTTP client, same store;
+3. ``dlt insert_values`` and ``dlt parquet``: dlt's ``rest_api`` source loading the same endpoints into
+   DuckDB (``/problems`` -> ``/problems/{id}/solutions``, ``/categories``, ``/leaderboard`` -> ``/bots/{id}``,
+   ``/stats``) in a fresh pipelines dir; dlt must be installed (``.venv/bin/pip install "dlt[duckdb]"``);
+4. ``floor``: an async httpx loop (8 concurrent requests) that fetches every page of the same endpoints,
+   parses the JSON (to find ids and the next page) and discards it.
+
+Then, on loopback, an unchanged re-snapshot (``solvelens snapshot`` again, without ``--full``) into the same
+store, and how much it added to the file (both sizes measured after ``CHECKPOINT``).
+
+Figures (no asserts; targets are printed next to them):
+
+- ``wall s``: the subprocess from spawn to exit; ``inner s``: the time the run itself reports (the flow's
+  ``duration_s``, dlt's ``pipeline.run``, the floor's loop) -- the difference is start-up and import cost;
+- ``records``: problems + solutions + categories + leaderboard entries + bot profiles + 1 stats record, as
+  stored (ours: the views of the new snapshot; dlt: its top-level tables; floor: items seen);
+- ``peak RSS``: the largest summed RSS of the subprocess and its descendants (psutil, sampled every 50 ms;
+  Prefect's temporary API server is a descendant and counts) and, in brackets, of the main process alone;
+- ``DuckDB MB``: the database file (plus its WAL, if any) after the run.
+
+Run: ``.venv/bin/python benchmarks/snapshot.py [--scale medium|large] [--latencies 0,50] [--skip-dlt]``;
+``--quick`` = small scale, loopback only (a smoke run). The machine's load average is printed with the
+figures: client, server and the store share its cores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import psutil
+
+BENCH = Path(__file__).resolve()
+VENV_BIN = Path(sys.executable).parent
+TARGET_VS_DLT = 3.0
+TARGET_VS_FLOOR = 1.3
+TARGET_RSS_MB = 1024.0
+TARGET_RESNAPSHOT_PCT = 5.0
+FLOOR_CONCURRENCY = 8
+#: Page sizes used by every contender (the platform's maxima).
+PROBLEMS_LIMIT, SOLUTIONS_LIMIT, LEADERBOARD_LIMIT = 50, 100, 100
+RECORD_TABLES = ("problems", "solutions", "categories", "leaderboard", "bots")
+
+
+@dataclass
+class Run:
+    """One contender's run: wall seconds (spawn to exit), the run's own seconds, records stored, peak RSS
+    (bytes: process tree and main process), DuckDB file bytes, exit code and a short error excerpt."""
+
+    name: str
+    latency_ms: int
+    wall_s: float = 0.0
+    inner_s: float | None = None
+    records: int | None = None
+    rss_tree: int = 0
+    rss_main: int = 0
+    db_bytes: int | None = None
+    returncode: int = 0
+    error: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode == 0
+
+
+# --------------------------------------------------------------------------------------------------------
+# Worker side: what the subprocesses run (``--worker floor|plain|dlt``). Each prints one JSON line last.
+# --------------------------------------------------------------------------------------------------------
+
+
+async def floor_fetch(base_url: str, concurrency: int = FLOOR_CONCURRENCY) -> dict[str, int]:
+    """Fetch every page of the snapshot's endpoints at ``base_url`` (``.../api/v1``), at most ``concurrency``
+    requests in flight, parse and discard them; return items seen per resource."""
+    import httpx
+
+    counts: Counter[str] = Counter()
+    limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
+    async with httpx.AsyncClient(base_url=base_url, timeout=120.0, limits=limits) as client:
+        gate = asyncio.Semaphore(concurrency)
+
+        async def get(path: str, **params: Any) -> Any:
+            async with gate:
+                response = await client.get(path, params=params)
+            response.raise_for_status()
+            return response.json()
+
+        async def listing(path: str, key: str, limit: int, **params: Any) -> list[Any]:
+            first = await get(path, page=1, limit=limit, **params)
+            pages = int(first["pagination"]["totalPages"])
+            rest = await asyncio.gather(*(get(path, page=p, limit=limit, **params) for p in range(2, pages + 1)))
+            return [item["id"] for body in (first, *rest) for item in body[key]]
+
+        async def solutions(problem_id: str) -> None:
+            page = 1
+            while True:
+                body = await get(f"/problems/{problem_id}/solutions", page=page, limit=SOLUTIONS_LIMIT)
+                counts["solutions"] += len(body["solutions"])
+                if len(body["solutions"]) < SOLUTIONS_LIMIT:
+                    return
+                page += 1
+
+        async def problems_branch() -> None:
+            ids = await listing("/problems", "problems", PROBLEMS_LIMIT, sort="oldest")
+            counts["problems"] += len(ids)
+            await asyncio.gather(*(solutions(i) for i in ids))
+
+        async def bots_branch() -> None:
+            ids = await listing("/leaderboard", "bots", LEADERBOARD_LIMIT)
+            counts["leaderboard"] += len(ids)
+            profiles = await asyncio.gather(*(get(f"/bots/{i}") for i in ids))
+            counts["bots"] += len(profiles)
+
+        async def reference_branch() -> None:
+            categories, _stats = await asyncio.gather(get("/categories"), get("/stats"))
+            counts["categories"] += len(categories)
+            counts["stats"] += 1
+
+        await asyncio.gather(problems_branch(), bots_branch(), reference_branch())
+    return dict(counts)
+
+
+def _worker_floor(args: argparse.Namespace) -> dict[str, Any]:
+    t0 = time.perf_counter()
+    counts = asyncio.run(floor_fetch(args.base_url))
+    return {"inner_s": time.perf_counter() - t0, "records": sum(counts.values()), "counts": counts}
+
+
+def _worker_plain(args: argparse.Namespace) -> dict[str, Any]:
+    """The Prefect-free path of a snapshot: ``fetch_all`` into a staging area, then ``write_snapshot``."""
+    import uuid
+    from datetime import UTC, datetime
+
+    from solvelens.flows.fetch import fetch_all
+    from solvelens.store import StagingArea, write_snapshot
+
+    t0 = time.perf_counter()
+    now = datetime.now(UTC).isoformat().replace("+00:00", "Z")
+    db = Path(args.db)
+    area = StagingArea(db.parent / f".{db.name}.bench-staging" / uuid.uuid4().hex)
+    area.create(base_url=args.base_url, taken_at=now, started_at=now)
+    try:
+        asyncio.run(fetch_all(args.base_url, str(area.path), db_path=str(db), full=True, use_api_key=False))
+        t_fetch = time.perf_counter() - t0
+        result = write_snapshot(db, area)
+    finally:
+        shutil.rmtree(area.path.parent, ignore_errors=True)
+    return {"inner_s": time.perf_counter() - t0, "fetch_s": t_fetch, "write_s": result.as_dict()["write_s"]}
+
+
+class _ShortPageNumberPaginator:
+    """Factory of a dlt ``PageNumberPaginator`` that also stops on a short page (fewer items than
+    ``limit``), as the solutions endpoint reports no total (dlt's own stops: empty page, total)."""
+
+    @staticmethod
+    def make(limit: int) -> Any:
+        from dlt.sources.helpers.rest_client.paginators import PageNumberPaginator
+
+        class ShortPageNumberPaginator(PageNumberPaginator):  # type: ignore[misc]
+            def _stop_after_this_page(self, data: list[Any] | None = None) -> bool:
+                return not data or len(data) < limit
+
+        return ShortPageNumberPaginator(base_page=1, page_param="page", total_path=None)
+
+
+def dlt_config(base_url: str, *, parallelized: bool = False) -> dict[str, Any]:
+    """The ``rest_api`` source config of the same endpoints ours snapshots (page sizes as ours)."""
+    from dlt.sources.helpers.rest_client.paginators import PageNumberPaginator, SinglePagePaginator
+
+    def total_pages() -> Any:
+        return PageNumberPaginator(base_page=1, page_param="page", total_path="pagination.totalPages")
+
+    defaults: dict[str, Any] = {"write_disposition": "replace"}
+    if parallelized:
+        defaults["parallelized"] = True
+    return {
+        "client": {"base_url": base_url.rstrip("/") + "/"},
+        "resource_defaults": defaults,
+        "resources": [
+            {
+                "name": "problems",
+                "endpoint": {
+                    "path": "problems",
+                    "params": {"limit": PROBLEMS_LIMIT, "sort": "oldest"},
+                    "data_selector": "problems",
+                    "paginator": total_pages(),
+                },
+            },
+            {
+                "name": "solutions",
+                "endpoint": {
+                    "path": "problems/{resources.problems.id}/solutions",
+                    "params": {"limit": SOLUTIONS_LIMIT},
+                    "data_selector": "solutions",
+                    "paginator": _ShortPageNumberPaginator.make(SOLUTIONS_LIMIT),
+                },
+            },
+            {
+                "name": "categories",
+                "endpoint": {"path": "categories", "data_selector": "$", "paginator": SinglePagePaginator()},
+            },
+            {
+                "name": "leaderboard",
+                "endpoint": {
+                    "path": "leaderboard",
+                    "params": {"limit": LEADERBOARD_LIMIT},
+                    "data_selector": "bots",
+                    "paginator": total_pages(),
+                },
+            },
+            {
+                "name": "bots",
+                "endpoint": {
+                    "path": "bots/{resources.leaderboard.id}",
+                    "data_selector": "$",
+                    "paginator": SinglePagePaginator(),
+                },
+            },
+            {
+                "name": "stats",
+                "endpoint": {"path": "stats", "data_selector": "$", "paginator": SinglePagePaginator()},
+            },
+        ],
+    }
+
+
+def _worker_dlt(args: argparse.Namespace) -> dict[str, Any]:
+    """dlt's rest_api source -> DuckDB at ``args.db``; ``args.loader``: ``insert_values`` or ``parquet``."""
+    t0 = time.perf_counter()
+    import dlt
+    from dlt.sources.rest_api import rest_api_source
+
+    os.environ["RUNTIME__LOG_LEVEL"] = "WARNING"
+    pipeline = dlt.pipeline(
+        pipeline_name="solvelens_bench",
+        destination=dlt.destinations.duckdb(str(args.db)),
+        dataset_name="platform",
+        pipelines_dir=args.pipelines_dir,
+    )
+    source = rest_api_source(dlt_config(args.base_url, parallelized=args.dlt_parallel))  # type: ignore[arg-type]
+    t_import = time.perf_counter() - t0
+    info = pipeline.run(source, loader_file_format=None if args.loader == "insert_values" else args.loader)
+    inner = time.perf_counter() - t0 - t_import
+    import duckdb
+
+    con = duckdb.connect(str(args.db), read_only=True)
+    try:
+        counts = {t: con.sql(f"SELECT count(*) FROM platform.{t}").fetchall()[0][0] for t in RECORD_TABLES}
+        counts["stats"] = con.sql("SELECT count(*) FROM platform.stats").fetchall()[0][0]
+    finally:
+        con.close()
+    return {"inner_s": inner, "records": sum(counts.values()), "counts": counts, "loads": len(info.loads_ids)}
+
+
+def worker_main(args: argparse.Namespace) -> None:
+    """Run one worker and print its JSON result as the last stdout line."""
+    run = {"floor": _worker_floor, "plain": _worker_plain, "dlt": _worker_dlt}[args.worker]
+    print(json.dumps(run(args)), flush=True)
+
+
+# --------------------------------------------------------------------------------------------------------
+# Driver side.
+# --------------------------------------------------------------------------------------------------------
+
+
+def measure(cmd: list[str], run: Run, *, env: dict[str, str] | None = None, cwd: Path | None = None) -> str:
+    """Run ``cmd`` to completion, filling ``run``'s wall time, peak RSS and return code; return its stdout."""
+    out = tempfile.TemporaryFile()
+    err = tempfile.TemporaryFile()
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=out, stderr=err, env=env, cwd=cwd)
+    ps = psutil.Process(proc.pid)
+    while proc.poll() is None:
+        try:
+            tree = [ps, *ps.children(recursive=True)]
+            rss = []
+            for p in tree:
+                try:
+                    rss.append(p.memory_info().rss)
+                except psutil.Error:
+                    rss.append(0)
+            run.rss_tree = max(run.rss_tree, sum(rss))
+            run.rss_main = max(run.rss_main, rss[0])
+        except psutil.Error:
+            pass
+        time.sleep(0.05)
+    run.wall_s = time.perf_counter() - t0
+    run.returncode = proc.returncode
+    out.seek(0)
+    err.seek(0)
+    stdout = out.read().decode(errors="replace")
+    stderr = err.read().decode(errors="replace")
+    if proc.returncode != 0:
+        lines = [ln for ln in (stderr + "\n" + stdout).splitlines() if ln.strip()]
+        run.error = " | ".join(lines[-3:])[:400]
+    return stdout
+
+
+def _last_json(stdout: str) -> dict[str, Any]:
+    for line in reversed(stdout.splitlines()):
+        if line.startswith("{"):
+            parsed: dict[str, Any] = json.loads(line)
+            return parsed
+    return {}
+
+
+def db_bytes(path: Path) -> int:
+    """Bytes of a DuckDB file and its WAL (0 when missing)."""
+    wal = path.with_name(path.name + ".wal")
+    return sum(p.stat().st_size for p in (path, wal) if p.exists())
+
+
+def checkpoint(path: Path) -> int:
+    """CHECKPOINT the store (read-write, briefly) and return its size in bytes."""
+    import duckdb
+
+    con = duckdb.connect(str(path))
+    try:
+        con.execute("CHECKPOINT")
+    finally:
+        con.close()
+    return db_bytes(path)
+
+
+def our_records(path: Path) -> tuple[int, int]:
+    """(records of the store's latest complete snapshot, its snapshot_id), from the public views."""
+    import duckdb
+
+    con = duckdb.connect(str(path), read_only=True)
+    try:
+        sid = con.sql("SELECT max(snapshot_id) FROM snapshots").fetchall()[0][0]
+        n = sum(
+            con.sql(f"SELECT count(*) FROM {t} WHERE snapshot_id = ?", params=[sid]).fetchall()[0][0]
+            for t in RECORD_TABLES
+        )
+    finally:
+        con.close()
+    return n + 1, int(sid)  # + the one /stats record (platform_stats holds it as metric rows)
+
+
+def prefect_env(cache: Path) -> dict[str, str]:
+    """The environment of ``solvelens snapshot`` runs: a bench-only PREFECT_HOME, no telemetry."""
+    env = dict(os.environ)
+    env.setdefault("PREFECT_HOME", str(cache / "prefect-home"))
+    env["PREFECT_SERVER_ANALYTICS_ENABLED"] = "false"
+    env.pop("SOLVELENS_API_KEY", None)
+    env.pop("SOLVELENS_API_KEY_FILE", None)
+    return env
+
+
+def run_ours_cli(base_url: str, db: Path, latency: int, cache: Path, *, full: bool = True) -> Run:
+    """``solvelens snapshot --base-url URL --db PATH [--full]`` as a subprocess."""
+    run = Run("ours (CLI+Prefect)" if full else "ours re-snapshot", latency)
+    cmd = [str(VENV_BIN / "solvelens"), "snapshot", "--base-url", base_url, "--db", str(db), "--no-bot-me"]
+    if full:
+        cmd.append("--full")
+    stdout = measure(cmd, run, env=prefect_env(cache))
+    if run.ok:
+        match = re.search(r"complete in ([0-9.]+) s", stdout)
+        run.inner_s = float(match.group(1)) if match else None
+        run.records, run.extra["snapshot_id"] = our_records(db)
+        run.db_bytes = db_bytes(db)
+    return run
+
+
+def run_worker(kind: str, name: str, base_url: str, db: Path, latency: int, *extra: str) -> Run:
+    """Run ``benchmarks/snapshot.py --worker KIND`` as a subprocess and read its JSON line."""
+    run = Run(name, latency)
+    cmd = [sys.executable, str(BENCH), "--worker", kind, "--base-url", base_url, "--db", str(db), *extra]
+    env = dict(os.environ)
+    env.pop("SOLVELENS_API_KEY", None)
+    env.pop("SOLVELENS_API_KEY_FILE", None)
+    stdout = measure(cmd, run, env=env)
+    if run.ok:
+        result = _last_json(stdout)
+        run.inner_s = result.get("inner_s")
+        run.records = result.get("records")
+        run.extra = result
+        if kind == "plain":
+            run.records, _ = our_records(db)
+        if kind != "floor":
+            run.db_bytes = db_bytes(db)
+    return run
+
+
+def platform_path(cache: Path, scale: str) -> Path:
+    """The cached sandbox platform of ``scale`` (built once, seed 0)."""
+    from solvelens.sandbox.generate import build_platform
+
+    path = cache / f"{scale}.sqlite"
+    if not path.exists():
+        print(f"building the {scale} sandbox platform into {path} (once) ...", flush=True)
+        tmp = path.with_suffix(".building.sqlite")
+        for stale in tmp.parent.glob(tmp.name + "*"):
+            stale.unlink()
+        summary = build_platform(tmp, seed=0, scale=scale)
+        tmp.rename(path)
+        for suffix in ("-wal", "-shm"):
+            side = Path(str(tmp) + suffix)
+            if side.exists():
+                side.rename(Path(str(path) + suffix))
+        print(f"  built in {summary['seconds']} s: {summary['solutions']:,} solutions", flush=True)
+    return path
+
+
+def run_latency(args: argparse.Namespace, cache: Path, work: Path, latency: int) -> list[Run]:
+    """Every contender against one sandbox server started with ``latency_ms=latency``."""
+    from solvelens.sandbox.process import start_sandbox
+
+    source = platform_path(cache, args.scale)
+    server = start_sandbox(source, seed=0, scale=args.scale, latency_ms=latency)
+    runs: list[Run] = []
+    try:
+        url = server.base_url
+        print(f"\n[{latency} ms] sandbox at {url} (load {os.getloadavg()[0]:.2f})", flush=True)
+
+        def note(r: Run) -> None:
+            runs.append(r)
+            status = f"{r.wall_s:.1f} s" if r.ok else f"FAILED ({r.returncode}): {r.error}"
+            print(f"  {r.name:<24} {status}", flush=True)
+
+        ours_db = work / f"ours-{latency}.duckdb"
+        note(run_ours_cli(url, ours_db, latency, cache))
+        if not args.skip_plain:
+            note(run_worker("plain", "ours plain (no Prefect)", url, work / f"plain-{latency}.duckdb", latency))
+        note(run_worker("floor", "floor (httpx x8, discard)", url, work / "unused.duckdb", latency))
+        if not args.skip_dlt:
+            loaders = [x for x in args.dlt_loaders.split(",") if x]
+            for loader in loaders:
+                pipes = work / f"dlt-pipelines-{loader}-{latency}"
+                shutil.rmtree(pipes, ignore_errors=True)
+                extra = ["--loader", loader, "--pipelines-dir", str(pipes)]
+                if args.dlt_parallel:
+                    extra.append("--dlt-parallel")
+                name = f"dlt {loader}" + (" parallel" if args.dlt_parallel else "")
+                note(run_worker("dlt", name, url, work / f"dlt-{loader}-{latency}.duckdb", latency, *extra))
+        if latency == 0 and not args.skip_resnapshot and runs[0].ok:
+            first = checkpoint(ours_db)
+            again = run_ours_cli(url, ours_db, latency, cache, full=False)
+            if again.ok:
+                again.db_bytes = checkpoint(ours_db)
+                again.extra["first_bytes"] = first
+            note(again)
+    finally:
+        server.stop()
+    return runs
+
+
+def _mb(n: int | None) -> str:
+    return "-" if n is None else f"{n / 1e6:,.1f}"
+
+
+def report(runs: list[Run], args: argparse.Namespace, load: tuple[float, float, float]) -> None:
+    """Print the figures table, the ratios next to their targets and the re-snapshot growth."""
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console(width=200)
+    table = Table(title=f"snapshot benchmark: scale {args.scale}")
+    for col, justify in [
+        ("run", "left"),
+        ("latency", "right"),
+        ("wall s", "right"),
+        ("inner s", "right"),
+        ("records", "right"),
+        ("records/s", "right"),
+        ("peak RSS MB tree (main)", "right"),
+        ("DuckDB MB", "right"),
+    ]:
+        table.add_column(col, justify=justify)  # type: ignore[arg-type]
+    for r in runs:
+        if not r.ok:
+            table.add_row(r.name, f"{r.latency_ms} ms", "FAILED", "-", "-", "-", "-", r.error[:60])
+            continue
+        rate = f"{r.records / r.wall_s:,.0f}" if r.records else "-"
+        table.add_row(
+            r.name,
+            f"{r.latency_ms} ms",
+            f"{r.wall_s:.2f}",
+            "-" if r.inner_s is None else f"{r.inner_s:.2f}",
+            "-" if r.records is None else f"{r.records:,}",
+            rate,
+            f"{r.rss_tree / 1e6:,.0f} ({r.rss_main / 1e6:,.0f})",
+            _mb(r.db_bytes),
+        )
+    console.print(table)
+
+    lines: list[str] = []
+    for latency in sorted({r.latency_ms for r in runs}):
+        group = {r.name: r for r in runs if r.latency_ms == latency and r.ok}
+        floor = group.get("floor (httpx x8, discard)")
+        dlts = [r for n, r in group.items() if n.startswith("dlt")]
+        for ours_name in ("ours (CLI+Prefect)", "ours plain (no Prefect)"):
+            ours = group.get(ours_name)
+            if ours is None:
+                continue
+            parts: list[str] = []
+            for d in dlts:
+                parts.append(f"{d.wall_s / ours.wall_s:.2f}x faster than {d.name}")
+            if dlts:
+                best = min(dlts, key=lambda d: d.wall_s)
+                verdict = "met" if best.wall_s / ours.wall_s >= TARGET_VS_DLT else "NOT met"
+                parts.append(f"target >= {TARGET_VS_DLT:.0f}x vs the fastest dlt: {verdict}")
+            if floor is not None:
+                ratio = ours.wall_s / floor.wall_s
+                verdict = "met" if ratio <= TARGET_VS_FLOOR else "NOT met"
+                parts.append(f"{ratio:.2f}x the floor (target <= {TARGET_VS_FLOOR}: {verdict})")
+                if ours.inner_s is not None and floor.inner_s:
+                    parts.append(f"inner {ours.inner_s / floor.inner_s:.2f}x the floor's inner")
+            lines.append(f"[{latency} ms] {ours_name}: " + "; ".join(parts))
+        ours = group.get("ours (CLI+Prefect)")
+        if ours is not None:
+            verdict = "met" if ours.rss_tree < TARGET_RSS_MB * 1e6 else "NOT met"
+            lines.append(
+                f"[{latency} ms] ours peak RSS {ours.rss_tree / 1e6:,.0f} MB (process tree) "
+                f"(target < 1 GB at 1,000,000 solutions / large: {verdict} at {args.scale})"
+            )
+    for r in runs:
+        if r.name == "ours re-snapshot" and r.ok and r.db_bytes is not None:
+            first = r.extra["first_bytes"]
+            pct = 100.0 * (r.db_bytes - first) / first
+            verdict = "met" if pct < TARGET_RESNAPSHOT_PCT else "NOT met"
+            lines.append(
+                f"unchanged re-snapshot: {first / 1e6:,.2f} MB -> {r.db_bytes / 1e6:,.2f} MB after CHECKPOINT, "
+                f"+{pct:.2f}% of the first snapshot (target < {TARGET_RESNAPSHOT_PCT:.0f}%: {verdict}); "
+                f"took {r.wall_s:.1f} s wall"
+            )
+    for line in lines:
+        console.print(line, highlight=False, soft_wrap=True)
+    now = os.getloadavg()
+    console.print(
+        f"load average before: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; after: {now[0]:.2f} {now[1]:.2f} "
+        f"{now[2]:.2f}; {os.cpu_count()} cores shared by client, server and store",
+        highlight=False,
+    )
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """Command-line options (``--worker`` and the options after it are internal: one subprocess run)."""
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--scale", choices=["small", "medium", "large"], default="medium")
+    p.add_argument("--latencies", default="0,50", help="Added latencies per request in ms (comma list).")
+    p.add_argument("--quick", action="store_true", help="Small scale, loopback only (a smoke run).")
+    p.add_argument("--skip-dlt", action="store_true", help="Do not run dlt.")
+    p.add_argument("--skip-plain", action="store_true", help="Do not run our Prefect-free path.")
+    p.add_argument("--skip-resnapshot", action="store_true", help="Do not run the unchanged re-snapshot.")
+    p.add_argument("--dlt-loaders", default="insert_values,parquet", help="dlt loader file formats to run.")
+    p.add_argument("--dlt-parallel", action="store_true", help="dlt resources with parallelized=True.")
+    p.add_argument(
+        "--cache-dir", type=Path, default=Path(tempfile.gettempdir()) / "solvelens-bench", help="Platform cache."
+    )
+    p.add_argument("--keep", action="store_true", help="Keep the run's DuckDB files (printed path).")
+    # internal: one worker run
+    p.add_argument("--worker", choices=["floor", "plain", "dlt"], help=argparse.SUPPRESS)
+    p.add_argument("--base-url", help=argparse.SUPPRESS)
+    p.add_argument("--db", help=argparse.SUPPRESS)
+    p.add_argument("--loader", default="insert_values", help=argparse.SUPPRESS)
+    p.add_argument("--pipelines-dir", help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+    if args.quick:
+        args.scale = "small"
+        args.latencies = "0"
+    return args
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the benchmark (or, with ``--worker``, one contender) and print the figures."""
+    args = parse_args(argv)
+    if args.worker:
+        worker_main(args)
+        return
+    if not args.skip_dlt:
+        try:
+            import dlt  # noqa: F401
+        except ImportError:
+            print('dlt is not installed: .venv/bin/pip install "dlt[duckdb]" (or pass --skip-dlt)', file=sys.stderr)
+            raise SystemExit(2) from None
+    cache = args.cache_dir
+    cache.mkdir(parents=True, exist_ok=True)
+    load = os.getloadavg()
+    print(f"load average: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}", flush=True)
+    work = Path(tempfile.mkdtemp(prefix=f"snapshot-bench-{args.scale}-", dir=cache))
+    runs: list[Run] = []
+    try:
+        for latency in [int(x) for x in args.latencies.split(",") if x.strip()]:
+            runs += run_latency(args, cache, work, latency)
+    finally:
+        if args.keep:
+            print(f"run files kept in {work}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+    print()
+    report(runs, args, load)
+
+
+if __name__ == "__main__":
+    main()
