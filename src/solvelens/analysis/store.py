@@ -17,33 +17,16 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
-#: Views the store must have; a file missing any of them is not a solvelens store.
-REQUIRED_VIEWS: tuple[str, ...] = (
-    "snapshots",
-    "problems",
-    "solutions",
-    "categories",
-    "leaderboard",
-    "bots",
-    "platform_stats",
-    "bot_me",
+from solvelens.store import (
+    PUBLIC_VIEWS,
+    NotAStoreError,
+    StoreError,
+    StoreLockTimeout,
+    StoreNotFoundError,
+    open_readonly,
 )
 
-
-class StoreError(Exception):
-    """The store cannot be read. The message is one line and names the file."""
-
-
-class StoreNotFoundError(StoreError, FileNotFoundError):
-    """The DuckDB file does not exist."""
-
-
-class NotAStoreError(StoreError):
-    """The file exists but is not a DuckDB file with the public views."""
-
-
-class StoreBusyError(StoreError):
-    """A writer held the store longer than the reader's lock timeout."""
+__all__ = ["NotAStoreError", "Store", "StoreError", "StoreLockTimeout", "StoreNotFoundError", "load"]
 
 
 @dataclass(frozen=True)
@@ -180,21 +163,11 @@ _SOLUTION_COLUMNS = (
 
 @contextmanager
 def _connect(path: Path, lock_timeout_s: float) -> Iterator[duckdb.DuckDBPyConnection]:
-    """The store's read-only connection (shared store lock held, ``TimeZone=UTC``), errors made one-liners."""
-    from solvelens.store import StoreLockTimeout, open_readonly
-    from solvelens.store import StoreNotFoundError as _Missing
-
-    if not path.exists():
-        raise StoreNotFoundError(f"store {path} does not exist: run `solvelens snapshot --db {path}` first")
+    """The store's read-only connection (shared store lock held, ``TimeZone=UTC``); DuckDB errors become
+    :class:`NotAStoreError`, the store's own errors (missing file, lock timeout) pass through."""
     try:
         with open_readonly(path, lock_timeout_s=lock_timeout_s) as con:
             yield con
-    except _Missing as exc:
-        raise StoreNotFoundError(
-            f"store {path} does not exist: run `solvelens snapshot --db {path}` first"
-        ) from exc
-    except StoreLockTimeout as exc:
-        raise StoreBusyError(f"store {path} is busy (a snapshot is being written): {exc}") from exc
     except duckdb.Error as exc:
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise NotAStoreError(f"cannot read store {path}: {first}") from exc
@@ -215,14 +188,14 @@ def load(
     The store's shared lock (``solvelens.store.open_readonly``) is held while reading, so a snapshot being
     written is waited for (up to ``lock_timeout_s`` seconds) instead of failing.
 
-    Raises :class:`StoreNotFoundError` when the file does not exist, :class:`StoreBusyError` when a writer
+    Raises :class:`StoreNotFoundError` when the file does not exist, :class:`StoreLockTimeout` when a writer
     holds it too long and :class:`NotAStoreError` when it cannot be read or lacks a public view. An empty
     store (no complete snapshot) is not an error: its frames are empty and ``snapshot_count`` is 0.
     """
     path = Path(db_path)
     with _connect(path, lock_timeout_s) as con:
         names = {row[0] for row in con.sql("SELECT table_name FROM information_schema.tables").fetchall()}
-        missing = [view for view in REQUIRED_VIEWS if view not in names]
+        missing = [view for view in PUBLIC_VIEWS if view not in names]
         if missing:
             raise NotAStoreError(f"{path} is not a solvelens store (missing views: {', '.join(missing)})")
         conditions = ["TRUE"]

@@ -30,11 +30,11 @@ def info(db: Path = _db_option()) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from solvelens.store import StoreLockTimeout, StoreNotFoundError, store_info
+    from solvelens.store import StoreError, store_info
 
     try:
         data = store_info(db)
-    except (StoreNotFoundError, StoreLockTimeout) as exc:
+    except StoreError as exc:
         _fail(str(exc))
     console = Console()
     console.print(
@@ -61,11 +61,11 @@ def snapshots(
     from rich.console import Console
     from rich.table import Table
 
-    from solvelens.store import StoreLockTimeout, StoreNotFoundError, list_snapshots
+    from solvelens.store import StoreError, list_snapshots
 
     try:
         frame = list_snapshots(db, include_incomplete=all_runs)
-    except (StoreNotFoundError, StoreLockTimeout) as exc:
+    except StoreError as exc:
         _fail(str(exc))
     table = Table()
     for col in ("id", "taken at (UTC)", "status", "duration s", "counts", "warnings", "drift"):
@@ -98,11 +98,11 @@ def export(
     ),
 ) -> None:
     """Export every public view to Parquet: DIR/<view>/snapshot_id=<n>/*.parquet."""
-    from solvelens.store import StoreLockTimeout, StoreNotFoundError, export_parquet
+    from solvelens.store import StoreError, export_parquet
 
     try:
         written = export_parquet(db, parquet, min_snapshot_id=since)
-    except (StoreNotFoundError, StoreLockTimeout) as exc:
+    except StoreError as exc:
         _fail(str(exc))
     for view, n in written.items():
         typer.echo(f"{view}: {n:,} rows")
@@ -117,14 +117,14 @@ def prune(
     db: Path = _db_option(),
 ) -> None:
     """Delete all but the newest N snapshots and the record versions no kept snapshot references."""
-    from solvelens.store import StoreLockTimeout, StoreNotFoundError
+    from solvelens.store import StoreError
     from solvelens.store import prune as prune_store
 
     if not db.exists():
-        _fail(str(StoreNotFoundError(f"no snapshot store at {db}")))
+        _fail(f"no snapshot store at {db}: run `solvelens snapshot --db {db}` first")
     try:
         result = prune_store(db, keep=keep)
-    except (ValueError, StoreLockTimeout) as exc:
+    except (ValueError, StoreError) as exc:
         _fail(str(exc))
     typer.echo(
         f"kept snapshots {result['kept']}; removed {result['removed_snapshots']} snapshots, "

@@ -27,10 +27,10 @@ def build_report(
     inlined, no network). With ``png_dir``, every chart is also written there as ``<key>.png`` (e.g.
     ``rank_history.png``). Parent folders are created.
 
-    Raises :class:`solvelens.analysis.StoreNotFoundError` (no such file),
-    :class:`solvelens.analysis.NotAStoreError` (not a store, or locked) and
-    :class:`solvelens.report.EmptyStoreError` (no complete snapshot); all are
-    :class:`solvelens.analysis.StoreError` with a one-line message naming the file and the fix.
+    Raises :class:`solvelens.store.StoreNotFoundError` (no such file),
+    :class:`solvelens.store.NotAStoreError` (not a store), :class:`solvelens.store.StoreLockTimeout` (a
+    writer held the store too long) and :class:`solvelens.report.EmptyStoreError` (no complete snapshot);
+    all are :class:`solvelens.store.StoreError` with a one-line message naming the file and the fix.
     """
     store = load(db_path)
     content = report_content(store, top_n=top_n, movers_window=movers_window, now=now)

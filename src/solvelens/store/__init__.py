@@ -5,11 +5,17 @@ snapshots are visible. Writers go through :func:`write_snapshot` (one transactio
 readers use :func:`open_readonly` / :func:`read_frame` (read-only, shared lock, closed at once).
 """
 
+from solvelens.store.errors import (
+    NotAStoreError,
+    StoreBusyError,
+    StoreError,
+    StoreLockTimeout,
+    StoreNotFoundError,
+)
 from solvelens.store.export import export_parquet
-from solvelens.store.lock import StoreLockTimeout, lock_path_for, store_lock
+from solvelens.store.lock import lock_path_for, store_lock
 from solvelens.store.prune import prune
 from solvelens.store.readers import (
-    StoreNotFoundError,
     latest_solution_state,
     list_snapshots,
     open_readonly,
@@ -22,7 +28,6 @@ from solvelens.store.writer import (
     IncompleteStagingError,
     SnapshotResult,
     StaleCarryoverError,
-    StoreBusyError,
     open_writer,
     write_snapshot,
 )
@@ -31,10 +36,12 @@ __all__ = [
     "PUBLIC_VIEWS",
     "SCHEMA_VERSION",
     "IncompleteStagingError",
+    "NotAStoreError",
     "SnapshotResult",
     "StagingArea",
     "StaleCarryoverError",
     "StoreBusyError",
+    "StoreError",
     "StoreLockTimeout",
     "StoreNotFoundError",
     "ensure_schema",

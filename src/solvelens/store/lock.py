@@ -16,22 +16,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from solvelens.store.errors import StoreLockTimeout
+
+__all__ = ["POLL_INTERVAL_S", "StoreLockTimeout", "lock_path_for", "store_lock"]
+
 #: How often a waiting process re-tries the lock, in seconds.
 POLL_INTERVAL_S = 0.1
-
-
-class StoreLockTimeout(TimeoutError):
-    """The store lock was not obtained within the timeout; ``lock_path`` names the lock file."""
-
-    def __init__(self, lock_path: Path, waited_s: float, exclusive: bool, holder: str | None) -> None:
-        self.lock_path = lock_path
-        self.waited_s = waited_s
-        who = f" (last writer: {holder})" if holder else ""
-        action = "write to" if exclusive else "read"
-        super().__init__(
-            f"could not {action} the store: the lock {lock_path} is held by another solvelens process{who}; "
-            f"waited {waited_s:.1f} s. Retry when it has finished."
-        )
 
 
 def lock_path_for(db_path: str | os.PathLike[str]) -> Path:

@@ -16,15 +16,12 @@ from typing import Any
 import duckdb
 import polars as pl
 
+from solvelens.store.errors import StoreNotFoundError
 from solvelens.store.lock import store_lock
 from solvelens.store.schema import INTERNAL, LINKS, PROBLEMS, PUBLIC_VIEWS
 
 #: Default bounded wait for a reader while a writer holds the store, in seconds.
 DEFAULT_READ_TIMEOUT_S = 60.0
-
-
-class StoreNotFoundError(FileNotFoundError):
-    """There is no store file at the given path (no snapshot was ever written there)."""
 
 
 @contextmanager
@@ -38,7 +35,9 @@ def open_readonly(
     ``lock_timeout_s`` seconds.
     """
     if not Path(db_path).exists():
-        raise StoreNotFoundError(f"no snapshot store at {db_path}; run `solvelens snapshot` first")
+        raise StoreNotFoundError(
+            f"no snapshot store at {db_path}: run `solvelens snapshot --db {db_path}` first"
+        )
     with store_lock(db_path, exclusive=False, timeout_s=lock_timeout_s):
         con = duckdb.connect(os.fspath(db_path), read_only=True)
         try:

@@ -26,6 +26,7 @@ from typing import Any
 import duckdb
 
 from solvelens.store.drift import compare_fields, observed_fields
+from solvelens.store.errors import StoreBusyError
 from solvelens.store.lock import store_lock
 from solvelens.store.metrics import flatten_metrics
 from solvelens.store.schema import (
@@ -56,10 +57,6 @@ DEFAULT_LOCK_TIMEOUT_S = 60.0
 #: Manifest id of an empty solution list.
 EMPTY_MANIFEST_SQL = str(EMPTY_MANIFEST_ID)
 _ITEMS = f"{INTERNAL}.solution_manifest_items"
-
-
-class StoreBusyError(RuntimeError):
-    """The DuckDB file is held by a process outside the solvelens lock (e.g. an open DuckDB shell)."""
 
 
 class IncompleteStagingError(RuntimeError):

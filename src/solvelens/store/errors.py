@@ -1,0 +1,40 @@
+"""The store's exceptions: one tree under :class:`StoreError`; each message is one line naming the file
+and the fix.
+
+Readers (analysis, report, notebooks, ``solvelens db``) catch :class:`StoreError`; writers also meet
+:class:`StoreLockTimeout` and :class:`StoreBusyError`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class StoreError(Exception):
+    """The store cannot be read or written; the message is one line naming the file and the fix."""
+
+
+class StoreNotFoundError(StoreError, FileNotFoundError):
+    """There is no store file at the given path (no snapshot was ever written there)."""
+
+
+class NotAStoreError(StoreError):
+    """The file exists but is not a DuckDB file with the public views of a solvelens store."""
+
+
+class StoreBusyError(StoreError, RuntimeError):
+    """The DuckDB file is held by a process outside the solvelens lock (e.g. an open DuckDB shell)."""
+
+
+class StoreLockTimeout(StoreError, TimeoutError):
+    """The store lock was not obtained within the timeout; ``lock_path`` names the lock file."""
+
+    def __init__(self, lock_path: Path, waited_s: float, exclusive: bool, holder: str | None) -> None:
+        self.lock_path = lock_path
+        self.waited_s = waited_s
+        who = f" (last writer: {holder})" if holder else ""
+        action = "write to" if exclusive else "read"
+        super().__init__(
+            f"could not {action} the store: the lock {lock_path} is held by another solvelens process{who}; "
+            f"waited {waited_s:.1f} s. Retry when it has finished."
+        )
