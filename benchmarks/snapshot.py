@@ -1,4 +1,4 @@
-"""Benchmark: a full snapshot of the sandbox platform -- ours vs dlt's rest_api source vs the fetch-only floor.
+"""Benchmark: a full snapshot of the sandbox platform: ours vs dlt's rest_api source vs a fetch-only floor.
 
 Builds the sandbox platform once into a cache directory (``<cache>/<scale>.sqlite``, reused by later runs),
 serves it from a real uvicorn subprocess on 127.0.0.1, and for each latency (plain loopback, then 50 ms
@@ -110,7 +110,9 @@ async def floor_fetch(base_url: str, concurrency: int = FLOOR_CONCURRENCY) -> di
         async def listing(path: str, key: str, limit: int, **params: Any) -> list[Any]:
             first = await get(path, page=1, limit=limit, **params)
             pages = int(first["pagination"]["totalPages"])
-            rest = await asyncio.gather(*(get(path, page=p, limit=limit, **params) for p in range(2, pages + 1)))
+            rest = await asyncio.gather(
+                *(get(path, page=p, limit=limit, **params) for p in range(2, pages + 1))
+            )
             return [item["id"] for body in (first, *rest) for item in body[key]]
 
         async def solutions(problem_id: str) -> None:
@@ -261,7 +263,8 @@ def _worker_dlt(args: argparse.Namespace) -> dict[str, Any]:
     )
     source = rest_api_source(dlt_config(args.base_url, parallelized=args.dlt_parallel))  # type: ignore[arg-type]
     t_import = time.perf_counter() - t0
-    info = pipeline.run(source, loader_file_format=None if args.loader == "insert_values" else args.loader)
+    fmt = None if args.loader == "insert_values" else args.loader  # None: the destination default
+    info = pipeline.run(source, loader_file_format=fmt)  # type: ignore[arg-type]
     inner = time.perf_counter() - t0 - t_import
     import duckdb
 
@@ -287,31 +290,29 @@ def worker_main(args: argparse.Namespace) -> None:
 
 def measure(cmd: list[str], run: Run, *, env: dict[str, str] | None = None, cwd: Path | None = None) -> str:
     """Run ``cmd`` to completion, filling ``run``'s wall time, peak RSS and return code; return its stdout."""
-    out = tempfile.TemporaryFile()
-    err = tempfile.TemporaryFile()
-    t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=out, stderr=err, env=env, cwd=cwd)
-    ps = psutil.Process(proc.pid)
-    while proc.poll() is None:
-        try:
-            tree = [ps, *ps.children(recursive=True)]
-            rss = []
-            for p in tree:
-                try:
-                    rss.append(p.memory_info().rss)
-                except psutil.Error:
-                    rss.append(0)
-            run.rss_tree = max(run.rss_tree, sum(rss))
-            run.rss_main = max(run.rss_main, rss[0])
-        except psutil.Error:
-            pass
-        time.sleep(0.05)
-    run.wall_s = time.perf_counter() - t0
-    run.returncode = proc.returncode
-    out.seek(0)
-    err.seek(0)
-    stdout = out.read().decode(errors="replace")
-    stderr = err.read().decode(errors="replace")
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(cmd, stdout=out, stderr=err, env=env, cwd=cwd)
+        ps = psutil.Process(proc.pid)
+        while proc.poll() is None:
+            try:
+                rss = []
+                for p in [ps, *ps.children(recursive=True)]:
+                    try:
+                        rss.append(p.memory_info().rss)
+                    except psutil.Error:  # a descendant that just ended
+                        rss.append(0)
+                run.rss_tree = max(run.rss_tree, sum(rss))
+                run.rss_main = max(run.rss_main, rss[0])
+            except psutil.Error:
+                pass
+            time.sleep(0.05)
+        run.wall_s = time.perf_counter() - t0
+        run.returncode = proc.returncode
+        out.seek(0)
+        err.seek(0)
+        stdout = out.read().decode(errors="replace")
+        stderr = err.read().decode(errors="replace")
     if proc.returncode != 0:
         lines = [ln for ln in (stderr + "\n" + stdout).splitlines() if ln.strip()]
         run.error = " | ".join(lines[-3:])[:400]
@@ -444,7 +445,9 @@ def run_latency(args: argparse.Namespace, cache: Path, work: Path, latency: int)
         ours_db = work / f"ours-{latency}.duckdb"
         note(run_ours_cli(url, ours_db, latency, cache))
         if not args.skip_plain:
-            note(run_worker("plain", "ours plain (no Prefect)", url, work / f"plain-{latency}.duckdb", latency))
+            note(
+                run_worker("plain", "ours plain (no Prefect)", url, work / f"plain-{latency}.duckdb", latency)
+            )
         note(run_worker("floor", "floor (httpx x8, discard)", url, work / "unused.duckdb", latency))
         if not args.skip_dlt:
             loaders = [x for x in args.dlt_loaders.split(",") if x]
@@ -530,6 +533,13 @@ def report(runs: list[Run], args: argparse.Namespace, load: tuple[float, float, 
                 if ours.inner_s is not None and floor.inner_s:
                     parts.append(f"inner {ours.inner_s / floor.inner_s:.2f}x the floor's inner")
             lines.append(f"[{latency} ms] {ours_name}: " + "; ".join(parts))
+        plain = group.get("ours plain (no Prefect)")
+        if plain is not None and "fetch_s" in plain.extra:
+            lines.append(
+                f"[{latency} ms] ours plain split: fetch {plain.extra['fetch_s']:.2f} s, store write "
+                f"{plain.extra['write_s']:.2f} s (DuckDB transaction), start-up and imports "
+                f"{plain.wall_s - (plain.inner_s or 0):.2f} s"
+            )
         ours = group.get("ours (CLI+Prefect)")
         if ours is not None:
             verdict = "met" if ours.rss_tree < TARGET_RSS_MB * 1e6 else "NOT met"
@@ -543,7 +553,8 @@ def report(runs: list[Run], args: argparse.Namespace, load: tuple[float, float, 
             pct = 100.0 * (r.db_bytes - first) / first
             verdict = "met" if pct < TARGET_RESNAPSHOT_PCT else "NOT met"
             lines.append(
-                f"unchanged re-snapshot: {first / 1e6:,.2f} MB -> {r.db_bytes / 1e6:,.2f} MB after CHECKPOINT, "
+                f"unchanged re-snapshot: {first / 1e6:,.2f} MB -> {r.db_bytes / 1e6:,.2f} MB "
+                "after CHECKPOINT, "
                 f"+{pct:.2f}% of the first snapshot (target < {TARGET_RESNAPSHOT_PCT:.0f}%: {verdict}); "
                 f"took {r.wall_s:.1f} s wall"
             )
@@ -569,7 +580,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--dlt-loaders", default="insert_values,parquet", help="dlt loader file formats to run.")
     p.add_argument("--dlt-parallel", action="store_true", help="dlt resources with parallelized=True.")
     p.add_argument(
-        "--cache-dir", type=Path, default=Path(tempfile.gettempdir()) / "solvelens-bench", help="Platform cache."
+        "--cache-dir",
+        type=Path,
+        default=Path(tempfile.gettempdir()) / "solvelens-bench",
+        help="Platform cache.",
     )
     p.add_argument("--keep", action="store_true", help="Keep the run's DuckDB files (printed path).")
     # internal: one worker run
@@ -595,7 +609,10 @@ def main(argv: list[str] | None = None) -> None:
         try:
             import dlt  # noqa: F401
         except ImportError:
-            print('dlt is not installed: .venv/bin/pip install "dlt[duckdb]" (or pass --skip-dlt)', file=sys.stderr)
+            print(
+                'dlt is not installed: .venv/bin/pip install "dlt[duckdb]" (or pass --skip-dlt)',
+                file=sys.stderr,
+            )
             raise SystemExit(2) from None
     cache = args.cache_dir
     cache.mkdir(parents=True, exist_ok=True)
