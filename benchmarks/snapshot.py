@@ -169,7 +169,13 @@ def _worker_plain(args: argparse.Namespace) -> dict[str, Any]:
         result = write_snapshot(db, area)
     finally:
         shutil.rmtree(area.path.parent, ignore_errors=True)
-    return {"inner_s": time.perf_counter() - t0, "fetch_s": t_fetch, "write_s": result.as_dict()["write_s"]}
+    written = result.as_dict()
+    return {
+        "inner_s": time.perf_counter() - t0,
+        "fetch_s": t_fetch,
+        "write_s": written["write_s"],
+        "write_phases": written.get("timings", {}),
+    }
 
 
 class _ShortPageNumberPaginator:
@@ -540,6 +546,13 @@ def report(runs: list[Run], args: argparse.Namespace, load: tuple[float, float, 
                 f"{plain.extra['write_s']:.2f} s (DuckDB transaction), start-up and imports "
                 f"{plain.wall_s - (plain.inner_s or 0):.2f} s"
             )
+            phases = plain.extra.get("write_phases") or {}
+            slowest = sorted(phases.items(), key=lambda kv: -kv[1])[:4]
+            if slowest:
+                lines.append(
+                    f"[{latency} ms] ours plain write phases (slowest): "
+                    + ", ".join(f"{name} {seconds:.2f} s" for name, seconds in slowest)
+                )
         ours = group.get("ours (CLI+Prefect)")
         if ours is not None:
             verdict = "met" if ours.rss_tree < TARGET_RSS_MB * 1e6 else "NOT met"
