@@ -761,3 +761,44 @@ def test_sandbox_async_client_snapshot_flow(quiet_sandbox: SandboxServer) -> Non
             }
 
     assert asyncio.run(run()) == expected
+
+
+def test_sandbox_async_concurrent_pages_equal_the_sequential_walk(quiet_sandbox: SandboxServer) -> None:
+    """Once /problems announces its page count the remaining pages are fetched concurrently; the pages
+    still arrive in order with the same records, and offsets stay consistent."""
+    expected = _restrict(_expected(quiet_sandbox))
+
+    async def run(concurrency: int) -> tuple[list[str], list[int], list[str]]:
+        async with AsyncPlatformClient(
+            quiet_sandbox.base_url, read_env=False, page_sizes={"problems": 7, "leaderboard": 5}
+        ) as c:
+            pages = [p async for p in c.problem_pages(concurrency=concurrency)]
+            board = [b["id"] async for p in c.leaderboard_pages(concurrency=concurrency) for b in p.items]
+        return [item["id"] for p in pages for item in p.items], [p.offset for p in pages], board
+
+    sequential = asyncio.run(run(1))
+    concurrent = asyncio.run(run(6))
+    assert concurrent == sequential
+    assert concurrent[0] == expected["problems"] and concurrent[2] == expected["leaderboard"]
+    assert len(concurrent[1]) > 6  # many pages, so several were in flight at once
+    assert concurrent[1] == [7 * i for i in range(len(concurrent[1]))]
+
+
+def test_async_concurrent_pages_stop_when_an_answer_ends_the_walk_early() -> None:
+    """The first answer announces 4 pages but page 3 comes back short (the list shrank meanwhile): the walk
+    ends there and the pending page-4 request is not read."""
+
+    def answer(request: httpx.Request, n: int) -> httpx.Response:
+        page = int(request.url.params.get("page", "1"))
+        size = 2 if page == 3 else 5
+        items = [{"id": f"p{page}-{i}"} for i in range(size)]
+        return httpx.Response(
+            200, json={"problems": items, "pagination": {"page": page, "limit": 5, "totalPages": 4}}
+        )
+
+    async def run() -> list[str]:
+        async with aclient(Recorder(answer), page_sizes={"problems": 5}) as c:
+            return [item["id"] async for page in c.problem_pages(concurrency=3) for item in page.items]
+
+    ids = asyncio.run(run())
+    assert ids == [f"p{p}-{i}" for p in (1, 2) for i in range(5)] + ["p3-0", "p3-1"]

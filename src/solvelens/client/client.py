@@ -33,6 +33,7 @@ kept as a ``SecretStr``, sent only to the bot endpoints, and never appears in a 
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 import time
@@ -77,6 +78,7 @@ from solvelens.client.models import (
 from solvelens.client.pagination import (
     DEFAULT_MAX_PAGES,
     Page,
+    PageNumberPaginator,
     PageRequest,
     Paginator,
     detect_paginator,
@@ -845,7 +847,11 @@ class AsyncPlatformClient(BaseClient):
                 return self._decode(response, "GET"), response.headers, response.request.url
         raise AssertionError("unreachable")  # pragma: no cover
 
-    async def _pages(self, walk: _PageWalk) -> AsyncIterator[Page]:
+    async def _pages(self, walk: _PageWalk, concurrency: int = 1) -> AsyncIterator[Page]:
+        """Walk ``walk`` to its end. With ``concurrency > 1``, once the first answer of a page-number walk
+        announces the page count, the remaining pages are fetched with up to ``concurrency`` requests in
+        flight and fed to the paginator in page order (its stops and repeat guards still apply; pages beyond
+        the announced count, e.g. when the list grew meanwhile, are walked one after another)."""
         while not walk.done:
             target = walk.request.url or self._url(walk.path)
             params = None if walk.request.url else walk.request.params
@@ -856,6 +862,36 @@ class AsyncPlatformClient(BaseClient):
                     continue
                 raise
             yield walk.accept(body, headers, url)
+            paginator = walk.paginator
+            if concurrency > 1 and walk.number == 1 and isinstance(paginator, PageNumberPaginator):
+                ahead = paginator.announced_requests(walk.request)
+                if ahead:
+                    async for page in self._fetch_ahead(walk, ahead, concurrency):
+                        yield page
+
+    async def _fetch_ahead(
+        self, walk: _PageWalk, requests: list[PageRequest], concurrency: int
+    ) -> AsyncIterator[Page]:
+        gate = asyncio.Semaphore(concurrency)
+        url = self._url(walk.path)
+
+        async def fetch(request: PageRequest) -> tuple[Any, httpx.Headers, httpx.URL]:
+            async with gate:
+                return await self._get_response(url, request.params)
+
+        # One task per page, started in page order; the semaphore bounds what is in flight. Pending
+        # fetches are cancelled when the consumer stops early or a page fails.
+        pending = [asyncio.ensure_future(fetch(r)) for r in requests]
+        try:
+            for future in pending:
+                body, headers, got = await future
+                if walk.done:  # the server's answers ended the walk earlier than announced
+                    return
+                yield walk.accept(body, headers, got)
+        finally:
+            for future in pending:
+                future.cancel()
+            await asyncio.gather(*pending, return_exceptions=True)
 
     def iter_pages(
         self,
@@ -864,11 +900,13 @@ class AsyncPlatformClient(BaseClient):
         params: Mapping[str, Any] | None = None,
         page_size: int | None = None,
         style: str | Paginator | None = None,
+        concurrency: int = 1,
     ) -> AsyncIterator[Page]:
         """Every page of a list ``endpoint`` (path relative to the base URL); see
-        :meth:`PlatformClient.iter_pages`."""
+        :meth:`PlatformClient.iter_pages`. ``concurrency``: requests in flight once the first answer
+        announces the page count (page-number walks only; pages still arrive in order)."""
         name = self._endpoint_name(endpoint)
-        return self._pages(self._walk(name, endpoint, params, page_size, style))
+        return self._pages(self._walk(name, endpoint, params, page_size, style), concurrency)
 
     def problem_pages(
         self,
@@ -878,10 +916,12 @@ class AsyncPlatformClient(BaseClient):
         author_type: str | None = None,
         sort: str | None = None,
         page_size: int | None = None,
+        concurrency: int = 1,
     ) -> AsyncIterator[Page]:
-        """Pages of ``GET /problems`` (filters: category slug, status, author_type ``human|bot``, sort)."""
+        """Pages of ``GET /problems`` (filters: category slug, status, author_type ``human|bot``, sort), in
+        order. ``concurrency``: requests in flight once the first page announces the page count."""
         params = self._problem_params(category, status, author_type, sort)
-        return self._pages(self._walk("problems", "/problems", params, page_size))
+        return self._pages(self._walk("problems", "/problems", params, page_size), concurrency)
 
     async def list_problems(
         self,
@@ -912,10 +952,12 @@ class AsyncPlatformClient(BaseClient):
                 yield item
 
     def leaderboard_pages(
-        self, *, sort: str | None = None, page_size: int | None = None
+        self, *, sort: str | None = None, page_size: int | None = None, concurrency: int = 1
     ) -> AsyncIterator[Page]:
-        """Pages of ``GET /leaderboard``; rank of an item = page.offset + its index + 1."""
-        return self._pages(self._walk("leaderboard", "/leaderboard", {"sort": sort}, page_size))
+        """Pages of ``GET /leaderboard`` in order; rank of an item = page.offset + its index + 1.
+        ``concurrency``: requests in flight once the first page announces the page count."""
+        walk = self._walk("leaderboard", "/leaderboard", {"sort": sort}, page_size)
+        return self._pages(walk, concurrency)
 
     async def list_leaderboard(
         self, *, sort: str | None = None, page_size: int | None = None

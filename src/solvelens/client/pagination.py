@@ -312,12 +312,28 @@ class PageNumberPaginator(Paginator):
         super().__init__(**kwargs)
         self.page_param = page_param
         self.page = base_page
+        #: The page count the last answer announced (``totalPages``), or ``None`` when it did not say.
+        self.total_pages: int | None = None
 
     def _advance(self, items: list[dict[str, Any]], meta: dict[str, Any], headers: Mapping[str, str]) -> None:
         total_pages = _as_int(meta.get("totalpages", meta.get("pages", meta.get("pagecount"))))
+        self.total_pages = total_pages
         current = _as_int(meta.get("page", meta.get("currentpage"))) or self.page
         if total_pages is not None and current >= total_pages:
             self.has_next = False
+
+    def announced_requests(self, request: PageRequest) -> list[PageRequest]:
+        """The requests of every further page the last answer announced, from ``request`` (the next request,
+        already advanced by :meth:`update_request`) to page ``totalPages`` (at most ``max_pages``); ``[]`` when
+        the server announced no page count. Lets a caller fetch them concurrently and feed the answers back
+        in order."""
+        if not self.has_next or self.total_pages is None:
+            return []
+        last = min(self.total_pages, self.max_pages)
+        return [
+            PageRequest(params={**request.params, self.page_param: number})
+            for number in range(self.page, last + 1)
+        ]
 
     def update_request(self, request: PageRequest) -> None:
         self.page += 1
