@@ -323,10 +323,10 @@ class PageNumberPaginator(Paginator):
             self.has_next = False
 
     def announced_requests(self, request: PageRequest) -> list[PageRequest]:
-        """The requests of every further page the last answer announced, from ``request`` (the next request,
-        already advanced by :meth:`update_request`) to page ``totalPages`` (at most ``max_pages``); ``[]`` when
-        the server announced no page count. Lets a caller fetch them concurrently and feed the answers back
-        in order."""
+        """The requests of every further page the last answer announced: from ``request`` (the next
+        request, already advanced by :meth:`update_request`) to page ``totalPages`` (at most ``max_pages``);
+        ``[]`` when the server announced no page count. Lets a caller fetch them concurrently and feed the
+        answers back in order."""
         if not self.has_next or self.total_pages is None:
             return []
         last = min(self.total_pages, self.max_pages)
