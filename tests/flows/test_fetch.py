@@ -11,8 +11,9 @@ import polars as pl
 import pytest
 
 from solvelens.client import Page, PageRequest
-from solvelens.flows.fetch import collect_pages, fetch_all, progress_callback
-from solvelens.store import StagingArea, latest_solution_state, write_snapshot
+from solvelens.flows.fetch import collect_pages, progress_callback
+from solvelens.flows.steps import SnapshotPlan, discard, fetch, prepare, run_snapshot, run_step_inline
+from solvelens.store import StagingArea, latest_solution_state
 from tests.fixtures.sandbox import SandboxServer
 from tests.flows.conftest import sqlite_truth
 
@@ -43,21 +44,22 @@ def _staged(area: StagingArea, table: str) -> pl.DataFrame:
     return pl.read_parquet(area.table_path(table))
 
 
-def test_fetch_all_stages_what_the_platform_holds(quiet_sandbox: SandboxServer, tmp_path: Path):
+def test_fetch_steps_stage_what_the_platform_holds(quiet_sandbox: SandboxServer, tmp_path: Path):
     truth = sqlite_truth(quiet_sandbox)
-    area = StagingArea(tmp_path / "stage").create(
-        base_url=quiet_sandbox.base_url, taken_at="2026-03-01T00:00:00Z", started_at="2026-03-01T00:00:00Z"
+    plan = SnapshotPlan(
+        quiet_sandbox.base_url, str(tmp_path / "store.duckdb"), use_api_key=False, concurrency=4
     )
+    run = prepare(plan)
+    area = run.area
     seen: dict[str, tuple[int, int | None]] = {}
     token = progress_callback.set(lambda step, done, total: seen.__setitem__(step, (done, total)))
     try:
-        reports = asyncio.run(
-            fetch_all(quiet_sandbox.base_url, str(area.path), use_api_key=False, concurrency=4)
-        )
+        reports = asyncio.run(fetch(plan, run, run_step_inline))
     finally:
         progress_callback.reset(token)
     assert {r["step"] for r in reports} == {"problems", "leaderboard", "reference"}
     assert all(r["warnings"] == [] for r in reports)
+    assert not area.has_table("previous_problems")  # no store yet: nothing to carry over
     problems = _staged(area, "problems")
     ids = [pl.Series([r]).str.json_path_match("$.id")[0] for r in problems["raw"]]
     assert set(ids) == set(truth["problems"])
@@ -73,29 +75,30 @@ def test_fetch_all_stages_what_the_platform_holds(quiet_sandbox: SandboxServer, 
     assert board["rank"].to_list() == list(range(1, len(truth["bots"]) + 1))
     bots = {pl.Series([r]).str.json_path_match("$.id")[0] for r in _staged(area, "bots")["raw"]}
     assert bots == truth["bots"]
+    assert _staged(area, "bot_carryover").height == 0
     assert _staged(area, "categories").height == truth["categories"] == 8
     assert _staged(area, "platform_stats").height == 1
     assert not area.has_table("bot_me")
     assert seen["solutions"] == (len(truth["problems"]), len(truth["problems"]))
     assert seen["bots"][0] == len(truth["bots"])
+    discard(run)
+    assert not area.path.exists()
 
 
 @pytest.mark.parametrize("full", [False, True])
-def test_unchanged_problems_are_not_refetched_unless_full(
+def test_unchanged_lists_and_profiles_are_not_refetched_unless_full(
     quiet_sandbox: SandboxServer, tmp_path: Path, full: bool
 ):
     db = tmp_path / "store.duckdb"
-    for i in range(2):
-        area = StagingArea(tmp_path / f"stage{i}").create(
-            base_url=quiet_sandbox.base_url,
-            taken_at="2026-03-01T00:00:00Z",
-            started_at="2026-03-01T00:00:00Z",
-        )
-        reports = asyncio.run(
-            fetch_all(quiet_sandbox.base_url, str(area.path), db_path=str(db), full=full, use_api_key=False)
-        )
-        result = write_snapshot(db, area)
-    info = next(r for r in reports if r["step"] == "problems")["info"]
+    plan = SnapshotPlan(quiet_sandbox.base_url, str(db), full=full, use_api_key=False)
+    first = run_snapshot(plan)
+    second = run_snapshot(plan)
+    assert first["mode"] == second["mode"] == "plain"
     n = len(latest_solution_state(db, quiet_sandbox.base_url))
+    bots = first["counts"]["bots"]
+    info, board = second["fetch"]["problems"], second["fetch"]["leaderboard"]
     assert (info["refetched"], info["carried_over"]) == ((n, 0) if full else (0, n))
-    assert result.new_versions["solutions"] == 0
+    assert (board["profiles_refetched"], board["profiles_carried_over"]) == ((bots, 0) if full else (0, bots))
+    assert set(second["new_versions"].values()) == {0}
+    assert second["counts"] == first["counts"]
+    assert not any(tmp_path.glob(".*.staging/*"))

@@ -67,6 +67,11 @@ def test_two_runs_match_the_platform_and_the_second_refetches_nothing(
     second = _run(quiet_sandbox, store_path, taken_at="2026-03-02T00:00:00Z", use_api_key=False)
     assert second["snapshot_id"] == 2
     assert second["fetch"]["problems"] == {"refetched": 0, "carried_over": len(truth["problems"])}
+    assert second["fetch"]["leaderboard"] == {
+        "profiles_refetched": 0,
+        "profiles_carried_over": len(truth["bots"]),
+    }
+    assert second["mode"] == "prefect" and second["flow_run"]["id"]
     assert set(second["new_versions"].values()) == {0}
     assert second["counts"] == first["counts"]
     _assert_store_equals_platform(store_path, 2, truth)
@@ -94,6 +99,11 @@ def test_changed_problem_is_refetched_and_bot_me_uses_the_env_key(
     # Only the solved problem changed its solution count; every other list carried over.
     assert result["fetch"]["problems"] == {"refetched": 1, "carried_over": len(truth["problems"]) - 1}
     assert result["changes"]["solutions"]["added"] == 1
+    # The new bot's profile is fetched; profiles whose leaderboard entry did not change carry over.
+    board = result["fetch"]["leaderboard"]
+    assert 1 <= board["profiles_refetched"] <= 2
+    assert board["profiles_refetched"] + board["profiles_carried_over"] == len(truth["bots"])
+    assert result["changes"]["bots"]["added"] == 1
     assert result["changes"]["problems"]["changed"] == 1
     assert result["counts"]["bot_me"] == 1
     _assert_store_equals_platform(store_path, result["snapshot_id"], truth)

@@ -1,7 +1,8 @@
-"""``solvelens snapshot`` (one snapshot through the Prefect flow) and ``solvelens schedule`` (served
-deployments: scheduled snapshots and a daily report).
+"""``solvelens snapshot`` (one snapshot: in-process, or a Prefect flow run when a Prefect API is configured)
+and ``solvelens schedule`` (served deployments: scheduled snapshots and a daily report).
 
-Prefect, DuckDB and polars are imported inside the commands so ``solvelens --help`` stays fast.
+Prefect, DuckDB, pyarrow and polars are imported inside the commands, after the inputs are checked and the
+platform probed, so a mistake is reported within seconds and ``solvelens --help`` stays fast.
 """
 
 from __future__ import annotations
@@ -76,11 +77,12 @@ def _prefect_console(verbose: bool) -> Any:
             h.setLevel(level)
 
 
-def _run_with_progress(kwargs: dict[str, Any], verbose: bool) -> dict[str, Any]:
+@contextmanager
+def _progress(first_label: str) -> Any:
+    """A transient rich progress display fed by the fetch steps' progress callback; yields nothing."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn
 
     from solvelens.flows.fetch import progress_callback
-    from solvelens.flows.snapshot import snapshot_flow
 
     with Progress(
         SpinnerColumn(),
@@ -90,7 +92,7 @@ def _run_with_progress(kwargs: dict[str, Any], verbose: bool) -> dict[str, Any]:
         transient=True,
     ) as progress:
         tasks: dict[str, Any] = {}
-        start = progress.add_task("starting Prefect and the flow run", total=None)
+        start = progress.add_task(first_label, total=None)
 
         def on_progress(step: str, done: int, total: int | None) -> None:
             if step not in tasks:
@@ -100,16 +102,53 @@ def _run_with_progress(kwargs: dict[str, Any], verbose: bool) -> dict[str, Any]:
 
         token = progress_callback.set(on_progress)
         try:
-            with _prefect_console(verbose):
-                result: dict[str, Any] = asyncio.run(snapshot_flow(**kwargs))
+            yield
         finally:
             progress_callback.reset(token)
+
+
+def _run_plain(kwargs: dict[str, Any]) -> dict[str, Any]:
+    from solvelens.flows.steps import SnapshotPlan, run_snapshot
+
+    with _progress("reading the store's last snapshot"):
+        return run_snapshot(SnapshotPlan(**kwargs))
+
+
+def _run_prefect(kwargs: dict[str, Any], verbose: bool) -> dict[str, Any]:
+    _quiet_prefect(verbose)
+    with _progress("starting the Prefect flow run"):
+        from solvelens.flows.snapshot import snapshot_flow
+
+        with _prefect_console(verbose):
+            result: dict[str, Any] = asyncio.run(snapshot_flow(**kwargs))
     return result
+
+
+@contextmanager
+def _interruptible() -> Any:
+    """Ctrl-C raises ``KeyboardInterrupt`` wherever the main thread is (also inside the event loop and a
+    DuckDB query, which then stops with its own error); yields an event telling whether it happened."""
+    import signal
+    import threading
+
+    interrupted = threading.Event()
+
+    def on_sigint(signum: int, frame: Any) -> None:
+        interrupted.set()
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGINT, on_sigint)
+    try:
+        yield interrupted
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _print_summary(summary: dict[str, Any]) -> None:
     from rich.console import Console
     from rich.table import Table
+
+    from solvelens.flows.steps import carryover_line
 
     console = Console()
     table = Table(title=f"snapshot {summary['snapshot_id']} taken at {summary['taken_at']}")
@@ -119,12 +158,15 @@ def _print_summary(summary: dict[str, Any]) -> None:
     for name, n in summary["counts"].items():
         table.add_row(name, f"{n:,}", f"{summary['new_versions'].get(name, 0):,}")
     console.print(table)
-    fetch = summary["fetch"].get("problems", {})
+    if summary.get("mode") == "prefect":
+        run = summary.get("flow_run") or {}
+        how = f"as Prefect flow run {run.get('name', '?')} ({run.get('id', '?')})"
+    else:
+        how = "in-process (no Prefect API configured; --prefect records it as a flow run)"
     console.print(
-        f"complete in {summary['duration_s']:.1f} s; solutions refetched for {fetch.get('refetched', 0)} "
-        f"problems, carried over for {fetch.get('carried_over', 0)}; "
-        f"store {summary['file_bytes'] / 1e6:.1f} MB"
+        f"complete in {summary['duration_s']:.1f} s, {how}; store {summary['file_bytes'] / 1e6:.1f} MB"
     )
+    console.print(carryover_line(summary))
     for d in summary["drift"]:
         console.print(f"[yellow]drift[/] {d['resource']}.{d['field']}: {d['change']}")
     for w in summary["warnings"]:
@@ -147,10 +189,13 @@ def register(app: typer.Typer) -> None:
             "--api-key",
             envvar="SOLVELENS_API_KEY",
             show_default=False,
-            help="Bot API key: also snapshot /bot/me. Given to the fetch task through the environment only.",
+            help="Bot API key: also snapshot /bot/me (passed to that step through the environment only).",
         ),
         full: bool = typer.Option(
-            False, "--full", envvar="SOLVELENS_FULL", help="Refetch every problem's solutions."
+            False,
+            "--full",
+            envvar="SOLVELENS_FULL",
+            help="Refetch every solution list and bot profile (default: only where the listing changed).",
         ),
         bot_me: bool = typer.Option(
             True,
@@ -164,8 +209,19 @@ def register(app: typer.Typer) -> None:
             envvar="SOLVELENS_TAKEN_AT",
             help="Snapshot time, ISO-8601 UTC (default: now).",
         ),
+        prefect: bool | None = typer.Option(
+            None,
+            "--prefect/--no-prefect",
+            envvar="SOLVELENS_PREFECT",
+            show_default=False,
+            help=(
+                "Run as a Prefect flow run (--prefect) or in-process (--no-prefect). Default: a flow run "
+                "when a Prefect API is configured (PREFECT_API_URL or the active Prefect profile), else "
+                "in-process (no temporary Prefect server)."
+            ),
+        ),
         concurrency: int = typer.Option(
-            8, "--concurrency", envvar="SOLVELENS_CONCURRENCY", help="Concurrent requests in fan-outs."
+            8, "--concurrency", envvar="SOLVELENS_CONCURRENCY", min=1, help="Requests in flight per fan-out."
         ),
         lock_timeout: float = typer.Option(
             60.0,
@@ -177,19 +233,36 @@ def register(app: typer.Typer) -> None:
             False, "--verbose", envvar="SOLVELENS_VERBOSE", help="Show Prefect's flow and task logs."
         ),
     ) -> None:
-        """Take one complete snapshot of every public resource into the DuckDB store (Prefect flow).
+        """Take one complete snapshot of every public resource into the DuckDB store.
 
-        Exits 0 only when the snapshot is complete.
+        Inputs are checked and the platform probed (GET /categories, a few seconds at most) before anything
+        is fetched. Unchanged solution lists and bot profiles are carried over from the last snapshot.
+
+        Exit codes: 0 the snapshot is complete; 1 it failed (platform unreachable or failing, store busy),
+        nothing written; 2 bad input; 130 interrupted (Ctrl-C), nothing written.
         """
         from solvelens.config import InvalidApiKeyError, check_api_key
+        from solvelens.flows.preflight import (
+            PlatformUnreachableError,
+            PreflightError,
+            check_base_url,
+            check_db_path,
+            normalise_taken_at,
+            prefect_api_url,
+            probe,
+        )
 
         env: dict[str, str] = {}
-        if api_key:
-            try:
+        try:
+            base_url = check_base_url(base_url)
+            check_db_path(db)
+            if taken_at is not None:
+                taken_at = normalise_taken_at(taken_at)
+            if api_key:
                 env["SOLVELENS_API_KEY"] = check_api_key(api_key).get_secret_value()
-            except InvalidApiKeyError as exc:
-                _fail(str(exc), 2)
-        _quiet_prefect(verbose)
+        except (PreflightError, InvalidApiKeyError) as exc:
+            _fail(str(exc), 2)
+        use_prefect = prefect if prefect is not None else prefect_api_url() is not None
         kwargs = {
             "base_url": base_url,
             "db_path": str(db),
@@ -199,14 +272,20 @@ def register(app: typer.Typer) -> None:
             "concurrency": concurrency,
             "lock_timeout_s": lock_timeout,
         }
-        try:
-            with _env(env):
-                summary = _run_with_progress(kwargs, verbose)
-        except KeyboardInterrupt:
-            _fail("interrupted; no snapshot was written", 130)
-        except Exception as exc:
-            first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-            _fail(f"snapshot failed ({type(exc).__name__}): {first}; no snapshot was written")
+        with _interruptible() as interrupted:
+            try:
+                probe(base_url)
+                with _env(env):
+                    summary = _run_prefect(kwargs, verbose) if use_prefect else _run_plain(kwargs)
+            except PlatformUnreachableError as exc:
+                _fail(f"{exc}; nothing was written")
+            except KeyboardInterrupt:
+                _fail("interrupted; no snapshot was written", 130)
+            except Exception as exc:
+                if interrupted.is_set():
+                    _fail("interrupted; no snapshot was written", 130)
+                first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+                _fail(f"snapshot failed ({type(exc).__name__}): {first}; no snapshot was written")
         _print_summary(summary)
 
     @app.command("schedule")

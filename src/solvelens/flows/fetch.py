@@ -10,15 +10,17 @@ Steps (endpoints relative to the base URL ``.../api/v1``):
 - :func:`fetch_problems_step`: every page of ``GET /problems`` (``sort=oldest`` so new problems land at the
   end and paging does not drift), deduplicated by id, then ``GET /problems/{id}/solutions`` of every listed
   problem with bounded concurrency -- except problems whose ``solutionCount`` and ``comparisonCount`` equal
-  those of the last complete snapshot of the same base URL (their solution list carries over), unless
-  ``full``.
+  those of the last complete snapshot (their solution list carries over).
 - :func:`fetch_leaderboard_step`: every page of ``GET /leaderboard`` (rank = position in the walk), then
-  ``GET /bots/{id}`` for each leaderboard bot.
+  ``GET /bots/{id}`` for each leaderboard bot whose listing entry changed (the others' profiles carry over).
 - :func:`fetch_reference_step`: ``GET /categories`` and ``GET /stats``.
 - :func:`fetch_bot_me_step`: ``GET /bot/me`` with the configured API key.
 
-A paging walk that sees an id twice keeps the first copy; a server ``total`` that differs from the unique
-records collected is recorded as a warning (never a failure).
+The steps know only HTTP and the staging area: what the last snapshot held is staged beforehand by the
+flow (``previous_problems``, ``previous_bots``; absent on a full run), never read from the store here. A
+paging walk that sees an id twice keeps the first copy; a server ``total`` that differs from the unique
+records collected is recorded as a warning (never a failure). The step list that runs them (in-process or
+as Prefect task runs) is :mod:`solvelens.flows.steps`.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from collections.abc import AsyncIterator, Callable
 from contextvars import ContextVar
 from typing import Any
 
+import pyarrow as pa
 from pydantic import SecretStr
 
 from solvelens.client import (
@@ -38,7 +41,7 @@ from solvelens.client import (
     PermissionDeniedError,
 )
 from solvelens.config import InvalidApiKeyError, Settings
-from solvelens.store import StagingArea, latest_solution_state
+from solvelens.store.staging import StagingArea, dump_json, version_key
 
 #: Default number of concurrent requests in a fan-out (solutions per problem, bot profiles).
 DEFAULT_CONCURRENCY = 8
@@ -99,27 +102,36 @@ async def collect_pages(
     return items
 
 
+def _previous(area: StagingArea, table: str) -> list[dict[str, Any]]:
+    staged = area.read_table(table)
+    return [] if staged is None else staged.to_pylist()
+
+
 async def fetch_problems_step(
-    base_url: str,
-    staging_dir: str,
-    *,
-    db_path: str | None = None,
-    full: bool = False,
-    concurrency: int = DEFAULT_CONCURRENCY,
+    base_url: str, staging_dir: str, *, concurrency: int = DEFAULT_CONCURRENCY
 ) -> dict[str, Any]:
     """Stage ``problems``, ``solutions``, ``solution_problems`` and ``solution_carryover``.
 
-    ``db_path`` names the store whose last complete snapshot of ``base_url`` decides which problems are not
-    refetched (``None`` or ``full=True``: refetch all). A problem that vanished between listing and fetching
-    (404) is skipped with a warning. Returns the step report; ``info`` has ``refetched`` and ``carried_over``
+    ``GET /problems`` (``sort=oldest``; once the first page announces the page count, the remaining pages
+    are fetched ``concurrency`` at a time), then ``GET /problems/{id}/solutions`` of every listed problem,
+    ``concurrency`` problems at a time -- except problems whose ``solutionCount`` and ``comparisonCount``
+    equal those staged in ``previous_problems`` (the last complete snapshot; not staged on a full run):
+    their stored solution list carries over. A problem that vanished between listing and fetching (404) is
+    skipped with a warning. Returns the step report; ``info`` has ``refetched`` and ``carried_over``
     (problem counts). Raises :class:`solvelens.client.PlatformError` when the platform keeps failing.
     """
     area = StagingArea(staging_dir)
     warnings: list[str] = []
-    previous = {} if full or db_path is None else latest_solution_state(db_path, base_url)
+    previous = {
+        r["problem_id"]: (r["solution_count"], r["comparison_count"], r["manifest_id"])
+        for r in _previous(area, "previous_problems")
+    }
     async with _client(base_url, concurrency=concurrency) as client:
         problems = await collect_pages(
-            client.problem_pages(sort="oldest"), "problems", warnings, progress_step="problems"
+            client.problem_pages(sort="oldest", concurrency=concurrency),
+            "problems",
+            warnings,
+            progress_step="problems",
         )
         to_fetch: list[str] = []
         carried: dict[str, int] = {}
@@ -177,17 +189,51 @@ async def fetch_problems_step(
 async def fetch_leaderboard_step(
     base_url: str, staging_dir: str, *, concurrency: int = DEFAULT_CONCURRENCY
 ) -> dict[str, Any]:
-    """Stage ``leaderboard`` (rank 1 = top, by position in the walk) and ``bots`` (``GET /bots/{id}`` of each
-    leaderboard bot; a bot gone meanwhile (404) is skipped with a warning)."""
+    """Stage ``leaderboard``, ``bots`` and ``bot_carryover``.
+
+    Every page of ``GET /leaderboard`` (rank 1 = top, by position in the walk; pages fetched ``concurrency``
+    at a time once the page count is known), then ``GET /bots/{id}`` for each leaderboard bot whose listing
+    entry changed since the last complete snapshot (staged ``previous_bots``): an entry whose JSON is
+    byte-identical (same points, solutions, votes, accuracy, Elo, ``lastActiveAt``, status and name) keeps
+    its stored profile (``bot_carryover``). Fields of a profile that can change while its listing entry does
+    not (e.g. the scores of its top solutions, moved by other bots' votes) are as of the last refetch; a
+    full run (``--full``) refetches every profile. A bot gone meanwhile (404) is skipped with a warning.
+    ``info`` has ``profiles_refetched`` and ``profiles_carried_over``.
+    """
     area = StagingArea(staging_dir)
     warnings: list[str] = []
+    previous = {
+        r["bot_id"]: (r["listing_version_id"], r["profile_version_id"])
+        for r in _previous(area, "previous_bots")
+    }
     async with _client(base_url, concurrency=concurrency) as client:
         board = await collect_pages(
-            client.leaderboard_pages(), "leaderboard", warnings, progress_step="leaderboard"
+            client.leaderboard_pages(concurrency=concurrency),
+            "leaderboard",
+            warnings,
+            progress_step="leaderboard",
         )
         area.write_records("leaderboard", board, rank=list(range(1, len(board) + 1)))
+        to_fetch: list[str] = []
+        carried: dict[str, int] = {}
+        for entry in board:
+            bot_id = str(entry.get("id"))
+            before = previous.get(bot_id)
+            if before is not None and version_key(dump_json(entry)) == before[0]:
+                carried[bot_id] = before[1]
+            else:
+                to_fetch.append(bot_id)
+        area.write_table(
+            "bot_carryover",
+            pa.table(
+                {
+                    "bot_id": pa.array(list(carried), pa.string()),
+                    "version_id": pa.array(list(carried.values()), pa.uint64()),
+                }
+            ),
+        )
         semaphore = asyncio.Semaphore(concurrency)
-        profiles: list[dict[str, Any] | None] = [None] * len(board)
+        profiles: list[dict[str, Any] | None] = [None] * len(to_fetch)
         done = 0
 
         async def one(i: int, bot_id: str) -> None:
@@ -199,14 +245,21 @@ async def fetch_leaderboard_step(
                     pass
                 finally:
                     done += 1
-                    report_progress("bots", done, len(board))
+                    report_progress("bots", done, len(to_fetch))
 
-        await asyncio.gather(*(one(i, str(b.get("id"))) for i, b in enumerate(board)))
+        report_progress("bots", 0, len(to_fetch))
+        await asyncio.gather(*(one(i, bot_id) for i, bot_id in enumerate(to_fetch)))
     found = [p for p in profiles if p is not None]
-    if len(found) < len(board):
-        warnings.append(f"bots: {len(board) - len(found)} leaderboard bots were gone (404) when fetched")
+    if len(found) < len(to_fetch):
+        warnings.append(f"bots: {len(to_fetch) - len(found)} leaderboard bots were gone (404) when fetched")
     area.write_records("bots", found)
-    return _report("leaderboard", {"leaderboard": len(board), "bots": len(found)}, warnings)
+    return _report(
+        "leaderboard",
+        {"leaderboard": len(board), "bots": len(found) + len(carried)},
+        warnings,
+        profiles_refetched=len(found),
+        profiles_carried_over=len(carried),
+    )
 
 
 async def fetch_reference_step(base_url: str, staging_dir: str) -> dict[str, Any]:
@@ -243,28 +296,3 @@ async def fetch_bot_me_step(base_url: str, staging_dir: str) -> dict[str, Any]:
             return _report("bot_me", {"bot_me": 0}, [f"bot_me skipped: {exc}"], skipped=skipped)
     area.write_records("bot_me", [me])
     return _report("bot_me", {"bot_me": 1}, warnings)
-
-
-async def fetch_all(
-    base_url: str,
-    staging_dir: str,
-    *,
-    db_path: str | None = None,
-    full: bool = False,
-    use_api_key: bool = True,
-    concurrency: int = DEFAULT_CONCURRENCY,
-) -> list[dict[str, Any]]:
-    """Run every step concurrently into ``staging_dir`` (created beforehand) and record their reports as
-    staging parts. The Prefect flow runs the same steps as tasks; this is the Prefect-free path."""
-    area = StagingArea(staging_dir)
-    steps = [
-        fetch_problems_step(base_url, staging_dir, db_path=db_path, full=full, concurrency=concurrency),
-        fetch_leaderboard_step(base_url, staging_dir, concurrency=concurrency),
-        fetch_reference_step(base_url, staging_dir),
-    ]
-    if use_api_key:
-        steps.append(fetch_bot_me_step(base_url, staging_dir))
-    reports = list(await asyncio.gather(*steps))
-    for r in reports:
-        area.write_part(r["step"], warnings=r["warnings"], info={**r["counts"], **r["info"]})
-    return reports

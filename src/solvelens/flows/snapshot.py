@@ -1,30 +1,29 @@
-"""The snapshot flow (Prefect 3): fetch every public resource, write one atomic snapshot, publish a summary.
+"""The snapshot flow (Prefect 3): the steps of :mod:`solvelens.flows.steps` as task runs, plus a summary.
 
-``await snapshot_flow(base_url, db_path)`` runs four fetch tasks concurrently (problems + solutions,
-leaderboard + bot profiles, categories + stats, ``/bot/me``), each writing to a staging directory next to the
-store, then one write task that holds the DuckDB file for a single transaction (see
-:mod:`solvelens.store.writer`), and finally publishes a markdown artifact (key ``solvelens-snapshot``). The
-API key is read inside the ``/bot/me`` task from :class:`solvelens.config.Settings`; it is never a flow or
-task parameter, so it never appears in Prefect's UI or logs.
+``await snapshot_flow(base_url, db_path)`` runs the same functions as the plain path
+(:func:`solvelens.flows.steps.run_snapshot`): it stages the last snapshot's state, runs one Prefect task per
+fetch step of :data:`solvelens.flows.steps.FETCH_STEPS` concurrently (problems + solutions, leaderboard + bot
+profiles, categories + stats, ``/bot/me``), then one write task that holds the DuckDB file for a single
+transaction (see :mod:`solvelens.store.writer`), and finally publishes a markdown artifact (key
+``solvelens-snapshot``). The API key is read inside the ``/bot/me`` step from
+:class:`solvelens.config.Settings`; it is never a flow or task parameter, so it never appears in Prefect's
+UI or logs.
 
-Tasks take plain serialisable parameters, retry with delay lists and cache nothing (their inputs are paths
-and URLs; their outputs small dicts).
+Use this path where Prefect pays: scheduled deployments (``solvelens schedule``, ``flows/prefect.yaml``) and
+one-off runs against a configured Prefect API (``PREFECT_API_URL``). Tasks take plain serialisable
+parameters, retry transient failures with a delay list and cache nothing.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import shutil
-import time
-import uuid
-from datetime import UTC, datetime
-from pathlib import Path
+import dataclasses
 from typing import Any
 
 from prefect import flow, get_run_logger, task
 from prefect.artifacts import acreate_markdown_artifact
 from prefect.cache_policies import NO_CACHE
+from prefect.runtime import flow_run
 
 from solvelens.client import (
     AsyncPlatformClient,
@@ -34,14 +33,31 @@ from solvelens.client import (
     RateLimitError,
     ServerError,
 )
-from solvelens.flows.fetch import (
-    DEFAULT_CONCURRENCY,
-    fetch_bot_me_step,
-    fetch_leaderboard_step,
-    fetch_problems_step,
-    fetch_reference_step,
+from solvelens.flows.fetch import DEFAULT_CONCURRENCY
+from solvelens.flows.steps import (
+    FETCH_STEPS,
+    FetchStep,
+    SnapshotPlan,
+    carryover_line,
+    discard,
+    fetch,
+    normalise_taken_at,
+    prepare,
+    staging_dir_for,
+    summarise,
+    write,
 )
-from solvelens.store import StagingArea, write_snapshot
+
+__all__ = [
+    "ARTIFACT_KEY",
+    "FETCH_RETRY_DELAYS",
+    "FETCH_TASKS",
+    "normalise_taken_at",
+    "snapshot_flow",
+    "staging_dir_for",
+    "summary_markdown",
+    "transient_failure",
+]
 
 #: Retry delays (seconds) of the fetch tasks: two retries, after 2 s and 10 s.
 FETCH_RETRY_DELAYS: list[float] = [2.0, 10.0]
@@ -69,71 +85,20 @@ _fetch_options: dict[str, Any] = {
     "retry_condition_fn": transient_failure,
 }
 
-
-@task(name="fetch-problems-and-solutions", **_fetch_options)
-async def fetch_problems_task(
-    base_url: str, staging_dir: str, db_path: str, full: bool, concurrency: int
-) -> dict[str, Any]:
-    """Task wrapper of :func:`solvelens.flows.fetch.fetch_problems_step`."""
-    return await fetch_problems_step(
-        base_url, staging_dir, db_path=db_path, full=full, concurrency=concurrency
-    )
+#: One Prefect task per fetch step, named as the step's ``task_name`` (e.g. ``fetch-problems-and-solutions``).
+FETCH_TASKS: dict[str, Any] = {s.name: task(name=s.task_name, **_fetch_options)(s.fn) for s in FETCH_STEPS}
 
 
-@task(name="fetch-leaderboard-and-bots", **_fetch_options)
-async def fetch_leaderboard_task(base_url: str, staging_dir: str, concurrency: int) -> dict[str, Any]:
-    """Task wrapper of :func:`solvelens.flows.fetch.fetch_leaderboard_step`."""
-    return await fetch_leaderboard_step(base_url, staging_dir, concurrency=concurrency)
-
-
-@task(name="fetch-categories-and-stats", **_fetch_options)
-async def fetch_reference_task(base_url: str, staging_dir: str) -> dict[str, Any]:
-    """Task wrapper of :func:`solvelens.flows.fetch.fetch_reference_step`."""
-    return await fetch_reference_step(base_url, staging_dir)
-
-
-@task(name="fetch-bot-me", **_fetch_options)
-async def fetch_bot_me_task(base_url: str, staging_dir: str) -> dict[str, Any]:
-    """Task wrapper of :func:`solvelens.flows.fetch.fetch_bot_me_step` (reads the key from Settings)."""
-    return await fetch_bot_me_step(base_url, staging_dir)
+async def _run_task(step: FetchStep, kwargs: dict[str, Any]) -> dict[str, Any]:
+    result: dict[str, Any] = await FETCH_TASKS[step.name](**kwargs)
+    return result
 
 
 @task(name="write-snapshot", **_task_options)
-async def write_snapshot_task(db_path: str, staging_dir: str, lock_timeout_s: float) -> dict[str, Any]:
-    """Write the staged run as one atomic snapshot (in a worker thread).
-
-    Returns ``SnapshotResult.as_dict()``.
-    """
-    result = await asyncio.to_thread(write_snapshot, db_path, staging_dir, lock_timeout_s=lock_timeout_s)
-    return result.as_dict()
-
-
-def _iso_now() -> str:
-    return datetime.now(UTC).isoformat().replace("+00:00", "Z")
-
-
-def normalise_taken_at(taken_at: str | None) -> str:
-    """``taken_at`` as ISO-8601 UTC with a ``Z`` (naive times are taken as UTC; ``None``: now).
-
-    Raises ``ValueError`` for a string that is not an ISO-8601 time.
-    """
-    if taken_at is None:
-        return _iso_now()
-    try:
-        ts = datetime.fromisoformat(taken_at.replace("Z", "+00:00"))
-    except ValueError:
-        raise ValueError(
-            f"taken_at must be an ISO-8601 time (e.g. 2026-01-01T00:00:00Z), got {taken_at!r}"
-        ) from None
-    if ts.tzinfo is None:
-        ts = ts.replace(tzinfo=UTC)
-    return ts.astimezone(UTC).isoformat().replace("+00:00", "Z")
-
-
-def staging_dir_for(db_path: str) -> Path:
-    """A fresh staging directory next to the store: ``<db dir>/.<db name>.staging/<uuid>``."""
-    db = Path(db_path)
-    return db.parent / f".{db.name}.staging" / uuid.uuid4().hex
+async def write_snapshot_task(plan: dict[str, Any], staging_dir: str) -> dict[str, Any]:
+    """Write the staged run as one atomic snapshot (in a worker thread); returns
+    ``SnapshotResult.as_dict()``. ``plan`` holds the fields of :class:`SnapshotPlan`."""
+    return await asyncio.to_thread(write, SnapshotPlan(**plan), staging_dir)
 
 
 def summary_markdown(summary: dict[str, Any]) -> str:
@@ -151,13 +116,7 @@ def summary_markdown(summary: dict[str, Any]) -> str:
     ]
     for name, n in summary["counts"].items():
         lines.append(f"| {name} | {n} | {summary['new_versions'].get(name, 0)} |")
-    fetch = summary.get("fetch", {}).get("problems", {})
-    if fetch:
-        lines += [
-            "",
-            f"Solutions refetched for {fetch.get('refetched', 0)} problems, "
-            f"carried over for {fetch.get('carried_over', 0)}.",
-        ]
+    lines += ["", carryover_line(summary)]
     changes = summary.get("changes") or {}
     lines += ["", "## Changes since the last snapshot", ""]
     if changes.get("previous_snapshot_id") is None:
@@ -197,50 +156,34 @@ async def snapshot_flow(
     """Take one complete snapshot of the platform at ``base_url`` (ending ``/api/v1``) into ``db_path``.
 
     ``taken_at``: the snapshot's time (ISO-8601, UTC; default now). ``full``: refetch every problem's
-    solutions (default: only problems whose solution/comparison counts changed). ``use_api_key``: also
+    solutions and every bot profile (default: only those whose listing entry changed). ``use_api_key``: also
     snapshot ``/bot/me`` when an API key is configured (``SOLVELENS_API_KEY`` / ``SOLVELENS_API_KEY_FILE``).
 
-    Returns ``{"snapshot_id", "taken_at", "base_url", "counts": {view: rows}, "new_versions": {resource: n},
-    "duration_s", "write_s", "file_bytes", "warnings": [str], "drift": [entry], "changes": {...},
-    "fetch": {step: info}}`` (seconds, bytes). Raises when a fetch keeps failing after its retries, or the
-    store lock is not obtained within ``lock_timeout_s`` seconds; then no snapshot is visible.
+    Returns :func:`solvelens.flows.steps.summarise`'s dict (``mode`` ``prefect``). Raises when a fetch keeps
+    failing after its retries, or the store lock is not obtained within ``lock_timeout_s`` seconds; then no
+    snapshot is visible.
     """
     logger = get_run_logger()
-    t0 = time.perf_counter()
-    started_at = _iso_now()
-    taken = normalise_taken_at(taken_at)
-    # Fail fast on a malformed base URL (ConfigurationError), before any task or retry.
-    await AsyncPlatformClient(base_url, read_env=False).aclose()
-    area = StagingArea(staging_dir_for(db_path)).create(
-        base_url=base_url, taken_at=taken, started_at=started_at
+    plan = SnapshotPlan(
+        base_url=base_url,
+        db_path=db_path,
+        taken_at=taken_at,
+        full=full,
+        use_api_key=use_api_key,
+        concurrency=concurrency,
+        lock_timeout_s=lock_timeout_s,
     )
-    staging = str(area.path)
+    # Fail fast on a malformed base URL (ConfigurationError) or taken_at (ValueError), before any task.
+    await AsyncPlatformClient(base_url, read_env=False).aclose()
+    normalise_taken_at(taken_at)
+    run = await asyncio.to_thread(prepare, plan)
     try:
-        steps = [
-            fetch_problems_task(base_url, staging, db_path, full, concurrency),
-            fetch_leaderboard_task(base_url, staging, concurrency),
-            fetch_reference_task(base_url, staging),
-        ]
-        if use_api_key:
-            steps.append(fetch_bot_me_task(base_url, staging))
-        reports = await asyncio.gather(*steps)
-        for r in reports:
-            area.write_part(r["step"], warnings=r["warnings"], info={**r["counts"], **r["info"]})
-        result = await write_snapshot_task(db_path, staging, lock_timeout_s)
+        reports = await fetch(plan, run, _run_task)
+        result = await write_snapshot_task(dataclasses.asdict(plan), run.path)
     finally:
-        shutil.rmtree(area.path, ignore_errors=True)
-        with contextlib.suppress(OSError):  # other runs' staging directories are still there
-            area.path.parent.rmdir()
-    summary = {
-        **{k: result[k] for k in ("snapshot_id", "taken_at", "base_url", "counts", "new_versions")},
-        "duration_s": time.perf_counter() - t0,
-        "write_s": result["write_s"],
-        "file_bytes": result["file_bytes"],
-        "warnings": result["warnings"],
-        "drift": result["drift"],
-        "changes": result["changes"],
-        "fetch": {r["step"]: r["info"] for r in reports},
-    }
+        discard(run)
+    summary = summarise(run, result, reports, "prefect")
+    summary["flow_run"] = {"id": str(flow_run.id), "name": flow_run.name}
     await acreate_markdown_artifact(
         summary_markdown(summary), key=ARTIFACT_KEY, description=f"snapshot {summary['snapshot_id']}"
     )

@@ -2,11 +2,16 @@
 
 Public schema: the views of ``docs/architecture.md`` ("Contract: the store's public schema"); only complete
 snapshots are visible. Writers go through :func:`write_snapshot` (one transaction, exclusive lock);
-readers use :func:`open_readonly` / :func:`read_frame` (read-only, shared lock, closed at once).
+readers use :func:`open_readonly` / :func:`read_frame` (read-only, shared lock, closed at once). Every way
+of opening the file is in :mod:`solvelens.store.connection`; every error is a :class:`StoreError`.
 """
 
+from solvelens.store.connection import open_readonly, open_writer
 from solvelens.store.errors import (
+    IncompleteStagingError,
     NotAStoreError,
+    SchemaVersionError,
+    StaleCarryoverError,
     StoreBusyError,
     StoreError,
     StoreLockTimeout,
@@ -18,25 +23,19 @@ from solvelens.store.prune import prune
 from solvelens.store.readers import (
     latest_solution_state,
     list_snapshots,
-    open_readonly,
     read_frame,
     store_info,
 )
 from solvelens.store.schema import PUBLIC_VIEWS, SCHEMA_VERSION, ensure_schema
 from solvelens.store.staging import StagingArea
-from solvelens.store.writer import (
-    IncompleteStagingError,
-    SnapshotResult,
-    StaleCarryoverError,
-    open_writer,
-    write_snapshot,
-)
+from solvelens.store.writer import SnapshotResult, write_snapshot
 
 __all__ = [
     "PUBLIC_VIEWS",
     "SCHEMA_VERSION",
     "IncompleteStagingError",
     "NotAStoreError",
+    "SchemaVersionError",
     "SnapshotResult",
     "StagingArea",
     "StaleCarryoverError",

@@ -22,6 +22,19 @@ class NotAStoreError(StoreError):
     """The file exists but is not a DuckDB file with the public views of a solvelens store."""
 
 
+class SchemaVersionError(StoreError, RuntimeError):
+    """The file was written by a newer, incompatible solvelens store schema."""
+
+
+class IncompleteStagingError(StoreError, RuntimeError):
+    """The staging directory lacks a required resource (a fetch step did not finish)."""
+
+
+class StaleCarryoverError(StoreError, RuntimeError):
+    """Carried-over record versions (solution lists, bot profiles) no longer exist in the store (pruned
+    meanwhile); rerun the snapshot with a full refetch."""
+
+
 class StoreBusyError(StoreError, RuntimeError):
     """The DuckDB file is held by a process outside the solvelens lock (e.g. an open DuckDB shell)."""
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from solvelens.store.readers import open_readonly
+from solvelens.store.connection import open_readonly
 from solvelens.store.schema import PUBLIC_VIEWS
 
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from solvelens.store.connection import DEFAULT_LOCK_TIMEOUT_S, open_writer
 from solvelens.store.schema import INTERNAL, LINKED_RESOURCES, LINKS, SOLUTIONS
-from solvelens.store.writer import DEFAULT_LOCK_TIMEOUT_S, open_writer
 
 
 def prune(

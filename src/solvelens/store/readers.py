@@ -8,43 +8,14 @@ take the store's shared lock (waiting a bounded time while a writer commits), op
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import duckdb
 import polars as pl
+import pyarrow as pa
 
-from solvelens.store.errors import StoreNotFoundError
-from solvelens.store.lock import store_lock
-from solvelens.store.schema import INTERNAL, LINKS, PROBLEMS, PUBLIC_VIEWS
-
-#: Default bounded wait for a reader while a writer holds the store, in seconds.
-DEFAULT_READ_TIMEOUT_S = 60.0
-
-
-@contextmanager
-def open_readonly(
-    db_path: str | os.PathLike[str], *, lock_timeout_s: float = DEFAULT_READ_TIMEOUT_S
-) -> Iterator[duckdb.DuckDBPyConnection]:
-    """A read-only DuckDB connection to the store (``TimeZone=UTC``), closed when the block ends.
-
-    Holds the shared store lock meanwhile. Raises :class:`StoreNotFoundError` when the file does not exist
-    and :class:`solvelens.store.lock.StoreLockTimeout` when a writer holds the store longer than
-    ``lock_timeout_s`` seconds.
-    """
-    if not Path(db_path).exists():
-        raise StoreNotFoundError(
-            f"no snapshot store at {db_path}: run `solvelens snapshot --db {db_path}` first"
-        )
-    with store_lock(db_path, exclusive=False, timeout_s=lock_timeout_s):
-        con = duckdb.connect(os.fspath(db_path), read_only=True)
-        try:
-            con.execute("SET TimeZone = 'UTC'")
-            yield con
-        finally:
-            con.close()
+from solvelens.store.connection import DEFAULT_READ_TIMEOUT_S, open_readonly
+from solvelens.store.schema import BOTS, INTERNAL, LEADERBOARD, LINKS, PROBLEMS, PUBLIC_VIEWS
 
 
 def read_frame(
@@ -79,34 +50,77 @@ def list_snapshots(db_path: str | os.PathLike[str], *, include_incomplete: bool 
     )
 
 
-def latest_solution_state(db_path: str | os.PathLike[str], base_url: str) -> dict[str, tuple[int, int, int]]:
-    """Per problem of the newest complete snapshot of ``base_url``: (solutionCount, comparisonCount,
-    solution manifest id).
+def previous_state(db_path: str | os.PathLike[str], base_url: str) -> dict[str, pa.Table]:
+    """What an incremental snapshot of ``base_url`` needs from the newest complete snapshot of that base
+    URL, read in one read-only open of the store.
 
-    The snapshot flow uses it to skip problems whose counts did not change. Returns ``{}`` when there is no
-    store file or no complete snapshot of that base URL. Problems with a null count are left out.
+    Returns two Arrow tables (empty when there is no store file, no schema or no such snapshot):
+
+    - ``previous_problems``: ``problem_id`` (string), ``solution_count``, ``comparison_count`` (int64) and
+      ``manifest_id`` (uint64, the stored ranked solution list) per listed problem whose counts are known;
+    - ``previous_bots``: ``bot_id`` (string), ``listing_version_id`` (uint64, the version key of its
+      ``/leaderboard`` entry) and ``profile_version_id`` (uint64, its stored ``/bots/{id}`` profile).
     """
+    empty = {
+        "previous_problems": pa.table(
+            {
+                "problem_id": pa.array([], pa.string()),
+                "solution_count": pa.array([], pa.int64()),
+                "comparison_count": pa.array([], pa.int64()),
+                "manifest_id": pa.array([], pa.uint64()),
+            }
+        ),
+        "previous_bots": pa.table(
+            {
+                "bot_id": pa.array([], pa.string()),
+                "listing_version_id": pa.array([], pa.uint64()),
+                "profile_version_id": pa.array([], pa.uint64()),
+            }
+        ),
+    }
     if not Path(db_path).exists():
-        return {}
+        return empty
     with open_readonly(db_path) as con:
         tables = con.execute(
             "SELECT count(*) FROM duckdb_tables() WHERE schema_name = ? AND table_name = 'snapshot_log'",
             [INTERNAL],
         ).fetchall()
         if not tables[0][0]:
-            return {}
-        rows = con.execute(
-            f"""WITH last AS (SELECT max(snapshot_id) AS sid FROM {INTERNAL}.snapshot_log
-                              WHERE status = 'complete' AND base_url = ?)
-                SELECT v.problem_id, v.solution_count, v.comparison_count, l.manifest_id
-                FROM last
-                JOIN {LINKS} l ON l.snapshot_id = last.sid AND l.resource = {PROBLEMS.code}
-                JOIN {PROBLEMS.version_table} v ON v.version_id = l.version_id
-                WHERE v.solution_count IS NOT NULL AND v.comparison_count IS NOT NULL
-                  AND l.manifest_id IS NOT NULL""",
+            return empty
+        sid = con.execute(
+            f"SELECT max(snapshot_id) FROM {INTERNAL}.snapshot_log "
+            "WHERE status = 'complete' AND base_url = ?",
             [base_url],
-        ).fetchall()
-    return {str(p): (int(sc), int(cc), int(mid)) for p, sc, cc, mid in rows}
+        ).fetchall()[0][0]
+        if sid is None:
+            return empty
+        problems = con.sql(
+            f"""SELECT v.problem_id::VARCHAR AS problem_id, v.solution_count::BIGINT AS solution_count,
+                       v.comparison_count::BIGINT AS comparison_count, l.manifest_id::UBIGINT AS manifest_id
+                FROM {LINKS} l JOIN {PROBLEMS.version_table} v ON v.version_id = l.version_id
+                WHERE l.snapshot_id = $sid AND l.resource = {PROBLEMS.code}
+                  AND v.solution_count IS NOT NULL AND v.comparison_count IS NOT NULL
+                  AND l.manifest_id IS NOT NULL""",
+            params={"sid": sid},
+        ).to_arrow_table()
+        bots = con.sql(
+            f"""SELECT lv.bot_id::VARCHAR AS bot_id, l.version_id::UBIGINT AS listing_version_id,
+                       any_value(b.version_id)::UBIGINT AS profile_version_id
+                FROM {LINKS} l JOIN {LEADERBOARD.version_table} lv ON lv.version_id = l.version_id
+                JOIN {LINKS} bl ON bl.snapshot_id = l.snapshot_id AND bl.resource = {BOTS.code}
+                JOIN {BOTS.version_table} b ON b.version_id = bl.version_id AND b.bot_id = lv.bot_id
+                WHERE l.snapshot_id = $sid AND l.resource = {LEADERBOARD.code} AND lv.bot_id IS NOT NULL
+                GROUP BY ALL""",
+            params={"sid": sid},
+        ).to_arrow_table()
+    return {"previous_problems": problems, "previous_bots": bots}
+
+
+def latest_solution_state(db_path: str | os.PathLike[str], base_url: str) -> dict[str, tuple[int, int, int]]:
+    """Per problem of the newest complete snapshot of ``base_url``: (solutionCount, comparisonCount,
+    solution manifest id), from :func:`previous_state`. ``{}`` when there is none."""
+    table = previous_state(db_path, base_url)["previous_problems"].to_pylist()
+    return {r["problem_id"]: (r["solution_count"], r["comparison_count"], r["manifest_id"]) for r in table}
 
 
 def store_info(db_path: str | os.PathLike[str]) -> dict[str, Any]:

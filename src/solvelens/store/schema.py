@@ -27,6 +27,8 @@ from dataclasses import dataclass
 
 import duckdb
 
+from solvelens.store.errors import SchemaVersionError
+
 #: Bumped when the internal tables change incompatibly.
 SCHEMA_VERSION = 1
 #: The DuckDB schema holding the internal tables (views live in ``main``).
@@ -248,10 +250,6 @@ def _views_ddl() -> list[str]:
             WHERE l.resource = {PLATFORM_STATS.code}""",
         _simple_view(BOT_ME),
     ]
-
-
-class SchemaVersionError(RuntimeError):
-    """The file was written by a newer, incompatible solvelens store schema."""
 
 
 def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:

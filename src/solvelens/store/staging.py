@@ -2,8 +2,13 @@
 
 The snapshot writer holds the DuckDB file only for one short transaction, so everything is fetched first into
 a staging directory (one per run). Fetch steps write their resources concurrently, each to its own files, and
-the writer reads them with DuckDB's ``read_parquet``. Memory stays bounded: records are serialised to JSON
-as they arrive and flushed to Parquet row groups every ``flush_rows`` rows.
+the writer reads them with DuckDB's ``read_parquet``. Memory stays bounded by bytes, not rows: records are
+serialised to JSON as they arrive and flushed to a Parquet row group whenever the buffered raw JSON reaches
+``flush_bytes`` (default 16 MiB), however long or short the records are.
+
+The flow also stages what the previous snapshot knew (``previous_problems``, ``previous_bots``, read from the
+store once by the flow), so the fetch steps decide what to refetch from staging alone and never open the
+store.
 
 Layout of a staging directory::
 
@@ -47,7 +52,23 @@ STAGED_TABLES: dict[str, pa.Schema] = {
     "bots": pa.schema(_RAW),
     "platform_stats": pa.schema(_RAW),
     "bot_me": pa.schema(_RAW),
+    # Bots whose profile was not refetched: the stored profile version carries over.
+    "bot_carryover": pa.schema([("bot_id", pa.string()), ("version_id", pa.uint64())]),
+    # Written by the flow before the fetch steps run (see solvelens.store.readers.previous_state).
+    "previous_problems": pa.schema(
+        [
+            ("problem_id", pa.string()),
+            ("solution_count", pa.int64()),
+            ("comparison_count", pa.int64()),
+            ("manifest_id", pa.uint64()),
+        ]
+    ),
+    "previous_bots": pa.schema(
+        [("bot_id", pa.string()), ("listing_version_id", pa.uint64()), ("profile_version_id", pa.uint64())]
+    ),
 }
+#: Buffered raw JSON bytes after which a staged table writes a Parquet row group.
+DEFAULT_FLUSH_BYTES = 16 * 1024 * 1024
 #: Key of an empty solution list (a manifest with no items).
 EMPTY_MANIFEST_ID = 0
 
@@ -67,16 +88,17 @@ class TableWriter:
     """Appends rows to one staged Parquet table; a context manager that publishes the file on clean exit.
 
     Columns are given as lists of equal length (``raw`` may hold dicts: they are serialised with
-    :func:`dump_json`); ``version_id`` is computed, never given. Rows are buffered and written as row groups
-    of ``flush_rows`` rows.
+    :func:`dump_json`); ``version_id`` is computed, never given. Rows are buffered and written as a row group
+    whenever the buffered raw JSON reaches ``flush_bytes`` bytes (tables without ``raw``: every 65,536 rows).
     """
 
-    def __init__(self, path: Path, schema: pa.Schema, flush_rows: int = 50_000) -> None:
+    def __init__(self, path: Path, schema: pa.Schema, flush_bytes: int = DEFAULT_FLUSH_BYTES) -> None:
         self._path = path
         self._tmp = path.with_suffix(".parquet.tmp")
         self._schema = schema
-        self._flush_rows = flush_rows
+        self._flush_bytes = flush_bytes
         self._buffer: dict[str, list[Any]] = {name: [] for name in schema.names}
+        self._buffered_bytes = 0
         self._writer: pq.ParquetWriter | None = None
         self.rows = 0
 
@@ -97,9 +119,13 @@ class TableWriter:
                 else:
                     keys = [version_key(v, s) for v, s in zip(values, scopes, strict=True)]
                 self._buffer["version_id"].extend(keys)
+                self._buffered_bytes += sum(len(v) for v in values)
             self._buffer[name].extend(values)
-        self.rows += len(next(iter(columns.values())))
-        if len(self._buffer[self._schema.names[0]]) >= self._flush_rows:
+        n = len(next(iter(columns.values())))
+        self.rows += n
+        if "raw" not in columns:
+            self._buffered_bytes += 256 * n  # flushes tables without raw JSON every 65,536 rows
+        if self._buffered_bytes >= self._flush_bytes:
             self._flush()
 
     def _flush(self) -> None:
@@ -111,6 +137,7 @@ class TableWriter:
             else:
                 arrays.append(pa.array(values, type=field.type))
             self._buffer[field.name] = []
+        self._buffered_bytes = 0
         if self._writer is None:
             self._writer = pq.ParquetWriter(self._tmp, self._schema, compression="snappy")
         self._writer.write_table(pa.Table.from_arrays(arrays, schema=self._schema))
@@ -169,9 +196,21 @@ class StagingArea:
         """Whether the table was staged (its writer closed cleanly)."""
         return self.table_path(table).exists()
 
-    def writer(self, table: str, flush_rows: int = 50_000) -> TableWriter:
+    def writer(self, table: str, flush_bytes: int = DEFAULT_FLUSH_BYTES) -> TableWriter:
         """A :class:`TableWriter` for ``table`` (use as a context manager)."""
-        return TableWriter(self.table_path(table), STAGED_TABLES[table], flush_rows)
+        return TableWriter(self.table_path(table), STAGED_TABLES[table], flush_bytes)
+
+    def write_table(self, table: str, data: pa.Table) -> None:
+        """Stage a whole Arrow table at once (columns as in :data:`STAGED_TABLES`, cast to them)."""
+        path = self.table_path(table)
+        tmp = path.with_suffix(".parquet.tmp")
+        pq.write_table(data.select(STAGED_TABLES[table].names).cast(STAGED_TABLES[table]), tmp)
+        os.replace(tmp, path)
+
+    def read_table(self, table: str) -> pa.Table | None:
+        """A staged table as Arrow, or ``None`` when it was not staged."""
+        path = self.table_path(table)
+        return pq.read_table(path) if path.exists() else None
 
     def write_records(self, table: str, records: Iterable[Any], **columns: list[Any]) -> int:
         """Stage a whole table at once: ``records`` become ``raw``; returns the row count."""

@@ -16,8 +16,7 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -25,9 +24,9 @@ from typing import Any
 
 import duckdb
 
+from solvelens.store.connection import DEFAULT_LOCK_TIMEOUT_S, open_writer
 from solvelens.store.drift import compare_fields, observed_fields
-from solvelens.store.errors import StoreBusyError
-from solvelens.store.lock import store_lock
+from solvelens.store.errors import IncompleteStagingError, StaleCarryoverError
 from solvelens.store.metrics import flatten_metrics
 from solvelens.store.schema import (
     BOT_ME,
@@ -44,27 +43,14 @@ from solvelens.store.schema import (
     SMALL_BLOCK_SIZE,
     SOLUTIONS,
     Resource,
-    ensure_schema,
 )
 from solvelens.store.staging import EMPTY_MANIFEST_ID, StagingArea
 
 #: Staged tables a snapshot cannot do without (``bot_me`` is optional: it needs an API key).
 REQUIRED_TABLES = ("problems", "categories", "leaderboard", "bots", "platform_stats")
-#: DuckDB memory limit of the writer connection (the snapshot flow's peak RSS target is 1 GB).
-WRITER_MEMORY_LIMIT = "512MB"
-#: Default bounded wait for the writer lock, in seconds.
-DEFAULT_LOCK_TIMEOUT_S = 60.0
 #: Manifest id of an empty solution list.
 EMPTY_MANIFEST_SQL = str(EMPTY_MANIFEST_ID)
 _ITEMS = f"{INTERNAL}.solution_manifest_items"
-
-
-class IncompleteStagingError(RuntimeError):
-    """The staging directory lacks a required resource (a fetch step did not finish)."""
-
-
-class StaleCarryoverError(RuntimeError):
-    """Carried-over solution manifests no longer exist (pruned meanwhile); rerun with a full refetch."""
 
 
 @dataclass
@@ -98,52 +84,6 @@ class SnapshotResult:
     def as_dict(self) -> dict[str, Any]:
         """A JSON-serialisable dict of every field."""
         return asdict(self)
-
-
-def connect_readwrite(
-    db_path: str | os.PathLike[str], *, block_size: int = SMALL_BLOCK_SIZE
-) -> duckdb.DuckDBPyConnection:
-    """Open the store read-write with ``TimeZone=UTC``; a new file is created with ``block_size`` (bytes).
-
-    Call only while holding the exclusive store lock. Raises :class:`StoreBusyError` when another process
-    holds the file outside the solvelens lock.
-    """
-    Path(db_path).parent.mkdir(parents=True, exist_ok=True)
-    try:
-        con = duckdb.connect(os.fspath(db_path), config={"default_block_size": str(block_size)})
-    except duckdb.IOException as exc:
-        if "lock" in str(exc).lower():
-            raise StoreBusyError(
-                f"the store {db_path} is open in another process that does not use the solvelens lock; "
-                "close it (DuckDB allows one read-write process per file) and retry"
-            ) from exc
-        raise
-    con.execute("SET TimeZone = 'UTC'")
-    # Bounded memory: big intermediate results spill to <db>.tmp/ instead of growing the process.
-    con.execute(f"SET memory_limit = '{WRITER_MEMORY_LIMIT}'")
-    return con
-
-
-@contextmanager
-def open_writer(
-    db_path: str | os.PathLike[str],
-    *,
-    lock_timeout_s: float = DEFAULT_LOCK_TIMEOUT_S,
-    block_size: int = SMALL_BLOCK_SIZE,
-) -> Iterator[duckdb.DuckDBPyConnection]:
-    """Hold the exclusive store lock and a read-write connection with the schema ensured; close on exit.
-
-    ``block_size`` (bytes) only applies when the file is created. Raises
-    :class:`solvelens.store.lock.StoreLockTimeout` when another writer holds the lock longer than
-    ``lock_timeout_s`` seconds, and :class:`StoreBusyError`.
-    """
-    with store_lock(db_path, exclusive=True, timeout_s=lock_timeout_s):
-        con = connect_readwrite(db_path, block_size=block_size)
-        try:
-            ensure_schema(con)
-            yield con
-        finally:
-            con.close()
 
 
 def _typed_select(resource: Resource) -> str:
@@ -262,6 +202,35 @@ class _Transaction:
                 [self.sid],
             )
 
+    def write_bots(self) -> None:
+        """Bot profiles: the fetched ones (as :meth:`write_linked`) plus the carried-over stored versions of
+        bots whose profile was not refetched (staged ``bot_carryover``)."""
+        self.write_linked(BOTS)
+        carry_path = self.staging.table_path("bot_carryover")
+        if not carry_path.exists():
+            return
+        con = self.con
+        con.execute(
+            "CREATE OR REPLACE TEMP TABLE stage_bot_carry AS SELECT DISTINCT version_id "
+            f"FROM {_parquet(carry_path)} ANTI JOIN stage USING (version_id)"
+        )
+        missing = self.scalar(
+            f"SELECT count(*) FROM stage_bot_carry ANTI JOIN {BOTS.version_table} USING (version_id)"
+        )
+        if missing:
+            raise StaleCarryoverError(
+                f"{missing} carried-over bot profiles were pruned from the store meanwhile; "
+                "rerun the snapshot with a full refetch (--full)"
+            )
+        con.execute(
+            f"INSERT INTO {LINKS} (snapshot_id, resource, version_id) "
+            f"SELECT ?, {BOTS.code}, version_id FROM stage_bot_carry",
+            [self.sid],
+        )
+        self.counts[BOTS.name] = self.counts.get(BOTS.name, 0) + int(
+            self.scalar("SELECT count(*) FROM stage_bot_carry")
+        )
+
     def write_problems(self) -> None:
         """Problems: link rows naming each problem's solution manifest (from :meth:`write_solutions`)."""
         self.stage(PROBLEMS)
@@ -349,7 +318,7 @@ class _Transaction:
             if missing:
                 raise StaleCarryoverError(
                     f"{missing} carried-over solution lists were pruned from the store meanwhile; "
-                    "rerun the snapshot with a full refetch"
+                    "rerun the snapshot with a full refetch (--full)"
                 )
             con.execute("INSERT INTO problem_manifests SELECT problem_id, manifest_id FROM stage_carry")
 
@@ -370,6 +339,7 @@ class _Transaction:
             "stage_fetched",
             "problem_manifests",
             "stage_carry",
+            "stage_bot_carry",
         ):
             self.con.execute(f"DROP TABLE IF EXISTS temp.{name}")
 
@@ -499,7 +469,7 @@ def write_snapshot(
                 ("count_solutions", tx.count_solutions),
                 ("categories", lambda: tx.write_linked(CATEGORIES)),
                 ("leaderboard", lambda: tx.write_linked(LEADERBOARD)),
-                ("bots", lambda: tx.write_linked(BOTS)),
+                ("bots", tx.write_bots),
                 ("platform_stats", tx.write_stats),
                 ("bot_me", lambda: tx.write_linked(BOT_ME)),
                 ("drop_temp", tx.drop_temp),

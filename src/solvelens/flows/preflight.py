@@ -1,0 +1,183 @@
+"""Checks before a snapshot starts, so bad input or an unreachable platform fails in seconds, not minutes.
+
+- :func:`check_base_url`, :func:`normalise_taken_at`, :func:`check_db_path`: the inputs, with no I/O beyond
+  a look at the store file's header (no DuckDB import, no lock).
+- :func:`probe`: one ``GET /categories`` with a short bounded retry (the client's stamina retries, capped
+  by an overall deadline): a refused port, an unknown host, a URL that is not the platform's API or a failing
+  platform ends here with a :class:`PreflightError` naming the URL and the fix.
+- :func:`prefect_api_url`: the configured Prefect API, if any (decides whether a one-off snapshot is a
+  Prefect flow run), read from the environment and the active Prefect profile without importing Prefect.
+
+This module imports only the standard library at import time (the probe imports the client when called), so
+the CLI reaches its first request fast.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import tomllib
+from datetime import UTC, datetime
+from pathlib import Path
+from urllib.parse import urlsplit
+
+#: Overall deadline of the reachability probe, in seconds (attempts included).
+PROBE_DEADLINE_S = 4.0
+#: Bytes 8-12 of every DuckDB database file.
+DUCKDB_MAGIC = b"DUCK"
+API_SUFFIX = "/api/v1"
+
+
+class PreflightError(ValueError):
+    """An input failed a check before the run started; the message is one line naming the problem and the
+    fix. Nothing was written."""
+
+
+class PlatformUnreachableError(PreflightError):
+    """The reachability probe failed: the platform is down, unreachable, or the URL is not its API."""
+
+
+def check_base_url(base_url: str) -> str:
+    """``base_url`` without a trailing slash, checked: an ``http``/``https`` URL with a host whose path ends
+    in ``/api/v1``. Raises :class:`PreflightError` naming the fix."""
+    url = base_url.strip().rstrip("/")
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise PreflightError(
+            f"--base-url {base_url!r} is not an http(s) URL; give the platform's API base, "
+            "e.g. https://api.example.org/api/v1 or http://127.0.0.1:8765/api/v1"
+        )
+    if parts.query or parts.fragment:
+        raise PreflightError(f"--base-url {base_url!r} has a query or fragment; give only the API base")
+    if not parts.path.endswith(API_SUFFIX):
+        suggestion = f"{parts.scheme}://{parts.netloc}{parts.path.rstrip('/')}{API_SUFFIX}"
+        raise PreflightError(
+            f"--base-url {base_url!r} does not end in {API_SUFFIX}: every endpoint lives under the API base "
+            f"(did you mean {suggestion}?)"
+        )
+    return url
+
+
+def normalise_taken_at(taken_at: str | None) -> str:
+    """``taken_at`` as ISO-8601 UTC with a ``Z`` (naive times are taken as UTC; ``None``: now).
+
+    Raises :class:`PreflightError` (a ``ValueError``) for a string that is not an ISO-8601 time.
+    """
+    if taken_at is None:
+        return datetime.now(UTC).isoformat().replace("+00:00", "Z")
+    try:
+        ts = datetime.fromisoformat(taken_at.strip().replace("Z", "+00:00"))
+    except ValueError:
+        raise PreflightError(
+            f"--taken-at must be an ISO-8601 time (e.g. 2026-01-01T00:00:00Z), got {taken_at!r}"
+        ) from None
+    if ts.tzinfo is None:
+        ts = ts.replace(tzinfo=UTC)
+    return ts.astimezone(UTC).isoformat().replace("+00:00", "Z")
+
+
+def check_db_path(db_path: str | os.PathLike[str]) -> Path:
+    """The store path, checked without opening it: an existing path must be a DuckDB file (not a directory
+    or another kind of file); a new one must be creatable (its nearest existing folder writable).
+
+    Raises :class:`PreflightError` naming the fix.
+    """
+    path = Path(db_path)
+    if path.is_dir():
+        raise PreflightError(
+            f"--db {path} is a directory; give a file path such as {path / 'solvelens.duckdb'}"
+        )
+    if path.exists():
+        try:
+            with path.open("rb") as f:
+                header = f.read(16)
+        except OSError as exc:
+            raise PreflightError(
+                f"--db {path} cannot be read ({exc.strerror}); check its permissions"
+            ) from None
+        if header[8:12] != DUCKDB_MAGIC:
+            raise PreflightError(
+                f"--db {path} exists but is not a DuckDB file; give a new path or an existing solvelens store"
+            )
+        if not os.access(path, os.W_OK):
+            raise PreflightError(f"--db {path} is not writable; check its permissions")
+        return path
+    folder = path.parent
+    while not folder.exists():
+        folder = folder.parent
+    if not folder.is_dir() or not os.access(folder, os.W_OK | os.X_OK):
+        raise PreflightError(f"--db {path} cannot be created: {folder} is not a writable folder")
+    return path
+
+
+async def _probe(base_url: str, deadline_s: float) -> None:
+    from solvelens.client import AsyncPlatformClient, RetryPolicy
+
+    retry = RetryPolicy(attempts=3, wait_initial=0.3, wait_max=1.0, wait_jitter=0.1, retry_after_cap=1.0)
+    timeout = max(deadline_s / 3, 0.5)
+    async with AsyncPlatformClient(base_url, read_env=False, retry=retry, timeout=timeout) as client:
+        await client.list_categories()
+
+
+def probe(base_url: str, *, deadline_s: float = PROBE_DEADLINE_S) -> None:
+    """Check that ``base_url`` answers like the platform: ``GET /categories`` must return a JSON list within
+    ``deadline_s`` seconds (up to 3 attempts on connection errors, timeouts and 5xx).
+
+    Raises :class:`PlatformUnreachableError` with one line naming the URL, what happened and the fix.
+    """
+    from solvelens.client import (
+        APIStatusError,
+        NotFoundError,
+        PlatformConnectionError,
+        PlatformError,
+        ResponseDecodeError,
+        ServerError,
+    )
+
+    try:
+        asyncio.run(asyncio.wait_for(_probe(base_url, deadline_s), deadline_s))
+    except TimeoutError:
+        raise PlatformUnreachableError(
+            f"{base_url} gave no answer within {deadline_s:g} s; check the URL and that the platform is up"
+        ) from None
+    except NotFoundError:
+        raise PlatformUnreachableError(
+            f"{base_url}/categories answered 404: {base_url} is not the platform's API base; give the URL "
+            "under which /problems, /leaderboard and /categories live (ending in /api/v1)"
+        ) from None
+    except ResponseDecodeError as exc:
+        raise PlatformUnreachableError(
+            f"{base_url}/categories did not answer JSON (HTTP {exc.status_code}): this is not the platform's "
+            "API; check --base-url"
+        ) from None
+    except ServerError as exc:
+        raise PlatformUnreachableError(
+            f"the platform at {base_url} is failing (HTTP {exc.status_code} on GET /categories after 3 "
+            "attempts); try again later"
+        ) from None
+    except APIStatusError as exc:
+        raise PlatformUnreachableError(
+            f"{base_url}/categories answered HTTP {exc.status_code}; check --base-url"
+        ) from None
+    except PlatformConnectionError as exc:
+        raise PlatformUnreachableError(str(exc).splitlines()[0]) from None
+    except PlatformError as exc:
+        raise PlatformUnreachableError(f"{base_url}: {str(exc).splitlines()[0]}") from None
+
+
+def prefect_api_url() -> str | None:
+    """The Prefect API a flow run would report to: ``PREFECT_API_URL`` from the environment, else from the
+    active profile of ``$PREFECT_HOME/profiles.toml`` (``~/.prefect`` by default; ``PREFECT_PROFILE``
+    selects the profile); ``None`` when none is configured (then Prefect would start a temporary server)."""
+    url = os.environ.get("PREFECT_API_URL", "").strip()
+    if url:
+        return url
+    home = Path(os.environ.get("PREFECT_HOME") or Path.home() / ".prefect").expanduser()
+    try:
+        profiles = tomllib.loads((home / "profiles.toml").read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError):
+        return None
+    active = os.environ.get("PREFECT_PROFILE") or profiles.get("active") or "ephemeral"
+    settings = profiles.get("profiles", {}).get(active, {})
+    value = settings.get("PREFECT_API_URL") if isinstance(settings, dict) else None
+    return str(value).strip() or None if value else None

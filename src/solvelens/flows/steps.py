@@ -1,0 +1,215 @@
+"""The snapshot's one list of steps, and the plain (Prefect-free) run of it.
+
+A snapshot is: stage what the last snapshot of the same platform held (read from the store once), run the
+fetch steps of :data:`FETCH_STEPS` concurrently into a staging directory, write the staged run as one atomic
+snapshot (:func:`solvelens.store.write_snapshot`), remove the staging directory. Two drivers run these same
+functions:
+
+- :func:`run_snapshot` (here): in-process, no Prefect -- what ``solvelens snapshot`` runs when no Prefect API
+  is configured. Fetching runs in one event loop; the write runs after it in the calling thread, so Ctrl-C
+  interrupts it at once (DuckDB rolls the transaction back).
+- :func:`solvelens.flows.snapshot.snapshot_flow`: a Prefect flow whose task runs wrap the same fetch steps
+  and the same write (scheduled deployments, ``--prefect``).
+
+Every step takes plain, serialisable parameters (URLs, paths, numbers) from :meth:`SnapshotPlan.step_kwargs`
+and returns a small JSON report (``{"step", "counts", "warnings", "info"}``). The API key is never a
+parameter: the ``bot_me`` step reads it from :class:`solvelens.config.Settings` (the environment).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import shutil
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from solvelens.flows.fetch import (
+    DEFAULT_CONCURRENCY,
+    fetch_bot_me_step,
+    fetch_leaderboard_step,
+    fetch_problems_step,
+    fetch_reference_step,
+)
+from solvelens.flows.preflight import normalise_taken_at
+from solvelens.store import StagingArea, write_snapshot
+from solvelens.store.readers import previous_state
+
+#: Runs one fetch step: ``(step, kwargs) -> awaitable report`` (a plain call, or a Prefect task run).
+StepRunner = Callable[["FetchStep", dict[str, Any]], Awaitable[dict[str, Any]]]
+
+
+@dataclass(frozen=True)
+class FetchStep:
+    """One fetch step: ``name`` (its report's ``step``), ``task_name`` (the Prefect task's name), ``fn`` (the
+    plain async function of :mod:`solvelens.flows.fetch`), ``concurrent`` (takes ``concurrency``) and
+    ``needs_api_key`` (runs only when the snapshot includes ``/bot/me``)."""
+
+    name: str
+    task_name: str
+    fn: Callable[..., Awaitable[dict[str, Any]]]
+    concurrent: bool = True
+    needs_api_key: bool = False
+
+
+#: The fetch steps of a snapshot, all run concurrently (endpoints in :mod:`solvelens.flows.fetch`).
+FETCH_STEPS: tuple[FetchStep, ...] = (
+    FetchStep("problems", "fetch-problems-and-solutions", fetch_problems_step),
+    FetchStep("leaderboard", "fetch-leaderboard-and-bots", fetch_leaderboard_step),
+    FetchStep("reference", "fetch-categories-and-stats", fetch_reference_step, concurrent=False),
+    FetchStep("bot_me", "fetch-bot-me", fetch_bot_me_step, concurrent=False, needs_api_key=True),
+)
+
+
+def _iso_now() -> str:
+    return datetime.now(UTC).isoformat().replace("+00:00", "Z")
+
+
+def staging_dir_for(db_path: str) -> Path:
+    """A fresh staging directory next to the store: ``<db dir>/.<db name>.staging/<uuid>``."""
+    db = Path(db_path)
+    return db.parent / f".{db.name}.staging" / uuid.uuid4().hex
+
+
+@dataclass(frozen=True)
+class SnapshotPlan:
+    """The parameters of one snapshot run (plain values; checked by :mod:`solvelens.flows.preflight`).
+
+    ``base_url`` ends in ``/api/v1``; ``db_path`` is the DuckDB store; ``taken_at`` the snapshot's time
+    (ISO-8601 UTC, ``None``: now); ``full`` refetches every solution list and bot profile; ``use_api_key``
+    also snapshots ``/bot/me`` when a key is configured; ``concurrency`` bounds requests in flight per
+    fan-out; ``lock_timeout_s`` bounds the wait for the store's writer lock (seconds).
+    """
+
+    base_url: str
+    db_path: str
+    taken_at: str | None = None
+    full: bool = False
+    use_api_key: bool = True
+    concurrency: int = DEFAULT_CONCURRENCY
+    lock_timeout_s: float = 60.0
+
+    def steps(self) -> list[FetchStep]:
+        """The fetch steps this run runs (``bot_me`` only with ``use_api_key``)."""
+        return [s for s in FETCH_STEPS if self.use_api_key or not s.needs_api_key]
+
+    def step_kwargs(self, step: FetchStep, staging_dir: str) -> dict[str, Any]:
+        """The plain keyword arguments of ``step`` for this run."""
+        kwargs: dict[str, Any] = {"base_url": self.base_url, "staging_dir": staging_dir}
+        if step.concurrent:
+            kwargs["concurrency"] = self.concurrency
+        return kwargs
+
+
+@dataclass
+class StagedRun:
+    """A staging area prepared for one run: its path, the run's ``taken_at`` and start (ISO UTC, and a
+    ``perf_counter`` reading for the duration)."""
+
+    area: StagingArea
+    taken_at: str
+    started_at: str
+    t0: float = field(default_factory=time.perf_counter)
+
+    @property
+    def path(self) -> str:
+        return str(self.area.path)
+
+
+def prepare(plan: SnapshotPlan) -> StagedRun:
+    """Create the run's staging directory and stage what the last complete snapshot of ``plan.base_url``
+    held (one read-only open of the store; nothing on a ``full`` run).
+
+    Raises :class:`solvelens.flows.preflight.PreflightError` (a ``ValueError``) for a malformed
+    ``taken_at`` and :class:`solvelens.store.StoreError` when the store cannot be read.
+    """
+    t0 = time.perf_counter()
+    taken = normalise_taken_at(plan.taken_at)
+    started = _iso_now()
+    previous = {} if plan.full else previous_state(plan.db_path, plan.base_url)
+    area = StagingArea(staging_dir_for(plan.db_path)).create(
+        base_url=plan.base_url, taken_at=taken, started_at=started
+    )
+    for table, data in previous.items():
+        if data.num_rows:
+            area.write_table(table, data)
+    return StagedRun(area=area, taken_at=taken, started_at=started, t0=t0)
+
+
+async def fetch(plan: SnapshotPlan, run: StagedRun, run_step: StepRunner) -> list[dict[str, Any]]:
+    """Run every fetch step of ``plan`` concurrently through ``run_step`` and record their reports in the
+    staging area. Returns the reports; raises what a step raised (the others are cancelled)."""
+    reports = list(await asyncio.gather(*(run_step(s, plan.step_kwargs(s, run.path)) for s in plan.steps())))
+    for r in reports:
+        run.area.write_part(r["step"], warnings=r["warnings"], info={**r["counts"], **r["info"]})
+    return reports
+
+
+def write(plan: SnapshotPlan, staging_dir: str) -> dict[str, Any]:
+    """Write the staged run as one atomic snapshot; returns ``SnapshotResult.as_dict()``."""
+    return write_snapshot(plan.db_path, staging_dir, lock_timeout_s=plan.lock_timeout_s).as_dict()
+
+
+def discard(run: StagedRun) -> None:
+    """Remove the run's staging directory (and the staging parent when no other run uses it)."""
+    shutil.rmtree(run.area.path, ignore_errors=True)
+    with contextlib.suppress(OSError):
+        run.area.path.parent.rmdir()
+
+
+def summarise(
+    run: StagedRun, result: dict[str, Any], reports: list[dict[str, Any]], mode: str
+) -> dict[str, Any]:
+    """The run's summary: ``{"snapshot_id", "taken_at", "base_url", "counts": {view: rows},
+    "new_versions": {resource: n}, "duration_s", "write_s" (seconds), "file_bytes", "warnings": [str],
+    "drift": [entry], "changes": {...}, "fetch": {step: info}, "mode": "plain" | "prefect"}``."""
+    return {
+        **{k: result[k] for k in ("snapshot_id", "taken_at", "base_url", "counts", "new_versions")},
+        "duration_s": time.perf_counter() - run.t0,
+        "write_s": result["write_s"],
+        "file_bytes": result["file_bytes"],
+        "warnings": result["warnings"],
+        "drift": result["drift"],
+        "changes": result["changes"],
+        "fetch": {r["step"]: r["info"] for r in reports},
+        "mode": mode,
+    }
+
+
+def carryover_line(summary: dict[str, Any]) -> str:
+    """One sentence on what an incremental run fetched and what it carried over from the last snapshot."""
+    problems = summary.get("fetch", {}).get("problems", {})
+    board = summary.get("fetch", {}).get("leaderboard", {})
+    return (
+        f"Solution lists refetched for {problems.get('refetched', 0):,} problems, carried over for "
+        f"{problems.get('carried_over', 0):,}; bot profiles refetched for "
+        f"{board.get('profiles_refetched', 0):,}, carried over for {board.get('profiles_carried_over', 0):,}."
+    )
+
+
+async def run_step_inline(step: FetchStep, kwargs: dict[str, Any]) -> dict[str, Any]:
+    """The plain :data:`StepRunner`: call the step's function in this event loop."""
+    return await step.fn(**kwargs)
+
+
+def run_snapshot(plan: SnapshotPlan) -> dict[str, Any]:
+    """Take one complete snapshot in-process (no Prefect): :func:`prepare`, :func:`fetch` in one event
+    loop, :func:`write` in this thread, :func:`discard`. Returns :func:`summarise`'s dict (``mode``
+    ``plain``).
+
+    Raises what failed (a :class:`solvelens.client.PlatformError`, a
+    :class:`solvelens.store.StoreError`, ``KeyboardInterrupt``); then no snapshot is visible and the staging
+    directory is gone.
+    """
+    run = prepare(plan)
+    try:
+        reports = asyncio.run(fetch(plan, run, run_step_inline))
+        result = write(plan, run.path)
+    finally:
+        discard(run)
+    return summarise(run, result, reports, "plain")

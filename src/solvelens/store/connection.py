@@ -1,0 +1,112 @@
+"""Every way of opening the store: a writer (exclusive lock, read-write) or a reader (shared lock, read-only).
+
+DuckDB lets no other process open a file one process holds read-write, not even read-only, and fails at once
+instead of waiting. So every solvelens process first takes the store's advisory lock
+(:mod:`solvelens.store.lock`): writers exclusively, readers shared, each with a bounded wait. A writer holds
+the file only for one transaction; a reader reads what it needs and closes at once. Both set
+``TimeZone=UTC``, so TIMESTAMPTZ values read back as UTC.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import duckdb
+
+from solvelens.store.errors import NotAStoreError, StoreBusyError, StoreNotFoundError
+from solvelens.store.lock import store_lock
+from solvelens.store.schema import SMALL_BLOCK_SIZE, ensure_schema
+
+#: DuckDB memory limit of a writer connection: big intermediate results spill to ``<db>.tmp/`` instead of
+#: growing the process (a full large-scale snapshot must stay under 1 GB peak RSS).
+WRITER_MEMORY_LIMIT = "512MB"
+#: Default bounded wait for the writer lock, in seconds.
+DEFAULT_LOCK_TIMEOUT_S = 60.0
+#: Default bounded wait for a reader while a writer holds the store, in seconds.
+DEFAULT_READ_TIMEOUT_S = 60.0
+
+
+def _busy(db_path: str | os.PathLike[str], exc: Exception) -> StoreBusyError:
+    return StoreBusyError(
+        f"the store {os.fspath(db_path)} is open in another process that does not use the solvelens lock; "
+        "close it (DuckDB allows one read-write process per file) and retry"
+    )
+
+
+def connect_readwrite(
+    db_path: str | os.PathLike[str], *, block_size: int = SMALL_BLOCK_SIZE
+) -> duckdb.DuckDBPyConnection:
+    """Open the store read-write with ``TimeZone=UTC`` and the writer memory limit; a new file is created
+    with ``block_size`` (bytes).
+
+    Call only while holding the exclusive store lock. Raises :class:`StoreBusyError` when another process
+    holds the file outside the solvelens lock, :class:`NotAStoreError` when the file is not a DuckDB file.
+    """
+    Path(db_path).parent.mkdir(parents=True, exist_ok=True)
+    try:
+        con = duckdb.connect(os.fspath(db_path), config={"default_block_size": str(block_size)})
+    except duckdb.IOException as exc:
+        if "lock" in str(exc).lower():
+            raise _busy(db_path, exc) from exc
+        raise NotAStoreError(
+            f"{os.fspath(db_path)} cannot be opened as a DuckDB store ({str(exc).splitlines()[0]}); "
+            "pass --db a new path or a solvelens store"
+        ) from exc
+    con.execute("SET TimeZone = 'UTC'")
+    con.execute(f"SET memory_limit = '{WRITER_MEMORY_LIMIT}'")
+    return con
+
+
+@contextmanager
+def open_writer(
+    db_path: str | os.PathLike[str],
+    *,
+    lock_timeout_s: float = DEFAULT_LOCK_TIMEOUT_S,
+    block_size: int = SMALL_BLOCK_SIZE,
+) -> Iterator[duckdb.DuckDBPyConnection]:
+    """Hold the exclusive store lock and a read-write connection with the schema ensured; close on exit.
+
+    ``block_size`` (bytes) only applies when the file is created. Raises
+    :class:`solvelens.store.errors.StoreLockTimeout` when another writer holds the lock longer than
+    ``lock_timeout_s`` seconds, :class:`StoreBusyError`, :class:`NotAStoreError` and
+    :class:`solvelens.store.errors.SchemaVersionError`.
+    """
+    with store_lock(db_path, exclusive=True, timeout_s=lock_timeout_s):
+        con = connect_readwrite(db_path, block_size=block_size)
+        try:
+            ensure_schema(con)
+            yield con
+        finally:
+            con.close()
+
+
+@contextmanager
+def open_readonly(
+    db_path: str | os.PathLike[str], *, lock_timeout_s: float = DEFAULT_READ_TIMEOUT_S
+) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A read-only DuckDB connection to the store (``TimeZone=UTC``), closed when the block ends.
+
+    Holds the shared store lock meanwhile. Raises :class:`StoreNotFoundError` when the file does not exist,
+    :class:`solvelens.store.errors.StoreLockTimeout` when a writer holds the store longer than
+    ``lock_timeout_s`` seconds, and :class:`StoreBusyError` when a process outside the solvelens lock holds
+    it read-write.
+    """
+    if not Path(db_path).exists():
+        raise StoreNotFoundError(
+            f"no snapshot store at {db_path}: run `solvelens snapshot --db {db_path}` first"
+        )
+    with store_lock(db_path, exclusive=False, timeout_s=lock_timeout_s):
+        try:
+            con = duckdb.connect(os.fspath(db_path), read_only=True)
+        except duckdb.IOException as exc:
+            if "lock" in str(exc).lower():
+                raise _busy(db_path, exc) from exc
+            raise
+        try:
+            con.execute("SET TimeZone = 'UTC'")
+            yield con
+        finally:
+            con.close()
