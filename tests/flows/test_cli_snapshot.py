@@ -1,7 +1,14 @@
-"""``solvelens snapshot`` and ``solvelens schedule``'s deployments."""
+"""``solvelens snapshot`` (in-process and as a Prefect flow run, in-process with CliRunner and as a real
+process) and ``solvelens schedule``'s deployments."""
 
 from __future__ import annotations
 
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -9,22 +16,48 @@ from typer.testing import CliRunner
 
 from solvelens.cli import app
 from solvelens.store import read_frame, store_lock
-from tests.fixtures.sandbox import SandboxServer
+from tests.fixtures.sandbox import SandboxServer, start_sandbox
 
 runner = CliRunner()
 
 
-@pytest.mark.usefixtures("prefect_harness")
-def test_snapshot_command_exits_0_when_complete(quiet_sandbox: SandboxServer, store_path: Path):
-    result = runner.invoke(
-        app, ["snapshot", "--base-url", quiet_sandbox.base_url, "--db", str(store_path), "--no-bot-me"]
-    )
+def test_snapshot_command_runs_in_process_and_exits_0_when_complete(
+    quiet_sandbox: SandboxServer, store_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.delenv("PREFECT_API_URL", raising=False)
+    args = ["snapshot", "--base-url", quiet_sandbox.base_url + "/", "--db", str(store_path), "--no-bot-me"]
+    result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
     assert "snapshot 1" in result.output and "solutions" in result.output
+    assert "in-process" in result.output
     assert read_frame(store_path, "SELECT count(*) AS n FROM snapshots")["n"][0] == 1
+    again = runner.invoke(app, args)
+    assert again.exit_code == 0, again.output
+    assert "carried over for" in again.output and "refetched for 0 problems" in again.output
+    assert (
+        read_frame(store_path, "SELECT base_url FROM snapshots")["base_url"].to_list()
+        == [quiet_sandbox.base_url] * 2
+    )  # the trailing slash was dropped: both snapshots belong to one platform
 
 
 @pytest.mark.usefixtures("prefect_harness")
+def test_snapshot_command_with_prefect_records_a_flow_run(quiet_sandbox: SandboxServer, store_path: Path):
+    args = ["snapshot", "--base-url", quiet_sandbox.base_url, "--db", str(store_path), "--no-bot-me"]
+    result = runner.invoke(app, [*args, "--prefect"])
+    assert result.exit_code == 0, result.output
+    assert "as Prefect flow run" in result.output
+
+    async def flow_runs() -> list[str]:
+        from prefect.client.orchestration import get_client
+
+        async with get_client() as client:
+            return [r.name for r in await client.read_flow_runs()]
+
+    import asyncio
+
+    assert any(name in result.output for name in asyncio.run(flow_runs()))
+
+
 def test_snapshot_command_fails_in_one_line_when_the_store_is_locked(
     quiet_sandbox: SandboxServer, store_path: Path
 ):
@@ -84,3 +117,68 @@ def test_report_deployment_is_daily():
     assert report.parameters == {"db_path": "/d/s.duckdb", "out": "/d/r.html"}
     assert [s.schedule.cron for s in report.schedules] == ["30 6 * * *"]
     assert [s.schedule.cron for s in snap.schedules] == ["0 * * * *"]
+
+
+# -- as a real process: exit codes, one-line errors, Ctrl-C ------------------------------------------------
+
+
+def _cli(*args: str, **kwargs: object) -> subprocess.Popen[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SOLVELENS_", "PREFECT_API"))}
+    return subprocess.Popen(
+        [sys.executable, "-m", "solvelens", "snapshot", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        **kwargs,  # type: ignore[call-overload]
+    )
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.mark.parametrize(
+    ("url", "code", "expected"),
+    [
+        ("http://127.0.0.1:{port}", 2, "does not end in /api/v1"),
+        ("http://127.0.0.1:{port}/api/v1", 1, "cannot reach http://127.0.0.1:{port}/api/v1"),
+        ("http://nonexistent.invalid/api/v1", 1, "nonexistent.invalid"),
+    ],
+)
+def test_unusable_base_url_ends_in_one_line_and_writes_nothing(
+    tmp_path: Path, url: str, code: int, expected: str
+):
+    port = _free_port()
+    db = tmp_path / "store.duckdb"
+    proc = _cli("--base-url", url.format(port=port), "--db", str(db))
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == code, err
+    lines = [line for line in (out + err).splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: "), lines
+    assert expected.format(port=port) in lines[0]
+    assert not db.exists() and not list(tmp_path.iterdir())
+
+
+def test_ctrl_c_stops_the_run_writes_nothing_and_exits_130(tmp_path: Path):
+    """SIGINT while the solutions are being fetched from a slow platform (200 ms per request)."""
+    server = start_sandbox(tmp_path / "slow.sqlite", latency_ms=200)
+    db = tmp_path / "store.duckdb"
+    try:
+        proc = _cli("--base-url", server.base_url, "--db", str(db), "--concurrency", "2")
+        staging = tmp_path / ".store.duckdb.staging"
+        deadline = time.monotonic() + 60
+        while not any(staging.glob("*/problems.parquet")) and time.monotonic() < deadline:
+            time.sleep(0.05)  # wait until the problems are staged and the solutions are being fetched
+        assert proc.poll() is None, proc.communicate()
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        server.stop()
+    assert proc.returncode == 130, err
+    lines = [line for line in (out + err).splitlines() if line.strip()]
+    assert lines == ["error: interrupted; no snapshot was written"], lines
+    assert not db.exists()
+    assert not any(staging.glob("*")) if staging.exists() else True

@@ -15,6 +15,7 @@ the CLI reaches its first request fast.
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import tomllib
 from datetime import UTC, datetime
@@ -134,6 +135,11 @@ def probe(base_url: str, *, deadline_s: float = PROBE_DEADLINE_S) -> None:
         ServerError,
     )
 
+    # The probe's few retries are expected: only its final verdict is reported, not each retry line.
+    quiet = [logging.getLogger(name) for name in ("stamina", "solvelens.client")]
+    levels = [lg.level for lg in quiet]
+    for lg in quiet:
+        lg.setLevel(logging.ERROR)
     try:
         asyncio.run(asyncio.wait_for(_probe(base_url, deadline_s), deadline_s))
     except TimeoutError:
@@ -163,6 +169,9 @@ def probe(base_url: str, *, deadline_s: float = PROBE_DEADLINE_S) -> None:
         raise PlatformUnreachableError(str(exc).splitlines()[0]) from None
     except PlatformError as exc:
         raise PlatformUnreachableError(f"{base_url}: {str(exc).splitlines()[0]}") from None
+    finally:
+        for lg, level in zip(quiet, levels, strict=True):
+            lg.setLevel(level)
 
 
 def prefect_api_url() -> str | None:

@@ -1,0 +1,133 @@
+"""``solvelens.flows.preflight``: input checks and the reachability probe, against real sockets and a real
+sandbox server on 127.0.0.1."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+
+import pytest
+
+from solvelens.flows.preflight import (
+    PlatformUnreachableError,
+    PreflightError,
+    check_base_url,
+    check_db_path,
+    normalise_taken_at,
+    prefect_api_url,
+    probe,
+)
+from solvelens.store import write_snapshot
+from tests.fixtures.sandbox import SandboxServer, start_sandbox
+from tests.store.fakes import make_platform, stage_run
+
+
+@pytest.mark.parametrize(
+    ("url", "message"),
+    [
+        (
+            "http://127.0.0.1:8765",
+            r"does not end in /api/v1.*did you mean http://127\.0\.0\.1:8765/api/v1\?",
+        ),
+        ("127.0.0.1:8765/api/v1", "is not an http\\(s\\) URL"),
+        ("ftp://host/api/v1", "is not an http\\(s\\) URL"),
+        ("http:///api/v1", "is not an http\\(s\\) URL"),
+        ("http://host/api/v1?x=1", "query or fragment"),
+    ],
+)
+def test_bad_base_urls_name_the_fix(url: str, message: str):
+    with pytest.raises(PreflightError, match=message):
+        check_base_url(url)
+
+
+def test_good_base_urls_lose_a_trailing_slash():
+    assert check_base_url(" https://api.example.org/api/v1/ ") == "https://api.example.org/api/v1"
+    assert check_base_url("http://127.0.0.1:1/prefix/api/v1") == "http://127.0.0.1:1/prefix/api/v1"
+
+
+def test_taken_at_is_utc_with_z_or_refused():
+    assert normalise_taken_at("2026-03-01T02:00:00+02:00") == "2026-03-01T00:00:00Z"
+    assert normalise_taken_at("2026-03-01 00:00") == "2026-03-01T00:00:00Z"
+    assert normalise_taken_at(None).endswith("Z")
+    with pytest.raises(PreflightError, match="ISO-8601"):
+        normalise_taken_at("yesterday")
+
+
+def test_db_path_checks(tmp_path: Path):
+    with pytest.raises(PreflightError, match="is a directory"):
+        check_db_path(tmp_path)
+    text = tmp_path / "notes.txt"
+    text.write_text("not a database, but long enough to have a header\n")
+    with pytest.raises(PreflightError, match="not a DuckDB file"):
+        check_db_path(text)
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    with pytest.raises(PreflightError, match="cannot be created"):
+        check_db_path(blocker / "sub" / "store.duckdb")
+    # A new path in folders still to be made is fine (the writer creates them).
+    assert check_db_path(tmp_path / "a" / "b" / "store.duckdb") == tmp_path / "a" / "b" / "store.duckdb"
+
+
+def test_an_existing_store_passes(tmp_path: Path):
+    db = tmp_path / "store.duckdb"
+    write_snapshot(db, stage_run(tmp_path, make_platform()))
+    assert check_db_path(db) == db
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_probe_refused_port_fails_in_one_line():
+    url = f"http://127.0.0.1:{_free_port()}/api/v1"
+    with pytest.raises(PlatformUnreachableError) as info:
+        probe(url)
+    message = str(info.value)
+    assert url in message and "\n" not in message
+    assert "check the URL" in message
+
+
+def test_probe_unknown_host_fails():
+    with pytest.raises(PlatformUnreachableError, match=r"nonexistent\.invalid"):
+        probe("http://nonexistent.invalid/api/v1")
+
+
+def test_probe_a_server_that_never_answers_hits_the_deadline():
+    with socket.socket() as listener:  # accepts connections (the kernel's backlog) but never answers
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(8)
+        url = f"http://127.0.0.1:{listener.getsockname()[1]}/api/v1"
+        with pytest.raises(PlatformUnreachableError, match=r"timed out|no answer"):
+            probe(url, deadline_s=1.0)
+
+
+def test_probe_against_the_sandbox(sandbox: SandboxServer):
+    probe(sandbox.base_url)  # answers like the platform: no error
+    with pytest.raises(PlatformUnreachableError, match=r"404.*is not the platform's API base"):
+        probe(sandbox.root_url + "/elsewhere/api/v1")
+
+
+def test_probe_gives_up_on_a_failing_platform(tmp_path: Path):
+    server = start_sandbox(tmp_path / "s.sqlite", fault_rate=1.0, fault_kinds="500")
+    try:
+        with pytest.raises(PlatformUnreachableError, match="is failing \\(HTTP 500"):
+            probe(server.base_url)
+    finally:
+        server.stop()
+
+
+def test_prefect_api_url_from_env_and_profile(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.delenv("PREFECT_API_URL", raising=False)
+    monkeypatch.delenv("PREFECT_PROFILE", raising=False)
+    monkeypatch.setenv("PREFECT_HOME", str(tmp_path))
+    assert prefect_api_url() is None  # no profiles file
+    (tmp_path / "profiles.toml").write_text(
+        'active = "work"\n[profiles.ephemeral]\n[profiles.work]\nPREFECT_API_URL = "http://127.0.0.1:4200/api"\n'
+    )
+    assert prefect_api_url() == "http://127.0.0.1:4200/api"
+    monkeypatch.setenv("PREFECT_PROFILE", "ephemeral")
+    assert prefect_api_url() is None
+    monkeypatch.setenv("PREFECT_API_URL", "http://127.0.0.1:9999/api")
+    assert prefect_api_url() == "http://127.0.0.1:9999/api"
