@@ -45,6 +45,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -432,6 +433,34 @@ def prefect_server(cache: Path) -> Iterator[str]:
             proc.kill()
 
 
+def interrupt_s(base_url: str, cache: Path, work: Path, after_s: float = 2.0) -> tuple[float, int, bool]:
+    """Ctrl-C (SIGINT) sent to ``solvelens snapshot`` ``after_s`` seconds into a full run: (seconds from the
+    signal to the process's exit, its exit code, whether the store holds no snapshot afterwards)."""
+    db = work / "interrupted.duckdb"
+    cmd = [str(VENV_BIN / "solvelens"), "snapshot", "--base-url", base_url, "--db", str(db), "--full"]
+    proc = subprocess.Popen(cmd, env=ours_env(cache), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(after_s)
+    t0 = time.perf_counter()
+    proc.send_signal(signal.SIGINT)
+    code = proc.wait(timeout=120)
+    took = time.perf_counter() - t0
+    empty = not db.exists() or our_records_or_none(db) is None
+    return took, code, empty
+
+
+def our_records_or_none(path: Path) -> tuple[int, int] | None:
+    """:func:`our_records`, or ``None`` when the store holds no complete snapshot."""
+    import duckdb
+
+    con = duckdb.connect(str(path), read_only=True)
+    try:
+        if con.sql("SELECT count(*) FROM snapshots").fetchall()[0][0] == 0:
+            return None
+    finally:
+        con.close()
+    return our_records(path)
+
+
 def first_request_s(cache: Path, repeats: int = 3) -> list[float]:
     """Seconds from spawning ``solvelens snapshot`` to its first request reaching a recording HTTP server on
     127.0.0.1 (which answers 503; the process is killed once the request arrived), ``repeats`` times."""
@@ -543,6 +572,10 @@ def run_latency(
                     extra.append("--dlt-parallel")
                 name = f"dlt {loader}" + (" parallel" if args.dlt_parallel else "")
                 note(run_worker("dlt", name, url, work / f"dlt-{loader}-{latency}.duckdb", latency, *extra))
+        if latency == 0:
+            took, code, empty = interrupt_s(url, cache, work)
+            args.interrupt = (took, code, empty)
+            print(f"  Ctrl-C after 2 s: exit {code} {took:.2f} s after the signal", flush=True)
         if latency == 0 and not args.skip_resnapshot and runs[0].ok:
             first = checkpoint(ours_db)
             again = run_ours_cli(RESNAPSHOT, url, ours_db, latency, cache, full=False)
@@ -651,6 +684,14 @@ def report(runs: list[Run], args: argparse.Namespace, load: tuple[float, float, 
                 f"+{pct:.2f}% of the first snapshot (target < {TARGET_RESNAPSHOT_PCT:.0f}%: {verdict}); "
                 f"took {r.wall_s:.1f} s wall"
             )
+    interrupted = getattr(args, "interrupt", None)
+    if interrupted:
+        took, code, empty = interrupted
+        verdict = "met" if took < 2.0 and code == 130 and empty else "NOT met"
+        lines.append(
+            f"Ctrl-C 2 s into a full snapshot: exited {took:.2f} s after the signal with code {code}, "
+            f"{'nothing' if empty else 'SOMETHING'} written (target < 2 s, 130, nothing: {verdict})"
+        )
     first = getattr(args, "first_request_s", None)
     if first:
         verdict = "met" if min(first) <= TARGET_FIRST_REQUEST_S else "NOT met"

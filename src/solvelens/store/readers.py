@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import polars as pl
 import pyarrow as pa
+
+if TYPE_CHECKING:
+    import polars as pl
 
 from solvelens.store.connection import DEFAULT_READ_TIMEOUT_S, open_readonly
 from solvelens.store.schema import BOTS, INTERNAL, LEADERBOARD, LINKS, PROBLEMS, PUBLIC_VIEWS
@@ -31,6 +33,8 @@ def read_frame(
     dtypes are those of the query (see the public views in ``docs/architecture.md``; TIMESTAMPTZ arrive as
     ``Datetime(time_zone="UTC")``, JSON as strings).
     """
+    import polars  # noqa: F401  (imported here: a snapshot run never needs polars)
+
     with open_readonly(db_path, lock_timeout_s=lock_timeout_s) as con:
         return con.sql(sql, params=params).pl()
 
