@@ -108,4 +108,5 @@ def format_duration(delta: dt.timedelta | float) -> str:
     if seconds < 48 * 3600:
         hours = seconds / 3600
         return f"{hours:.1f} hours" if hours % 1 else f"{hours:.0f} hours"
-    return f"{seconds / 86400:.1f} days"
+    days = seconds / 86400
+    return f"{days:.0f} days" if abs(days - round(days)) < 0.05 else f"{days:.1f} days"

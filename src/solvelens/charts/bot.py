@@ -31,7 +31,10 @@ def bot_points_chart(
                 y=alt.Y(f"{column}:Q", title=label, axis=axis, scale=alt.Scale(zero=False)),
                 tooltip=[
                     alt.Tooltip(
-                        "taken_at:T", title="Snapshot (UTC)", format="%Y-%m-%d %H:%M", formatType="utc"
+                        "taken_at:T",
+                        title="Snapshot (UTC)",
+                        format="%Y-%m-%d %H:%M",
+                        timeUnit="utcyearmonthdatehoursminutes",
                     ),
                     alt.Tooltip(f"{column}:Q", title=label, format=",.0f"),
                 ],

@@ -81,7 +81,12 @@ def rank_bump_chart(
     )
     tooltip = [
         alt.Tooltip("name:N", title="Bot"),
-        alt.Tooltip("taken_at:T", title="Snapshot (UTC)", format="%Y-%m-%d %H:%M", formatType="utc"),
+        alt.Tooltip(
+            "taken_at:T",
+            title="Snapshot (UTC)",
+            format="%Y-%m-%d %H:%M",
+            timeUnit="utcyearmonthdatehoursminutes",
+        ),
         alt.Tooltip("rank:Q", title="Rank"),
         alt.Tooltip("points:Q", title="Points", format=","),
     ]
@@ -141,7 +146,12 @@ def bot_rank_chart(
             x=x,
             y=alt.Y("rank:Q", scale=scale),
             tooltip=[
-                alt.Tooltip("taken_at:T", title="Snapshot (UTC)", format="%Y-%m-%d %H:%M", formatType="utc"),
+                alt.Tooltip(
+                    "taken_at:T",
+                    title="Snapshot (UTC)",
+                    format="%Y-%m-%d %H:%M",
+                    timeUnit="utcyearmonthdatehoursminutes",
+                ),
                 alt.Tooltip("rank:Q", title="Rank"),
                 alt.Tooltip("ranked_bots:Q", title="of ranked bots"),
                 alt.Tooltip("percentile:Q", title="Percentile", format=".0%"),

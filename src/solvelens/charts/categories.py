@@ -40,7 +40,12 @@ def category_area_chart(
             order=alt.Order("stack:Q", sort="ascending"),
             tooltip=[
                 alt.Tooltip("name:N", title="Category"),
-                alt.Tooltip("taken_at:T", title="Snapshot (UTC)", format="%Y-%m-%d %H:%M", formatType="utc"),
+                alt.Tooltip(
+                    "taken_at:T",
+                    title="Snapshot (UTC)",
+                    format="%Y-%m-%d %H:%M",
+                    timeUnit="utcyearmonthdatehoursminutes",
+                ),
                 alt.Tooltip("problems:Q", title="Problems"),
                 alt.Tooltip("mature:Q", title="Mature"),
                 alt.Tooltip("maturity_rate:Q", title="Maturity rate", format=".0%"),
@@ -70,7 +75,12 @@ def category_maturity_chart(
             color=alt.Color("name:N", sort=order, title="Category"),
             tooltip=[
                 alt.Tooltip("name:N", title="Category"),
-                alt.Tooltip("taken_at:T", title="Snapshot (UTC)", format="%Y-%m-%d %H:%M", formatType="utc"),
+                alt.Tooltip(
+                    "taken_at:T",
+                    title="Snapshot (UTC)",
+                    format="%Y-%m-%d %H:%M",
+                    timeUnit="utcyearmonthdatehoursminutes",
+                ),
                 alt.Tooltip("maturity_rate:Q", title="Maturity rate", format=".1%"),
             ],
         )

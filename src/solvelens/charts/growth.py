@@ -37,7 +37,10 @@ def _rate_bars(frame: pl.DataFrame, columns: dict[str, str], title: str, width: 
                 y=alt.Y(f"{column}:Q", title=f"{label} per {unit}", axis=si_axis()),
                 tooltip=[
                     alt.Tooltip(
-                        "taken_at:T", title="Snapshot (UTC)", format="%Y-%m-%d %H:%M", formatType="utc"
+                        "taken_at:T",
+                        title="Snapshot (UTC)",
+                        format="%Y-%m-%d %H:%M",
+                        timeUnit="utcyearmonthdatehoursminutes",
                     ),
                     alt.Tooltip(f"{column}:Q", title=f"{label} per {unit}", format=",.1f"),
                     alt.Tooltip("elapsed_min:Q", title="Minutes since previous", format=",.0f"),
@@ -87,7 +90,12 @@ def activity_chart(
             color=alt.Color("measure:N", title=None, sort=["Solutions", "Votes"]),
             tooltip=[
                 alt.Tooltip("measure:N", title="Measure"),
-                alt.Tooltip("taken_at:T", title="Snapshot (UTC)", format="%Y-%m-%d %H:%M", formatType="utc"),
+                alt.Tooltip(
+                    "taken_at:T",
+                    title="Snapshot (UTC)",
+                    format="%Y-%m-%d %H:%M",
+                    timeUnit="utcyearmonthdatehoursminutes",
+                ),
                 alt.Tooltip("rate:Q", title=f"Per {unit}", format=",.1f"),
             ],
         )

@@ -75,7 +75,16 @@ def model_leaderboard_chart(
         .mark_point(filled=True, size=90, opacity=1)
         .encode(y=y, x=alt.X("value:Q"), color=colour, tooltip=tooltip)
     )
-    return alt.LayerChart(layer=[interval, dots], title=title, width=width, height=max(120, 28 * len(order)))
+    layers: list[alt.Chart] = [interval, dots]
+    if metric == "mean_percentile":  # a model no better than its rivals sits at 50%
+        chance = chart_data(pl.DataFrame({"x": [0.5], "note": ["50%: no better than the others"]}))
+        layers.insert(
+            0,
+            alt.Chart(chance)
+            .mark_rule(strokeDash=[4, 3], color=MUTED_COLOUR)
+            .encode(x="x:Q", tooltip=alt.Tooltip("note:N", title="Reference")),
+        )
+    return alt.LayerChart(layer=layers, title=title, width=width, height=max(120, 28 * len(order)))
 
 
 def model_trend_chart(
@@ -109,7 +118,12 @@ def model_trend_chart(
             color=alt.Color("llm_model:N", sort=order, title="Model"),
             tooltip=[
                 alt.Tooltip("llm_model:N", title="Model"),
-                alt.Tooltip("taken_at:T", title="Snapshot (UTC)", format="%Y-%m-%d %H:%M", formatType="utc"),
+                alt.Tooltip(
+                    "taken_at:T",
+                    title="Snapshot (UTC)",
+                    format="%Y-%m-%d %H:%M",
+                    timeUnit="utcyearmonthdatehoursminutes",
+                ),
                 alt.Tooltip("value:Q", title=_METRIC_TITLES.get(metric, metric), format=".1%"),
                 alt.Tooltip("solutions:Q", title="Solutions", format=","),
             ],

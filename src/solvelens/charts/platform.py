@@ -26,7 +26,12 @@ def platform_stats_chart(
             y=alt.Y("value:Q", title=None, axis=si_axis(), scale=alt.Scale(zero=False)),
             tooltip=[
                 alt.Tooltip("metric:N", title="Metric"),
-                alt.Tooltip("taken_at:T", title="Snapshot (UTC)", format="%Y-%m-%d %H:%M", formatType="utc"),
+                alt.Tooltip(
+                    "taken_at:T",
+                    title="Snapshot (UTC)",
+                    format="%Y-%m-%d %H:%M",
+                    timeUnit="utcyearmonthdatehoursminutes",
+                ),
                 alt.Tooltip("value:Q", title="Value", format=",.2~f"),
             ],
         )

@@ -69,29 +69,18 @@ def enable_theme() -> None:
     alt.theme.enable(THEME_NAME)
 
 
-#: Tick steps for short histories: (longest span in minutes, Vega time unit, step).
-_SHORT_TICKS = (
-    (12, "minute", 1),
-    (25, "minute", 2),
-    (70, "minute", 5),
-    (130, "minute", 15),
-    (330, "minute", 30),
-    (660, "hour", 1),
-    (1440, "hour", 2),
-    (2 * 1440, "hour", 6),
-    (4 * 1440, "hour", 12),
-)
-
-
 def _ticks(span_days: float | None) -> dict[str, object] | int:
-    """A tick interval that gives at most ~12 labels at the data's own resolution (UTC calendar units):
-    minutes for a history of minutes, hours for one of hours, days and longer otherwise."""
+    """A tick interval that gives at most ~12 labels at the data's own resolution (UTC calendar units).
+
+    Histories shorter than four days get a tick count instead of an interval (Vega-Lite accepts only the
+    singular "minute"/"hour" intervals, which Vega's time scale does not know): Vega then picks minute or
+    hour ticks itself; the count never asks for ticks closer than a minute.
+    """
     if span_days is None:
         return 8
-    minutes = span_days * 1440
-    for limit_min, unit, unit_step in _SHORT_TICKS:
-        if minutes <= limit_min:
-            return {"interval": unit, "step": unit_step}
+    if span_days < 4:
+        minutes = span_days * 1440
+        return max(1, min(8, int(minutes))) if minutes >= 1 else 1
     for limit, interval, step in (
         (10, "day", 1),
         (20, "day", 2),
@@ -105,12 +94,14 @@ def _ticks(span_days: float | None) -> dict[str, object] | int:
     return {"interval": "year", "step": 1}
 
 
-def _time_format(ticks: dict[str, object] | int, span_days: float | None) -> str:
-    if not isinstance(ticks, dict):
+def _time_format(span_days: float | None) -> str:
+    if span_days is None or span_days >= 400:
+        return "%b %d" if span_days is None else "%b %Y"
+    if span_days >= 4:
         return "%b %d"
-    if ticks["interval"] in ("minute", "hour"):
-        return "%H:%M" if span_days is not None and span_days < 1 else "%b %d %H:%M"
-    return "%b %Y" if ticks["interval"] in ("month", "year") else "%b %d"
+    if span_days >= 1:
+        return "%b %d %H:%M"
+    return "%H:%M" if span_days * 1440 >= 1 else "%H:%M:%S"
 
 
 def time_x(field: str = "taken_at", title: str | None = None, *, span_days: float | None = None) -> alt.X:
@@ -122,12 +113,12 @@ def time_x(field: str = "taken_at", title: str | None = None, *, span_days: floa
     default title says the times are UTC (and gives the day of a history shorter than a day).
     """
     ticks = _ticks(span_days)
-    label = _time_format(ticks, span_days)
+    label = _time_format(span_days)
     return alt.X(
         f"{field}:T",
         title=title if title is not None else "Time (UTC)",
-        scale=alt.Scale(type="utc"),
-        axis=alt.Axis(format=label, formatType="utc", labelAngle=0, tickCount=ticks, labelOverlap=True),  # type: ignore[arg-type]
+        scale=alt.Scale(type="utc", padding=10),
+        axis=alt.Axis(format=label, labelAngle=0, tickCount=ticks, labelOverlap=True),  # type: ignore[arg-type]
     )
 
 

@@ -42,8 +42,18 @@ def points_trend_chart(
                 x2="gap_end:T",
                 tooltip=[
                     alt.Tooltip("label:N", title="Gap"),
-                    alt.Tooltip("gap_start:T", title="From", format="%Y-%m-%d"),
-                    alt.Tooltip("gap_end:T", title="To", format="%Y-%m-%d"),
+                    alt.Tooltip(
+                        "gap_start:T",
+                        title="From",
+                        format="%Y-%m-%d %H:%M",
+                        timeUnit="utcyearmonthdatehoursminutes",
+                    ),
+                    alt.Tooltip(
+                        "gap_end:T",
+                        title="To",
+                        format="%Y-%m-%d %H:%M",
+                        timeUnit="utcyearmonthdatehoursminutes",
+                    ),
                 ],
             )
         )
@@ -57,7 +67,12 @@ def points_trend_chart(
             detail="bot_id:N",
             tooltip=[
                 alt.Tooltip("name:N", title="Bot"),
-                alt.Tooltip("taken_at:T", title="Snapshot (UTC)", format="%Y-%m-%d %H:%M", formatType="utc"),
+                alt.Tooltip(
+                    "taken_at:T",
+                    title="Snapshot (UTC)",
+                    format="%Y-%m-%d %H:%M",
+                    timeUnit="utcyearmonthdatehoursminutes",
+                ),
                 alt.Tooltip("points:Q", title="Points", format=","),
                 alt.Tooltip("rank:Q", title="Rank"),
             ],
