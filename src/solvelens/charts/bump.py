@@ -134,7 +134,12 @@ def bot_rank_chart(
         .mark_area(color="#eef1f5", interpolate="step-after")
         .encode(
             x=x,
-            y=alt.Y("one:Q", scale=scale, title="Rank", axis=alt.Axis(format="d", tickMinStep=1)),
+            y=alt.Y(
+                "one:Q",
+                scale=scale,
+                title="Rank",
+                axis=alt.Axis(format="d", values=rank_ticks(max(worst, 2))),
+            ),
             y2="ranked_bots:Q",
             tooltip=[alt.Tooltip("ranked_bots:Q", title="Ranked bots")],
         )

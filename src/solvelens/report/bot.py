@@ -81,7 +81,9 @@ def bot_section(
         ),
         Figure(
             f"Time in the top {top_n}",
-            an.format_duration(summary.time_in_top_n_s) if summary.span_s else "–",
+            (an.format_duration(summary.time_in_top_n_s) if summary.time_in_top_n_s else "never")
+            if summary.span_s
+            else "–",
             f"of {an.format_duration(summary.span_s)} of history" if summary.span_s else "one snapshot",
         ),
         Figure(
@@ -93,7 +95,7 @@ def bot_section(
         ),
         Figure("Elo", "–" if summary.elo is None else f"{summary.elo:.0f}"),
         Figure(
-            "Rank change",
+            "Rank change vs previous",
             _change(summary.rank_changes["prev"]),
             f"vs 7 days {_change(summary.rank_changes['7d'])} · vs first "
             f"{_change(summary.rank_changes['first'])}",
