@@ -14,6 +14,7 @@ from solvelens.charts.growth import activity_chart, growth_chart
 from solvelens.charts.models import model_leaderboard_chart, model_trend_chart
 from solvelens.charts.movers import movers_chart
 from solvelens.charts.platform import platform_stats_chart
+from solvelens.charts.renderer import enable_notebook_charts
 from solvelens.charts.scores import llm_share_chart, score_distribution_chart
 from solvelens.charts.theme import THEME_NAME, enable_theme, share_axis, si_axis, time_x
 from solvelens.charts.trends import points_trend_chart
@@ -31,6 +32,7 @@ __all__ = [
     "chart_data",
     "chart_spec",
     "coverage_chart",
+    "enable_notebook_charts",
     "enable_theme",
     "growth_chart",
     "label_positions",
