@@ -234,6 +234,8 @@ def print_summary(result: DemoResult, console: Console) -> None:
         )
     console.print(f"DuckDB store:  {result.db_path}")
     console.print(f"Report:        {result.report_path}")
+    console.print(f"Bot table:     {result.report_path.with_suffix('.csv')} (every bot, CSV)")
+    console.print(f"One bot:       solvelens report --db {result.db_path} --bot NAME_OR_ID")
     console.print(
         f"Sandbox data:  {result.sandbox_db} "
         f"(serve it again: solvelens sandbox serve --db {result.sandbox_db})"

@@ -53,8 +53,10 @@ def bot_section(
     prefix: str = "bot",
     top_n: int = 10,
     window: dt.timedelta = an.leaderboard.WEEK,
+    max_solution_rows: int = MAX_SOLUTION_ROWS,
 ) -> BotSection:
-    """Compute the section of ``bot_id`` (found with :func:`solvelens.analysis.find_bot`).
+    """Compute the section of ``bot_id`` (found with :func:`solvelens.analysis.find_bot`); the table of
+    its solutions by problem keeps the ``max_solution_rows`` best-standing ones.
 
     ``profiles`` (default ``store.bots``) supplies points and counters for snapshots where the bot was not
     ranked (``store.bot_me`` for the key's own bot). Durations are shown in days when the history spans a
@@ -152,7 +154,7 @@ def bot_section(
             "percentile": _pct(row["rank_percentile"]),
             "model": row["llm_model"],
         }
-        for row in solutions.head(MAX_SOLUTION_ROWS).iter_rows(named=True)
+        for row in solutions.head(max_solution_rows).iter_rows(named=True)
     ]
     category_rows = [
         {

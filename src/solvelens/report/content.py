@@ -282,7 +282,7 @@ def report_content(
         "ranks": [
             slot(
                 "rank_history",
-                "Rank history",
+                f"Today's top {top_n} over time",
                 f"Ranks of today's top {top_n} bots at every snapshot (rank 1 at the top; a bot below rank "
                 f"{top_n} leaves through the bottom edge). Bots with equal points share a rank. Hover a "
                 "point for "
