@@ -7,7 +7,7 @@ import altair as alt
 import polars as pl
 
 from solvelens.charts.data import chart_data, span_days
-from solvelens.charts.theme import DEFAULT_WIDTH, MUTED_COLOUR, PALETTE, si_axis, time_x
+from solvelens.charts.theme import DEFAULT_WIDTH, MUTED_COLOUR, PALETTE, si_axis, snapshot_tooltip, time_x
 
 
 def bot_points_chart(
@@ -30,12 +30,7 @@ def bot_points_chart(
                 x=time_x(span_days=span),
                 y=alt.Y(f"{column}:Q", title=label, axis=axis, scale=alt.Scale(zero=False)),
                 tooltip=[
-                    alt.Tooltip(
-                        "taken_at:T",
-                        title="Snapshot (UTC)",
-                        format="%Y-%m-%d %H:%M",
-                        timeUnit="utcyearmonthdatehoursminutes",
-                    ),
+                    snapshot_tooltip(),
                     alt.Tooltip(f"{column}:Q", title=label, format=",.0f"),
                 ],
             )

@@ -6,7 +6,7 @@ import altair as alt
 import polars as pl
 
 from solvelens.charts.data import chart_data, span_days
-from solvelens.charts.theme import DEFAULT_WIDTH, INK_COLOUR, PALETTE, time_x
+from solvelens.charts.theme import DEFAULT_WIDTH, INK_COLOUR, PALETTE, snapshot_tooltip, time_x
 
 #: Vertical room one end label needs (px): labels are moved apart until they are at least this far apart.
 LABEL_SPACING = 14
@@ -81,12 +81,7 @@ def rank_bump_chart(
     )
     tooltip = [
         alt.Tooltip("name:N", title="Bot"),
-        alt.Tooltip(
-            "taken_at:T",
-            title="Snapshot (UTC)",
-            format="%Y-%m-%d %H:%M",
-            timeUnit="utcyearmonthdatehoursminutes",
-        ),
+        snapshot_tooltip(),
         alt.Tooltip("rank:Q", title="Rank"),
         alt.Tooltip("points:Q", title="Points", format=","),
     ]
@@ -151,12 +146,7 @@ def bot_rank_chart(
             x=x,
             y=alt.Y("rank:Q", scale=scale),
             tooltip=[
-                alt.Tooltip(
-                    "taken_at:T",
-                    title="Snapshot (UTC)",
-                    format="%Y-%m-%d %H:%M",
-                    timeUnit="utcyearmonthdatehoursminutes",
-                ),
+                snapshot_tooltip(),
                 alt.Tooltip("rank:Q", title="Rank"),
                 alt.Tooltip("ranked_bots:Q", title="of ranked bots"),
                 alt.Tooltip("percentile:Q", title="Percentile", format=".0%"),

@@ -6,7 +6,7 @@ import altair as alt
 import polars as pl
 
 from solvelens.charts.data import chart_data, span_days
-from solvelens.charts.theme import DEFAULT_WIDTH, share_axis, si_axis, time_x
+from solvelens.charts.theme import DEFAULT_WIDTH, share_axis, si_axis, snapshot_tooltip, time_x
 
 
 def _order(growth: pl.DataFrame) -> list[str]:
@@ -40,12 +40,7 @@ def category_area_chart(
             order=alt.Order("stack:Q", sort="ascending"),
             tooltip=[
                 alt.Tooltip("name:N", title="Category"),
-                alt.Tooltip(
-                    "taken_at:T",
-                    title="Snapshot (UTC)",
-                    format="%Y-%m-%d %H:%M",
-                    timeUnit="utcyearmonthdatehoursminutes",
-                ),
+                snapshot_tooltip(),
                 alt.Tooltip("problems:Q", title="Problems"),
                 alt.Tooltip("mature:Q", title="Mature"),
                 alt.Tooltip("maturity_rate:Q", title="Maturity rate", format=".0%"),
@@ -75,12 +70,7 @@ def category_maturity_chart(
             color=alt.Color("name:N", sort=order, title="Category"),
             tooltip=[
                 alt.Tooltip("name:N", title="Category"),
-                alt.Tooltip(
-                    "taken_at:T",
-                    title="Snapshot (UTC)",
-                    format="%Y-%m-%d %H:%M",
-                    timeUnit="utcyearmonthdatehoursminutes",
-                ),
+                snapshot_tooltip(),
                 alt.Tooltip("maturity_rate:Q", title="Maturity rate", format=".1%"),
             ],
         )

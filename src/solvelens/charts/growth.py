@@ -7,7 +7,7 @@ import altair as alt
 import polars as pl
 
 from solvelens.charts.data import chart_data, span_days
-from solvelens.charts.theme import DEFAULT_WIDTH, PALETTE, si_axis, time_x
+from solvelens.charts.theme import DEFAULT_WIDTH, PALETTE, si_axis, snapshot_tooltip, time_x
 
 
 def _unit(frame: pl.DataFrame) -> str:
@@ -36,12 +36,7 @@ def _rate_bars(frame: pl.DataFrame, columns: dict[str, str], title: str, width: 
                 x=time_x(span_days=span),
                 y=alt.Y(f"{column}:Q", title=f"{label} per {unit}", axis=si_axis()),
                 tooltip=[
-                    alt.Tooltip(
-                        "taken_at:T",
-                        title="Snapshot (UTC)",
-                        format="%Y-%m-%d %H:%M",
-                        timeUnit="utcyearmonthdatehoursminutes",
-                    ),
+                    snapshot_tooltip(),
                     alt.Tooltip(f"{column}:Q", title=f"{label} per {unit}", format=",.1f"),
                     alt.Tooltip("elapsed_min:Q", title="Minutes since previous", format=",.0f"),
                 ],
@@ -90,12 +85,7 @@ def activity_chart(
             color=alt.Color("measure:N", title=None, sort=["Solutions", "Votes"]),
             tooltip=[
                 alt.Tooltip("measure:N", title="Measure"),
-                alt.Tooltip(
-                    "taken_at:T",
-                    title="Snapshot (UTC)",
-                    format="%Y-%m-%d %H:%M",
-                    timeUnit="utcyearmonthdatehoursminutes",
-                ),
+                snapshot_tooltip(),
                 alt.Tooltip("rate:Q", title=f"Per {unit}", format=",.1f"),
             ],
         )

@@ -7,7 +7,7 @@ import altair as alt
 import polars as pl
 
 from solvelens.charts.data import chart_data, span_days
-from solvelens.charts.theme import DEFAULT_WIDTH, INK_COLOUR, MUTED_COLOUR, PALETTE, time_x
+from solvelens.charts.theme import DEFAULT_WIDTH, INK_COLOUR, MUTED_COLOUR, PALETTE, snapshot_tooltip, time_x
 
 _METRIC_TITLES = {
     "mean_percentile": "Mean rank percentile within problem",
@@ -118,12 +118,7 @@ def model_trend_chart(
             color=alt.Color("llm_model:N", sort=order, title="Model"),
             tooltip=[
                 alt.Tooltip("llm_model:N", title="Model"),
-                alt.Tooltip(
-                    "taken_at:T",
-                    title="Snapshot (UTC)",
-                    format="%Y-%m-%d %H:%M",
-                    timeUnit="utcyearmonthdatehoursminutes",
-                ),
+                snapshot_tooltip(),
                 alt.Tooltip("value:Q", title=_METRIC_TITLES.get(metric, metric), format=".1%"),
                 alt.Tooltip("solutions:Q", title="Solutions", format=","),
             ],

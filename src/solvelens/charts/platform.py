@@ -6,7 +6,7 @@ import altair as alt
 import polars as pl
 
 from solvelens.charts.data import chart_data, span_days
-from solvelens.charts.theme import PALETTE, si_axis, time_x
+from solvelens.charts.theme import PALETTE, si_axis, snapshot_tooltip, time_x
 
 
 def platform_stats_chart(
@@ -26,12 +26,7 @@ def platform_stats_chart(
             y=alt.Y("value:Q", title=None, axis=si_axis(), scale=alt.Scale(zero=False)),
             tooltip=[
                 alt.Tooltip("metric:N", title="Metric"),
-                alt.Tooltip(
-                    "taken_at:T",
-                    title="Snapshot (UTC)",
-                    format="%Y-%m-%d %H:%M",
-                    timeUnit="utcyearmonthdatehoursminutes",
-                ),
+                snapshot_tooltip(),
                 alt.Tooltip("value:Q", title="Value", format=",.2~f"),
             ],
         )

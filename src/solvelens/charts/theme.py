@@ -122,6 +122,13 @@ def time_x(field: str = "taken_at", title: str | None = None, *, span_days: floa
     )
 
 
+def snapshot_tooltip(field: str = "taken_at", title: str = "Snapshot (UTC)") -> alt.Tooltip:
+    """The tooltip line of a snapshot time: ``2026-01-31 06:00`` in UTC (whatever the viewer's time zone)."""
+    return alt.Tooltip(
+        f"{field}:T", title=title, format="%Y-%m-%d %H:%M", timeUnit="utcyearmonthdatehoursminutes"
+    )
+
+
 #: Vega expression for SI-style tick labels without a shared prefix: 0, 200, 1.5k, 2M (never "0k", "0.2k").
 SI_LABEL_EXPR = (
     "abs(datum.value) >= 1e9 ? format(datum.value / 1e9, '.3~r') + 'G' : "

@@ -6,7 +6,7 @@ import altair as alt
 import polars as pl
 
 from solvelens.charts.data import chart_data, span_days
-from solvelens.charts.theme import DEFAULT_WIDTH, GAP_COLOUR, MUTED_COLOUR, si_axis, time_x
+from solvelens.charts.theme import DEFAULT_WIDTH, GAP_COLOUR, MUTED_COLOUR, si_axis, snapshot_tooltip, time_x
 
 
 def points_trend_chart(
@@ -67,12 +67,7 @@ def points_trend_chart(
             detail="bot_id:N",
             tooltip=[
                 alt.Tooltip("name:N", title="Bot"),
-                alt.Tooltip(
-                    "taken_at:T",
-                    title="Snapshot (UTC)",
-                    format="%Y-%m-%d %H:%M",
-                    timeUnit="utcyearmonthdatehoursminutes",
-                ),
+                snapshot_tooltip(),
                 alt.Tooltip("points:Q", title="Points", format=","),
                 alt.Tooltip("rank:Q", title="Rank"),
             ],
