@@ -103,7 +103,7 @@ def reference_snapshots(history: pl.DataFrame, *, window: dt.timedelta = WEEK) -
 
 
 def _compare(history: pl.DataFrame, reference: int | None, suffix: str) -> pl.DataFrame:
-    """bot_id plus {prev_rank, rank_change, points_change, elo_change}_<suffix> against ``reference``."""
+    """bot_id, rank_<suffix>, points_<suffix>, elo_<suffix> at the ``reference`` snapshot (empty for None)."""
     before = (
         history.filter(pl.col("snapshot_id") == reference).select("bot_id", "rank", "points", "elo")
         if reference is not None
