@@ -89,6 +89,24 @@ def test_demo_summary_names_top_bots_and_paths(demo_run) -> None:
         assert name in text
     assert str(result.report_path) in text
     assert f"{DAYS + 1} snapshots" in text
+    assert "simulated" in text and "vs previous" in text and "vs first" in text
+
+
+def test_demo_summary_and_report_use_one_definition_of_change(demo_run) -> None:
+    from solvelens import analysis as an
+    from solvelens.report import report_content
+
+    result, _, _ = demo_run
+    store = an.load(result.db_path)
+    table = an.current_leaderboard(an.rank_history(store.leaderboard, store.snapshots), top=5)
+    content = report_content(store)
+    for row, shown in zip(table.iter_rows(named=True), content.leaderboard, strict=False):
+        assert shown["name"] == row["name"]
+        assert shown["move_first_key"] == (
+            row["rank_change_first"] if row["rank_change_first"] is not None else ""
+        )
+    html = result.report_path.read_text(encoding="utf-8")
+    assert "Simulated data" in html and "days old" not in html
 
 
 def test_demo_bot_works_and_its_own_history_is_recorded(demo_run) -> None:

@@ -182,38 +182,45 @@ def run_demo(
 
 
 def print_summary(result: DemoResult, console: Console) -> None:
-    """Print the one-screen summary: snapshots, records per resource, top 5 bots with rank change, paths."""
+    """Print the one-screen summary: snapshots, records per resource, the top 5 bots with their rank change
+    against the previous snapshot, 7 days and the first snapshot (the same changes as the report's table,
+    from :func:`solvelens.analysis.current_leaderboard`), the demo bot, and the paths."""
+    from solvelens import analysis as an
     from solvelens.store import read_frame
 
-    snaps = read_frame(result.db_path, "SELECT snapshot_id, taken_at FROM snapshots ORDER BY taken_at")
-    first_id, last_id = snaps["snapshot_id"][0], snaps["snapshot_id"][-1]
+    store = an.load(result.db_path)
+    snaps = store.snapshots.collect()
+    last_id = snaps["snapshot_id"][-1]
     console.rule("[bold]solvelens demo")
     console.print(
-        f"{snaps.height} snapshots from {snaps['taken_at'][0]:%Y-%m-%d} to {snaps['taken_at'][-1]:%Y-%m-%d} "
-        f"(simulated days) in {result.seconds:.0f} s"
+        f"{snaps.height} snapshots of a simulated platform, simulated dates "
+        f"{snaps['taken_at'][0]:%Y-%m-%d} to {snaps['taken_at'][-1]:%Y-%m-%d} (not real dates), "
+        f"in {result.seconds:.0f} s"
     )
     counts = result.snapshots[-1]["counts"]
     console.print("Records in the last snapshot: " + ", ".join(f"{k} {v:,}" for k, v in counts.items()))
 
-    top = read_frame(
-        result.db_path,
-        f"""
-        SELECT now.rank, now.name, now.points, first.rank AS first_rank
-        FROM leaderboard now LEFT JOIN leaderboard first
-          ON first.bot_id = now.bot_id AND first.snapshot_id = {int(first_id)}
-        WHERE now.snapshot_id = {int(last_id)} ORDER BY now.rank LIMIT 5
-        """,
-    )
-    table = Table(title="Top 5 bots now, with rank change since the first snapshot")
-    for col in ("rank", "bot", "points", "change"):
+    top = an.current_leaderboard(an.rank_history(store.leaderboard, snaps), top=5)
+    table = Table(title="Top 5 bots now, with rank change (+ = up; ties share a rank)")
+    for col in ("rank", "bot", "points", "vs previous", "vs 7 days", "vs first"):
         table.add_column(col, justify="left" if col == "bot" else "right")
+
+    def change(value: int | None, new: bool = False) -> str:
+        if new:
+            return "new"
+        if value is None:
+            return "–"
+        return f"+{value}" if value > 0 else ("=" if value == 0 else str(value))
+
     for row in top.iter_rows(named=True):
-        if row["first_rank"] is None:
-            change = "new"
-        else:
-            delta = row["first_rank"] - row["rank"]
-            change = f"+{delta}" if delta > 0 else ("=" if delta == 0 else str(delta))
-        table.add_row(str(row["rank"]), row["name"], f"{row['points']:,}", change)
+        table.add_row(
+            str(row["rank"]),
+            row["name"],
+            f"{row['points']:,}",
+            change(row["rank_change_prev"], row["is_new"]),
+            change(row["rank_change_7d"]),
+            change(row["rank_change_first"]),
+        )
     console.print(table)
     me = read_frame(
         result.db_path,
@@ -227,6 +234,8 @@ def print_summary(result: DemoResult, console: Console) -> None:
         )
     console.print(f"DuckDB store:  {result.db_path}")
     console.print(f"Report:        {result.report_path}")
+    console.print(f"Bot table:     {result.report_path.with_suffix('.csv')} (every bot, CSV)")
+    console.print(f"One bot:       solvelens report --db {result.db_path} --bot NAME_OR_ID")
     console.print(
         f"Sandbox data:  {result.sandbox_db} "
         f"(serve it again: solvelens sandbox serve --db {result.sandbox_db})"

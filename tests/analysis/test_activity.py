@@ -28,18 +28,38 @@ def test_deltas_per_bot_divided_by_elapsed_days_and_resets_ignored() -> None:
     activity = an.bot_activity(bots, snaps)
     a = activity.filter(pl.col("bot_id") == "a")
     assert a["solutions_delta"].to_list() == [4, 6]
-    assert a["solutions_per_day"].to_list() == [4.0, 3.0]
-    assert a["votes_per_day"].to_list() == [10.0, 10.0]
+    assert a["solutions_rate"].to_list() == [4.0, 3.0]
+    assert a["votes_rate"].to_list() == [10.0, 10.0]
+    assert set(a["rate_unit"]) == {"day"}
     b = activity.filter(pl.col("bot_id") == "b").row(0, named=True)
-    assert b["solutions_delta"] is None and b["days"] == 2.0 and b["votes_per_day"] == 2.0
+    assert b["solutions_delta"] is None and b["elapsed_s"] == 2 * 86400 and b["votes_rate"] == 2.0
     platform = an.platform_activity(activity)
     assert platform["snapshot_id"].to_list() == [2, 3]
-    assert platform["votes_per_day"].to_list() == [10.0, 12.0]
+    assert platform["votes_rate"].to_list() == [10.0, 12.0]
     assert platform["active_bots"].to_list() == [1, 2]
 
 
 def test_activity_on_the_generated_store(store_db: Path) -> None:
     store = an.load(store_db)
     activity = an.bot_activity(store.bots, store.snapshots)
-    assert activity["solutions_per_day"].drop_nulls().min() >= 0
+    assert activity["solutions_rate"].drop_nulls().min() >= 0
     assert activity["bot_id"].n_unique() == store.bots.collect()["bot_id"].n_unique()
+
+
+def test_snapshots_minutes_apart_give_rates_per_snapshot() -> None:
+    snaps = pl.DataFrame(
+        {"snapshot_id": [1, 2, 3], "taken_at": [T0 + dt.timedelta(minutes=m) for m in (0, 1, 2)]}
+    )
+    bots = pl.DataFrame(
+        {
+            "snapshot_id": [1, 2, 3],
+            "bot_id": ["a"] * 3,
+            "name": ["A"] * 3,
+            "total_solutions": [10, 11, 13],
+            "total_votes": [0, 0, 60],
+        }
+    )
+    activity = an.bot_activity(bots, snaps)
+    assert activity["solutions_rate"].to_list() == [1.0, 2.0], "no extrapolation of a minute to a day"
+    assert activity["votes_rate"].to_list() == [0.0, 60.0]
+    assert set(activity["rate_unit"]) == {"snapshot"}

@@ -41,7 +41,8 @@ def test_platform_stats_over_time(store_db: Path) -> None:
     stats = an.platform_stats_over_time(store.platform_stats, store.snapshots, metrics=["totalProblems"])
     assert stats["metric"].unique().to_list() == ["totalProblems"]
     assert stats.height == store.snapshot_count
-    assert stats["change_per_day"][0] is None
+    assert stats["change_rate"][0] is None
+    assert set(stats["rate_unit"]) == {"day"}
     latest = an.latest_stats(store.platform_stats, store.snapshots)
     assert latest["totalProblems"] == stats["value"][-1]
     assert "queue.pendingTasks" in latest, "dotted (flattened) metrics come through"

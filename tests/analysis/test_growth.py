@@ -7,6 +7,7 @@ from pathlib import Path
 
 import duckdb
 import polars as pl
+import pytest
 
 from solvelens import analysis as an
 from solvelens.analysis.growth import UNCATEGORISED
@@ -54,9 +55,35 @@ def test_growth_per_day_divides_by_the_days_between_snapshots() -> None:
     )
     growth = an.platform_growth(counts, snaps)
     assert growth["problems"].to_list() == [10, 12, 18]
-    assert growth["problems_per_day"].to_list() == [None, 2.0, 2.0]
-    assert growth["solutions_per_day"].to_list() == [None, 10.0, 10.0]
+    assert growth["problems_rate"].to_list() == [None, 2.0, 2.0]
+    assert growth["solutions_rate"].to_list() == [None, 10.0, 10.0]
+    assert growth["problems_added"].to_list() == [None, 2, 6]
+    assert set(growth["rate_unit"]) == {"day"}
     assert growth["mature"].to_list() == [0, 0, 18]
+
+
+@pytest.mark.parametrize(
+    ("offsets_h", "unit", "rates"),
+    [
+        ([0, 1 / 60, 2 / 60], "snapshot", [None, 2.0, 6.0]),  # three snapshots a minute apart
+        ([0, 2, 6], "hour", [None, 1.0, 1.5]),  # hours apart, less than a day in all
+        ([0, 24, 96], "day", [None, 2.0, 2.0]),
+    ],
+)
+def test_the_rate_unit_follows_the_span_of_the_history(
+    offsets_h: list[float], unit: str, rates: list[float | None]
+) -> None:
+    snaps = pl.DataFrame(
+        {"snapshot_id": [1, 2, 3], "taken_at": [T0 + dt.timedelta(hours=h) for h in offsets_h]},
+        schema={"snapshot_id": pl.Int64, "taken_at": pl.Datetime("us", "UTC")},
+    )
+    counts = _counts(
+        [(1, "tech", "active", 10, 20), (2, "tech", "active", 12, 30), (3, "tech", "mature", 18, 60)]
+    )
+    growth = an.platform_growth(counts, snaps)
+    assert an.rate_unit(snaps).name == unit
+    assert set(growth["rate_unit"]) == {unit}
+    assert growth["problems_rate"].to_list() == rates
 
 
 def test_category_growth_fills_missing_categories_and_computes_maturity() -> None:
@@ -80,7 +107,7 @@ def test_category_growth_fills_missing_categories_and_computes_maturity() -> Non
     second = {r["category"]: r for r in growth.filter(pl.col("snapshot_id") == 2).iter_rows(named=True)}
     assert second["tech"]["maturity_rate"] == 4 / 6
     assert second["tech"]["name"] == "Technology"
-    assert second["tech"]["problems_per_day"] == 2.0
+    assert second["tech"]["problems_rate"] == 2.0
     assert second[UNCATEGORISED]["name"] == "Uncategorised"
     assert second["health"]["maturity_rate"] == 0.0
 
@@ -102,4 +129,4 @@ def test_platform_growth_on_the_generated_store_matches_sql(store_db: Path) -> N
         )
     assert dict(growth.select("snapshot_id", "solutions").iter_rows()) == expected
     assert growth["problems"].is_sorted(), "the generator only adds problems"
-    assert growth["solutions_per_day"].drop_nulls().min() >= 0
+    assert growth["solutions_rate"].drop_nulls().min() >= 0

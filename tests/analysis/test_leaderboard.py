@@ -13,27 +13,28 @@ from solvelens import analysis as an
 T0 = dt.datetime(2026, 3, 1, 6, 0, tzinfo=dt.UTC)
 
 
-def _history(ranks: dict[int, list[str]], *, step_days: float = 1.0) -> pl.DataFrame:
-    """A hand-made history: {snapshot_id: [bot ids in rank order]}; points fall with rank."""
+def _history(
+    ranks: dict[int, list[str]], *, step_days: float = 1.0, points: dict[int, list[int]] | None = None
+) -> pl.DataFrame:
+    """A hand-made history through :func:`an.leaderboard_history`: {snapshot_id: [bot ids in list order]};
+    points fall with position unless ``points`` gives them per snapshot."""
     rows = []
     for sid, bots in ranks.items():
         for position, bot in enumerate(bots, start=1):
             rows.append(
                 {
                     "snapshot_id": sid,
-                    "taken_at": T0 + dt.timedelta(days=step_days * (sid - 1)),
                     "bot_id": bot,
                     "name": bot.upper(),
                     "rank": position,
-                    "points": 1000 * sid - 10 * position,
+                    "points": points[sid][position - 1] if points else 1000 * sid - 10 * position,
                     "elo": 1500.0 - position,
                 }
             )
-    return pl.DataFrame(
+    board = pl.DataFrame(
         rows,
         schema={
             "snapshot_id": pl.Int64,
-            "taken_at": pl.Datetime("us", "UTC"),
             "bot_id": pl.String,
             "name": pl.String,
             "rank": pl.Int32,
@@ -41,6 +42,14 @@ def _history(ranks: dict[int, list[str]], *, step_days: float = 1.0) -> pl.DataF
             "elo": pl.Float64,
         },
     )
+    snaps = pl.DataFrame(
+        {
+            "snapshot_id": list(ranks),
+            "taken_at": [T0 + dt.timedelta(days=step_days * (sid - 1)) for sid in ranks],
+        },
+        schema={"snapshot_id": pl.Int64, "taken_at": pl.Datetime("us", "UTC")},
+    )
+    return an.leaderboard_history(board, snaps)
 
 
 @pytest.fixture(scope="module")
@@ -55,9 +64,13 @@ def test_history_has_one_row_per_ranked_bot_per_snapshot(store_db: Path, history
     assert history.height == store.leaderboard.collect().height
     assert history.select(pl.struct("snapshot_id", "bot_id").is_unique().all()).item()
     per_snapshot = history.group_by("snapshot_id").agg(
-        ok=(pl.col("rank").sort() == pl.int_range(1, pl.len() + 1)).all()
+        ok=(pl.col("position").sort() == pl.int_range(1, pl.len() + 1)).all()
     )
-    assert per_snapshot["ok"].all(), "ranks are 1..n in every snapshot"
+    assert per_snapshot["ok"].all(), "positions are 1..n in every snapshot"
+    # competition ranks: a bot's rank is the best position among the bots with its points
+    best = history.group_by("snapshot_id", "points").agg(best=pl.col("position").min())
+    joined = history.join(best, on=["snapshot_id", "points"])
+    assert (joined["rank"] == joined["best"]).all()
     # The generator makes ranks cross: some bot changes rank somewhere.
     assert history.group_by("bot_id").agg(pl.col("rank").n_unique())["rank"].max() > 3
 
@@ -66,9 +79,11 @@ def test_current_leaderboard_compares_with_previous_snapshot() -> None:
     h = _history({1: ["a", "b", "c"], 2: ["b", "a", "d", "c"]})
     now = an.current_leaderboard(h)
     assert now["bot_id"].to_list() == ["b", "a", "d", "c"]
-    assert now["rank_change"].to_list() == [1, -1, None, -1]
+    assert now["rank_change_prev"].to_list() == [1, -1, None, -1]
+    assert now["rank_change_first"].to_list() == [1, -1, None, -1]
+    assert now["rank_change_7d"].to_list() == [None] * 4, "the history is shorter than 7 days"
     assert now["is_new"].to_list() == [False, False, True, False]
-    assert now["points_change"].to_list() == [
+    assert now["points_change_prev"].to_list() == [
         1000 - 10 * 1 + 10 * 2,
         1000 - 10 * 2 + 10,
         None,
@@ -79,7 +94,7 @@ def test_current_leaderboard_compares_with_previous_snapshot() -> None:
 
 def test_current_leaderboard_with_one_snapshot_has_no_changes() -> None:
     now = an.current_leaderboard(_history({1: ["a", "b"]}))
-    assert now["rank_change"].to_list() == [None, None]
+    assert now["rank_change_prev"].to_list() == [None, None]
     assert now["is_new"].to_list() == [False, False]
     assert an.current_leaderboard(_history({1: ["a"]}).clear()).is_empty()
 
@@ -97,8 +112,11 @@ def test_top_movers_over_a_window_with_deterministic_ties() -> None:
     assert movers["bot_id"].to_list() == ["e", "d", "a", "b"]
     assert movers["rank_change"].to_list() == [4, 2, -2, -2]
     assert movers["direction"].to_list() == ["up", "up", "down", "down"]
-    # a window longer than the history falls back to the oldest snapshot
-    assert an.top_movers(h, window=dt.timedelta(days=100), n=2)["bot_id"].to_list() == ["e", "d", "a", "b"]
+    assert set(movers["baseline"]) == {"7d"}
+    # a window longer than the history falls back to the oldest snapshot, and says so
+    longer = an.top_movers(h, window=dt.timedelta(days=100), n=2)
+    assert longer["bot_id"].to_list() == ["e", "d", "a", "b"]
+    assert set(longer["baseline"]) == {"first"}
     # a one-day window compares with snapshot 2
     short = an.top_movers(h, window=dt.timedelta(days=1), n=5)
     assert set(short["bot_id"]) == {"e", "d", "a", "b", "c"}
@@ -129,18 +147,61 @@ def test_bump_data_is_deterministic_and_small(history: pl.DataFrame) -> None:
     assert bump.height <= 4500
     newest = history.filter(pl.col("snapshot_id") == history["snapshot_id"].max()).sort("rank")
     assert bump.unique("bot_id").sort("final_rank")["bot_id"].to_list() == newest["bot_id"].head(10).to_list()
-    # one snapshot per day: the store has a day with two snapshots, only the later one is kept
-    assert bump.group_by(pl.col("taken_at").dt.date(), "bot_id").len()["len"].max() == 1
+    # every snapshot (the history's own resolution): the day with two snapshots keeps both
+    assert bump.group_by(pl.col("taken_at").dt.date(), "bot_id").len()["len"].max() == 2
     assert an.bump_data(history, top_n=10).equals(bump)
 
 
 def test_ties_in_rank_break_on_bot_id() -> None:
-    h = _history({1: ["b", "a"]}).with_columns(rank=pl.lit(1, dtype=pl.Int32))
+    h = _history({1: ["b", "a"]}).with_columns(rank=pl.lit(1, dtype=pl.Int32), position=pl.lit(1, pl.Int32))
     assert an.top_bots(h, n=2) == ["a", "b"]
     assert an.leaderboard_history(
         h.select("snapshot_id", "bot_id", "name", "rank", "points", "elo"),
         h.select("snapshot_id", "taken_at").unique(),
     )["bot_id"].to_list() == ["a", "b"]
+
+
+def test_equal_points_share_a_rank_1224() -> None:
+    h = _history({1: ["a", "b", "c", "d"]}, points={1: [50, 40, 40, 10]})
+    assert h["rank"].to_list() == [1, 2, 2, 4]
+    assert h["position"].to_list() == [1, 2, 3, 4]
+
+
+def test_a_tie_reordering_is_no_move() -> None:
+    h = _history({1: ["a", "b", "c"], 2: ["a", "c", "b"]}, points={1: [50, 40, 40], 2: [60, 45, 45]})
+    now = an.current_leaderboard(h)
+    assert now["rank_change_prev"].to_list() == [0, 0, 0]
+    assert an.top_movers(h).is_empty()
+    assert an.rank_stability(h, top_n=3)["moved"].to_list() == [0]
+
+
+def test_a_list_not_ordered_by_points_keeps_positions() -> None:
+    h = _history({1: ["a", "b", "c"]}, points={1: [10, 40, 40]})
+    assert h["rank"].to_list() == [1, 2, 3]
+
+
+def test_shared_first_place_is_one_leader_change() -> None:
+    h = _history({1: ["a", "b"], 2: ["a", "b"], 3: ["b", "a"]}, points={1: [9, 5], 2: [9, 9], 3: [9, 9]})
+    changes = an.leader_changes(h)
+    assert changes["snapshot_id"].to_list() == [2]
+    assert changes["label"].to_list() == ["A and B share #1"]
+
+
+def test_reference_snapshots_name_the_three_baselines() -> None:
+    h = _history({sid: ["a"] for sid in range(1, 11)})
+    assert an.reference_snapshots(h) == {"prev": 9, "7d": 3, "first": 1}
+    assert an.reference_snapshots(_history({1: ["a"]})) == {"prev": None, "7d": None, "first": None}
+
+
+def test_rank_volatility_and_time_at_number_one() -> None:
+    h = _history({1: ["a", "b", "c"], 2: ["b", "a", "c"], 3: ["b", "a", "c"], 4: ["a", "b", "c"]})
+    vol = an.rank_volatility(h, top_n=3)
+    rows = {r["bot_id"]: r for r in vol.iter_rows(named=True)}
+    assert rows["a"]["days_at_1"] == 1.0 and rows["b"]["days_at_1"] == 2.0  # the newest snapshot adds none
+    assert rows["a"]["share_at_1"] == 1 / 3
+    assert rows["a"]["moves"] == 2 and rows["a"]["volatility"] == 2 / 3
+    assert rows["c"]["moves"] == 0 and rows["c"]["volatility"] == 0.0
+    assert vol["bot_id"].to_list() == ["a", "b", "c"], "sorted by the newest rank"
 
 
 def test_thin_snapshots_respects_the_row_budget() -> None:
@@ -159,5 +220,6 @@ def test_helpers_accept_an_empty_store(empty_store_db: Path) -> None:
     assert an.current_leaderboard(history).is_empty()
     assert an.top_movers(history).is_empty()
     assert an.rank_stability(history).is_empty()
+    assert an.rank_volatility(history).is_empty()
     assert an.bump_data(history).is_empty()
     assert an.leader_changes(history).is_empty()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -12,6 +13,8 @@ import pytest
 
 from solvelens import analysis as an
 from solvelens import charts as ch
+from solvelens.charts.bump import LABEL_SPACING
+from solvelens.charts.theme import INK_COLOUR
 
 
 @pytest.fixture(scope="module")
@@ -42,7 +45,18 @@ def builders(store: an.Store) -> dict[str, Callable[[], alt.TopLevelMixin]]:
             an.platform_stats_over_time(store.platform_stats, store.snapshots)
         ),
         "coverage": lambda: ch.coverage_chart(an.snapshot_days(store.snapshots)),
+        "models": lambda: ch.model_leaderboard_chart(an.model_leaderboard(store.solutions, n_boot=50)),
+        "model_trend": lambda: ch.model_trend_chart(an.model_trend(store.model_counts, store.snapshots)),
+        "bot_rank": lambda: ch.bot_rank_chart(an.bot_history(history, _leader(history))),
+        "bot_points": lambda: ch.bot_points_chart(an.bot_history(history, _leader(history))),
+        "bot_categories": lambda: ch.bot_category_chart(
+            an.bot_categories(store.solutions, store.problems, _leader(history))
+        ),
     }
+
+
+def _leader(history: pl.DataFrame) -> str:
+    return str(an.current_leaderboard(history, top=1)["bot_id"][0])
 
 
 def _rows(spec: dict) -> list[int]:
@@ -63,6 +77,11 @@ def _rows(spec: dict) -> list[int]:
         "llm",
         "stats",
         "coverage",
+        "models",
+        "model_trend",
+        "bot_rank",
+        "bot_points",
+        "bot_categories",
     ],
 )
 def test_builder_gives_a_themed_vega_lite_6_spec(builders: dict, name: str) -> None:
@@ -113,3 +132,52 @@ def test_vega_javascript_bundle_exposes_globals() -> None:
     assert "window.vegaEmbed" in js[-2000:]
     assert "</script" not in js.lower()
     assert ch.vegalite_version().startswith("6.")
+
+
+@pytest.mark.parametrize("name", ["bump", "maturity", "models", "bot_rank", "bot_categories", "growth"])
+def test_new_and_changed_specs_render_to_svg(builders: dict, name: str) -> None:
+    import vl_convert as vlc
+
+    svg = vlc.vegalite_to_svg(ch.chart_spec(builders[name]()), vl_version=ch.vegalite_version())
+    assert svg.startswith("<svg")
+
+
+def test_end_labels_never_overlap_and_stay_near_their_lines() -> None:
+    ranks = [1.0, 1.0, 1.0, 4.0, 5.0, 10.0, 10.0]  # ties share a rank: several labels per rank
+    ys = ch.label_positions(ranks, top=10, height=240)
+    assert all(b - a >= LABEL_SPACING - 1e-9 for a, b in itertools.pairwise(ys))
+    assert ys[0] == pytest.approx(8.0), "rank 1 sits at the top"
+    assert max(ys) <= 240
+
+
+def test_rank_axis_is_limited_to_the_top_n_with_a_tick_at_1(builders: dict) -> None:
+    spec = ch.chart_spec(builders["bump"]())
+    y = spec["layer"][0]["encoding"]["y"]
+    assert y["scale"]["domain"] == [1, 10] and y["scale"]["reverse"] is True
+    assert y["axis"]["values"][0] == 1
+    assert spec["layer"][0]["mark"]["interpolate"] == "step-after"
+    assert ch.rank_ticks(20) == [1, 5, 10, 15, 20]
+    assert spec["layer"][2]["mark"]["color"] == INK_COLOUR, "end labels in dark text"
+
+
+def test_time_axis_uses_the_snapshots_resolution() -> None:
+    minutes = ch.time_x(span_days=3 / 1440).to_dict()
+    assert minutes["axis"]["format"] == "%H:%M"
+    assert minutes["axis"]["tickCount"] == 3, "one tick a minute, never closer"
+    hours = ch.time_x(span_days=0.5).to_dict()
+    assert hours["axis"]["format"] == "%H:%M"
+    assert ch.time_x(span_days=2).to_dict()["axis"]["format"] == "%b %d %H:%M"
+    days = ch.time_x(span_days=30).to_dict()
+    assert days["axis"]["format"] == "%b %d"
+
+
+def test_si_ticks_have_no_shared_prefix_and_small_shares_get_a_fitted_axis() -> None:
+    import vl_convert as vlc
+
+    frame = pl.DataFrame({"x": [0, 1, 2], "y": [0, 200, 400]})
+    chart = alt.Chart(frame).mark_line().encode(x="x:Q", y=alt.Y("y:Q", axis=ch.si_axis()))
+    svg = vlc.vegalite_to_svg(ch.chart_spec(chart), vl_version=ch.vegalite_version())
+    assert ">200<" in svg and "0k" not in svg and "0.2k" not in svg
+    _axis, scale = ch.share_axis(0.08)
+    assert scale.to_dict()["domain"][1] < 0.1
+    assert ch.share_axis(0.01)[0].to_dict()["format"] == ".1~%"

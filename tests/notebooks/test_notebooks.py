@@ -9,10 +9,12 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
+from solvelens.charts.renderer import V5_MIMETYPE
+
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
-NAMES = ["leaderboard_history.ipynb", "explore_trends.ipynb"]
-#: Charts each notebook draws (each one an SVG output).
-CHARTS = {"leaderboard_history.ipynb": 3, "explore_trends.ipynb": 8}
+NAMES = ["leaderboard_history.ipynb", "explore_trends.ipynb", "my_bot.ipynb"]
+#: Charts each notebook draws (each one an SVG output plus an interactive Vega-Lite v5 output).
+CHARTS = {"leaderboard_history.ipynb": 4, "explore_trends.ipynb": 9, "my_bot.ipynb": 3}
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -24,7 +26,9 @@ def test_committed_notebook_has_no_outputs_and_a_parameters_cell(name: str) -> N
     params = [cell for cell in code if "parameters" in cell.metadata.get("tags", [])]
     assert len(params) == 1
     assert "SOLVELENS_DB" in params[0].source and "data/solvelens.duckdb" in params[0].source
-    assert 'alt.renderers.enable("svg")' in "".join(cell.source for cell in code)
+    source = "".join(cell.source for cell in code)
+    assert source.count("setup(DB_PATH") == 1, "one call of the shared setup helper"
+    assert "an.load(" not in source and "renderers.enable" not in source, "no copied setup code"
 
 
 def execute_notebook(name: str) -> list[dict]:
@@ -47,4 +51,24 @@ def test_notebook_runs_against_the_generated_store(
     assert not [out for out in outputs if out.output_type == "error"]
     svgs = [out for out in outputs if "image/svg+xml" in out.get("data", {})]
     assert len(svgs) == CHARTS[name], "every chart renders as SVG"
+    interactive = [out for out in svgs if V5_MIMETYPE in out["data"]]
+    assert len(interactive) == len(svgs), "every chart also carries a Vega-Lite v5 spec for JupyterLab"
+    assert all(out["data"][V5_MIMETYPE]["$schema"].endswith("/v5.json") for out in interactive)
     assert any("snapshot(s) from" in out.get("text", "") for out in outputs if out.output_type == "stream")
+
+
+def test_my_bot_notebook_shows_a_bot_outside_the_top_20(
+    store_db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import polars as pl
+
+    from solvelens import analysis as an
+
+    store = an.load(store_db)
+    history = an.rank_history(store.leaderboard, store.snapshots)
+    name = an.current_leaderboard(history).filter(pl.col("rank") > 20)["name"][0]
+    monkeypatch.setenv("SOLVELENS_DB", str(store_db))
+    monkeypatch.setenv("SOLVELENS_BOT", name.upper())
+    outputs = execute_notebook("my_bot.ipynb")
+    text = "".join(out.get("text", "") for out in outputs if out.get("output_type") == "stream")
+    assert f"{name}: rank " in text

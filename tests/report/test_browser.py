@@ -1,5 +1,6 @@
 """The report in a real browser: headless Chromium renders every chart (an <svg> per chart container)
-with no console output and no script errors, with all network access blocked.
+with no console output and no script errors, with all network access blocked; the rank chart's end labels
+do not overlap (their bounding boxes, measured in the page); a screenshot of the page is taken.
 
 Needs the Debian package ``chromium``. Without it the test FAILS when the environment variable ``CI`` is set
 (CI installs it in ``.ci/run``) and is skipped otherwise.
@@ -7,12 +8,18 @@ Needs the Debian package ``chromium``. Without it the test FAILS when the enviro
 
 from __future__ import annotations
 
+import itertools
+import json
 import os
+import re
 import shutil
+import struct
 import subprocess
+from html import unescape
 from html.parser import HTMLParser
 from pathlib import Path
 
+import duckdb
 import pytest
 
 from solvelens.report import build_report
@@ -68,10 +75,11 @@ class _Charts(HTMLParser):
             self._stack.pop()
 
 
-def _render(report: Path, profile: Path) -> tuple[str, str]:
+def _render(report: Path, profile: Path, *extra: str) -> tuple[str, str]:
     command = [
         _chromium(),
         *FLAGS,
+        *extra,
         f"--user-data-dir={profile}",
         "--host-resolver-rules=MAP * ~NOTFOUND",  # any network request would fail: the page must not need one
         "--enable-logging=stderr",
@@ -93,7 +101,7 @@ def test_every_chart_renders_without_console_errors(store_db: Path, tmp_path: Pa
     parser.feed(dom)
     assert parser.root.get("data-rendered") == "true", "every vegaEmbed promise settled"
     assert parser.root.get("data-errors") == "0", dom[dom.find("render-problems") :][:2000]
-    assert len(parser.charts) == 11
+    assert len(parser.charts) == 15
     for key, chart in parser.charts.items():
         assert chart["status"] == "ok", f"chart {key}: {chart}"
         assert int(chart["graphics"]) >= 1, f"chart {key} has no svg/canvas"  # type: ignore[call-overload]
@@ -110,3 +118,95 @@ def test_short_history_report_renders(single_snapshot_store_db: Path, tmp_path: 
     assert parser.root.get("data-errors") == "0"
     assert parser.charts and all(c["status"] == "ok" for c in parser.charts.values())
     assert [line for line in log.splitlines() if ":CONSOLE" in line] == []
+
+
+#: Appended to a copy of the report: once every chart has rendered, writes the bounding box of each rank
+#: label, the svg count per chart container and the sortable table's first rows after a click into the DOM.
+_MEASURE = """
+<script>
+(function () {
+  function measure() {
+    var done = document.documentElement.getAttribute("data-rendered") === "true";
+    if (!done) { setTimeout(measure, 50); return; }
+    var boxes = Array.prototype.map.call(
+      document.querySelectorAll("#chart-rank_history g.rank_labels_marks text"),
+      function (t) { var r = t.getBoundingClientRect();
+        return {text: t.textContent, left: r.left, top: r.top, right: r.right, bottom: r.bottom}; });
+    var svgs = {};
+    Array.prototype.forEach.call(document.querySelectorAll("div[data-chart]"), function (el) {
+      svgs[el.getAttribute("data-chart")] = el.querySelectorAll("svg").length; });
+    var header = document.querySelector("#bot-table thead th:nth-child(3)");
+    header.click(); header.click();  // points, descending
+    var names = Array.prototype.slice.call(document.querySelectorAll("#bot-table tbody tr"), 0, 3)
+      .map(function (row) { return row.cells[2].getAttribute("data-value"); });
+    var out = document.createElement("pre");
+    out.id = "measured";
+    out.textContent = JSON.stringify({labels: boxes, svgs: svgs, sorted: names});
+    document.body.appendChild(out);
+  }
+  measure();
+})();
+</script>
+"""
+
+
+def test_rank_labels_do_not_overlap_and_every_chart_has_an_svg(store_db: Path, tmp_path: Path) -> None:
+    _chromium()
+    # Three bots tied on points at the newest snapshot share rank 2: their labels start at the same height.
+    db = tmp_path / "tied.duckdb"
+    shutil.copy(store_db, db)
+    with duckdb.connect(str(db)) as con:
+        con.execute(
+            "UPDATE leaderboard SET points = (SELECT points FROM leaderboard WHERE rank = 2 AND snapshot_id "
+            "= "
+            "(SELECT max(snapshot_id) FROM snapshots)) WHERE rank IN (3, 4) AND snapshot_id = "
+            "(SELECT max(snapshot_id) FROM snapshots)"
+        )
+    report = build_report(db, tmp_path / "report.html")
+    assert report.read_text(encoding="utf-8").count("  #2") >= 3, "three end labels read #2"
+    html = report.read_text(encoding="utf-8")
+    probe = tmp_path / "probe.html"
+    head, tail = html.rsplit("</body>", 1)
+    probe.write_text(head + _MEASURE + "</body>" + tail, encoding="utf-8")
+    dom, _ = _render(probe, tmp_path / "profile", "--window-size=1200,2000")
+    found = re.search(r'<pre id="measured">(.*?)</pre>', dom, re.S)
+    assert found, "the measuring script ran after every chart rendered"
+    measured = json.loads(unescape(found.group(1)))
+    labels = measured["labels"]
+    assert len(labels) == 10, "one end label per bot of the top 10"
+    for a, b in itertools.combinations(labels, 2):
+        overlap = (
+            a["left"] < b["right"]
+            and b["left"] < a["right"]
+            and a["top"] < b["bottom"]
+            and b["top"] < a["bottom"]
+        )
+        assert not overlap, f"labels overlap: {a} and {b}"
+    assert all(label["bottom"] - label["top"] > 5 for label in labels), "labels have a real size"
+    assert measured["svgs"] and all(count >= 1 for count in measured["svgs"].values()), measured["svgs"]
+    points = [int(value) for value in measured["sorted"]]
+    assert points == sorted(points, reverse=True), "clicking Points twice sorts the table descending"
+
+
+def test_screenshot_of_the_report(store_db: Path, tmp_path: Path) -> None:
+    _chromium()
+    report = build_report(store_db, tmp_path / "report.html")
+    shot = tmp_path / "report.png"
+    command = [
+        _chromium(),
+        *FLAGS,
+        f"--user-data-dir={tmp_path / 'profile'}",
+        "--host-resolver-rules=MAP * ~NOTFOUND",
+        "--hide-scrollbars",
+        "--window-size=1200,6000",
+        "--virtual-time-budget=30000",
+        f"--screenshot={shot}",
+        report.resolve().as_uri(),
+    ]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stderr[-2000:]
+    data = shot.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    width, height = struct.unpack(">II", data[16:24])
+    assert (width, height) == (1200, 6000)
+    assert len(data) > 200_000, "a page full of charts, not a blank screenshot"

@@ -7,12 +7,15 @@ import json
 import re
 from pathlib import Path
 
+import duckdb
+import polars as pl
 import pytest
 from typer.testing import CliRunner
 
 from solvelens import analysis as an
 from solvelens.cli import app
-from solvelens.report import EmptyStoreError, build_report, report_content
+from solvelens.report import EmptyStoreError, build_bot_report, build_report, report_content
+from tests.fixtures.store import StoreSpec, write_store
 
 CHART_KEYS = {
     "rank_history",
@@ -24,8 +27,12 @@ CHART_KEYS = {
     "bot_activity",
     "platform_stats",
     "score_distribution",
-    "llm_share",
     "coverage",
+    "model_leaderboard",
+    "model_trend",
+    "me_rank",
+    "me_points",
+    "me_categories",
 }
 
 
@@ -70,7 +77,10 @@ def test_report_sections_and_figures(report_html: str, store_db: Path) -> None:
     history = an.leaderboard_history(store.leaderboard, store.snapshots)
     leader = an.current_leaderboard(history, top=1)["name"][0]
     assert leader in report_html
-    assert report_html.count("<tr>") >= 21, "a header row and 20 leaderboard rows (+ the gap table)"
+    assert (
+        report_html.count('<tr data-name="')
+        == history.filter(pl.col("snapshot_id") == history["snapshot_id"].max()).height
+    ), "every ranked bot has a row"
     assert "3 day(s) without a snapshot" in report_html
     assert "2026-01-17 06:02 UTC" in report_html, "the gap table names the last snapshot before the gap"
     assert "The history is short" not in report_html
@@ -78,7 +88,7 @@ def test_report_sections_and_figures(report_html: str, store_db: Path) -> None:
 
 def test_leaderboard_rows_show_rank_changes(store_db: Path) -> None:
     content = report_content(an.load(store_db), now=dt.datetime(2026, 2, 10, tzinfo=dt.UTC))
-    moves = {row["move_class"] for row in content.leaderboard}
+    moves = {row["move_prev_class"] for row in content.leaderboard}
     assert {"up", "down", "same"} <= moves
     assert content.leaderboard[0]["rank"] == 1
     assert content.freshness.age_hours is not None and content.freshness.age_hours < 24
@@ -96,6 +106,7 @@ def test_one_snapshot_says_the_history_is_short(single_snapshot_store_db: Path, 
     assert "The history is short" in html
     specs = _specs(html)
     assert "rank_history" in specs and "movers" not in specs and "platform_growth" not in specs
+    assert "per day" not in html
     assert 'data-chart-note="movers"' in html
     assert "Needs at least two snapshots." in html
 
@@ -134,3 +145,116 @@ def test_cli_fails_with_one_line_naming_the_db_and_the_fix(
     assert len(lines) == 1
     assert str(db) in lines[0] and "solvelens snapshot" in lines[0]
     assert "Traceback" not in result.output
+
+
+@pytest.fixture(scope="module")
+def minutes_store_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Three snapshots taken a minute apart (as against a real server), 65 bots."""
+    db = write_store(
+        tmp_path_factory.mktemp("minutes") / "solvelens.duckdb",
+        StoreSpec(
+            days=3, bots=65, gap_days=(), extra_snapshot_days=(), base_url="https://platform.example/api/v1"
+        ),
+    )
+    with duckdb.connect(str(db)) as con:
+        con.execute(
+            "UPDATE snapshots SET taken_at = TIMESTAMPTZ '2026-05-01 12:00:00+00' "
+            "+ to_minutes(CAST(snapshot_id - 1 AS BIGINT))"
+        )
+    return db
+
+
+def test_three_snapshots_a_minute_apart_never_extrapolate_to_a_day(
+    minutes_store_db: Path, tmp_path: Path
+) -> None:
+    content = report_content(an.load(minutes_store_db), now=dt.datetime(2026, 5, 1, 12, 5, tzinfo=dt.UTC))
+    assert content.rate_unit.name == "snapshot"
+    html = build_report(minutes_store_db, tmp_path / "m.html").read_text(encoding="utf-8")
+    assert "per day" not in html and "/ day" not in html
+    assert "per snapshot" in html
+    specs = _specs(html)
+    growth = json.dumps(specs["platform_growth"])
+    assert "per snapshot" in growth and "per day" not in growth
+    assert specs["rank_history"]["layer"][0]["encoding"]["x"]["axis"]["format"] == "%H:%M"
+    assert "points_trend" in specs, "one day of snapshots still draws the trend"
+    assert "Simulated data" not in html, "a real platform's snapshots are not labelled simulated"
+    problems = next(f for f in content.headline if f.label == "Problems")
+    assert "per snapshot" in problems.detail
+
+
+def test_simulated_data_is_labelled_with_its_simulated_dates(report_html: str) -> None:
+    assert "Simulated data" in report_html
+    assert "Simulated dates run from 2026-01-01" in report_html
+    assert "days old" not in report_html, "no age against the wall clock for a simulated clock"
+
+
+def test_table_lists_every_bot_with_three_changes_and_a_csv_beside_it(store_db: Path, tmp_path: Path) -> None:
+    out = build_report(store_db, tmp_path / "r.html")
+    html = out.read_text(encoding="utf-8")
+    csv = pl.read_csv(tmp_path / "r.csv")
+    assert 'href="r.csv"' in html
+    for column in ("rank_change_prev", "rank_change_7d", "rank_change_first", "bot_id", "name", "points"):
+        assert column in csv.columns
+    store = an.load(store_db)
+    history = an.rank_history(store.leaderboard, store.snapshots)
+    assert csv.height == an.current_leaderboard(history).height == html.count('<tr data-name="')
+    for heading in ("vs previous", "vs 7 days", "vs first"):
+        assert heading in html
+    assert "data-sortable" in html and 'data-filter="bot-table"' in html
+
+
+def test_your_bot_section_from_bot_me(report_html: str, store_db: Path) -> None:
+    me = an.load(store_db).bot_me.collect()["name"][0]
+    assert f"Your bot: {me}" in report_html
+
+
+def test_model_leaderboard_shows_intervals(store_db: Path) -> None:
+    content = report_content(an.load(store_db))
+    ranked = [row for row in content.models if row["ranked"]]
+    assert ranked and all("[" in row["percentile"] and "]" in row["percentile"] for row in ranked)
+    spec = ch_spec(content, "model_leaderboard")
+    marks = [layer["mark"]["type"] for layer in spec["layer"]]
+    assert "rule" in marks and "point" in marks
+
+
+def ch_spec(content, key: str) -> dict:
+    from solvelens.charts import chart_spec
+
+    slot = next(s for slots in content.sections.values() for s in slots if s.key == key)
+    return chart_spec(slot.chart)
+
+
+def test_report_bot_for_a_bot_outside_the_top_20(store_db: Path, tmp_path: Path) -> None:
+    store = an.load(store_db)
+    history = an.rank_history(store.leaderboard, store.snapshots)
+    row = an.current_leaderboard(history).filter(pl.col("rank") > 20).row(0, named=True)
+    out = tmp_path / "bot.html"
+    result = CliRunner().invoke(
+        app, ["report", "--db", str(store_db), "--bot", row["name"].upper(), "--out", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    html = out.read_text(encoding="utf-8")
+    assert f"Bot {row['name']}" in html and row["bot_id"] in html
+    assert f"#{row['rank']}" in html
+    specs = _specs(html)
+    assert {"bot_rank", "bot_points", "bot_categories"} <= set(specs)
+    assert "Solutions by problem" in html and "compared with the median bot" in html
+
+
+def test_report_bot_unknown_name_is_one_line_with_suggestions(store_db: Path, tmp_path: Path) -> None:
+    store = an.load(store_db)
+    name = store.leaderboard.collect()["name"][0]
+    result = CliRunner().invoke(
+        app, ["report", "--db", str(store_db), "--bot", name[:-1] + "q", "--out", str(tmp_path / "x.html")]
+    )
+    assert result.exit_code == 1
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "did you mean" in lines[0] and name in lines[0]
+    assert not (tmp_path / "x.html").exists()
+
+
+def test_build_bot_report_default_path_and_suspended_bot(store_db: Path, tmp_path: Path) -> None:
+    bots = an.load(store_db).bots.collect()
+    suspended = bots.filter(pl.col("status") == "suspended")["name"][0]
+    out = build_bot_report(store_db, suspended, tmp_path / "s.html")
+    assert "not on the leaderboard at the newest snapshot" in out.read_text(encoding="utf-8")

@@ -1,53 +1,106 @@
 """polars helpers over the store's public views (pure functions on frames, documented columns).
 
 Start with :func:`load` (opens the DuckDB file read-only, reads into polars, closes it), then pass its
-frames to the helpers, e.g. ``leaderboard_history(store.leaderboard, store.snapshots)``.
+frames to the helpers::
+
+    store = load("data/solvelens.duckdb")
+    history = rank_history(store.leaderboard, store.snapshots)  # rank, points, Elo per bot and snapshot
+    current_leaderboard(history)  # the newest snapshot, with changes vs prev / 7 days / first
+    bot_id, name = find_bot("my-bot", history, store.bots)
+    bot_history(history, bot_id, bots=store.bots)  # one bot at every snapshot
+    model_leaderboard(store.solutions)  # LLM models with bootstrap intervals
+
+Every helper's docstring lists its output columns and dtypes. Ranks: 1 = top, ties share a rank ("1224");
+a positive rank change means the bot moved up. Rates are per day, per hour or per snapshot depending on how
+long the history spans (:func:`rate_unit`); each rate frame says which in its ``rate_unit`` column.
 """
 
 from solvelens.analysis.activity import bot_activity, platform_activity
+from solvelens.analysis.bot import (
+    BotNotFoundError,
+    BotSummary,
+    bot_categories,
+    bot_history,
+    bot_solutions,
+    bot_summary,
+    find_bot,
+)
 from solvelens.analysis.coverage import Freshness, freshness, snapshot_days, snapshot_gaps
 from solvelens.analysis.growth import category_growth, platform_growth, problem_counts
 from solvelens.analysis.leaderboard import (
+    BASELINE_LABELS,
+    BASELINES,
     bump_data,
     current_leaderboard,
     daily_last,
     leader_changes,
     leaderboard_history,
+    rank_history,
     rank_stability,
+    reference_snapshots,
     thin_snapshots,
     top_bots,
     top_movers,
 )
+from solvelens.analysis.models import model_leaderboard, model_trend
 from solvelens.analysis.platform import latest_stats, platform_stats_over_time
-from solvelens.analysis.solutions import llm_model_share, score_distribution
+from solvelens.analysis.solutions import llm_model_share, score_distribution, with_rank_percentile
+from solvelens.analysis.stability import rank_volatility
 from solvelens.analysis.store import NotAStoreError, Store, StoreError, StoreNotFoundError, load
+from solvelens.analysis.timescale import (
+    RateUnit,
+    format_duration,
+    history_span,
+    rate_unit,
+    time_resolution,
+)
 
 __all__ = [
+    "BASELINES",
+    "BASELINE_LABELS",
+    "BotNotFoundError",
+    "BotSummary",
     "Freshness",
     "NotAStoreError",
+    "RateUnit",
     "Store",
     "StoreError",
     "StoreNotFoundError",
     "bot_activity",
+    "bot_categories",
+    "bot_history",
+    "bot_solutions",
+    "bot_summary",
     "bump_data",
     "category_growth",
     "current_leaderboard",
     "daily_last",
+    "find_bot",
+    "format_duration",
     "freshness",
+    "history_span",
     "latest_stats",
     "leader_changes",
     "leaderboard_history",
     "llm_model_share",
     "load",
+    "model_leaderboard",
+    "model_trend",
     "platform_activity",
     "platform_growth",
     "platform_stats_over_time",
     "problem_counts",
+    "rank_history",
     "rank_stability",
+    "rank_volatility",
+    "rate_unit",
+    "reference_snapshots",
     "score_distribution",
     "snapshot_days",
     "snapshot_gaps",
     "thin_snapshots",
+    "time_resolution",
     "top_bots",
     "top_movers",
+    "with_rank_percentile",
 ]

@@ -1,25 +1,30 @@
-"""Bot activity: solutions and votes per day, from the change of each bot's profile counters.
+"""Bot activity: solutions and votes added, from the change of each bot's profile counters.
 
 Input is the store's ``bots`` frame (snapshot_id, bot_id, name, total_solutions, total_votes) and
 ``snapshots`` (snapshot_id, taken_at). Between two consecutive snapshots of a bot the counter change is
-divided by the elapsed days (fractional, UTC). A counter that went DOWN (a reset on the platform) gives a
-null delta instead of negative activity.
+divided by the elapsed time in the history's rate unit (:func:`solvelens.analysis.timescale.rate_unit`:
+per day, per hour or per snapshot). A counter that went DOWN (a reset on the platform) gives a null delta
+instead of negative activity.
 """
 
 from __future__ import annotations
 
 import polars as pl
 
+from solvelens.analysis.timescale import RateUnit, rate_unit
+
 FrameLike = pl.DataFrame | pl.LazyFrame
 
 
-def bot_activity(bots: FrameLike, snapshots: FrameLike) -> pl.DataFrame:
+def bot_activity(bots: FrameLike, snapshots: FrameLike, *, unit: RateUnit | None = None) -> pl.DataFrame:
     """Per bot and snapshot (after the bot's first): solutions and votes added since its previous snapshot.
 
-    Output columns: snapshot_id Int64, taken_at, bot_id, name, days Float64 (since the bot's previous
-    snapshot), solutions_delta Int64, votes_delta Int64, solutions_per_day Float64, votes_per_day Float64;
-    sorted by taken_at, bot_id.
+    ``unit`` defaults to :func:`~solvelens.analysis.timescale.rate_unit` of ``snapshots``.
+    Output columns: snapshot_id Int64, taken_at, bot_id, name, elapsed_s Float64 (seconds since the bot's
+    previous snapshot), solutions_delta Int64, votes_delta Int64, solutions_rate Float64, votes_rate
+    Float64 (in ``unit``), rate_unit String ("day" | "hour" | "snapshot"); sorted by taken_at, bot_id.
     """
+    unit = unit or rate_unit(snapshots)
     times = snapshots.lazy().select("snapshot_id", "taken_at")
 
     def delta(column: str) -> pl.Expr:
@@ -32,25 +37,27 @@ def bot_activity(bots: FrameLike, snapshots: FrameLike) -> pl.DataFrame:
         .join(times, on="snapshot_id")
         .sort("bot_id", "taken_at", "snapshot_id")
         .with_columns(
-            days=(pl.col("taken_at").diff().dt.total_microseconds() / 86_400e6).over("bot_id"),
+            elapsed_s=(pl.col("taken_at").diff().dt.total_microseconds() / 1e6).over("bot_id"),
             solutions_delta=delta("total_solutions"),
             votes_delta=delta("total_votes"),
         )
-        .filter(pl.col("days").is_not_null() & (pl.col("days") > 0))
+        .filter(pl.col("elapsed_s").is_not_null() & (pl.col("elapsed_s") > 0))
         .with_columns(
-            solutions_per_day=pl.col("solutions_delta") / pl.col("days"),
-            votes_per_day=pl.col("votes_delta") / pl.col("days"),
+            solutions_rate=unit.rate(pl.col("solutions_delta"), pl.col("elapsed_s")),
+            votes_rate=unit.rate(pl.col("votes_delta"), pl.col("elapsed_s")),
+            rate_unit=pl.lit(unit.name),
         )
         .select(
             "snapshot_id",
             "taken_at",
             "bot_id",
             "name",
-            "days",
+            "elapsed_s",
             "solutions_delta",
             "votes_delta",
-            "solutions_per_day",
-            "votes_per_day",
+            "solutions_rate",
+            "votes_rate",
+            "rate_unit",
         )
         .sort("taken_at", "bot_id")
     )
@@ -58,17 +65,19 @@ def bot_activity(bots: FrameLike, snapshots: FrameLike) -> pl.DataFrame:
 
 
 def platform_activity(activity: pl.DataFrame) -> pl.DataFrame:
-    """Sum :func:`bot_activity` over bots: the whole platform's solutions and votes per day.
+    """Sum :func:`bot_activity` over bots: the whole platform's solutions and votes added.
 
     Output columns: snapshot_id Int64, taken_at, active_bots UInt32 (bots that added anything),
-    solutions_per_day Float64, votes_per_day Float64; sorted by taken_at.
+    solutions_rate Float64, votes_rate Float64 (in the activity's unit), rate_unit String; sorted by
+    taken_at.
     """
     return (
         activity.group_by("snapshot_id", "taken_at")
         .agg(
             active_bots=((pl.col("solutions_delta") > 0) | (pl.col("votes_delta") > 0)).sum().cast(pl.UInt32),
-            solutions_per_day=pl.col("solutions_per_day").sum(),
-            votes_per_day=pl.col("votes_per_day").sum(),
+            solutions_rate=pl.col("solutions_rate").sum(),
+            votes_rate=pl.col("votes_rate").sum(),
+            rate_unit=pl.col("rate_unit").first(),
         )
         .sort("taken_at", "snapshot_id")
     )

@@ -2,13 +2,17 @@
 
 Input is ``problem_counts`` (one row per snapshot x category x status x author_type; see
 :class:`solvelens.analysis.store.Store`), either read from the store or computed from full ``problems``
-rows by :func:`problem_counts`. Rates per day divide the change between consecutive snapshots by the
-days between them (fractional days, UTC), so gaps in the snapshot series do not inflate them.
+rows by :func:`problem_counts`. Rates divide the change between consecutive snapshots by the time between
+them in the history's rate unit (:func:`solvelens.analysis.timescale.rate_unit`: per day when the history
+spans a day or more, per hour when an hour or more, else per snapshot), so gaps in the snapshot series do not
+inflate them and minutes are never extrapolated to a day.
 """
 
 from __future__ import annotations
 
 import polars as pl
+
+from solvelens.analysis.timescale import RateUnit, rate_unit
 
 FrameLike = pl.DataFrame | pl.LazyFrame
 
@@ -35,21 +39,25 @@ def problem_counts(problems: FrameLike) -> pl.DataFrame:
     )
 
 
-def _per_day(column: str, over: str | None = None) -> pl.Expr:
+def _rate(column: str, unit: RateUnit, over: str | None = None) -> pl.Expr:
     change = pl.col(column).diff()
-    days = pl.col("days_since_prev")
-    rate = (change.cast(pl.Float64) / days).cast(pl.Float64)
-    return rate.over(over) if over else rate
+    if over:
+        change = change.over(over)
+    return unit.rate(change, pl.col("elapsed_s"))
 
 
-def platform_growth(counts: FrameLike, snapshots: FrameLike) -> pl.DataFrame:
-    """Totals of problems, solutions and comparisons per snapshot, and their growth per day.
+def platform_growth(counts: FrameLike, snapshots: FrameLike, *, unit: RateUnit | None = None) -> pl.DataFrame:
+    """Totals of problems, solutions and comparisons per snapshot, and their growth rate.
 
+    ``unit`` defaults to :func:`~solvelens.analysis.timescale.rate_unit` of ``snapshots``.
     Output columns: snapshot_id Int64, taken_at, problems Int64, solutions Int64, comparisons Int64,
-    mature Int64, days_since_prev Float64 (null for the first snapshot), problems_per_day Float64,
-    solutions_per_day Float64 (null for the first snapshot); sorted by taken_at. Snapshots without problem
-    rows count zero.
+    mature Int64, elapsed_s Float64 (seconds since the previous snapshot; null for the first),
+    problems_added Int64, solutions_added Int64 (change since the previous snapshot), problems_rate Float64,
+    solutions_rate Float64 (the change in ``unit``: per day, per hour or per snapshot; null for the first
+    snapshot), rate_unit String ("day" | "hour" | "snapshot"); sorted by taken_at. Snapshots without
+    problem rows count zero.
     """
+    unit = unit or rate_unit(snapshots)
     totals = (
         counts.lazy()
         .group_by("snapshot_id")
@@ -64,23 +72,36 @@ def platform_growth(counts: FrameLike, snapshots: FrameLike) -> pl.DataFrame:
         .join(totals, on="snapshot_id", how="left")
         .with_columns(pl.col("problems", "solutions", "comparisons", "mature").fill_null(0).cast(pl.Int64))
         .sort("taken_at", "snapshot_id")
-        .with_columns(days_since_prev=pl.col("taken_at").diff().dt.total_microseconds() / 86_400e6)
-        .with_columns(problems_per_day=_per_day("problems"), solutions_per_day=_per_day("solutions"))
+        .with_columns(elapsed_s=pl.col("taken_at").diff().dt.total_microseconds() / 1e6)
+        .with_columns(
+            problems_added=pl.col("problems").diff(),
+            solutions_added=pl.col("solutions").diff(),
+            problems_rate=_rate("problems", unit),
+            solutions_rate=_rate("solutions", unit),
+            rate_unit=pl.lit(unit.name),
+        )
     )
     return frame.collect()
 
 
 def category_growth(
-    counts: FrameLike, snapshots: FrameLike, categories: FrameLike | None = None
+    counts: FrameLike,
+    snapshots: FrameLike,
+    categories: FrameLike | None = None,
+    *,
+    unit: RateUnit | None = None,
 ) -> pl.DataFrame:
-    """Problems per category per snapshot, the category's maturity rate and its growth per day.
+    """Problems per category per snapshot, the category's maturity rate and its growth rate.
 
     ``categories`` (slug, name; any snapshot) supplies display names; without it the slug is the name.
     Output columns: snapshot_id Int64, taken_at, category String (slug; :data:`UNCATEGORISED` for null),
     name String, problems Int64, mature Int64, maturity_rate Float64 (mature / problems, 0..1),
-    solutions Int64, problems_per_day Float64 (null for a category's first snapshot); sorted by taken_at,
-    category. Every category appears at every snapshot (zero when it had no problems).
+    solutions Int64, problems_rate Float64 (problems added in ``unit``, default
+    :func:`~solvelens.analysis.timescale.rate_unit`; null for a category's first snapshot), rate_unit
+    String; sorted by taken_at, category. Every category appears at every snapshot (zero when it had no
+    problems).
     """
+    unit = unit or rate_unit(snapshots)
     per_cat = (
         counts.lazy()
         .with_columns(pl.col("category").fill_null(UNCATEGORISED))
@@ -103,10 +124,8 @@ def category_growth(
             .otherwise(0.0)
         )
         .sort("category", "taken_at", "snapshot_id")
-        .with_columns(
-            days_since_prev=(pl.col("taken_at").diff().dt.total_microseconds() / 86_400e6).over("category")
-        )
-        .with_columns(problems_per_day=_per_day("problems", over="category"))
+        .with_columns(elapsed_s=(pl.col("taken_at").diff().dt.total_microseconds() / 1e6).over("category"))
+        .with_columns(problems_rate=_rate("problems", unit, over="category"), rate_unit=pl.lit(unit.name))
     )
     if categories is not None:
         names = (
@@ -137,4 +156,4 @@ def category_growth(
         "maturity_rate",
         "solutions",
     ]
-    return frame.select([*columns, "problems_per_day"]).sort("taken_at", "category").collect()
+    return frame.select([*columns, "problems_rate", "rate_unit"]).sort("taken_at", "category").collect()

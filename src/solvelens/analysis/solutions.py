@@ -110,3 +110,32 @@ def llm_model_share(solutions: FrameLike, *, top_rank: int = 1, max_models: int 
         lift=pl.when(pl.col("share") > 0).then(pl.col("top_share") / pl.col("share")).otherwise(math.nan)
     )
     return out.select(list(schema)).sort(["top_solutions", "llm_model"], descending=[True, False])
+
+
+def with_rank_percentile(solutions: FrameLike) -> pl.DataFrame:
+    """Add each solution's standing within its problem (one snapshot, or several: grouped per snapshot).
+
+    A problem's solutions are ranked 1..n by the platform (1 = best). The rank percentile is
+    ``(n - rank) / (n - 1)``: 1.0 for the best solution, 0.0 for the worst, null when the problem has a
+    single solution (nothing to compare with). ``rank`` above ``n`` (a page not stored) is clipped.
+    Output: the input columns plus solutions_in_problem UInt32, rank_percentile Float64 (0..1, null for
+    uncontested problems), contested Boolean (n >= 2), top1 Boolean (rank 1 in a contested problem),
+    top3 Boolean (rank <= 3 in a contested problem), llm_model with nulls as :data:`UNKNOWN_MODEL`.
+    """
+    n = pl.len().over("snapshot_id", "problem_id")
+    frame = solutions.lazy().with_columns(solutions_in_problem=n.cast(pl.UInt32))
+    contested = pl.col("solutions_in_problem") >= 2
+    return frame.with_columns(
+        llm_model=pl.col("llm_model").fill_null(UNKNOWN_MODEL),
+        rank_percentile=pl.when(contested)
+        .then(
+            (
+                (pl.col("solutions_in_problem").cast(pl.Float64) - pl.col("rank").cast(pl.Float64))
+                / (pl.col("solutions_in_problem").cast(pl.Float64) - 1.0)
+            ).clip(0.0, 1.0)
+        )
+        .otherwise(None),
+        contested=contested,
+        top1=contested & (pl.col("rank") == 1),
+        top3=contested & (pl.col("rank") <= 3),
+    ).collect()

@@ -47,6 +47,11 @@ class Store:
     - ``problem_counts``: snapshot_id, category (String, null = uncategorised), status, author_type,
       problems Int64, solutions Int64, comparisons Int64 (problems aggregated per snapshot in DuckDB;
       the same shape as :func:`solvelens.analysis.growth.problem_counts` computes from ``problems``)
+    - ``model_counts``: snapshot_id, llm_model (null as "unknown"), solutions Int64, contested_solutions
+      Int64 (in problems with at least two solutions), percentile_sum Float64 (sum of their rank
+      percentiles within problem, ``(n - rank) / (n - 1)``), top1 Int64, top3 Int64 (contested solutions
+      ranked 1, ranked 1-3); aggregated per snapshot in DuckDB over EVERY selected snapshot, the input of
+      :func:`solvelens.analysis.model_trend`
     - ``problems``: snapshot_id, problem_id, title, status, category, author_type, solution_count Int64,
       comparison_count Int64, created_at (the LATEST snapshot only)
     - ``solutions``: snapshot_id, solution_id, problem_id, rank Int32, score Float64, comparison_count Int64,
@@ -64,6 +69,7 @@ class Store:
     categories: pl.LazyFrame
     platform_stats: pl.LazyFrame
     problem_counts: pl.LazyFrame
+    model_counts: pl.LazyFrame
     problems: pl.LazyFrame
     solutions: pl.LazyFrame
     snapshot_count: int
@@ -125,6 +131,15 @@ _DTYPES: dict[str, dict[str, pl.DataType]] = {
         "problems": pl.Int64(),
         "solutions": pl.Int64(),
         "comparisons": pl.Int64(),
+    },
+    "model_counts": {
+        "snapshot_id": pl.Int64(),
+        "llm_model": pl.String(),
+        "solutions": pl.Int64(),
+        "contested_solutions": pl.Int64(),
+        "percentile_sum": pl.Float64(),
+        "top1": pl.Int64(),
+        "top3": pl.Int64(),
     },
     "problems": {
         "snapshot_id": pl.Int64(),
@@ -221,6 +236,18 @@ def load(
             "coalesce(sum(solution_count), 0)::BIGINT AS solutions, "
             "coalesce(sum(comparison_count), 0)::BIGINT AS comparisons "
             f"FROM problems WHERE {keep} GROUP BY ALL ORDER BY ALL"
+        ).pl()
+        frames["model_counts"] = con.sql(
+            "WITH s AS (SELECT snapshot_id, coalesce(llm_model, 'unknown') AS llm_model, rank, "
+            "count(*) OVER (PARTITION BY snapshot_id, problem_id) AS n "
+            f"FROM solutions WHERE {keep}) "
+            "SELECT snapshot_id, llm_model, count(*)::BIGINT AS solutions, "
+            "count(*) FILTER (WHERE n >= 2)::BIGINT AS contested_solutions, "
+            "coalesce(sum(greatest(0.0, least(1.0, (n - rank)::DOUBLE / (n - 1)))) FILTER (WHERE n >= 2), 0) "
+            "AS percentile_sum, "
+            "count(*) FILTER (WHERE n >= 2 AND rank = 1)::BIGINT AS top1, "
+            "count(*) FILTER (WHERE n >= 2 AND rank <= 3)::BIGINT AS top3 "
+            "FROM s GROUP BY ALL ORDER BY ALL"
         ).pl()
         latest = int(snapshots["snapshot_id"][-1]) if snapshots.height else None
         latest_filter = f"snapshot_id = {latest}" if latest is not None else "FALSE"

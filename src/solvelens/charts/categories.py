@@ -6,7 +6,7 @@ import altair as alt
 import polars as pl
 
 from solvelens.charts.data import chart_data, span_days
-from solvelens.charts.theme import DEFAULT_WIDTH, time_x
+from solvelens.charts.theme import DEFAULT_WIDTH, share_axis, si_axis, snapshot_tooltip, time_x
 
 
 def _order(growth: pl.DataFrame) -> list[str]:
@@ -32,15 +32,15 @@ def category_area_chart(
     )
     return (
         alt.Chart(data)
-        .mark_area(interpolate="monotone", opacity=0.9)
+        .mark_area(opacity=0.9)
         .encode(
             x=time_x(span_days=span),
-            y=alt.Y("problems:Q", stack="zero", title="Problems"),
+            y=alt.Y("problems:Q", stack="zero", title="Problems", axis=si_axis()),
             color=alt.Color("name:N", sort=order, title="Category"),
             order=alt.Order("stack:Q", sort="ascending"),
             tooltip=[
                 alt.Tooltip("name:N", title="Category"),
-                alt.Tooltip("taken_at:T", title="Snapshot (UTC)", format="%Y-%m-%d"),
+                snapshot_tooltip(),
                 alt.Tooltip("problems:Q", title="Problems"),
                 alt.Tooltip("mature:Q", title="Mature"),
                 alt.Tooltip("maturity_rate:Q", title="Maturity rate", format=".0%"),
@@ -55,22 +55,22 @@ def category_maturity_chart(
 ) -> alt.Chart:
     """Lines of each category's maturity rate (mature / all problems) over time.
 
-    Input: :func:`solvelens.analysis.category_growth`.
+    Input: :func:`solvelens.analysis.category_growth`. The y axis is fitted to the largest rate (a
+    maturity of a few percent is not squeezed into a 0-100% axis).
     """
     span = span_days(growth)
     order = _order(growth)
+    axis, scale = share_axis(growth["maturity_rate"].max() if growth.height else None)  # type: ignore[arg-type]
     return (
         alt.Chart(chart_data(growth.select("taken_at", "name", "maturity_rate")))
-        .mark_line(interpolate="monotone")
+        .mark_line(point=alt.OverlayMarkDef(size=14))
         .encode(
             x=time_x(span_days=span),
-            y=alt.Y(
-                "maturity_rate:Q", title="Mature", axis=alt.Axis(format=".0%"), scale=alt.Scale(domain=[0, 1])
-            ),
+            y=alt.Y("maturity_rate:Q", title="Mature", axis=axis, scale=scale),
             color=alt.Color("name:N", sort=order, title="Category"),
             tooltip=[
                 alt.Tooltip("name:N", title="Category"),
-                alt.Tooltip("taken_at:T", title="Snapshot (UTC)", format="%Y-%m-%d"),
+                snapshot_tooltip(),
                 alt.Tooltip("maturity_rate:Q", title="Maturity rate", format=".1%"),
             ],
         )

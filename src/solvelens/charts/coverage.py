@@ -34,7 +34,7 @@ def coverage_chart(
                 scale=alt.Scale(domain=["snapshot", "missing"], range=[PALETTE[0], DOWN_COLOUR]),
             ),
             tooltip=[
-                alt.Tooltip("day:T", title="Day (UTC)", format="%Y-%m-%d"),
+                alt.Tooltip("day:T", title="Day (UTC)", format="%Y-%m-%d", timeUnit="utcyearmonthdate"),
                 alt.Tooltip("snapshots:Q", title="Snapshots"),
             ],
         )

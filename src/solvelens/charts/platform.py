@@ -6,7 +6,7 @@ import altair as alt
 import polars as pl
 
 from solvelens.charts.data import chart_data, span_days
-from solvelens.charts.theme import PALETTE, time_x
+from solvelens.charts.theme import PALETTE, si_axis, snapshot_tooltip, time_x
 
 
 def platform_stats_chart(
@@ -23,10 +23,10 @@ def platform_stats_chart(
         .mark_line(color=PALETTE[0], point=alt.OverlayMarkDef(size=12))
         .encode(
             x=time_x(span_days=span),
-            y=alt.Y("value:Q", title=None, axis=alt.Axis(format="~s")),
+            y=alt.Y("value:Q", title=None, axis=si_axis(), scale=alt.Scale(zero=False)),
             tooltip=[
                 alt.Tooltip("metric:N", title="Metric"),
-                alt.Tooltip("taken_at:T", title="Snapshot (UTC)", format="%Y-%m-%d %H:%M"),
+                snapshot_tooltip(),
                 alt.Tooltip("value:Q", title="Value", format=",.2~f"),
             ],
         )

@@ -27,6 +27,8 @@ PALETTE = [
 UP_COLOUR = "#2e8b57"
 DOWN_COLOUR = "#c0392b"
 MUTED_COLOUR = "#8a8f98"
+#: Dark text for labels drawn on charts (readable on white, unlike pastel series colours).
+INK_COLOUR = "#1f2328"
 GAP_COLOUR = "#f4d6d6"
 DEFAULT_WIDTH = 680
 DEFAULT_HEIGHT = 300
@@ -68,9 +70,17 @@ def enable_theme() -> None:
 
 
 def _ticks(span_days: float | None) -> dict[str, object] | int:
-    """A tick interval that gives at most ~10 labels without repeating a day (UTC calendar units)."""
+    """A tick interval that gives at most ~12 labels at the data's own resolution (UTC calendar units).
+
+    Histories shorter than four days get a tick count instead of an interval (Vega-Lite accepts only the
+    singular "minute"/"hour" intervals, which Vega's time scale does not know): Vega then picks minute or
+    hour ticks itself; the count never asks for ticks closer than a minute.
+    """
     if span_days is None:
         return 8
+    if span_days < 4:
+        minutes = span_days * 1440
+        return max(1, min(8, int(minutes))) if minutes >= 1 else 1
     for limit, interval, step in (
         (10, "day", 1),
         (20, "day", 2),
@@ -84,17 +94,59 @@ def _ticks(span_days: float | None) -> dict[str, object] | int:
     return {"interval": "year", "step": 1}
 
 
-def time_x(field: str = "taken_at", title: str | None = None, *, span_days: float | None = None) -> alt.X:
-    """The shared time axis: a UTC time scale with day-level labels.
+def _time_format(span_days: float | None) -> str:
+    if span_days is None or span_days >= 400:
+        return "%b %d" if span_days is None else "%b %Y"
+    if span_days >= 4:
+        return "%b %d"
+    if span_days >= 1:
+        return "%b %d %H:%M"
+    return "%H:%M" if span_days * 1440 >= 1 else "%H:%M:%S"
 
-    ``span_days`` (the data's time span, see :func:`solvelens.charts.data.span_days`) picks calendar tick
-    intervals so short histories do not repeat a day label; without it Vega picks about 8 ticks.
+
+def time_x(field: str = "taken_at", title: str | None = None, *, span_days: float | None = None) -> alt.X:
+    """The shared time axis: a UTC time scale labelled at the data's own resolution.
+
+    ``span_days`` (the data's time span, see :func:`solvelens.charts.data.span_days`) picks the tick unit:
+    minutes or hours (labels ``HH:MM``, with the date when the span crosses days) for histories shorter
+    than a few days, calendar days, weeks or months beyond; without it Vega picks about 8 ticks. The
+    default title says the times are UTC (and gives the day of a history shorter than a day).
     """
     ticks = _ticks(span_days)
-    label = "%b %Y" if isinstance(ticks, dict) and ticks["interval"] in ("month", "year") else "%b %d"
+    label = _time_format(span_days)
     return alt.X(
         f"{field}:T",
-        title=title,
-        scale=alt.Scale(type="utc"),
-        axis=alt.Axis(format=label, labelAngle=0, tickCount=ticks),  # type: ignore[arg-type]
+        title=title if title is not None else "Time (UTC)",
+        scale=alt.Scale(type="utc", padding=10),
+        axis=alt.Axis(format=label, labelAngle=0, tickCount=ticks, labelOverlap=True),  # type: ignore[arg-type]
     )
+
+
+def snapshot_tooltip(field: str = "taken_at", title: str = "Snapshot (UTC)") -> alt.Tooltip:
+    """The tooltip line of a snapshot time: ``2026-01-31 06:00`` in UTC (whatever the viewer's time zone)."""
+    return alt.Tooltip(
+        f"{field}:T", title=title, format="%Y-%m-%d %H:%M", timeUnit="utcyearmonthdatehoursminutes"
+    )
+
+
+#: Vega expression for SI-style tick labels without a shared prefix: 0, 200, 1.5k, 2M (never "0k", "0.2k").
+SI_LABEL_EXPR = (
+    "abs(datum.value) >= 1e9 ? format(datum.value / 1e9, '.3~r') + 'G' : "
+    "abs(datum.value) >= 1e6 ? format(datum.value / 1e6, '.3~r') + 'M' : "
+    "abs(datum.value) >= 1e3 ? format(datum.value / 1e3, '.3~r') + 'k' : "
+    "format(datum.value, '.3~r')"
+)
+
+
+def si_axis(**kwargs: object) -> alt.Axis:
+    """An axis whose labels use SI suffixes per tick (0, 500, 1k, 1.5k), never a shared prefix ("0k")."""
+    return alt.Axis(labelExpr=SI_LABEL_EXPR, **kwargs)  # type: ignore[arg-type]
+
+
+def share_axis(max_value: float | None, **kwargs: object) -> tuple[alt.Axis, alt.Scale]:
+    """Axis and scale for shares (0..1) fitted to the data: up to the largest value (with headroom) instead
+    of always 0-100%, with a format precise enough for small percentages (0.5%, 2%, 40%)."""
+    top = max(float(max_value or 0.0), 1e-6)
+    fmt = ".1~%" if top < 0.05 else ".0%"
+    domain_top = min(1.0, top * 1.15)
+    return alt.Axis(format=fmt, **kwargs), alt.Scale(domain=[0, domain_top], nice=True, zero=True)  # type: ignore[arg-type]

@@ -6,7 +6,7 @@ import altair as alt
 import polars as pl
 
 from solvelens.charts.data import chart_data, span_days
-from solvelens.charts.theme import DEFAULT_WIDTH, GAP_COLOUR, MUTED_COLOUR, time_x
+from solvelens.charts.theme import DEFAULT_WIDTH, GAP_COLOUR, MUTED_COLOUR, si_axis, snapshot_tooltip, time_x
 
 
 def points_trend_chart(
@@ -42,22 +42,32 @@ def points_trend_chart(
                 x2="gap_end:T",
                 tooltip=[
                     alt.Tooltip("label:N", title="Gap"),
-                    alt.Tooltip("gap_start:T", title="From", format="%Y-%m-%d"),
-                    alt.Tooltip("gap_end:T", title="To", format="%Y-%m-%d"),
+                    alt.Tooltip(
+                        "gap_start:T",
+                        title="From",
+                        format="%Y-%m-%d %H:%M",
+                        timeUnit="utcyearmonthdatehoursminutes",
+                    ),
+                    alt.Tooltip(
+                        "gap_end:T",
+                        title="To",
+                        format="%Y-%m-%d %H:%M",
+                        timeUnit="utcyearmonthdatehoursminutes",
+                    ),
                 ],
             )
         )
     layers.append(
         alt.Chart(data)
-        .mark_line(interpolate="monotone")
+        .mark_line(point=alt.OverlayMarkDef(size=18))
         .encode(
             x=time_x(span_days=span),
-            y=alt.Y("points:Q", title="Points", axis=alt.Axis(format="~s")),
+            y=alt.Y("points:Q", title="Points", axis=si_axis(), scale=alt.Scale(zero=False)),
             color=alt.Color("name:N", sort=order, title="Bot", legend=alt.Legend(orient="right")),
             detail="bot_id:N",
             tooltip=[
                 alt.Tooltip("name:N", title="Bot"),
-                alt.Tooltip("taken_at:T", title="Snapshot (UTC)", format="%Y-%m-%d %H:%M"),
+                snapshot_tooltip(),
                 alt.Tooltip("points:Q", title="Points", format=","),
                 alt.Tooltip("rank:Q", title="Rank"),
             ],

@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+from collections.abc import Iterable
 from pathlib import Path
 
 import jinja2
 from markupsafe import Markup
 
 from solvelens.charts import chart_spec, vega_javascript, vegalite_version
+from solvelens.report.bot import BotPage
 from solvelens.report.content import ReportContent
+from solvelens.report.slots import ChartSlot
 
 TEMPLATES = Path(__file__).parent / "templates"
 
@@ -41,16 +44,26 @@ def _when(value: dt.datetime) -> str:
     return value.astimezone(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
-def render_html(content: ReportContent, *, title: str = "Leaderboard history") -> str:
-    """The report page as a string (UTF-8 text, ~1 MB of which ~900 KB is the inlined Vega JavaScript)."""
-    specs = {
-        slot.key: chart_spec(slot.chart)
-        for slots in content.sections.values()
-        for slot in slots
-        if slot.chart is not None
+def _specs(slots: Iterable[ChartSlot]) -> dict[str, object]:
+    return {slot.key: chart_spec(slot.chart) for slot in slots if slot.chart is not None}
+
+
+def _common(specs: dict[str, object]) -> dict[str, object]:
+    return {
+        "vega_js": Markup(vega_javascript()),
+        "specs_json": Markup(_script_json(specs)),
+        "vl_version": vegalite_version(),
     }
-    age = content.freshness.age_hours
-    age_text = "–" if age is None else (f"{age:.1f} hours" if age < 48 else f"{age / 24:.1f} days")
+
+
+def render_html(
+    content: ReportContent, *, title: str = "Leaderboard history", csv_name: str = "leaderboard.csv"
+) -> str:
+    """The report page as a string (UTF-8 text, ~1 MB of which ~900 KB is the inlined Vega JavaScript).
+
+    ``csv_name`` is the file name of the bot table's CSV written beside the page (linked from it).
+    """
+    specs = _specs(slot for slots in content.sections.values() for slot in slots)
     template = _environment().get_template("report.html.j2")
     return template.render(
         title=title,
@@ -58,8 +71,19 @@ def render_html(content: ReportContent, *, title: str = "Leaderboard history") -
         first_taken=_when(content.first_taken_at),
         last_taken=_when(content.last_taken_at),
         generated=_when(content.generated_at),
-        age=age_text,
-        vega_js=Markup(vega_javascript()),
-        specs_json=Markup(_script_json(specs)),
-        vl_version=vegalite_version(),
+        csv_name=csv_name,
+        **_common(specs),
+    )
+
+
+def render_bot_html(page: BotPage) -> str:
+    """The page of one bot as a string (self-contained like :func:`render_html`)."""
+    template = _environment().get_template("bot.html.j2")
+    return template.render(
+        title=f"Bot {page.bot.name}",
+        page=page,
+        first_taken=_when(page.first_taken_at),
+        last_taken=_when(page.last_taken_at),
+        generated=_when(page.generated_at),
+        **_common(_specs(page.bot.charts)),
     )

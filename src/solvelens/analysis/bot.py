@@ -1,0 +1,264 @@
+"""One bot's story: find it by name or id, its rank/points/Elo history, a summary (peak rank, time in the
+top 10, percentile, changes), and its solutions' ranks by problem and by category next to the median bot.
+
+Inputs: :func:`solvelens.analysis.leaderboard_history` (``history``), the store's ``bots`` profiles, and
+``solutions`` / ``problems`` of the newest snapshot (:class:`solvelens.analysis.store.Store`). A bot
+outside the leaderboard's top N is handled the same way as the leader. Times are UTC; a bot "holds" a rank
+from a snapshot until the next one.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import difflib
+from dataclasses import dataclass
+
+import polars as pl
+
+from solvelens.analysis.growth import UNCATEGORISED
+from solvelens.analysis.leaderboard import BASELINES, WEEK, current_leaderboard
+from solvelens.analysis.solutions import with_rank_percentile
+
+FrameLike = pl.DataFrame | pl.LazyFrame
+
+
+class BotNotFoundError(LookupError):
+    """No bot (or more than one) matches the name or id asked for; the message lists close matches."""
+
+
+def find_bot(query: str, history: pl.DataFrame, bots: FrameLike | None = None) -> tuple[str, str]:
+    """The ``(bot_id, name)`` of the bot ``query`` names: an exact bot id, an exact name, or a name that
+    matches ignoring case. Searches the leaderboard ``history`` and (when given) the ``bots`` profiles, so
+    a bot that is not ranked now is found too; the newest name wins.
+
+    Raises :class:`BotNotFoundError` when nothing matches (naming the closest names) or when a
+    case-insensitive name matches several bots (naming their ids).
+    """
+    frames = [history.select("snapshot_id", "bot_id", "name")]
+    if bots is not None:
+        frames.append(bots.lazy().select("snapshot_id", "bot_id", "name").collect())
+    known = (
+        pl.concat(frames)
+        .drop_nulls("bot_id")
+        .sort("snapshot_id")
+        .group_by("bot_id")
+        .agg(pl.col("name").last())
+        .sort("name", "bot_id")
+    )
+    query = query.strip()
+    for candidates in (
+        known.filter(pl.col("bot_id") == query),
+        known.filter(pl.col("name") == query),
+        known.filter(pl.col("name").str.to_lowercase() == query.lower()),
+    ):
+        if candidates.height == 1:
+            return candidates["bot_id"][0], candidates["name"][0]
+        if candidates.height > 1:
+            listing = ", ".join(f"{n} ({i})" for i, n in candidates.select("bot_id", "name").iter_rows())
+            raise BotNotFoundError(
+                f"{candidates.height} bots are named {query!r}: {listing}; pass the bot id"
+            )
+    names = known["name"].drop_nulls().to_list()
+    close = difflib.get_close_matches(query, names, n=5, cutoff=0.5)
+    close += [n for n in names if query.lower() in n.lower() and n not in close][: 5 - len(close)]
+    hint = f"; did you mean: {', '.join(close)}?" if close else f" among the {len(names)} bots in the store"
+    raise BotNotFoundError(f"no bot named or with id {query!r}{hint}")
+
+
+def _held(history: pl.DataFrame) -> pl.DataFrame:
+    """Snapshot times with held_s: seconds until the next snapshot (0 for the newest)."""
+    return (
+        history.select("snapshot_id", "taken_at")
+        .unique()
+        .sort("taken_at", "snapshot_id")
+        .with_columns(
+            held_s=(
+                (pl.col("taken_at").shift(-1) - pl.col("taken_at")).dt.total_microseconds() / 1e6
+            ).fill_null(0.0)
+        )
+    )
+
+
+def bot_history(
+    history: pl.DataFrame, bot_id: str, *, bots: FrameLike | None = None, top_n: int = 10
+) -> pl.DataFrame:
+    """The bot's standing at every snapshot of ``history`` (also those where it was not ranked).
+
+    Output columns: snapshot_id Int64, taken_at, bot_id, name (null when not ranked), rank Int32 (null:
+    not ranked), position Int32, points Int64, elo Float64, ranked_bots UInt32 (bots ranked in that
+    snapshot), percentile Float64 (share of the other ranked bots ranked below it, 1 = top, 0 = last),
+    in_top_n Boolean (rank <= ``top_n``), held_s Float64 (seconds until the next snapshot); with ``bots``
+    also total_solutions Int64, total_votes Int64, vote_accuracy Float64 from its profile; sorted by
+    taken_at.
+    """
+    times = _held(history)
+    counts = history.group_by("snapshot_id").agg(ranked_bots=pl.len().cast(pl.UInt32))
+    mine = history.filter(pl.col("bot_id") == bot_id).drop("taken_at")
+    frame = (
+        times.join(counts, on="snapshot_id", how="left")
+        .join(mine, on="snapshot_id", how="left")
+        .with_columns(
+            bot_id=pl.lit(bot_id),
+            percentile=(pl.col("ranked_bots").cast(pl.Float64) - pl.col("rank"))
+            / (pl.col("ranked_bots").cast(pl.Float64) - 1).clip(lower_bound=1.0),
+            in_top_n=(pl.col("rank") <= top_n).fill_null(False),
+        )
+    )
+    columns = ["snapshot_id", "taken_at", "bot_id", "name", "rank", "position", "points", "elo"]
+    columns += ["ranked_bots", "percentile", "in_top_n", "held_s"]
+    if bots is not None:
+        profile = (
+            bots.lazy()
+            .filter(pl.col("bot_id") == bot_id)
+            .select(
+                "snapshot_id",
+                "total_solutions",
+                "total_votes",
+                "vote_accuracy",
+                profile_points="total_points",
+                profile_name="name",
+                profile_elo="elo",
+            )
+            .collect()
+        )
+        frame = frame.join(profile, on="snapshot_id", how="left").with_columns(
+            name=pl.coalesce("name", "profile_name"),
+            points=pl.coalesce("points", "profile_points"),
+            elo=pl.coalesce("elo", "profile_elo"),
+        )
+        columns += ["total_solutions", "total_votes", "vote_accuracy"]
+    return frame.select(columns).sort("taken_at", "snapshot_id")
+
+
+@dataclass(frozen=True)
+class BotSummary:
+    """A bot's headline figures (times UTC, durations in seconds).
+
+    ``rank``/``percentile``/``points``/``elo`` are at the newest snapshot (``rank`` None: not ranked now);
+    ``peak_rank`` is its best rank in the history and ``peak_at`` when it first reached it;
+    ``time_in_top_n_s`` how long it held a top-``top_n`` rank; ``rank_changes`` maps each baseline
+    (prev, 7d, first; see :mod:`solvelens.analysis.leaderboard`) to its rank change (positive = up; None:
+    no baseline or not ranked then).
+    """
+
+    bot_id: str
+    name: str
+    rank: int | None
+    ranked_bots: int
+    percentile: float | None
+    points: int | None
+    elo: float | None
+    peak_rank: int | None
+    peak_at: dt.datetime | None
+    time_in_top_n_s: float
+    top_n: int
+    snapshots_ranked: int
+    snapshots: int
+    span_s: float
+    rank_changes: dict[str, int | None]
+    points_changes: dict[str, int | None]
+
+
+def bot_summary(
+    history: pl.DataFrame,
+    bot_id: str,
+    *,
+    name: str | None = None,
+    bots: FrameLike | None = None,
+    top_n: int = 10,
+    window: dt.timedelta = WEEK,
+) -> BotSummary:
+    """Summarise :func:`bot_history` of ``bot_id`` (``name`` is used when the bot was never ranked)."""
+    own = bot_history(history, bot_id, bots=bots, top_n=top_n)
+    ranked = own.filter(pl.col("rank").is_not_null())
+    newest = own.tail(1).row(0, named=True) if own.height else {}
+    peak = ranked.sort("rank", "taken_at").head(1)
+    table = current_leaderboard(history, window=window).filter(pl.col("bot_id") == bot_id)
+    row = table.row(0, named=True) if table.height else {}
+    names = own["name"].drop_nulls()
+    return BotSummary(
+        bot_id=bot_id,
+        name=names[-1] if names.len() else (name or bot_id),
+        rank=newest.get("rank"),
+        ranked_bots=int(newest.get("ranked_bots") or 0),
+        percentile=newest.get("percentile"),
+        points=newest.get("points"),
+        elo=newest.get("elo"),
+        peak_rank=int(peak["rank"][0]) if peak.height else None,
+        peak_at=peak["taken_at"][0] if peak.height else None,
+        time_in_top_n_s=float(own.filter(pl.col("in_top_n"))["held_s"].sum()),
+        top_n=top_n,
+        snapshots_ranked=ranked.height,
+        snapshots=own.height,
+        span_s=float(own["held_s"].sum()),
+        rank_changes={b: row.get(f"rank_change_{b}") for b in BASELINES},
+        points_changes={b: row.get(f"points_change_{b}") for b in BASELINES},
+    )
+
+
+def bot_solutions(solutions: FrameLike, problems: FrameLike, bot_id: str) -> pl.DataFrame:
+    """The bot's solutions at the newest snapshot with their rank within their problem.
+
+    Output columns: problem_id, title, category (:data:`~solvelens.analysis.growth.UNCATEGORISED` for
+    none), rank Int32, solutions_in_problem UInt32, rank_percentile Float64 (1 = best, null when the
+    problem has one solution), score Float64, llm_model; sorted by rank_percentile descending, title.
+    """
+    ranked = with_rank_percentile(solutions).filter(pl.col("bot_id") == bot_id)
+    info = problems.lazy().select("problem_id", "title", "category").collect()
+    return (
+        ranked.join(info, on="problem_id", how="left")
+        .with_columns(pl.col("category").fill_null(UNCATEGORISED))
+        .select(
+            "problem_id",
+            "title",
+            "category",
+            "rank",
+            "solutions_in_problem",
+            "rank_percentile",
+            "score",
+            "llm_model",
+        )
+        .sort(["rank_percentile", "title"], descending=[True, False], nulls_last=True)
+    )
+
+
+def bot_categories(solutions: FrameLike, problems: FrameLike, bot_id: str) -> pl.DataFrame:
+    """Per category: the bot's solutions and how they rank within their problems, next to the median bot.
+
+    For every bot with contested solutions in a category its mean rank percentile and top-1 rate are
+    computed; the median bot's figures are the medians over those bots.
+    Output columns: category String, solutions UInt32 (the bot's), contested UInt32, mean_percentile
+    Float64, top1_rate Float64 (the bot's; null without contested solutions), median_bot_percentile
+    Float64, median_bot_top1_rate Float64, bots UInt32 (bots with contested solutions there); one row
+    per category the bot has a solution in, plus ``"all"`` over every category; sorted by solutions
+    descending, category ("all" first).
+    """
+    info = problems.lazy().select("problem_id", "category").collect()
+    frame = (
+        with_rank_percentile(solutions)
+        .join(info, on="problem_id", how="left")
+        .with_columns(pl.col("category").fill_null(UNCATEGORISED))
+    )
+    frame = pl.concat([frame, frame.with_columns(category=pl.lit("all"))])
+    per_bot = frame.group_by("category", "bot_id").agg(
+        solutions=pl.len().cast(pl.UInt32),
+        contested=pl.col("contested").sum().cast(pl.UInt32),
+        mean_percentile=pl.col("rank_percentile").mean(),
+        top1_rate=pl.col("top1").filter(pl.col("contested")).mean(),
+    )
+    median = (
+        per_bot.filter(pl.col("contested") > 0)
+        .group_by("category")
+        .agg(
+            median_bot_percentile=pl.col("mean_percentile").median(),
+            median_bot_top1_rate=pl.col("top1_rate").median(),
+            bots=pl.len().cast(pl.UInt32),
+        )
+    )
+    mine = per_bot.filter(pl.col("bot_id") == bot_id).drop("bot_id")
+    return (
+        mine.join(median, on="category", how="left")
+        .with_columns(pl.col("bots").fill_null(0), first=pl.col("category") == "all")
+        .sort(["first", "solutions", "category"], descending=[True, True, False])
+        .drop("first")
+    )

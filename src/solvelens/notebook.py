@@ -1,0 +1,75 @@
+"""The one setup every notebook runs: find the store, load it read-only, turn on the chart theme and the
+notebook renderer, and hand back what the cells use.
+
+In a notebook::
+
+    from solvelens.notebook import setup
+    nb = setup(DB_PATH, window_days=WINDOW_DAYS)   # prints "38 snapshot(s) from ... to ..."
+    nb.store, nb.history, nb.unit                  # the Store, rank_history, the rate unit
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import polars as pl
+
+from solvelens import analysis as an
+from solvelens.charts import enable_notebook_charts
+
+#: The store a notebook reads when neither the argument nor ``SOLVELENS_DB`` names one.
+DEFAULT_DB = "data/solvelens.duckdb"
+
+
+@dataclass(frozen=True)
+class Notebook:
+    """What :func:`setup` prepared: the store path, the loaded store, the rank history (see
+    :func:`solvelens.analysis.rank_history`) and the rate unit of its snapshots."""
+
+    db: Path
+    store: an.Store
+    history: pl.DataFrame
+    unit: an.RateUnit
+
+
+def resolve_db(db: str | os.PathLike[str] | None = None) -> Path:
+    """The store path: ``db``, else ``$SOLVELENS_DB``, else ``data/solvelens.duckdb``; a relative path that
+    does not exist here but does one folder up (a notebook started from ``notebooks/``) is taken from
+    there."""
+    path = Path(db or os.environ.get("SOLVELENS_DB") or DEFAULT_DB)
+    if not path.is_absolute() and not path.exists() and (Path("..") / path).exists():
+        return Path("..") / path
+    return path
+
+
+def setup(
+    db: str | os.PathLike[str] | None = None,
+    *,
+    window_days: float | None = None,
+    interactive: bool = True,
+    table_rows: int = 25,
+) -> Notebook:
+    """Load the store read-only (the file is closed before this returns, so a snapshot writer is never
+    blocked), enable the solvelens chart theme and renderer (interactive Vega-Lite in JupyterLab plus an
+    SVG), show up to ``table_rows`` rows of frames, and print one line naming the store and its snapshots.
+
+    ``window_days`` keeps only the snapshots of the last that many days. Raises
+    :class:`solvelens.analysis.StoreError` subclasses for a missing, busy or foreign file and ``ValueError``
+    for a store without a complete snapshot (the message names ``solvelens snapshot``).
+    """
+    path = resolve_db(db)
+    store = an.load(path, last_days=window_days)
+    if store.snapshot_count == 0:
+        raise ValueError(f"{path} has no complete snapshot: run `solvelens snapshot --db {path}` first")
+    enable_notebook_charts(interactive=interactive)
+    pl.Config.set_tbl_rows(table_rows)
+    snapshots = store.snapshots.collect()
+    unit = an.rate_unit(snapshots)
+    first, last = snapshots["taken_at"][0], snapshots["taken_at"][-1]
+    print(
+        f"{store.snapshot_count} snapshot(s) from {first:%Y-%m-%d %H:%M} to {last:%Y-%m-%d %H:%M} UTC "
+        f"in {path}; rates are {unit.label}"
+    )
+    return Notebook(db=path, store=store, history=an.rank_history(store.leaderboard, snapshots), unit=unit)

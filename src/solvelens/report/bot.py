@@ -1,0 +1,238 @@
+"""What the report shows about one bot: headline figures, rank / points / Elo over time, its solutions'
+ranks by problem and by category next to the median bot. Used for the page ``solvelens report --bot``
+writes and for the main report's section on the API key's own bot (``bot_me``)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from typing import Any
+
+import polars as pl
+
+from solvelens import analysis as an
+from solvelens import charts as ch
+from solvelens.report.slots import ChartSlot, Figure, fmt_int, fmt_time, slot
+
+#: Rows of the solutions-by-problem table (the best-ranked first); the rest are counted in a note.
+MAX_SOLUTION_ROWS = 40
+
+
+@dataclass(frozen=True)
+class BotSection:
+    """One bot's part of a page: figures, charts (keys prefixed with ``prefix``), solution rows."""
+
+    bot_id: str
+    name: str
+    figures: list[Figure]
+    charts: list[ChartSlot]
+    solutions: list[dict[str, Any]]
+    solutions_total: int
+    categories: list[dict[str, Any]]
+    note: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def _pct(value: float | None) -> str:
+    return "–" if value is None else f"{value:.0%}"
+
+
+def _change(value: int | None) -> str:
+    if value is None:
+        return "–"
+    return f"▲ {value}" if value > 0 else (f"▼ {-value}" if value < 0 else "=")
+
+
+def bot_section(
+    store: an.Store,
+    history: pl.DataFrame,
+    bot_id: str,
+    *,
+    name: str | None = None,
+    profiles: pl.DataFrame | pl.LazyFrame | None = None,
+    prefix: str = "bot",
+    top_n: int = 10,
+    window: dt.timedelta = an.leaderboard.WEEK,
+    max_solution_rows: int = MAX_SOLUTION_ROWS,
+) -> BotSection:
+    """Compute the section of ``bot_id`` (found with :func:`solvelens.analysis.find_bot`); the table of
+    its solutions by problem keeps the ``max_solution_rows`` best-standing ones.
+
+    ``profiles`` (default ``store.bots``) supplies points and counters for snapshots where the bot was not
+    ranked (``store.bot_me`` for the key's own bot). Durations are shown in days when the history spans a
+    day or more, else in hours or minutes.
+    """
+    own = an.bot_history(history, bot_id, bots=profiles if profiles is not None else store.bots, top_n=top_n)
+    summary = an.bot_summary(history, bot_id, name=name, top_n=top_n, window=window)
+    label = summary.name
+    figures = [
+        Figure(
+            "Rank now",
+            f"#{summary.rank}" if summary.rank is not None else "not ranked",
+            f"of {summary.ranked_bots} ranked bots" if summary.ranked_bots else "",
+        ),
+        Figure(
+            "Percentile",
+            _pct(summary.percentile),
+            "share of the other ranked bots below it" if summary.percentile is not None else "",
+        ),
+        Figure(
+            "Peak rank",
+            f"#{summary.peak_rank}" if summary.peak_rank is not None else "–",
+            f"first reached {fmt_time(summary.peak_at)}" if summary.peak_at else "never ranked",
+        ),
+        Figure(
+            f"Time in the top {top_n}",
+            (an.format_duration(summary.time_in_top_n_s) if summary.time_in_top_n_s else "never")
+            if summary.span_s
+            else "–",
+            f"of {an.format_duration(summary.span_s)} of history" if summary.span_s else "one snapshot",
+        ),
+        Figure(
+            "Points",
+            fmt_int(own["points"].drop_nulls()[-1]) if own["points"].drop_nulls().len() else "–",
+            f"{summary.points_changes['prev']:+,} since the previous snapshot"
+            if summary.points_changes["prev"] is not None
+            else "",
+        ),
+        Figure("Elo", "–" if summary.elo is None else f"{summary.elo:.0f}"),
+        Figure(
+            "Rank change vs previous",
+            _change(summary.rank_changes["prev"]),
+            f"vs 7 days {_change(summary.rank_changes['7d'])} · vs first "
+            f"{_change(summary.rank_changes['first'])}",
+        ),
+    ]
+    if "total_solutions" in own.columns and own["total_solutions"].drop_nulls().len():
+        figures.append(
+            Figure(
+                "Solutions / votes",
+                f"{fmt_int(own['total_solutions'].drop_nulls()[-1])} / "
+                f"{fmt_int(own['total_votes'].drop_nulls()[-1])}",
+                "profile counters at the newest snapshot",
+            )
+        )
+    solutions = an.bot_solutions(store.solutions, store.problems, bot_id)
+    categories = an.bot_categories(store.solutions, store.problems, bot_id)
+    multi = own.height >= 2
+    charts = [
+        slot(
+            f"{prefix}_rank",
+            "Rank over time",
+            "Its rank at every snapshot (rank 1 at the top); the grey band reaches down to the number of "
+            "ranked "
+            "bots at the time.",
+            lambda: ch.bot_rank_chart(own, title=""),
+            own["rank"].drop_nulls().len() > 0,
+            "Not ranked in any snapshot.",
+        ),
+        slot(
+            f"{prefix}_points",
+            "Points and Elo",
+            "Points and Elo at every snapshot.",
+            lambda: ch.bot_points_chart(own, title=""),
+            multi and own["points"].drop_nulls().len() > 0,
+            "Needs at least two snapshots.",
+        ),
+        slot(
+            f"{prefix}_categories",
+            "By category, compared with the median bot",
+            "Mean rank percentile within problem of its solutions at the newest snapshot (100% = always the "
+            "best solution of its problem), per category, next to the median over all bots with solutions "
+            "in that category. Problems with a single solution are left out.",
+            lambda: ch.bot_category_chart(categories, name=label, title=""),
+            categories.filter(pl.col("mean_percentile").is_not_null()).height > 0,
+            "No solutions in contested problems (with at least two solutions) at the newest snapshot.",
+        ),
+    ]
+    solution_rows = [
+        {
+            "title": row["title"] or row["problem_id"],
+            "category": row["category"],
+            "rank": row["rank"],
+            "of": row["solutions_in_problem"],
+            "percentile": _pct(row["rank_percentile"]),
+            "model": row["llm_model"],
+        }
+        for row in solutions.head(max_solution_rows).iter_rows(named=True)
+    ]
+    category_rows = [
+        {
+            "category": row["category"],
+            "solutions": row["solutions"],
+            "percentile": _pct(row["mean_percentile"]),
+            "median": _pct(row["median_bot_percentile"]),
+            "top1": _pct(row["top1_rate"]),
+            "median_top1": _pct(row["median_bot_top1_rate"]),
+        }
+        for row in categories.iter_rows(named=True)
+    ]
+    return BotSection(
+        bot_id=bot_id,
+        name=label,
+        figures=figures,
+        charts=charts,
+        solutions=solution_rows,
+        solutions_total=solutions.height,
+        categories=category_rows,
+    )
+
+
+@dataclass(frozen=True)
+class BotPage:
+    """Everything the bot page renders (times UTC)."""
+
+    db_path: str
+    generated_at: dt.datetime
+    snapshot_count: int
+    first_taken_at: dt.datetime
+    last_taken_at: dt.datetime
+    notices: list[str]
+    simulated: str
+    bot: BotSection
+
+
+def bot_page_content(
+    store: an.Store,
+    query: str,
+    *,
+    top_n: int = 10,
+    window: dt.timedelta = an.leaderboard.WEEK,
+    now: dt.datetime | None = None,
+) -> BotPage:
+    """The page of the bot ``query`` names (id, name, or name ignoring case; see
+    :func:`solvelens.analysis.find_bot`), ranked or not, in the top 20 or far below.
+
+    Raises :class:`solvelens.report.EmptyStoreError` for a store without a complete snapshot and
+    :class:`solvelens.analysis.BotNotFoundError` (naming close matches) when no single bot matches.
+    """
+    from solvelens.report.content import EmptyStoreError, simulated_label
+
+    if store.snapshot_count == 0:
+        raise EmptyStoreError(
+            f"store {store.path} has no complete snapshot: run `solvelens snapshot --db {store.path}` first"
+        )
+    snapshots = store.snapshots.collect()
+    history = an.rank_history(store.leaderboard, snapshots)
+    own = store.bot_me.collect()
+    profiles = pl.concat([store.bots.collect().select(own.columns), own], how="vertical_relaxed").unique(
+        ["snapshot_id", "bot_id"], keep="first"
+    )
+    bot_id, name = an.find_bot(query, history, profiles)
+    section = bot_section(store, history, bot_id, name=name, profiles=profiles, top_n=top_n, window=window)
+    simulated = simulated_label(snapshots)
+    notices = [simulated] if simulated else []
+    if section.figures[0].value == "not ranked":
+        notices.append(
+            f"{name} is not on the leaderboard at the newest snapshot (suspended, or not yet ranked)."
+        )
+    return BotPage(
+        db_path=str(store.path),
+        generated_at=now or dt.datetime.now(dt.UTC),
+        snapshot_count=snapshots.height,
+        first_taken_at=snapshots["taken_at"][0],
+        last_taken_at=snapshots["taken_at"][-1],
+        notices=notices,
+        simulated=simulated,
+        bot=section,
+    )
