@@ -258,12 +258,16 @@ def test_relative_next_links_are_resolved() -> None:
     assert str(rec.requests[1].url) == "http://platform.test/api/v1/problems?after=2"
 
 
-def test_server_ignoring_the_page_parameter_raises_instead_of_looping() -> None:
+def test_server_ignoring_every_paging_parameter_raises_instead_of_looping() -> None:
     rows = [{"id": f"s{i}"} for i in range(100)]
     rec = Recorder(lambda r, n: httpx.Response(200, json={"solutions": rows}))
-    with pytest.raises(PaginationError, match="repeats"):
+    with pytest.raises(PaginationError) as info:
         list(client(rec).list_solutions("p1"))
-    assert len(rec.requests) == 2
+    # page 2 by number, then by offset (the detected style was not declared), then a clear error
+    assert rec.params == [{"limit": "100"}, {"limit": "100", "page": "2"}, {"limit": "100", "offset": "100"}]
+    message = str(info.value)
+    assert "GET /problems/{id}/solutions" in message
+    assert "page_number, offset" in message and "pagination={'solutions'" in message
 
 
 def test_categories_bare_list_and_envelope() -> None:
