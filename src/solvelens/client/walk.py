@@ -271,7 +271,8 @@ class PageWalk:
                 self.number + 1,
                 self.number,
                 failed.name,
-                ", ".join(sorted(set(self.request.params) - set(self.base_params))) or "its parameters",
+                ", ".join(sorted(set(self.request.params) - set(self.base_params) - {self.limit_param}))
+                or "its parameters",
                 style,
             )
             self.paginator = candidate
