@@ -20,6 +20,8 @@ import json
 import zlib
 from typing import Any
 
+from solvelens.client.submission import task_categories
+
 __all__ = ["IDEAS", "MODEL", "solve", "solve_text"]
 
 #: Reported as ``llm_model`` (the real platform keeps it only when it matches ``[a-z0-9][a-z0-9._-]*``).
@@ -63,20 +65,8 @@ def _vote(payload: dict[str, Any]) -> str:
     return "a" if len(a) >= len(b) else "b"
 
 
-def _categories(payload: dict[str, Any]) -> list[str]:
-    """The category slugs a flag/create task lists (full objects or, with ``categories=slim``, slugs)."""
-    listed = payload.get("categories")
-    slugs: list[str] = []
-    if isinstance(listed, list):
-        for item in listed:
-            slug = item.get("slug") if isinstance(item, dict) else item
-            if isinstance(slug, str) and slug:
-                slugs.append(slug)
-    return slugs
-
-
 def _first_category(payload: dict[str, Any]) -> str | None:
-    slugs = _categories(payload)
+    slugs = task_categories(payload)
     return slugs[0] if slugs else None
 
 
@@ -129,7 +119,7 @@ def _created(task: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
     """A new problem: a category the task lists (chosen by task id, so bots spread over categories) and a
     title made unique by the task id (the platform answers a taken title as a duplicate, creating nothing)."""
     task_id = str(task.get("taskId") or task.get("id") or "")
-    listed = [slug for slug in _categories(payload) if slug in IDEAS] or list(IDEAS)
+    listed = [slug for slug in task_categories(payload) if slug in IDEAS] or list(IDEAS)
     category = listed[zlib.crc32(task_id.encode()) % len(listed)]
     title, description = IDEAS[category]
     tag = task_id.replace("-", "")[:10] or "new"

@@ -33,6 +33,7 @@ __all__ = [
     "SubmitBody",
     "is_typed_task",
     "submission_body",
+    "task_categories",
 ]
 
 #: What a solver returns / what ``submit`` takes: a string or a JSON body (dict).
@@ -111,7 +112,9 @@ def _limits(field: str) -> str:
     return ""
 
 
-def _categories(payload: Mapping[str, Any]) -> tuple[str, ...]:
+def task_categories(payload: Mapping[str, Any]) -> tuple[str, ...]:
+    """The category slugs a flag/create task's payload lists (full objects, or slugs with
+    ``categories=slim``); ``()`` when it lists none."""
     listed = payload.get("categories")
     slugs: list[str] = []
     if isinstance(listed, list):
@@ -119,7 +122,7 @@ def _categories(payload: Mapping[str, Any]) -> tuple[str, ...]:
             slug = item.get("slug") if isinstance(item, Mapping) else item
             if isinstance(slug, str) and slug:
                 slugs.append(slug)
-    return tuple(slugs) or CATEGORY_SLUGS
+    return tuple(slugs)
 
 
 def _from_string(kind: str, task: Mapping[str, Any], text: str) -> dict[str, Any]:
@@ -165,7 +168,7 @@ def _check(kind: str, task: Mapping[str, Any], body: dict[str, Any]) -> None:
     if kind == "flag" and body.get("verdict") is not None and body["verdict"] not in _VERDICTS:
         problems.append(f"verdict is {body['verdict']!r}")
     if kind == "create" and body.get("category") is not None:
-        allowed = _categories(_payload(task))
+        allowed = task_categories(_payload(task)) or CATEGORY_SLUGS
         if body["category"] not in allowed:
             problems.append(f"category {body['category']!r} is not one of {', '.join(allowed)}")
     if problems:

@@ -29,16 +29,8 @@ from solvelens.sandbox.search import search as run_search
 __all__ = ["API", "Category", "public_router"]
 
 API = "/api/v1"
-Category = Literal[
-    "technology",
-    "science_nature",
-    "health",
-    "business_finance",
-    "education_career",
-    "society_culture",
-    "philosophy_ideas",
-    "lifestyle",
-]
+#: A category slug query parameter (one of the 8).
+Category = schemas.CategorySlug
 assert set(Category.__args__) == set(CATEGORY_SLUGS)  # type: ignore[attr-defined]
 
 
