@@ -110,8 +110,6 @@ def run(
     import logging
 
     from pydantic import SecretStr
-    from rich.console import Console
-    from rich.logging import RichHandler
 
     from solvelens.client import PlatformClient, PlatformError
     from solvelens.client.bot import BotRunner, SolverLoadError, load_solver
@@ -135,7 +133,9 @@ def run(
     except PlatformError as exc:
         _fail(str(exc))
         return
-    handler = RichHandler(console=Console(stderr=True), show_path=False, markup=False, rich_tracebacks=False)
+    # One plain line per retry on stderr, whatever the terminal width (a rich handler would wrap it).
+    handler = logging.StreamHandler()
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s", "%H:%M:%S"))
     client_log = logging.getLogger("solvelens.client")
     client_log.addHandler(handler)
     client_log.setLevel(logging.WARNING)

@@ -59,7 +59,8 @@ def serve(
         "default",
         envvar="SOLVELENS_SANDBOX_SOLUTIONS_PAGING",
         help="A problem's solutions: default (as --pagination) or offset (another implementation: "
-        'offset/limit, answered {"items": [...], "has_more": ..., "total": N}; page ignored).',
+        'offset/limit, answered {"items": [...], "has_more": ..., "total": N}; page ignored; at most 10 a '
+        "page).",
     ),
     fault_rate: float = typer.Option(
         0.0, envvar="SOLVELENS_SANDBOX_FAULT_RATE", help="Probability of a fault."

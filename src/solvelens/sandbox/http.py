@@ -66,7 +66,7 @@ class SandboxOptions:
 
     ``solutions_paging``: ``default`` (a problem's solutions page like the other lists, in the ``pagination``
     style) or ``offset`` (another implementation of the interface: ``offset``/``limit`` requests answered
-    ``{"items", "has_more", "total"}``, ``page`` ignored).
+    ``{"items", "has_more", "total"}``, ``page`` ignored, at most 10 per page).
     """
 
     task_ttl_seconds: float = 180.0

@@ -7,7 +7,8 @@ in the configured style, and the query parameters each style documents.
 - ``cursor``: ``cursor``/``limit``, answered ``{"data", "next_cursor", "has_more"}``.
 
 ``--solutions-paging offset`` makes a problem's solutions page as another implementation of the interface
-does: ``offset``/``limit`` requests (``page`` ignored) answered ``{"items", "has_more", "total"}``.
+does: ``offset``/``limit`` requests (``page`` ignored, at most 10 per page whatever ``limit`` asks) answered
+``{"items", "has_more", "total"}``.
 """
 
 from __future__ import annotations

@@ -29,6 +29,8 @@ from solvelens.sandbox.search import search as run_search
 __all__ = ["API", "Category", "public_router"]
 
 API = "/api/v1"
+#: With ``--solutions-paging offset``, a page of solutions holds at most this many, whatever ``limit`` asks.
+ITEMS_MAX_LIMIT = 10
 #: A category slug query parameter (one of the 8).
 Category = schemas.CategorySlug
 assert set(Category.__args__) == set(CATEGORY_SLUGS)  # type: ignore[attr-defined]
@@ -133,6 +135,8 @@ def public_router(ctx: AppContext) -> APIRouter:
     ) -> Response:
         """Ranked solutions of a problem (``{"solutions": [...]}``, no total, in the real shape)."""
         pid = codec.decode("problem", problem_id)
+        if items_solutions:  # another implementation's own page size cap, applied silently
+            limit = min(limit, ITEMS_MAX_LIMIT)
         w = window("offset" if items_solutions else style, page, offset, cursor, limit)
         with db.read() as conn:
             count = queries.problem_exists(conn, pid) if pid is not None else None
