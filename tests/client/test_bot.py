@@ -4,8 +4,10 @@ sandbox server over real HTTP on 127.0.0.1."""
 from __future__ import annotations
 
 import io
+import logging
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -21,6 +23,7 @@ from rich.console import Console
 from solvelens.client import PlatformClient, RetryPolicy
 from solvelens.client.bot import BotRunner, SolverLoadError, load_solver
 from solvelens.client.example_solver import solve as example_solve
+from solvelens.client.example_solver import solve_text
 from tests.fixtures.sandbox import SandboxServer
 
 FAST = RetryPolicy(attempts=3, wait_initial=0.01, wait_max=0.05, wait_jitter=0.0, retry_after_cap=0.5)
@@ -79,6 +82,21 @@ def test_example_solver_answers_both_shapes() -> None:
         {"taskType": "flag", "taskId": "t", "payload": {"categories": ["health", "technology"]}}
     )
     assert flag == {"verdict": "green", "category": "none", "suggested_category": "health"}
+
+
+def test_example_solver_creates_unique_titles_in_listed_categories() -> None:
+    created = [
+        example_solve({"taskType": "create", "taskId": f"task-{i}", "payload": {"categories": cats}})
+        for i, cats in enumerate([["health", "lifestyle"]] * 6 + [[{"slug": "technology"}]])
+    ]
+    titles = [c["problem_title"] for c in created]
+    assert len(set(titles)) == len(titles)
+    assert {c["category"] for c in created[:6]} == {"health", "lifestyle"}  # spread over what the task lists
+    assert created[6]["category"] == "technology"
+    assert all(
+        5 <= len(t) <= 200 and 20 <= len(c["problem_description"]) <= 1000
+        for t, c in zip(titles, created, strict=True)
+    )
 
 
 def test_load_solver(tmp_path: Path) -> None:
@@ -224,13 +242,125 @@ def test_runner_counts_solver_errors_and_backs_off(sandbox: SandboxServer) -> No
         raise RuntimeError("model offline")
 
     with _client(sandbox, key) as client:
-        runner, out = _runner(client, broken, max_consecutive_errors=3)
+        runner, out = _runner(client, broken, max_errors=3)
         summary = runner.run(handle_signals=False)
     assert summary.solver_errors == 3
     assert summary.submitted == 0
     assert summary.stopped_by == "errors"
     assert summary.exit_code == 1
     assert "model offline" in out.getvalue()
+
+
+def test_string_solver_against_the_strict_sandbox_sends_typed_bodies(
+    make_sandbox: Callable[..., SandboxServer],
+) -> None:
+    """A solver returning only strings, on every task type of the default (strict) sandbox: every answer
+    becomes the typed body of its task and is accepted; no task fails."""
+    first = make_sandbox(seed=5, task_types="flag")
+    names = []
+    for kind in ("flag", "solve", "vote", "create"):
+        server = first if kind == "flag" else make_sandbox(db_path=first.db_path, task_types=kind)
+        name, key = _bot(server, f"strings-{kind}")
+        names.append(name)
+        with _client(server, key) as client:
+            runner, out = _runner(client, solve_text, max_tasks=3, stop_when_idle=True)
+            summary = runner.run(handle_signals=False)
+        assert summary.exit_code == 0 and summary.by_type.get(kind, 0) >= 1, out.getvalue()
+        assert summary.submitted == summary.tasks and summary.rejected == summary.refused == 0, out.getvalue()
+    marks = ",".join("?" * len(names))
+    with sqlite3.connect(first.db_path) as conn:
+        models = {
+            r[0]
+            for r in conn.execute(
+                "SELECT s.llm_model FROM solutions s JOIN bots b ON b.id = s.bot_id "
+                f"WHERE b.name IN ({marks})",
+                names,
+            )
+        }
+        statuses = {
+            r[0]
+            for r in conn.execute(
+                f"SELECT t.status FROM tasks t JOIN bots b ON b.id = t.bot_id WHERE b.name IN ({marks})",
+                names,
+            )
+        }
+    assert models == {"solvelens-example"}  # the model the solver declares
+    assert statuses == {"completed"}  # no task failed
+
+
+def test_ambiguous_answers_are_refused_locally_and_stop_the_run(sandbox: SandboxServer) -> None:
+    name, key = _bot(sandbox, "prose")
+    with _client(sandbox, key) as client:
+        runner, out = _runner(client, lambda task: "I think this one is fine.", max_tasks=20)
+        summary = runner.run(handle_signals=False)
+    assert (summary.stopped_by, summary.exit_code, summary.refused, summary.tasks) == ("rejections", 1, 3, 3)
+    assert "3 answers in a row were rejected" in summary.message and "fix the solver" in summary.message
+    refused = [line for line in out.getvalue().splitlines() if "refused, not sent" in line]
+    assert len(refused) == 3 and all("body is a JSON object with" in line for line in refused), out.getvalue()
+    with sqlite3.connect(sandbox.db_path) as conn:
+        statuses = [
+            r[0]
+            for r in conn.execute(
+                "SELECT t.status FROM tasks t JOIN bots b ON b.id = t.bot_id WHERE b.name = ?", (name,)
+            )
+        ]
+    assert statuses == ["assigned"]  # nothing was submitted: the one task is still the bot's, not failed
+
+
+def test_server_rejections_stop_the_run_after_max_rejections(
+    make_sandbox: Callable[..., SandboxServer],
+) -> None:
+    """Interface-shaped tasks get ``{"content"}`` as they are; the server refuses "both" for a vote."""
+    server = make_sandbox(task_shape="interface", task_types="vote")
+    _, key = _bot(server)
+    with _client(server, key) as client:
+        runner, out = _runner(client, lambda task: "both", max_rejections=2)
+        summary = runner.run(handle_signals=False)
+    assert (summary.stopped_by, summary.exit_code, summary.rejected, summary.submitted) == (
+        "rejections",
+        1,
+        2,
+        0,
+    )
+    assert "400 Validation error" in summary.message, summary.message
+    assert "winner" in out.getvalue()
+
+
+def test_duplicate_title_creates_are_counted_as_duplicates(
+    make_sandbox: Callable[..., SandboxServer],
+) -> None:
+    server = make_sandbox(task_types="create")
+    title = next(iter(PlatformClient(server.base_url, read_env=False).list_problems()))["title"]
+    _, key = _bot(server)
+
+    def copycat(task: dict[str, Any]) -> Any:
+        return {"problem_title": title, "problem_description": "D" * 40, "category": "health"}
+
+    with _client(server, key) as client:
+        runner, out = _runner(client, copycat, stop_when_idle=True)
+        summary = runner.run(handle_signals=False)
+    assert (summary.tasks, summary.duplicates, summary.submitted, summary.exit_code) == (1, 1, 0, 0)
+    assert "Duplicate title" in out.getvalue()
+
+
+def test_polls_answered_500_stop_the_run_with_a_summary(
+    make_sandbox: Callable[..., SandboxServer], caplog: pytest.LogCaptureFixture
+) -> None:
+    """The platform's task queue is down (every /tasks/next is a 500; reads and /bot/me work)."""
+    caplog.set_level(logging.WARNING, logger="solvelens.client")
+    server = make_sandbox(fault_rate=1.0, fault_kinds="500", fault_paths="/tasks/next")
+    _, key = _bot(server)
+    with _client(server, key) as client:
+        runner, out = _runner(client, max_errors=3)
+        summary = runner.run(handle_signals=False)
+    assert (summary.stopped_by, summary.exit_code, summary.errors, summary.tasks) == ("errors", 1, 3, 0)
+    assert "stopped:" in out.getvalue() and "bot run summary" in out.getvalue()
+    assert "3 errors in a row (--max-errors 3)" in summary.message
+    assert "/tasks/next" in summary.message and "500" in summary.message
+    retries = [r.getMessage() for r in caplog.records if "attempt" in r.getMessage()]
+    assert len(retries) == 3 * (FAST.attempts - 1)
+    assert retries[0].startswith("GET /tasks/next -> 500 Internal server error; attempt 1/3 failed, next in ")
+    assert summary.me_start is not None and summary.me_end is not None  # /bot/me was not affected
 
 
 # -- the command line ---------------------------------------------------------------------------------------
@@ -254,6 +384,43 @@ def test_cli_runs_tasks(sandbox: SandboxServer) -> None:
     assert result.stdout.count(" -> submitted") == 3
     assert "stopped by" in result.stdout and "max_tasks" in result.stdout
     assert key not in result.stdout + result.stderr
+
+
+def test_cli_string_solver_and_declared_model(sandbox: SandboxServer) -> None:
+    name, key = _bot(sandbox, "cli-strings")
+    solver = "solvelens.client.example_solver:solve_text"
+    result = _cli(
+        "--base-url", sandbox.base_url, "--api-key", key, "--solver", solver, "--max-tasks", "4",
+        "--llm-model", "my-model-1",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.count(" -> submitted") == 4
+    with sqlite3.connect(sandbox.db_path) as conn:
+        models = {
+            r[0]
+            for r in conn.execute(
+                "SELECT s.llm_model FROM solutions s JOIN bots b ON b.id = s.bot_id WHERE b.name = ?", (name,)
+            )
+        }
+    assert models <= {"my-model-1"}
+
+
+def test_cli_stops_on_500_polls_with_readable_retry_lines(make_sandbox: Callable[..., SandboxServer]) -> None:
+    server = make_sandbox(fault_rate=1.0, fault_kinds="500", fault_paths="/tasks/next")
+    _, key = _bot(server)
+    solver = "solvelens.client.example_solver:solve"
+    result = _cli(
+        "--base-url", server.base_url, "--api-key", key, "--solver", solver, "--max-errors", "2",
+        "--max-attempts", "2",
+    )  # fmt: skip
+    assert result.returncode == 1
+    retry_lines = [line for line in result.stderr.splitlines() if "attempt 1/2 failed" in line]
+    assert len(retry_lines) == 2, result.stderr
+    assert all("GET /tasks/next -> 500 Internal server error" in line for line in retry_lines)
+    assert "stamina.retry_scheduled" not in result.stderr
+    stopped = [line for line in result.stdout.splitlines() if line.startswith("stopped:")]
+    assert len(stopped) == 1 and "2 errors in a row (--max-errors 2)" in stopped[0], result.stdout
+    assert "errors" in result.stdout.split("stopped by", 1)[1]
 
 
 def test_cli_base_url_without_api_v1(sandbox: SandboxServer) -> None:

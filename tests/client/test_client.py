@@ -10,6 +10,7 @@ and a fault-injected full paging.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
 import logging
 import os
@@ -32,6 +33,7 @@ from solvelens.client import (
     BadRequestError,
     ConfigurationError,
     ConflictError,
+    InvalidSubmissionError,
     NotFoundError,
     NotJSONError,
     PaginationError,
@@ -56,10 +58,80 @@ FAST = RetryPolicy(attempts=3, wait_initial=0.0, wait_max=0.0, wait_jitter=0.0, 
 Handler = Callable[[httpx.Request], httpx.Response]
 
 
-def client(handler: Handler, **kwargs: Any) -> PlatformClient:
-    kwargs.setdefault("retry", FAST)
-    kwargs.setdefault("read_env", False)
-    return PlatformClient(BASE, transport=httpx.MockTransport(handler), **kwargs)
+class AsyncBridge:
+    """Drives an :class:`AsyncPlatformClient` through the sync client's interface, so every test runs over
+    both clients: coroutines run to completion on the bridge's own event loop, async iterators are collected
+    (their errors surface at the call), attributes pass through."""
+
+    def __init__(self, client: AsyncPlatformClient) -> None:
+        self._client = client
+        self._loop = asyncio.new_event_loop()
+
+    def __repr__(self) -> str:
+        return repr(self._client)
+
+    def __getattr__(self, name: str) -> Any:
+        attr = getattr(self._client, name)
+        if not callable(attr):
+            return attr
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            result = attr(*args, **kwargs)
+            if inspect.iscoroutine(result):
+                return self._loop.run_until_complete(result)
+            if hasattr(result, "__aiter__"):
+
+                async def collect() -> list[Any]:
+                    return [item async for item in result]
+
+                return iter(self._loop.run_until_complete(collect()))
+            return result
+
+        return call
+
+    def __enter__(self) -> AsyncBridge:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if not self._loop.is_closed():
+            self._loop.run_until_complete(self._client.aclose())
+            self._loop.close()
+
+
+ClientFactory = Callable[..., Any]
+
+
+def open_client(kind: str, base_url: str, **kwargs: Any) -> Any:
+    """A sync client, or an async one behind an :class:`AsyncBridge` (``kind``: ``sync`` | ``async``)."""
+    if kind == "sync":
+        return PlatformClient(base_url, **kwargs)
+    return AsyncBridge(AsyncPlatformClient(base_url, **kwargs))
+
+
+@pytest.fixture(params=["sync", "async"])
+def kind(request: pytest.FixtureRequest) -> str:
+    """Which client a test runs over: the same test body checks both."""
+    return str(request.param)
+
+
+@pytest.fixture
+def client(kind: str) -> Iterator[ClientFactory]:
+    """``client(handler, **options)``: a client of ``kind`` answering from ``handler`` (MockTransport)."""
+    made: list[Any] = []
+
+    def make(handler: Handler, **kwargs: Any) -> Any:
+        kwargs.setdefault("retry", FAST)
+        kwargs.setdefault("read_env", False)
+        transport: Any = httpx.MockTransport(handler)
+        made.append(open_client(kind, BASE, transport=transport, **kwargs))
+        return made[-1]
+
+    yield make
+    for c in made:
+        c.close()
 
 
 def aclient(handler: Handler, **kwargs: Any) -> AsyncPlatformClient:
@@ -119,7 +191,7 @@ def test_base_url_must_end_in_api_v1() -> None:
     assert PlatformClient("http://h/api/v1/", read_env=False).base_url == "http://h/api/v1"
 
 
-def test_api_key_form_is_checked_before_any_request() -> None:
+def test_api_key_form_is_checked_before_any_request(client: ClientFactory) -> None:
     rec = Recorder(lambda r, n: httpx.Response(200, json={}))
     with pytest.raises(InvalidApiKeyError) as info:
         client(rec, api_key="not a key")
@@ -145,7 +217,9 @@ def test_api_key_from_file(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> No
     assert c.next_task() is None
 
 
-def test_key_is_sent_only_to_bot_endpoints_and_never_shown(caplog: pytest.LogCaptureFixture) -> None:
+def test_key_is_sent_only_to_bot_endpoints_and_never_shown(
+    client: ClientFactory, caplog: pytest.LogCaptureFixture
+) -> None:
     caplog.set_level(logging.DEBUG)
 
     def answer(request: httpx.Request, n: int) -> httpx.Response:
@@ -167,7 +241,7 @@ def test_key_is_sent_only_to_bot_endpoints_and_never_shown(caplog: pytest.LogCap
     assert len(rec.requests) == 2  # a 401 is never retried
 
 
-def test_bot_endpoint_without_key_is_a_clear_error() -> None:
+def test_bot_endpoint_without_key_is_a_clear_error(client: ClientFactory) -> None:
     c = client(Recorder(lambda r, n: httpx.Response(204)))
     with pytest.raises(ConfigurationError, match="needs an API key"):
         c.next_task()
@@ -176,7 +250,7 @@ def test_bot_endpoint_without_key_is_a_clear_error() -> None:
 # -- paging through the client -------------------------------------------------------------------------------
 
 
-def test_list_problems_pages_to_the_end_with_the_largest_page_size() -> None:
+def test_list_problems_pages_to_the_end_with_the_largest_page_size(client: ClientFactory) -> None:
     rec = Recorder(_problems(123))
     items = list(client(rec).list_problems(category="technology", sort="new"))
     assert [p["id"] for p in items] == [f"p{i}" for i in range(123)]
@@ -188,7 +262,7 @@ def test_list_problems_pages_to_the_end_with_the_largest_page_size() -> None:
     ]
 
 
-def test_rejected_page_size_falls_back_to_the_server_default_once() -> None:
+def test_rejected_page_size_falls_back_to_the_server_default_once(client: ClientFactory) -> None:
     rec = Recorder(_problems(45))
     c = client(rec)
     pages = list(c.problem_pages(page_size=500))
@@ -202,7 +276,7 @@ def test_rejected_page_size_falls_back_to_the_server_default_once() -> None:
     assert rec.params[4] == {}
 
 
-def test_400_naming_limit_falls_back_but_other_400_raises() -> None:
+def test_400_naming_limit_falls_back_but_other_400_raises(client: ClientFactory) -> None:
     def answer(request: httpx.Request, n: int) -> httpx.Response:
         if "limit" in request.url.params:
             return httpx.Response(422, json={"error": "Validation error", "details": [{"field": "limit"}]})
@@ -219,7 +293,7 @@ def test_400_naming_limit_falls_back_but_other_400_raises() -> None:
         list(c.list_problems(category="bogus", page_size=None))
 
 
-def test_leaderboard_in_rank_order_with_offsets() -> None:
+def test_leaderboard_in_rank_order_with_offsets(client: ClientFactory) -> None:
     def answer(request: httpx.Request, n: int) -> httpx.Response:
         page = int(request.url.params.get("page", 1))
         limit = int(request.url.params["limit"])
@@ -236,7 +310,7 @@ def test_leaderboard_in_rank_order_with_offsets() -> None:
     assert ranks == list(range(1, 251))
 
 
-def test_configured_offset_style() -> None:
+def test_configured_offset_style(client: ClientFactory) -> None:
     def answer(request: httpx.Request, n: int) -> httpx.Response:
         offset = int(request.url.params["offset"])
         return httpx.Response(200, json={"items": [{"id": i} for i in range(offset, min(7, offset + 3))]})
@@ -247,7 +321,7 @@ def test_configured_offset_style() -> None:
     assert [p["offset"] for p in rec.params] == ["0", "3", "6"]
 
 
-def test_relative_next_links_are_resolved() -> None:
+def test_relative_next_links_are_resolved(client: ClientFactory) -> None:
     def answer(request: httpx.Request, n: int) -> httpx.Response:
         after = int(request.url.params.get("after", 0))
         nxt = f"/api/v1/problems?after={after + 2}" if after < 4 else None
@@ -258,15 +332,53 @@ def test_relative_next_links_are_resolved() -> None:
     assert str(rec.requests[1].url) == "http://platform.test/api/v1/problems?after=2"
 
 
-def test_server_ignoring_the_page_parameter_raises_instead_of_looping() -> None:
+def test_server_ignoring_every_paging_parameter_raises_instead_of_looping(client: ClientFactory) -> None:
     rows = [{"id": f"s{i}"} for i in range(100)]
     rec = Recorder(lambda r, n: httpx.Response(200, json={"solutions": rows}))
-    with pytest.raises(PaginationError, match="repeats"):
+    with pytest.raises(PaginationError) as info:
         list(client(rec).list_solutions("p1"))
-    assert len(rec.requests) == 2
+    # page 2 by number, then by offset (the detected style was not declared), then a clear error
+    assert rec.params == [{"limit": "100"}, {"limit": "100", "page": "2"}, {"limit": "100", "offset": "100"}]
+    message = str(info.value)
+    assert "GET /problems/{id}/solutions" in message
+    assert "page_number, offset" in message and "pagination={'solutions'" in message
 
 
-def test_categories_bare_list_and_envelope() -> None:
+def test_detected_style_falls_back_to_offset_and_is_remembered(
+    client: ClientFactory, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Another implementation: solutions by offset/limit, ``{"items", "has_more", "total"}``, page ignored."""
+    caplog.set_level(logging.INFO, logger="solvelens.client")
+    rows = {pid: [{"id": f"{pid}-s{i}"} for i in range(n)] for pid, n in (("p1", 230), ("p2", 120))}
+
+    def answer(request: httpx.Request, n: int) -> httpx.Response:
+        pid = request.url.path.split("/")[-2]
+        offset = int(request.url.params.get("offset", 0))
+        limit = int(request.url.params.get("limit", 50))
+        items = rows[pid][offset : offset + limit]
+        more = offset + len(items) < len(rows[pid])
+        return httpx.Response(200, json={"items": items, "has_more": more, "total": len(rows[pid])})
+
+    rec = Recorder(answer)
+    c = client(rec)
+    assert [s["id"] for s in c.list_solutions("p1")] == [s["id"] for s in rows["p1"]]
+    assert rec.params == [
+        {"limit": "100"},
+        {"limit": "100", "page": "2"},  # repeats page 1: the server ignores page
+        {"limit": "100", "offset": "100"},
+        {"limit": "100", "offset": "200"},
+    ]
+    assert [s["id"] for s in c.list_solutions("p2")] == [s["id"] for s in rows["p2"]]
+    assert rec.params[4:] == [{"limit": "100", "offset": "0"}, {"limit": "100", "offset": "100"}]
+    lines = [r.getMessage() for r in caplog.records if "/problems/{id}/solutions" in r.getMessage()]
+    assert lines == [
+        "GET /problems/{id}/solutions: page_number pagination (detected from the first answer)",
+        "GET /problems/{id}/solutions: page 2 repeated page 1 with page_number pagination (the server "
+        "ignores page); switching to offset pagination",
+    ]
+
+
+def test_categories_bare_list_and_envelope(client: ClientFactory) -> None:
     cats = [{"slug": "technology", "displayName": "Technology", "activeProblems": 3}]
     c = client(Recorder(lambda r, n: httpx.Response(200, json=cats)))
     result = c.list_categories()
@@ -280,7 +392,7 @@ def test_categories_bare_list_and_envelope() -> None:
 # -- retries -------------------------------------------------------------------------------------------------
 
 
-def test_5xx_then_success_is_retried() -> None:
+def test_5xx_then_success_is_retried(client: ClientFactory) -> None:
     def answer(request: httpx.Request, n: int) -> httpx.Response:
         return (
             httpx.Response(502, text="bad gateway") if n < 3 else httpx.Response(200, json={"totalBots": 2})
@@ -291,7 +403,7 @@ def test_5xx_then_success_is_retried() -> None:
     assert len(rec.requests) == 3
 
 
-def test_408_is_retried_other_4xx_are_not() -> None:
+def test_408_is_retried_other_4xx_are_not(client: ClientFactory) -> None:
     rec = Recorder(lambda r, n: httpx.Response(408 if n == 1 else 200, json={"n": n}))
     assert client(rec).get_stats() == {"n": 2}
     rec2 = Recorder(lambda r, n: httpx.Response(400, json={"error": "bad"}))
@@ -300,14 +412,14 @@ def test_408_is_retried_other_4xx_are_not() -> None:
     assert len(rec2.requests) == 1
 
 
-def test_retries_are_bounded() -> None:
+def test_retries_are_bounded(client: ClientFactory) -> None:
     rec = Recorder(lambda r, n: httpx.Response(500, json={"error": "boom"}))
     with pytest.raises(ServerError, match="boom"):
         client(rec).get_stats()
     assert len(rec.requests) == FAST.attempts
 
 
-def test_validation_500_fails_at_once() -> None:
+def test_validation_500_fails_at_once(client: ClientFactory) -> None:
     issues = json.dumps([{"code": "invalid_enum_value", "message": "Invalid enum value", "path": ["sort"]}])
     body = {"statusCode": 500, "error": "Internal Server Error", "message": issues}
     rec = Recorder(lambda r, n: httpx.Response(500, json=body))
@@ -316,7 +428,7 @@ def test_validation_500_fails_at_once() -> None:
     assert len(rec.requests) == 1
 
 
-def test_429_honours_retry_after_seconds() -> None:
+def test_429_honours_retry_after_seconds(client: ClientFactory) -> None:
     def answer(request: httpx.Request, n: int) -> httpx.Response:
         if n == 1:
             return httpx.Response(429, json={"error": "slow"}, headers={"Retry-After": "0.3"})
@@ -328,7 +440,7 @@ def test_429_honours_retry_after_seconds() -> None:
     assert time.perf_counter() - started >= 0.29
 
 
-def test_503_retry_after_http_date_is_capped() -> None:
+def test_503_retry_after_http_date_is_capped(client: ClientFactory) -> None:
     future = format_datetime(datetime.now(UTC) + timedelta(hours=1), usegmt=True)
 
     def answer(request: httpx.Request, n: int) -> httpx.Response:
@@ -342,7 +454,7 @@ def test_503_retry_after_http_date_is_capped() -> None:
     assert 0.19 <= time.perf_counter() - started < 5
 
 
-def test_429_exhausted_raises_rate_limit_error() -> None:
+def test_429_exhausted_raises_rate_limit_error(client: ClientFactory) -> None:
     rec = Recorder(
         lambda r, n: httpx.Response(
             429, json={"statusCode": 429, "error": "Too Many Requests", "message": "Rate limit exceeded"}
@@ -353,7 +465,7 @@ def test_429_exhausted_raises_rate_limit_error() -> None:
     assert len(rec.requests) == 3
 
 
-def test_truncated_2xx_body_is_retried() -> None:
+def test_truncated_2xx_body_is_retried(client: ClientFactory) -> None:
     def answer(request: httpx.Request, n: int) -> httpx.Response:
         if n == 1:
             return httpx.Response(
@@ -366,7 +478,7 @@ def test_truncated_2xx_body_is_retried() -> None:
     assert len(rec.requests) == 2
 
 
-def test_truncated_body_every_time_raises_decode_error() -> None:
+def test_truncated_body_every_time_raises_decode_error(client: ClientFactory) -> None:
     rec = Recorder(
         lambda r, n: httpx.Response(200, content=b"{", headers={"content-type": "application/json"})
     )
@@ -374,7 +486,7 @@ def test_truncated_body_every_time_raises_decode_error() -> None:
         client(rec).get_stats()
 
 
-def test_connection_errors_are_retried_then_raised() -> None:
+def test_connection_errors_are_retried_then_raised(client: ClientFactory) -> None:
     calls = []
 
     def handler(request: httpx.Request) -> httpx.Response:
@@ -386,7 +498,7 @@ def test_connection_errors_are_retried_then_raised() -> None:
     assert len(calls) == 3
 
 
-def test_html_answer_names_the_url_and_the_fix() -> None:
+def test_html_answer_names_the_url_and_the_fix(client: ClientFactory) -> None:
     html = "<!doctype html><html><body>Welcome</body></html>"
     rec = Recorder(lambda r, n: httpx.Response(200, text=html, headers={"content-type": "text/html"}))
     with pytest.raises(NotJSONError) as info:
@@ -399,7 +511,7 @@ def test_html_answer_names_the_url_and_the_fix() -> None:
 # -- single objects and typed results ------------------------------------------------------------------------
 
 
-def test_typed_results_keep_every_field() -> None:
+def test_typed_results_keep_every_field(client: ClientFactory) -> None:
     problem = {"id": "p1", "title": "T", "authorType": "bot", "solutionCount": 4, "newField": [1, 2]}
     rec = Recorder(lambda r, n: httpx.Response(200, json=problem))
     result = client(rec).get_problem("p1")
@@ -411,7 +523,7 @@ def test_typed_results_keep_every_field() -> None:
     assert str(rec.requests[0].url) == f"{BASE}/problems/p1"
 
 
-def test_not_found_is_typed() -> None:
+def test_not_found_is_typed(client: ClientFactory) -> None:
     rec = Recorder(lambda r, n: httpx.Response(404, json={"error": "Bot not found"}))
     with pytest.raises(NotFoundError, match="Bot not found") as info:
         client(rec).get_bot("nope")
@@ -419,7 +531,7 @@ def test_not_found_is_typed() -> None:
     assert len(rec.requests) == 1
 
 
-def test_search_and_health() -> None:
+def test_search_and_health(client: ClientFactory) -> None:
     def answer(request: httpx.Request, n: int) -> httpx.Response:
         if request.url.path == "/health":
             return httpx.Response(200, json={"status": "healthy", "clock": "2026-01-01T00:00:00Z"})
@@ -450,19 +562,23 @@ def test_search_and_health() -> None:
         httpx.Response(404, json={"error": "No task available"}),
     ],
 )
-def test_no_task_forms(response: httpx.Response) -> None:
-    c = client(lambda r: response, api_key=KEY)
+def test_no_task_forms(client: ClientFactory, response: httpx.Response) -> None:
+    # a fresh copy per request: a recorded Response object cannot be sent by both kinds of transport
+    c = client(
+        lambda r: httpx.Response(response.status_code, content=response.content, headers=response.headers),
+        api_key=KEY,
+    )
     assert c.next_task() is None
 
 
-def test_unknown_route_404_is_not_no_task() -> None:
+def test_unknown_route_404_is_not_no_task(client: ClientFactory) -> None:
     body = {"message": "Route GET:/api/v1/tasks/next not found", "error": "Not Found", "statusCode": 404}
     c = client(lambda r: httpx.Response(404, json=body), api_key=KEY)
     with pytest.raises(NotFoundError):
         c.next_task()
 
 
-def test_both_task_shapes() -> None:
+def test_both_task_shapes(client: ClientFactory) -> None:
     interface = {"id": "t1", "prompt": "Say hi", "extra": 1}
     real = {"taskType": "vote", "taskId": "t2", "payload": {"problem_title": "P", "instruction": "Pick"}}
     answers = iter([interface, real])
@@ -476,7 +592,7 @@ def test_both_task_shapes() -> None:
     assert rec.params[0] == {"brief": "true"}
 
 
-def test_submit_string_and_dict_bodies() -> None:
+def test_submit_string_and_dict_bodies(client: ClientFactory) -> None:
     rec = Recorder(lambda r, n: httpx.Response(200, json={"success": True}))
     c = client(rec, api_key=KEY)
     assert c.submit("t1", "hello") == {"success": True}
@@ -487,14 +603,52 @@ def test_submit_string_and_dict_bodies() -> None:
     assert rec.requests[0].url.path == "/api/v1/tasks/t1/submit"
 
 
-def test_submit_is_not_retried_on_a_server_error() -> None:
+def test_submit_sends_the_typed_body_of_a_handed_out_task(client: ClientFactory) -> None:
+    tasks = iter(
+        [
+            {"taskType": "vote", "taskId": "v1", "payload": {"solution_a_id": "sa", "solution_b_id": "sb"}},
+            {"taskType": "solve", "taskId": "s1", "payload": {}},
+        ]
+    )
+
+    def answer(request: httpx.Request, n: int) -> httpx.Response:
+        if request.method == "GET":
+            return httpx.Response(200, json=next(tasks))
+        return httpx.Response(200, json={"success": True, "result": {}})
+
+    rec = Recorder(answer)
+    c = client(rec, api_key=KEY)
+    vote = c.next_task()
+    c.submit(vote.id, "sb")  # the id of a task this client handed out: its type is known
+    solve = c.next_task()
+    c.submit(solve, "S" * 60, llm_model="gpt-4o")
+    with pytest.raises(InvalidSubmissionError, match=r"solve task s1.*solution_text has 5 characters"):
+        c.submit(solve, "short")
+    posts = [json.loads(r.content) for r in rec.requests if r.method == "POST"]
+    assert posts == [{"winner": "b"}, {"solution_text": "S" * 60, "llm_model": "gpt-4o"}]  # nothing else sent
+
+
+def test_each_retry_is_one_readable_log_line(client: ClientFactory, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.DEBUG)
+    rec = Recorder(lambda r, n: httpx.Response(500, json={"error": "Redis down"}))
+    with pytest.raises(ServerError):
+        client(rec, api_key=KEY).next_task()
+    retries = [r.getMessage() for r in caplog.records if "attempt" in r.getMessage()]
+    assert retries == [
+        "GET /tasks/next -> 500 Redis down; attempt 1/3 failed, next in 0.0 s",
+        "GET /tasks/next -> 500 Redis down; attempt 2/3 failed, next in 0.0 s",
+    ]
+    assert not [r for r in caplog.records if r.getMessage() == "stamina.retry_scheduled"]
+
+
+def test_submit_is_not_retried_on_a_server_error(client: ClientFactory) -> None:
     rec = Recorder(lambda r, n: httpx.Response(500, json={"error": "boom"}))
     with pytest.raises(ServerError):
         client(rec, api_key=KEY).submit("t1", "x")
     assert len(rec.requests) == 1
 
 
-def test_submit_lost_response_then_409_counts_as_done() -> None:
+def test_submit_lost_response_then_409_counts_as_done(client: ClientFactory) -> None:
     calls: list[httpx.Request] = []
 
     def handler(request: httpx.Request) -> httpx.Response:
@@ -511,14 +665,14 @@ def test_submit_lost_response_then_409_counts_as_done() -> None:
     assert len(calls) == 2
 
 
-def test_submit_409_without_a_lost_response_is_a_conflict() -> None:
+def test_submit_409_without_a_lost_response_is_a_conflict(client: ClientFactory) -> None:
     rec = Recorder(lambda r, n: httpx.Response(409, json={"error": "Task already completed"}))
     with pytest.raises(ConflictError, match="already completed"):
         client(rec, api_key=KEY).submit("t1", "x")
     assert len(rec.requests) == 1
 
 
-def test_submit_connect_error_is_retried_safely() -> None:
+def test_submit_connect_error_is_retried_safely(client: ClientFactory) -> None:
     calls: list[httpx.Request] = []
 
     def handler(request: httpx.Request) -> httpx.Response:
@@ -590,7 +744,7 @@ def _expected(server: SandboxServer) -> dict[str, Any]:
     return {"problems": problems, "solutions": solutions, "leaderboard": leaderboard}
 
 
-def _full_paging(c: PlatformClient, **page_sizes: int) -> dict[str, Any]:
+def _full_paging(c: Any, **page_sizes: int) -> dict[str, Any]:
     problems = [p["id"] for p in c.list_problems(page_size=page_sizes.get("problems"))]
     solutions = {
         pid: [s["id"] for s in c.list_solutions(pid, page_size=page_sizes.get("solutions"))]
@@ -617,24 +771,24 @@ def quiet_sandbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SandboxS
     server.stop()
 
 
-def test_sandbox_full_paging_returns_exactly_the_records(quiet_sandbox: SandboxServer) -> None:
+def test_sandbox_full_paging_returns_exactly_the_records(kind: str, quiet_sandbox: SandboxServer) -> None:
     expected = _restrict(_expected(quiet_sandbox))
-    with PlatformClient(quiet_sandbox.base_url, read_env=False) as c:
+    with open_client(kind, quiet_sandbox.base_url, read_env=False) as c:
         assert _full_paging(c) == expected
         # small pages: many requests, same records in the same order
         assert _full_paging(c, problems=7, solutions=3, leaderboard=5) == expected
     assert len(expected["problems"]) > 50 and len(expected["leaderboard"]) > 0
 
 
-def test_sandbox_rejected_page_size_falls_back(quiet_sandbox: SandboxServer) -> None:
+def test_sandbox_rejected_page_size_falls_back(kind: str, quiet_sandbox: SandboxServer) -> None:
     expected = _restrict(_expected(quiet_sandbox))
-    with PlatformClient(quiet_sandbox.base_url, read_env=False) as c:
+    with open_client(kind, quiet_sandbox.base_url, read_env=False) as c:
         assert _full_paging(c, problems=500, solutions=1000, leaderboard=101) == expected
         assert c._rejected_page_sizes == {"problems", "solutions", "leaderboard"}
 
 
-def test_sandbox_every_public_endpoint(quiet_sandbox: SandboxServer) -> None:
-    with PlatformClient(quiet_sandbox.base_url, read_env=False) as c:
+def test_sandbox_every_public_endpoint(kind: str, quiet_sandbox: SandboxServer) -> None:
+    with open_client(kind, quiet_sandbox.base_url, read_env=False) as c:
         health = c.health()
         assert health.status == "healthy" and health.clock
         stats = c.get_stats()
@@ -659,9 +813,9 @@ def test_sandbox_every_public_endpoint(quiet_sandbox: SandboxServer) -> None:
             c.get_bot("nope")
 
 
-def test_sandbox_bot_endpoints(sandbox: SandboxServer) -> None:
-    key = sandbox.create_bot(f"client-test-{os.getpid()}")
-    with PlatformClient(sandbox.base_url, api_key=key, retry=FAST, read_env=False) as c:
+def test_sandbox_bot_endpoints(kind: str, sandbox: SandboxServer) -> None:
+    key = sandbox.create_bot(f"client-test-{kind}-{os.getpid()}")
+    with open_client(kind, sandbox.base_url, api_key=key, retry=FAST, read_env=False) as c:
         me = c.get_me()
         assert me.status == "active" and me.total_solutions == 0
         task = c.next_task(brief="true", categories="slim")
@@ -674,62 +828,82 @@ def test_sandbox_bot_endpoints(sandbox: SandboxServer) -> None:
         assert c.get_me()["totalTasksCompleted"] == 1
 
 
-def test_sandbox_401_and_403(sandbox: SandboxServer) -> None:
+def test_sandbox_401_and_403(kind: str, sandbox: SandboxServer) -> None:
     from solvelens.sandbox.accounts import suspend_bot
 
-    with PlatformClient(sandbox.base_url, api_key="sl_key_" + "Q" * 43, retry=FAST, read_env=False) as c:
+    with open_client(kind, sandbox.base_url, api_key="sl_key_" + "Q" * 43, retry=FAST, read_env=False) as c:
         with pytest.raises(AuthenticationError) as info:
             c.next_task()
         assert info.value.path == "/tasks/next"
-    name = f"suspended-{os.getpid()}"
+    name = f"suspended-{kind}-{os.getpid()}"
     key = sandbox.create_bot(name)
     suspend_bot(sandbox.db_path, name)
     with (
-        PlatformClient(sandbox.base_url, api_key=key, retry=FAST, read_env=False) as c,
+        open_client(kind, sandbox.base_url, api_key=key, retry=FAST, read_env=False) as c,
         pytest.raises(PermissionDeniedError, match="suspended"),
     ):
         c.get_me()
 
 
 @pytest.mark.parametrize("style", ["offset", "cursor"])
-def test_sandbox_other_pagination_styles(make_sandbox: Callable[..., SandboxServer], style: str) -> None:
+def test_sandbox_other_pagination_styles(
+    kind: str, make_sandbox: Callable[..., SandboxServer], style: str
+) -> None:
     server = make_sandbox(pagination=style)
     expected = _restrict(_expected(server))
-    with PlatformClient(server.base_url, read_env=False) as c:
+    with open_client(kind, server.base_url, read_env=False) as c:
         assert _full_paging(c, problems=9, solutions=4, leaderboard=6) == expected
         pages = list(c.problem_pages(page_size=9))
         assert len(pages) == -(-len(expected["problems"]) // 9)
     # configured instead of detected
-    with PlatformClient(server.base_url, read_env=False, pagination=style) as c:
+    with open_client(kind, server.base_url, read_env=False, pagination=style) as c:
         assert _full_paging(c) == expected
 
 
-def test_sandbox_fault_injected_full_paging(make_sandbox: Callable[..., SandboxServer]) -> None:
+def test_sandbox_solutions_paged_by_offset_are_walked_completely(
+    kind: str, make_sandbox: Callable[..., SandboxServer], caplog: pytest.LogCaptureFixture
+) -> None:
+    """Another implementation of the interface (``--solutions-paging offset``: offset/limit answered
+    ``{"items", "has_more", "total"}``, page ignored): every problem's solutions come back complete, in rank
+    order, with the style found once and reused."""
+    caplog.set_level(logging.INFO, logger="solvelens.client")
+    server = make_sandbox(solutions_paging="offset")
+    expected = _restrict(_expected(server))
+    with open_client(kind, server.base_url, read_env=False) as c:
+        assert _full_paging(c) == expected  # asks for 100 a page, gets at most 10 with has_more: true
+    switches = [r for r in caplog.records if "switching to offset" in r.getMessage()]
+    assert len(switches) == 1  # learned once, then every problem's walk starts with offset
+    assert max(len(v) for v in expected["solutions"].values()) > 10  # several pages for some problems
+
+
+def test_sandbox_fault_injected_full_paging(kind: str, make_sandbox: Callable[..., SandboxServer]) -> None:
     server = make_sandbox(
         fault_rate=0.25, fault_kinds="429,500,502,503,truncate,html", fault_seed=7, retry_after=1
     )
     expected = _restrict(_expected(server))
     policy = RetryPolicy(attempts=10, wait_initial=0.0, wait_max=0.01, wait_jitter=0.0, retry_after_cap=0.01)
-    with PlatformClient(server.base_url, retry=policy, read_env=False) as c:
+    with open_client(kind, server.base_url, retry=policy, read_env=False) as c:
         assert _full_paging(c, problems=20, solutions=5, leaderboard=10) == expected
         assert c.get_stats().total_problems is not None
 
 
-def test_sandbox_retry_after_is_honoured(make_sandbox: Callable[..., SandboxServer]) -> None:
+def test_sandbox_retry_after_is_honoured(kind: str, make_sandbox: Callable[..., SandboxServer]) -> None:
     server = make_sandbox(fault_schedule="429,503", retry_after=1)
     policy = RetryPolicy(attempts=3, wait_initial=0.0, wait_max=0.0, wait_jitter=0.0, retry_after_cap=5)
-    with PlatformClient(server.base_url, retry=policy, read_env=False) as c:
+    with open_client(kind, server.base_url, retry=policy, read_env=False) as c:
         started = time.perf_counter()
         assert c.get_stats().total_problems
         assert time.perf_counter() - started >= 1.95  # 1 s after the 429, 1 s after the 503
 
 
-def test_sandbox_slow_submit_is_not_submitted_twice(make_sandbox: Callable[..., SandboxServer]) -> None:
+def test_sandbox_slow_submit_is_not_submitted_twice(
+    kind: str, make_sandbox: Callable[..., SandboxServer]
+) -> None:
     # /api/ requests: 1 GET /bot/me, 2 GET /tasks/next, 3 POST submit (held 1.5 s: our 0.5 s timeout fires,
     # the submit is sent again), then the held one is processed too: the task must count once.
     server = make_sandbox(fault_schedule="ok,ok,slow", slow_ms=1500, task_types="solve")
-    key = server.create_bot("slow-submitter")
-    with PlatformClient(server.base_url, api_key=key, retry=FAST, timeout=0.5, read_env=False) as c:
+    key = server.create_bot(f"slow-submitter-{kind}")
+    with open_client(kind, server.base_url, api_key=key, retry=FAST, timeout=0.5, read_env=False) as c:
         before = c.get_me()["totalTasksCompleted"]
         task = c.next_task()
         assert task is not None
@@ -802,3 +976,29 @@ def test_async_concurrent_pages_stop_when_an_answer_ends_the_walk_early() -> Non
 
     ids = asyncio.run(run())
     assert ids == [f"p{p}-{i}" for p in (1, 2) for i in range(5)] + ["p3-0", "p3-1"]
+
+
+def test_snapshot_fetch_collects_offset_paged_solutions_completely(
+    make_sandbox: Callable[..., SandboxServer],
+) -> None:
+    """The snapshot's own fetch step (``solvelens.flows.fetch.collect_pages``) over the async client's
+    ``solution_pages`` against the other implementation (100 asked, 10 served a page with ``has_more``,
+    ``page`` ignored): every solution, no warning."""
+    from solvelens.flows.fetch import collect_pages
+
+    server = make_sandbox(solutions_paging="offset")
+    expected = _restrict(_expected(server))
+
+    async def run() -> tuple[dict[str, list[str]], list[str]]:
+        warnings: list[str] = []
+        got: dict[str, list[str]] = {}
+        async with AsyncPlatformClient(server.base_url, read_env=False) as c:
+            for pid in expected["problems"]:
+                items = await collect_pages(c.solution_pages(pid), f"solutions of {pid}", warnings)
+                if items:
+                    got[pid] = [s["id"] for s in items]
+        return got, warnings
+
+    got, warnings = asyncio.run(run())
+    assert got == expected["solutions"]
+    assert warnings == []

@@ -73,10 +73,11 @@ def test_malformed_json_is_400(task, raw: bytes) -> None:
     ],
     ids=["empty", "null", "array", "string", "number", "content-object", "wrong-types"],
 )
-def test_wrong_shapes_and_types_are_422(task, payload: bytes) -> None:
+def test_wrong_shapes_and_types_are_400_validation_errors(task, payload: bytes) -> None:
     c, t = task
-    body = assert_error(c.post(f"/tasks/{t['taskId']}/submit", content=payload), 422)
-    assert body["error"] == "Validation error" and body["details"][0]["field"]
+    body = assert_error(c.post(f"/tasks/{t['taskId']}/submit", content=payload), 400)
+    assert (body["error"], body["code"], body["statusCode"]) == ("Validation error", "VALIDATION_ERROR", 400)
+    assert body["details"] and all(d["field"] and d["message"] for d in body["details"])
     again = c.post(f"/tasks/{t['taskId']}/submit", content=payload)
     assert_error(again, 409)  # the task failed, as on the real platform
 

@@ -111,8 +111,10 @@ def test_solve_and_vote_update_scores_and_points(make_sandbox) -> None:
         assert payload["problem_description"].startswith("---DATA---\n")
         assert {"problem_id", "problem_title", "instruction", "response_format"} <= set(payload)
         short = c.post(f"/tasks/{solve['taskId']}/submit", json={"solution_text": "too short"})
-        assert short.status_code == 422
-        assert short.json()["error"] and short.json()["details"][0]["field"] == "solution_text"
+        assert short.status_code == 400 and short.json()["code"] == "VALIDATION_ERROR"
+        assert short.json()["details"] == [
+            {"field": "solution_text", "message": "String must contain at least 50 character(s)"}
+        ]
         assert c.post(f"/tasks/{solve['taskId']}/submit", json=_answer(solve)).status_code == 409  # failed
         solve = c.get("/tasks/next").json()
         result = c.post(f"/tasks/{solve['taskId']}/submit", json=_answer(solve)).json()
@@ -127,7 +129,7 @@ def test_solve_and_vote_update_scores_and_points(make_sandbox) -> None:
         # drain solve tasks until a vote comes
         task = c.get("/tasks/next").json()
         while task["taskType"] == "solve":
-            c.post(f"/tasks/{task['taskId']}/submit", json={"content": SOLUTION})
+            c.post(f"/tasks/{task['taskId']}/submit", json=_answer(task))
             task = c.get("/tasks/next").json()
         p = task["payload"]
         assert {"solution_a_id", "solution_a_text", "solution_b_id", "solution_b_text"} <= set(p)
@@ -136,7 +138,7 @@ def test_solve_and_vote_update_scores_and_points(make_sandbox) -> None:
             s["id"]: s
             for s in httpx.get(f"{server.base_url}/problems/{p['problem_id']}/solutions").json()["solutions"]
         }
-        vote = c.post(f"/tasks/{task['taskId']}/submit", json={"content": "b"}).json()
+        vote = c.post(f"/tasks/{task['taskId']}/submit", json={"winner": "b"}).json()
         a, b = before[p["solution_a_id"]], before[p["solution_b_id"]]
         expected_b = b["btScore"] + 32 * (1 - 1 / (1 + 10 ** ((a["btScore"] - b["btScore"]) / 400)))
         assert vote["result"]["solutionB"]["newScore"] == pytest.approx(expected_b, abs=1e-3)
@@ -169,7 +171,7 @@ def test_flag_create_and_204(make_sandbox) -> None:
             flag = c.get("/tasks/next").json()
             assert flag["taskType"] == "flag" and flag["payload"]["problem_id"] == problem_id
             assert flag["payload"]["categories"][0]["slug"] == "technology"
-            result = c.post(f"/tasks/{flag['taskId']}/submit", json={"content": "green"}).json()
+            result = c.post(f"/tasks/{flag['taskId']}/submit", json={"verdict": "green"}).json()
             statuses.append(result["result"]["problem_new_status"])
     assert statuses == ["pending", "pending", "active"]
     problem = httpx.get(f"{server.base_url}/problems/{problem_id}").json()
@@ -242,3 +244,89 @@ def test_concurrent_bots_never_share_a_task_and_lose_nothing(make_sandbox, tmp_p
     conn.close()
     assert stored == {k: accepted.get(k, 0) for k in stored}  # no accepted submission lost
     assert points >= 5 * stored["solve"] + 2 * stored["vote"] + stored["flag"] + 3 * stored["create"]
+
+
+# -- as strict as the real platform (real-platform-notes §11-12) ------------------------------------------
+
+
+def test_content_body_is_a_validation_error_for_every_typed_task(make_sandbox) -> None:
+    """The real platform answers ``{"content"}`` to a typed task with 400 VALIDATION_ERROR naming every
+    missing field, and fails the task (a resubmit is 409)."""
+    server = make_sandbox(seed=5)
+    required = {
+        "flag": ["verdict"],
+        "solve": ["solution_text"],
+        "vote": ["winner"],
+        "create": ["problem_title", "problem_description", "category"],
+    }
+    seen: set[str] = set()
+    for kinds in (["flag"], ["solve"], ["vote"], ["create"]):
+        one = make_sandbox(db_path=server.db_path, task_types=kinds)
+        key = one.create_bot(f"Content{kinds[0]}")
+        with httpx.Client(base_url=one.base_url, headers=auth(key)) as c:
+            task = c.get("/tasks/next").json()
+            kind = task["taskType"]
+            answer = c.post(f"/tasks/{task['taskId']}/submit", json={"content": SOLUTION})
+            assert answer.status_code == 400, answer.text
+            body = answer.json()
+            assert (body["error"], body["code"], body["statusCode"]) == (
+                "Validation error",
+                "VALIDATION_ERROR",
+                400,
+            )
+            assert body["details"] == [{"field": f, "message": "Required"} for f in required[kind]]
+            again = c.post(f"/tasks/{task['taskId']}/submit", json=_answer(task))
+            assert again.status_code == 409 and again.json() == {"error": "Task already completed"}
+            seen.add(kind)
+    assert seen == set(required)
+
+
+def test_failed_flags_reject_a_human_problem_after_five(make_sandbox) -> None:
+    """A failed flag counts against the problem; the same bot is handed the same problem again at once; the
+    fifth failure rejects a human's pending problem (it leaves the public listing)."""
+    server = make_sandbox(scale="empty", task_types=["flag"])
+    conn = sqlite3.connect(server.db_path)
+    with conn:
+        conn.execute(
+            "INSERT INTO problems (author_type, title, description, status, created_at, updated_at) "
+            "VALUES ('human', 'Leaking roof in an old flat', 'Water comes in when it rains hard.', "
+            "'pending', 0, 0)"
+        )
+    conn.close()
+    key = server.create_bot("Careless")
+    problem_ids = set()
+    with httpx.Client(base_url=server.base_url, headers=auth(key)) as c:
+        for attempt in range(1, 6):
+            task = c.get("/tasks/next").json()
+            assert task["taskType"] == "flag"
+            problem_ids.add(task["payload"]["problem_id"])
+            bad = c.post(f"/tasks/{task['taskId']}/submit", json={"content": "green"})
+            assert bad.status_code == 400 and bad.json()["details"][0] == {
+                "field": "verdict",
+                "message": "Required",
+            }
+            problem = c.get(f"/problems/{task['payload']['problem_id']}").json()
+            assert problem["failedFlagAttempts"] == attempt
+            assert problem["status"] == ("rejected" if attempt == 5 else "pending")
+        assert len(problem_ids) == 1  # handed out again after every failure, as on the real platform
+        assert c.get("/tasks/next").status_code == 204  # nothing left to flag
+        assert c.get("/problems").json()["pagination"]["total"] == 0  # rejected problems are not listed
+
+
+def test_duplicate_title_create_is_answered_as_done_and_creates_nothing(make_sandbox) -> None:
+    server = make_sandbox(seed=5, task_types=["create"])
+    title = httpx.get(f"{server.base_url}/problems", params={"limit": 1}).json()["problems"][0]["title"]
+    before = httpx.get(f"{server.base_url}/stats").json()["totalProblems"]
+    key = server.create_bot("Copycat")
+    with httpx.Client(base_url=server.base_url, headers=auth(key)) as c:
+        task = c.get("/tasks/next").json()
+        body = {"problem_title": title, "problem_description": "A" * 40, "category": "health"}
+        answer = c.post(f"/tasks/{task['taskId']}/submit", json=body)
+        assert answer.status_code == 200
+        assert answer.json() == {
+            "success": True,
+            "message": "Duplicate title — problem already exists. Task completed.",
+            "duplicate": True,
+        }
+        assert c.post(f"/tasks/{task['taskId']}/submit", json=body).status_code == 409  # completed
+    assert httpx.get(f"{server.base_url}/stats").json()["totalProblems"] == before

@@ -14,14 +14,19 @@ import pytest
 schemathesis = pytest.importorskip("schemathesis", reason="schemathesis is a test-only dependency")
 
 BOT_ROUTES = {"/api/v1/bot/me", "/api/v1/tasks/next", "/api/v1/tasks/{task_id}/submit"}
-ERROR_SCHEMAS = {"#/components/schemas/ErrorBody", "#/components/schemas/ValidationErrorBody"}
+ERROR_SCHEMAS = {
+    "#/components/schemas/ErrorBody",
+    "#/components/schemas/ValidationErrorBody",
+    "#/components/schemas/SubmitErrorBody",
+}
 
 # The submit body schema lists the body of every task type; which one fits depends on the task handed out,
-# so a schema-valid body of another type is answered 422 (and fails the task), as on the real platform.
+# so a schema-valid body of another type is answered 400 VALIDATION_ERROR (and fails the task), as on the
+# real platform.
 CONFIG = """
 [[operations]]
 include-path = "/api/v1/tasks/{task_id}/submit"
-checks.positive_data_acceptance.expected-statuses = ["2xx", "401", "403", "404", "409", "422"]
+checks.positive_data_acceptance.expected-statuses = ["2xx", "400", "401", "403", "404", "409"]
 """
 
 
@@ -59,10 +64,14 @@ def test_openapi_is_valid_and_documents_every_status(sandbox) -> None:
         "description": "Nothing to do (empty body)"
     }
     submit = paths["/api/v1/tasks/{task_id}/submit"]["post"]
-    assert {"400", "404", "409", "413", "422"} <= set(submit["responses"])
+    assert {"400", "404", "409", "413"} <= set(submit["responses"]) and "422" not in submit["responses"]
+    assert submit["responses"]["400"]["content"]["application/json"]["schema"]["$ref"].endswith(
+        "/SubmitErrorBody"
+    )
     assert submit["requestBody"]["content"]["application/json"]["schema"]["$ref"].endswith("/SubmitBody")
+    # the real shape takes typed bodies only; {"content"} is documented with --task-shape interface
     assert {r["$ref"].rsplit("/", 1)[1] for r in components["SubmitBody"]["anyOf"]} == {
-        "SolveBody", "VoteBody", "FlagBody", "CreateBody", "ContentBody",
+        "SolveBody", "VoteBody", "FlagBody", "CreateBody",
     }  # fmt: skip
 
     def limit(path: str) -> dict:
@@ -90,6 +99,8 @@ def test_openapi_follows_the_server_switches(make_sandbox) -> None:
     assert page.endswith("CursorPage_ProblemSummary_")
     task = spec["paths"]["/api/v1/tasks/next"]["get"]["responses"]["200"]["content"]["application/json"]
     assert task["schema"]["$ref"].endswith("/InterfaceTask")
+    bodies = {r["$ref"].rsplit("/", 1)[1] for r in spec["components"]["schemas"]["SubmitBody"]["anyOf"]}
+    assert "ContentBody" in bodies
     assert "Retry-After" in problems["responses"]["429"]["headers"]  # the rate limit is documented when on
 
 

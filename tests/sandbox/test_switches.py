@@ -43,7 +43,7 @@ def test_interface_task_shape_and_content_submit(make_sandbox) -> None:
         assert {"id", "prompt", "type", "payload"} == set(task) and task["type"] == "vote"
         assert "Solution A:" in task["prompt"] and "Solution B:" in task["prompt"]
         bad = c.post(f"/tasks/{task['id']}/submit", json={"content": "both"})
-        assert bad.status_code == 422 and bad.json()["details"][0]["field"] == "winner"
+        assert bad.status_code == 400 and bad.json()["details"][0]["field"] == "winner"
         task = c.get("/tasks/next").json()
         ok = c.post(f"/tasks/{task['id']}/submit", json={"content": "skip"})
         assert ok.status_code == 200 and set(ok.json()["result"]) == {"solutionA", "solutionB"}

@@ -28,8 +28,9 @@ def run(
         ...,
         "--solver",
         envvar="SOLVELENS_SOLVER",
-        help="MODULE:FUNCTION taking the task dict and returning a str (sent as {'content': ...}) or a dict "
-        "(sent as the body), e.g. solvelens.client.example_solver:solve.",
+        help="MODULE:FUNCTION taking the task dict and returning a str or a dict, e.g. "
+        "solvelens.client.example_solver:solve. For typed tasks a str becomes the typed body where that is "
+        "unambiguous (solve: the text; vote: a|b|skip; flag/create: a JSON object), else it is refused.",
     ),
     api_key: str | None = typer.Option(
         None,
@@ -66,6 +67,30 @@ def run(
     timeout: float = typer.Option(
         30.0, "--timeout", envvar="SOLVELENS_TIMEOUT", min=0.1, help="Per-request timeout in seconds."
     ),
+    llm_model: str | None = typer.Option(
+        None,
+        "--llm-model",
+        envvar="SOLVELENS_LLM_MODEL",
+        help="Model name sent as llm_model in solve bodies (default: the solver's llm_model attribute).",
+    ),
+    llm_model_version: str | None = typer.Option(
+        None, "--llm-model-version", envvar="SOLVELENS_LLM_MODEL_VERSION", help="Sent as llm_model_version."
+    ),
+    max_rejections: int = typer.Option(
+        3,
+        "--max-rejections",
+        envvar="SOLVELENS_MAX_REJECTIONS",
+        min=1,
+        help="Stop (exit 1) after this many rejected answers in a row (400/422, or refused locally): the "
+        "platform fails each rejected task.",
+    ),
+    max_errors: int = typer.Option(
+        5,
+        "--max-errors",
+        envvar="SOLVELENS_MAX_ERRORS",
+        min=1,
+        help="Stop (exit 1) after this many errors in a row, e.g. polls answered 5xx after all retries.",
+    ),
     max_attempts: int = typer.Option(
         5,
         "--max-attempts",
@@ -79,8 +104,11 @@ def run(
     Ctrl-C (or SIGTERM) finishes the current task, then exits. Prints one line per task and a summary.
 
     Exit code 0 on a normal end (--max-tasks, --stop-when-idle, a signal); 1 when stopped by an error
-    (rejected key, suspended bot, unreachable platform, repeated errors).
+    (rejected key, suspended bot, unreachable platform, --max-rejections rejected answers or --max-errors
+    errors in a row). Each retry of a request is logged as one line on stderr.
     """
+    import logging
+
     from pydantic import SecretStr
 
     from solvelens.client import PlatformClient, PlatformError
@@ -105,6 +133,13 @@ def run(
     except PlatformError as exc:
         _fail(str(exc))
         return
+    # One plain line per retry on stderr, whatever the terminal width (a rich handler would wrap it).
+    handler = logging.StreamHandler()
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s", "%H:%M:%S"))
+    client_log = logging.getLogger("solvelens.client")
+    client_log.addHandler(handler)
+    client_log.setLevel(logging.WARNING)
+    client_log.propagate = False
     params = {"brief": "true", "categories": "slim"} if brief else {}
     with client:
         try:
@@ -118,6 +153,10 @@ def run(
             idle_wait=idle_wait,
             max_tasks=max_tasks,
             stop_when_idle=stop_when_idle,
+            max_rejections=max_rejections,
+            max_errors=max_errors,
+            llm_model=llm_model,
+            llm_model_version=llm_model_version,
             task_params=params,
         )
         summary = runner.run()

@@ -44,7 +44,8 @@ def serve(
     task_shape: str = typer.Option(
         "real",
         envvar="SOLVELENS_SANDBOX_TASK_SHAPE",
-        help="real ({taskType,taskId,payload}) or interface ({id,prompt}).",
+        help="real ({taskType,taskId,payload}; typed submit bodies only, as the real platform) or interface "
+        "({id,prompt} tasks; {'content': ...} submissions accepted too).",
     ),
     task_types: str = typer.Option(
         "flag,solve,vote,create",
@@ -53,6 +54,13 @@ def serve(
     ),
     pagination: str = typer.Option(
         "page", envvar="SOLVELENS_SANDBOX_PAGINATION", help="List envelope style: page, offset or cursor."
+    ),
+    solutions_paging: str = typer.Option(
+        "default",
+        envvar="SOLVELENS_SANDBOX_SOLUTIONS_PAGING",
+        help="A problem's solutions: default (as --pagination) or offset (another implementation: "
+        'offset/limit, answered {"items": [...], "has_more": ..., "total": N}; page ignored; at most 10 a '
+        "page).",
     ),
     fault_rate: float = typer.Option(
         0.0, envvar="SOLVELENS_SANDBOX_FAULT_RATE", help="Probability of a fault."
@@ -65,6 +73,12 @@ def serve(
     fault_seed: int = typer.Option(0, envvar="SOLVELENS_SANDBOX_FAULT_SEED", help="Seed of the fault draws."),
     fault_schedule: str = typer.Option(
         "", envvar="SOLVELENS_SANDBOX_FAULT_SCHEDULE", help="Faults of the first requests, e.g. 503,ok,429."
+    ),
+    fault_paths: str = typer.Option(
+        "",
+        envvar="SOLVELENS_SANDBOX_FAULT_PATHS",
+        help="Inject faults only on these path prefixes (comma-separated, e.g. /tasks/next); default: every "
+        "/api/ route.",
     ),
     latency_ms: float = typer.Option(0.0, envvar="SOLVELENS_SANDBOX_LATENCY_MS", help="Added latency (ms)."),
     slow_ms: float = typer.Option(
@@ -98,6 +112,8 @@ def serve(
         _fail("--task-shape must be real or interface")
     if pagination not in ("page", "offset", "cursor"):
         _fail("--pagination must be page, offset or cursor")
+    if solutions_paging not in ("default", "offset"):
+        _fail("--solutions-paging must be default or offset")
     if not db.exists():
         summary = build_platform(db, seed=seed, scale=scale)
         typer.echo(
@@ -115,6 +131,7 @@ def serve(
             max_body_bytes=max_body_bytes or None,
             rate_limit=rate_limit or None,
             rate_window_seconds=rate_window,
+            paths=tuple(p.strip() for p in fault_paths.split(",") if p.strip()),
         )
     except ValueError as exc:
         _fail(str(exc))
@@ -123,6 +140,7 @@ def serve(
         task_ttl_seconds=task_ttl,
         task_shape=task_shape,  # type: ignore[arg-type]
         pagination=pagination,  # type: ignore[arg-type]
+        solutions_paging=solutions_paging,  # type: ignore[arg-type]
         task_types=tuple(t.strip() for t in task_types.split(",") if t.strip()),
         faults=faults,
     )

@@ -9,22 +9,16 @@ with PlatformClient("http://127.0.0.1:8765/api/v1") as client:
 ```
 """
 
+from solvelens.client.base import BaseClient, RetryPolicy
 from solvelens.client.bot import BotRunner, RunSummary, Solver, SolverLoadError, load_solver
-from solvelens.client.client import (
-    KNOWN_LIST_ENDPOINTS,
-    AsyncPlatformClient,
-    BaseClient,
-    ListEndpoint,
-    PlatformClient,
-    RetryPolicy,
-    SubmitBody,
-)
+from solvelens.client.client import AsyncPlatformClient, PlatformClient
 from solvelens.client.errors import (
     APIStatusError,
     AuthenticationError,
     BadRequestError,
     ConfigurationError,
     ConflictError,
+    InvalidSubmissionError,
     NotFoundError,
     NotJSONError,
     PaginationError,
@@ -61,6 +55,8 @@ from solvelens.client.pagination import (
     Paginator,
     SinglePagePaginator,
 )
+from solvelens.client.submission import SubmitBody, submission_body
+from solvelens.client.walk import KNOWN_LIST_ENDPOINTS, ListEndpoint
 
 __all__ = [
     "KNOWN_LIST_ENDPOINTS",
@@ -77,6 +73,7 @@ __all__ = [
     "ConflictError",
     "CursorPaginator",
     "Health",
+    "InvalidSubmissionError",
     "ListEndpoint",
     "NextLinkPaginator",
     "NotFoundError",
@@ -111,4 +108,5 @@ __all__ = [
     "Task",
     "UnprocessableEntityError",
     "load_solver",
+    "submission_body",
 ]

@@ -4,14 +4,21 @@ Rules (the platform's bot guide, and the interface's reference loop):
 
 - "No task" (204, 404, empty body, ``{}``, ``null``, a task without id) -> wait ``idle_wait`` seconds (30 by
   default) and poll again; with ``stop_when_idle`` the run ends instead.
-- The solver gets the task dict as the server sent it and returns a ``str`` (sent as
-  ``{"content": ...}``) or a ``dict`` (sent as the JSON body). A solver exception skips the submission
-  and counts as an error.
+- The solver gets the task dict as the server sent it and returns a ``str`` or a ``dict``. For a typed task
+  (``taskType``) the runner sends the typed body of its type (:mod:`solvelens.client.submission`): a string
+  becomes it where that is unambiguous (a solve's ``solution_text`` plus the model the bot declares with
+  ``llm_model``, or the solver's ``llm_model`` attribute), otherwise the answer is refused locally and nothing
+  is sent. Only an interface task (``{"id", "prompt"}``) gets ``{"content": <string>}``. A solver exception
+  skips the submission and counts as an error.
 - 401/403 (bad key, no bot profile, suspended, banned): stop at once with a clear message (exit code 1).
-- 409 on submit (already completed or failed): move on to the next task. 400/404/422 on submit (rejected,
-  expired): move on too.
-- Other errors (after the client's own bounded retries): back off ``error_backoff`` seconds, doubling up to
-  ``error_backoff_max``; after ``max_consecutive_errors`` in a row the run stops (exit code 1).
+- A rejected answer (400/422 from the server, or refused locally) counts towards ``max_rejections`` (3): that
+  many in a row stop the run (exit code 1), because the real platform fails each rejected task and counts a
+  failed flag attempt against the problem (five reject a human's problem). 409 (already completed or failed)
+  and 404 (expired): move on. A ``duplicate: true`` answer (solution already submitted, title already taken)
+  is counted as a duplicate, not as submitted.
+- Other errors (after the client's own bounded retries, each logged as one line): back off
+  ``error_backoff`` seconds, doubling up to ``error_backoff_max``; after ``max_errors`` in a row (e.g. every
+  poll answered 500) the run stops (exit code 1) with a summary saying why.
 - SIGINT/SIGTERM: the current task is finished (solved and submitted), then the run ends; a second
   signal aborts.
 - ``GET /bot/me`` is recorded at start and end; one progress line per task and a summary at exit (rich).
@@ -41,6 +48,7 @@ from solvelens.client.errors import (
     BadRequestError,
     ConfigurationError,
     ConflictError,
+    InvalidSubmissionError,
     NotFoundError,
     NotJSONError,
     PermissionDeniedError,
@@ -48,11 +56,13 @@ from solvelens.client.errors import (
     PlatformError,
     UnprocessableEntityError,
 )
-from solvelens.client.models import Bot, Task
+from solvelens.client.models import Bot, SubmitResult, Task
+from solvelens.client.submission import submission_body
 
 __all__ = ["BotRunner", "RunSummary", "Solver", "SolverLoadError", "load_solver"]
 
-#: A solver: the task dict as sent -> a string (sent as ``{"content": ...}``) or a dict (the JSON body).
+#: A solver: the task dict as sent -> a string or a dict (see :mod:`solvelens.client.submission` for what is
+#: sent). A solver may declare its model as attributes ``llm_model`` / ``llm_model_version``.
 Solver = Callable[[dict[str, Any]], str | Mapping[str, Any]]
 
 
@@ -92,15 +102,21 @@ def load_solver(spec: str) -> Solver:
 class RunSummary:
     """What a run did. Counts are per task; times in seconds; ``me_start``/``me_end`` are ``/bot/me`` answers.
 
-    ``stopped_by``: ``max_tasks`` | ``idle`` | ``signal`` | ``auth`` | ``errors`` | ``startup``.
-    ``message``: the reason in one line when the run stopped on an error.
+    ``submitted``: accepted as new work; ``duplicates``: accepted but ``duplicate: true`` (nothing created);
+    ``rejected``: answered 400/422 by the server; ``refused``: not sent because the answer could not become
+    the typed body (see :mod:`solvelens.client.submission`); ``expired``: 404 on submit.
+    ``stopped_by``: ``max_tasks`` | ``idle`` | ``signal`` | ``auth`` | ``rejections`` | ``errors`` |
+    ``startup``. ``message``: the reason in one line when the run stopped on an error.
     """
 
     tasks: int = 0
     submitted: int = 0
+    duplicates: int = 0
     recovered: int = 0
     conflicts: int = 0
     rejected: int = 0
+    refused: int = 0
+    expired: int = 0
     solver_errors: int = 0
     errors: int = 0
     idle_polls: int = 0
@@ -115,7 +131,12 @@ class RunSummary:
     @property
     def exit_code(self) -> int:
         """0 for a normal end (max tasks, idle, signal); 1 when the run stopped on an error."""
-        return 1 if self.stopped_by in ("auth", "errors", "startup") else 0
+        return 1 if self.stopped_by in ("auth", "rejections", "errors", "startup") else 0
+
+
+def _attribute(solver: Solver, name: str) -> str | None:
+    value = getattr(solver, name, None)
+    return value if isinstance(value, str) and value else None
 
 
 class BotRunner:
@@ -128,9 +149,12 @@ class BotRunner:
         max_tasks: stop after this many tasks (``None``: run until stopped).
         stop_when_idle: end the run at the first "no task" instead of waiting.
         error_backoff / error_backoff_max: first and longest wait after an error, seconds (doubles in
-        between). max_consecutive_errors: stop after this many errors in a row. task_params: query options for
-        ``/tasks/next`` (e.g. ``{"brief": "true"}``). console: where progress lines and the summary go (rich);
-        ``None``: stdout.
+        between). max_errors: stop after this many errors in a row (polling, submitting, the solver).
+        max_rejections: stop after this many rejected answers in a row (400/422, or refused locally).
+        llm_model / llm_model_version: the model the bot declares in solve bodies (default: the solver's
+        ``llm_model`` / ``llm_model_version`` attributes). task_params: query options for ``/tasks/next``
+        (e.g. ``{"brief": "true"}``). console: where progress lines and the summary go (rich); ``None``:
+        stdout.
     """
 
     def __init__(
@@ -143,7 +167,10 @@ class BotRunner:
         stop_when_idle: bool = False,
         error_backoff: float = 2.0,
         error_backoff_max: float = 60.0,
-        max_consecutive_errors: int = 10,
+        max_errors: int = 5,
+        max_rejections: int = 3,
+        llm_model: str | None = None,
+        llm_model_version: str | None = None,
         task_params: Mapping[str, str] | None = None,
         console: Console | None = None,
     ) -> None:
@@ -154,13 +181,19 @@ class BotRunner:
         self.stop_when_idle = stop_when_idle
         self.error_backoff = error_backoff
         self.error_backoff_max = error_backoff_max
-        self.max_consecutive_errors = max_consecutive_errors
+        if max_errors < 1 or max_rejections < 1:
+            raise ValueError("max_errors and max_rejections must be at least 1")
+        self.max_errors = max_errors
+        self.max_rejections = max_rejections
+        self.llm_model = llm_model or _attribute(solver, "llm_model")
+        self.llm_model_version = llm_model_version or _attribute(solver, "llm_model_version")
         self.task_params = dict(task_params or {})
         self.console = console or Console(highlight=False)
         self.summary = RunSummary()
         self._stop = threading.Event()
         self._stop_reason = ""
         self._consecutive_errors = 0
+        self._consecutive_rejections = 0
         self._signals_seen = 0
 
     # -- stopping ------------------------------------------------------------------------------------------
@@ -261,12 +294,30 @@ class BotRunner:
         """Count an error and wait; returns False when the run must stop (too many in a row)."""
         self.summary.errors += 1
         self._consecutive_errors += 1
-        if self._consecutive_errors >= self.max_consecutive_errors:
-            self._fail("errors", f"{self._consecutive_errors} errors in a row; last: {what}: {exc}")
+        if self._consecutive_errors >= self.max_errors:
+            self._fail(
+                "errors",
+                f"{self._consecutive_errors} errors in a row (--max-errors {self.max_errors}); last: "
+                f"{what}: {exc}",
+            )
             return False
         delay = min(self.error_backoff * 2 ** (self._consecutive_errors - 1), self.error_backoff_max)
         self.console.print(f"[yellow]{escape(what)} failed: {escape(str(exc))}; retrying in {delay:g} s[/]")
         self._wait(delay)
+        return True
+
+    def _rejection(self, kind: str, reason: str) -> bool:
+        """Count a rejected answer; returns False when the run must stop (too many in a row)."""
+        self._consecutive_errors = 0
+        self._consecutive_rejections += 1
+        if self._consecutive_rejections >= self.max_rejections:
+            self._fail(
+                "rejections",
+                f"{self._consecutive_rejections} answers in a row were rejected (--max-rejections "
+                f"{self.max_rejections}); last: {kind}: {reason}. The platform fails every rejected task "
+                "(and counts failed flags against the problem): fix the solver's answers, then run again",
+            )
+            return False
         return True
 
     def _loop(self) -> None:
@@ -283,7 +334,7 @@ class BotRunner:
                 self._fail("auth", self._auth_message(exc))
                 return
             except PlatformError as exc:
-                if not self._backoff("polling /tasks/next", exc):
+                if not self._backoff("polling GET /tasks/next", exc):
                     return
                 continue
             if task is None:
@@ -312,7 +363,15 @@ class BotRunner:
             self._line(number, kind, task.id, f"[red]solver error[/]: {escape(repr(exc))[:200]}", started)
             return self._backoff("the solver", exc)
         try:
-            answer = self.client.submit(task.id, result)
+            body = submission_body(
+                task, result, llm_model=self.llm_model, llm_model_version=self.llm_model_version
+            )
+        except InvalidSubmissionError as exc:
+            self.summary.refused += 1
+            self._line(number, kind, task.id, f"[red]refused, not sent[/]: {escape(str(exc))}", started)
+            return self._rejection(f"{kind} refused locally", str(exc))
+        try:
+            answer = self.client.submit(task.id, body)
         except (AuthenticationError, PermissionDeniedError) as exc:
             self._line(number, kind, task.id, f"[red]{exc.status_code}[/]", started)
             self._fail("auth", self._auth_message(exc))
@@ -322,30 +381,38 @@ class BotRunner:
             self._line(number, kind, task.id, f"[yellow]409 {escape(exc.message)}[/] (moving on)", started)
             self._consecutive_errors = 0
             return True
-        except (BadRequestError, UnprocessableEntityError, NotFoundError) as exc:
-            self.summary.rejected += 1
-            self._line(
-                number,
-                kind,
-                task.id,
-                f"[yellow]rejected {exc.status_code}: {escape(exc.message)}[/]",
-                started,
-            )
+        except NotFoundError as exc:
+            self.summary.expired += 1
+            self._line(number, kind, task.id, f"[yellow]404 {escape(exc.message)}[/] (moving on)", started)
             self._consecutive_errors = 0
             return True
+        except (BadRequestError, UnprocessableEntityError) as exc:
+            self.summary.rejected += 1
+            reason = f"{exc.status_code} {exc.message}"
+            self._line(number, kind, task.id, f"[red]rejected[/] {escape(reason)}", started)
+            return self._rejection(f"{kind} rejected by the server", reason)
         except PlatformError as exc:
             self._line(number, kind, task.id, f"[red]submit failed[/]: {escape(str(exc))}", started)
             return self._backoff("submitting", exc)
         self._consecutive_errors = 0
+        self._consecutive_rejections = 0
+        self._accepted(number, kind, task.id, answer, started)
+        return True
+
+    def _accepted(self, number: int, kind: str, task_id: str, answer: SubmitResult, started: float) -> None:
+        if answer.get("duplicate") is True:
+            self.summary.duplicates += 1
+            message = str(answer.get("message") or "duplicate")
+            self._line(number, kind, task_id, f"[yellow]duplicate[/]: {escape(message)}", started)
+            return
         self.summary.submitted += 1
         if answer.recovered:
             self.summary.recovered += 1
             self._line(
-                number, kind, task.id, "[green]submitted[/] (response lost; confirmed by 409)", started
+                number, kind, task_id, "[green]submitted[/] (response lost; confirmed by 409)", started
             )
         else:
-            self._line(number, kind, task.id, "[green]submitted[/]", started)
-        return True
+            self._line(number, kind, task_id, "[green]submitted[/]", started)
 
     def _line(self, number: int, kind: str, task_id: str, outcome: str, started: float) -> None:
         elapsed = time.perf_counter() - started
@@ -365,8 +432,11 @@ class BotRunner:
             "submitted",
             f"{s.submitted}" + (f" ({s.recovered} confirmed after a lost response)" if s.recovered else ""),
         )
+        table.add_row("duplicates", str(s.duplicates))
         table.add_row("conflicts (409)", str(s.conflicts))
-        table.add_row("rejected", str(s.rejected))
+        table.add_row("expired (404)", str(s.expired))
+        table.add_row("rejected (400/422)", str(s.rejected))
+        table.add_row("refused (not sent)", str(s.refused))
         table.add_row("solver errors", str(s.solver_errors))
         table.add_row("errors", str(s.errors))
         table.add_row("idle polls", str(s.idle_polls))

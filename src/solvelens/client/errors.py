@@ -8,6 +8,8 @@ PlatformError
 ├── ResponseDecodeError         a 2xx whose body is not the JSON the endpoint must send (truncated, HTML)
 │   └── NotJSONError            the server answered HTML/text: most likely a wrong base URL
 ├── PaginationError             a paginated list misbehaved (a page or cursor repeated, too many pages)
+├── InvalidSubmissionError      a result that cannot become the body its task type requires (refused locally,
+│                               nothing sent)                                        (also a ValueError)
 └── APIStatusError              any non-2xx answer; ``status_code``, ``method``, ``path``, ``body_excerpt``
     ├── BadRequestError             400
     ├── AuthenticationError         401
@@ -44,6 +46,7 @@ __all__ = [
     "BadRequestError",
     "ConfigurationError",
     "ConflictError",
+    "InvalidSubmissionError",
     "NotFoundError",
     "NotJSONError",
     "PaginationError",
@@ -121,6 +124,20 @@ class PaginationError(PlatformError):
 
     Raised instead of looping forever.
     """
+
+
+class InvalidSubmissionError(PlatformError, ValueError):
+    """A solver result that cannot become the body its task's type requires; refused before any request.
+
+    Attributes: ``task_type`` (``solve``/``vote``/``flag``/``create``) and ``expected`` (the body's field
+    names). Submitting it anyway would be a 400 on the real platform, which then fails the task (and, for a
+    flag, counts a failed attempt against someone's problem).
+    """
+
+    def __init__(self, message: str, *, task_type: str, expected: tuple[str, ...]) -> None:
+        super().__init__(message)
+        self.task_type = task_type
+        self.expected = expected
 
 
 class APIStatusError(PlatformError):

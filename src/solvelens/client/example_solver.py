@@ -1,9 +1,10 @@
 """An example solver for ``solvelens bot run --solver solvelens.client.example_solver:solve``.
 
 A solver is any function ``solve(task: dict) -> str | dict``: it gets the task exactly as the server sent it
-and returns a string (sent as ``{"content": ...}``) or a dict (sent as the JSON body). This one needs no
-model: it writes a templated solution, votes for the more detailed solution, approves problems and proposes a
-fixed problem. It answers both task shapes:
+and returns a string or a dict (what is sent: :mod:`solvelens.client.submission`). It may declare the model
+it uses as attributes (``solve.llm_model``), which the runner puts into solve bodies. This one needs no model:
+it writes a templated solution, votes for the more detailed solution, approves problems and proposes a new
+problem per create task (a unique title, a category the task lists). It answers both task shapes:
 
 - the real platform's ``{"taskId", "taskType", "payload"}``: a typed body per task type (solve
   ``solution_text/llm_model/llm_model_version``, vote ``winner``, flag
@@ -16,9 +17,12 @@ vote,
 from __future__ import annotations
 
 import json
+import zlib
 from typing import Any
 
-__all__ = ["MODEL", "solve"]
+from solvelens.client.submission import task_categories
+
+__all__ = ["IDEAS", "MODEL", "solve", "solve_text"]
 
 #: Reported as ``llm_model`` (the real platform keeps it only when it matches ``[a-z0-9][a-z0-9._-]*``).
 MODEL = "solvelens-example"
@@ -62,22 +66,67 @@ def _vote(payload: dict[str, Any]) -> str:
 
 
 def _first_category(payload: dict[str, Any]) -> str | None:
-    categories = payload.get("categories")
-    if isinstance(categories, list) and categories:
-        first = categories[0]
-        slug = first.get("slug") if isinstance(first, dict) else first
-        return str(slug) if slug else None
-    return None
+    slugs = task_categories(payload)
+    return slugs[0] if slugs else None
 
 
-def _created(payload: dict[str, Any]) -> dict[str, Any]:
+#: Problem ideas per category slug: (title, description).
+IDEAS: dict[str, tuple[str, str]] = {
+    "technology": (
+        "How can a small team keep its documentation current",
+        "Our five-person team writes docs once and never updates them; within months they are wrong. "
+        "What habits or tools keep documentation accurate without a dedicated writer?",
+    ),
+    "science_nature": (
+        "How can a school measure the air quality of its classrooms",
+        "Teachers suspect stuffy rooms hurt concentration, but there is no budget for lab equipment. "
+        "Which cheap measurements give numbers good enough to act on?",
+    ),
+    "health": (
+        "How can night-shift workers keep a healthy sleep rhythm",
+        "Rotating night shifts leave nurses tired for days. What routines around light, meals and naps "
+        "help the body adjust without medication?",
+    ),
+    "business_finance": (
+        "How can a corner shop compete with delivery apps",
+        "A family-run grocery loses evening customers to app deliveries. Which low-cost services or "
+        "changes keep neighbours buying locally?",
+    ),
+    "education_career": (
+        "How can adults keep learning a language after the course ends",
+        "Evening classes end and within a year most learners forget what they learned. What keeps "
+        "practice going with twenty minutes a day?",
+    ),
+    "society_culture": (
+        "How can a neighbourhood welcome new residents",
+        "New families in a growing suburb know nobody and events are poorly attended. What small, "
+        "repeatable activities build acquaintance between neighbours?",
+    ),
+    "philosophy_ideas": (
+        "How should a group decide fairly when members disagree strongly",
+        "A volunteer board splits evenly on most questions and meetings end in frustration. Which "
+        "decision rules feel fair to the side that loses?",
+    ),
+    "lifestyle": (
+        "How can a family cut food waste at home",
+        "A family of four throws away about a fifth of the food it buys. Which planning and storage "
+        "habits reduce waste without more time spent cooking?",
+    ),
+}
+
+
+def _created(task: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
+    """A new problem: a category the task lists (chosen by task id, so bots spread over categories) and a
+    title made unique by the task id (the platform answers a taken title as a duplicate, creating nothing)."""
+    task_id = str(task.get("taskId") or task.get("id") or "")
+    listed = [slug for slug in task_categories(payload) if slug in IDEAS] or list(IDEAS)
+    category = listed[zlib.crc32(task_id.encode()) % len(listed)]
+    title, description = IDEAS[category]
+    tag = task_id.replace("-", "")[:10] or "new"
     return {
-        "problem_title": "How can a small team keep its documentation current?",
-        "problem_description": (
-            "Our five-person team writes docs once and never updates them; within months they are wrong. "
-            "What habits or tools keep documentation accurate without a dedicated writer?"
-        ),
-        "category": _first_category(payload) or "technology",
+        "problem_title": f"{title}? (case {tag})",
+        "problem_description": description,
+        "category": category,
     }
 
 
@@ -96,9 +145,28 @@ def solve(task: dict[str, Any]) -> str | dict[str, Any]:
             return {"verdict": "green", "category": "none", "suggested_category": _first_category(payload)}
         return "green"
     if kind == "create":
-        created = _created(payload)
+        created = _created(task, payload)
         return created if real_shape else json.dumps(created)
     text = _solution(payload, prompt)
     if real_shape:
         return {"solution_text": text, "llm_model": MODEL, "llm_model_version": "1"}
     return text
+
+
+solve.llm_model = MODEL  # type: ignore[attr-defined]  # declared model, read by the bot runner
+
+
+def solve_text(task: dict[str, Any]) -> str:
+    """The same answers as :func:`solve`, always as a string (as a language model's reply is): the solution
+    text, ``a``/``b``, or a JSON object for flag and create. The runner turns each into the typed body."""
+    answer = solve(task)
+    if isinstance(answer, str):
+        return answer
+    if "solution_text" in answer:
+        return str(answer["solution_text"])
+    if "winner" in answer:
+        return str(answer["winner"])
+    return json.dumps(answer)
+
+
+solve_text.llm_model = MODEL  # type: ignore[attr-defined]

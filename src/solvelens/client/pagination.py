@@ -232,6 +232,24 @@ class Paginator(ABC):
         if self.page_size is not None:
             request.params[self.limit_param] = self.page_size
 
+    def repeats(self, items: list[dict[str, Any]]) -> bool:
+        """Whether ``items`` (a non-empty page) repeat the previous page this paginator read."""
+        return bool(items) and _fingerprint(items) == self._last_fingerprint
+
+    def adopt(
+        self, previous: Paginator, items: list[dict[str, Any]], body: Any, headers: Mapping[str, str]
+    ) -> None:
+        """Take over a walk from ``previous`` (another style whose next page repeated the last one): keep its
+        counts, total and page size in effect, then read the repeated answer for this style's own next step
+        (a cursor or a next link; ``has_next`` turns False when the answer offers none)."""
+        self.pages_seen = previous.pages_seen
+        self.records_seen = previous.records_seen
+        self.total = previous.total
+        self._effective_size = previous._effective_size
+        self._last_fingerprint = previous._last_fingerprint
+        self.has_next = True
+        self._advance(items, page_metadata(body), headers)
+
     def update_state(
         self, items: list[dict[str, Any]], body: Any, headers: Mapping[str, str] | None = None
     ) -> None:
@@ -242,13 +260,12 @@ class Paginator(ABC):
         self.pages_seen += 1
         if self.pages_seen > self.max_pages:
             raise PaginationError(f"more than {self.max_pages} pages: stopping ({type(self).__name__})")
-        fingerprint = _fingerprint(items)
-        if items and fingerprint == self._last_fingerprint:
+        if self.repeats(items):
             raise PaginationError(
                 f"page {self.pages_seen} repeats page {self.pages_seen - 1} ({type(self).__name__}): "
                 "the server ignores the pagination parameters; configure the style for this endpoint"
             )
-        self._last_fingerprint = fingerprint
+        self._last_fingerprint = _fingerprint(items)
         self.records_seen += len(items)
         meta = page_metadata(body)
         total = _as_int(meta.get("total", meta.get("totalcount", meta.get("totalitems"))))

@@ -8,9 +8,18 @@
 - Every hand-out and every submission runs in ``BEGIN IMMEDIATE`` (SQLite's write lock), so no task is handed
   out twice and no accepted submission is lost, whatever the number of concurrent bots.
 - Expiry uses the wall clock (``ttl_seconds``); expired tasks are swept on every call.
-- Submissions accept the real typed bodies (flag ``verdict/category/suggested_category``; solve
-  ``solution_text/llm_model/llm_model_version``; vote ``winner``; create ``problem_title/problem_description/
-  category``) and the interface's ``{"content": "..."}`` (solve: the text; vote: ``a``/``b``/``skip``; flag:
+- Submissions are validated as the real platform validates them (real-platform-notes §2, §11, §12): the typed
+  body of the task's type (flag ``verdict/category/suggested_category``, sloppy categories normalised first;
+  solve ``solution_text`` 50-5000 + optional ``llm_model`` <= 100 / ``llm_model_version`` <= 50; vote
+  ``winner`` a|b|skip; create ``problem_title`` 5-200, ``problem_description`` 20-1000, ``category`` slug).
+  Anything else is 400 ``{"error": "Validation error", "code": "VALIDATION_ERROR", "statusCode": 400,
+  "details": [{"field", "message"}]}`` (every issue, Zod's messages) and the task is marked failed (a
+  resubmit is 409); a failed flag counts a failed flag attempt against the problem, and the fifth fails a
+  human's pending problem (status ``rejected``). A failed task does not keep its problem from being handed
+  to the same bot again, as on the real platform. A create whose title exists answers 200 ``{"success":
+  true, "message": "Duplicate title ...", "duplicate": true}`` and creates nothing.
+- Only with ``accept_content`` (the sandbox's ``--task-shape interface``) is the interface's ``{"content":
+  "..."}`` translated into the typed body (solve: the text; vote: ``a``/``b``/``skip``; flag:
   ``green``/``red``; create: a JSON object string, or ``title\\ndescription``). Scoring reuses
   :class:`~solvelens.sandbox.world.World`, the same code the generator and simulator run.
 """
@@ -35,6 +44,8 @@ from solvelens.sandbox.world import World
 TASK_TYPES: Final = ("flag", "solve", "vote", "create")
 SOLUTION_MIN: Final = 50
 SOLUTION_MAX: Final = 5000
+#: Failed flag attempts after which a human's pending problem is rejected.
+MAX_FAILED_FLAG_ATTEMPTS: Final = 5
 _MODEL_RE: Final = re.compile(r"^[a-z0-9][a-z0-9._\-/:+]{0,98}[a-z0-9]$")
 _RNG = random.SystemRandom()
 
@@ -167,7 +178,7 @@ def _find_flag(conn: sqlite3.Connection, bot_id: int) -> _Found:
         "SELECT p.id FROM problems p WHERE p.status = 'pending' AND coalesce(p.bot_author_id, 0) != :b "
         "AND NOT EXISTS (SELECT 1 FROM flags f WHERE f.problem_id = p.id AND f.bot_id = :b) "
         "AND NOT EXISTS (SELECT 1 FROM tasks t WHERE t.problem_id = p.id AND t.bot_id = :b AND "
-        "t.task_type = 'flag') "
+        "t.task_type = 'flag' AND t.status IN ('assigned', 'completed')) "
         "AND p.green_flags + p.red_flags + (SELECT count(*) FROM tasks t WHERE t.problem_id = p.id "
         "AND t.task_type = 'flag' AND t.status = 'assigned') < 3 "
         "ORDER BY p.created_at, p.id LIMIT 1",
@@ -182,7 +193,7 @@ def _find_solve(conn: sqlite3.Connection, bot_id: int) -> _Found:
         "AND p.solution_count < :target "
         "AND NOT EXISTS (SELECT 1 FROM solutions s WHERE s.problem_id = p.id AND s.bot_id = :b) "
         "AND NOT EXISTS (SELECT 1 FROM tasks t WHERE t.problem_id = p.id AND t.bot_id = :b "
-        "AND t.task_type = 'solve' AND t.status IN ('assigned', 'failed')) "
+        "AND t.task_type = 'solve' AND t.status = 'assigned') "
         "AND p.solution_count + (SELECT count(*) FROM tasks t WHERE t.problem_id = p.id AND t.task_type "
         "= 'solve' "
         "AND t.status = 'assigned') < :target ORDER BY p.solution_count, p.created_at, p.id LIMIT 1",
@@ -302,11 +313,66 @@ def _bad(field: str, message: str) -> _Invalid:
     return _Invalid([{"field": field, "message": message}])
 
 
+def _json_type(value: Any) -> str:
+    """Zod's name of a JSON value's type (``received ...``)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, list):
+        return "array"
+    return "object" if isinstance(value, dict) else "string"
+
+
+class _Checker:
+    """Collects every issue of a body, worded as the real platform's Zod validation words them."""
+
+    def __init__(self, body: dict[str, Any]) -> None:
+        self.body = body
+        self.details: list[dict[str, str]] = []
+
+    def issue(self, field: str, message: str) -> None:
+        self.details.append({"field": field, "message": message})
+
+    def text(self, field: str, lo: int, hi: int, *, required: bool = True) -> str | None:
+        value = self.body.get(field)
+        if value is None:
+            if required:
+                self.issue(field, "Required")
+            return None
+        if not isinstance(value, str):
+            self.issue(field, f"Expected string, received {_json_type(value)}")
+            return None
+        if len(value) < lo:
+            self.issue(field, f"String must contain at least {lo} character(s)")
+        elif len(value) > hi:
+            self.issue(field, f"String must contain at most {hi} character(s)")
+        return value
+
+    def enum(self, field: str, allowed: tuple[str, ...]) -> str | None:
+        value = self.body.get(field)
+        if value is None:
+            self.issue(field, "Required")
+            return None
+        if value not in allowed:
+            expected = " | ".join(f"'{a}'" for a in allowed)
+            received = f"'{value}'" if isinstance(value, str) else _json_type(value)
+            self.issue(field, f"Invalid enum value. Expected {expected}, received {received}")
+            return None
+        return str(value)
+
+    def done(self) -> None:
+        if self.details:
+            raise _Invalid(self.details)
+
+
 def _from_content(task_type: str, body: dict[str, Any]) -> dict[str, Any]:
-    """Translate ``{"content": str}`` into the typed body of ``task_type``."""
+    """Translate ``{"content": str}`` into the typed body of ``task_type`` (``--task-shape interface``)."""
     content = body["content"]
     if not isinstance(content, str):
-        raise _bad("content", "content must be a string")
+        raise _bad("content", f"Expected string, received {_json_type(content)}")
     if task_type == "solve":
         return {"solution_text": content, **{k: v for k, v in body.items() if k != "content"}}
     if task_type == "vote":
@@ -327,24 +393,37 @@ def _from_content(task_type: str, body: dict[str, Any]) -> dict[str, Any]:
     return {"problem_title": title.strip(), "problem_description": desc.strip(), "category": category}
 
 
-def _text(body: dict[str, Any], field: str, lo: int, hi: int, *, required: bool = True) -> str | None:
-    value = body.get(field)
-    if value is None and not required:
-        return None
-    if not isinstance(value, str):
-        raise _bad(field, "Required string" if value is None else "Expected string")
-    if not lo <= len(value) <= hi:
-        raise _bad(field, f"Length must be between {lo} and {hi} characters (got {len(value)})")
-    return value
+def _fail_task(conn: sqlite3.Connection, tid: int, task_type: str, problem_id: int | None, now: int) -> None:
+    """Mark a task failed; a failed flag counts against its problem (the fifth rejects a human's problem)."""
+    conn.execute("UPDATE tasks SET status = 'failed', completed_at = ? WHERE id = ?", (now, tid))
+    if task_type != "flag" or problem_id is None:
+        return
+    conn.execute(
+        "UPDATE problems SET failed_flag_attempts = failed_flag_attempts + 1, updated_at = ? WHERE id = ?",
+        (now, problem_id),
+    )
+    conn.execute(
+        "UPDATE problems SET status = 'rejected', updated_at = ? WHERE id = ? AND author_type = 'human' "
+        "AND status = 'pending' AND failed_flag_attempts >= ?",
+        (now, problem_id, MAX_FAILED_FLAG_ATTEMPTS),
+    )
 
 
 def submit(
-    conn: sqlite3.Connection, codec: IdCodec, authorization: str | None, task_id: str, body: Any
+    conn: sqlite3.Connection,
+    codec: IdCodec,
+    authorization: str | None,
+    task_id: str,
+    body: Any,
+    *,
+    accept_content: bool = False,
 ) -> SubmitResult:
     """Apply a submission. Statuses: 200 ``{"success": true, "result": {...}}`` (or ``duplicate: true``),
     404 ``Task not found or expired`` (unknown id or another bot's task), 409 ``Task already completed`` (not
-    assigned any more: completed, expired or failed), 422 ``{"error": "Validation error", "details": [...]}``
-    (the task is then marked failed). Raises :class:`~solvelens.sandbox.accounts.AuthError` (401/403)."""
+    assigned any more: completed, expired or failed), 400 ``{"error": "Validation error", "code":
+    "VALIDATION_ERROR", "statusCode": 400, "details": [...]}`` (the task is then marked failed; see the
+    module docstring). ``accept_content``: translate the interface's ``{"content": ...}`` first. Raises
+    :class:`~solvelens.sandbox.accounts.AuthError` (401/403)."""
     with transaction(conn, immediate=True):
         bot_id = authenticate(conn, authorization)
         conn.execute(
@@ -361,22 +440,32 @@ def submit(
             ).fetchone()
         if row is None:
             return SubmitResult(404, {"error": "Task not found or expired"})
-        _, task_type, problem_id, sol_a, sol_b, status = row
+        pk, task_type, problem_id, sol_a, sol_b, status = row
         if status != "assigned":
             return SubmitResult(409, {"error": "Task already completed"})
         now = clock_ms(conn)
         try:
             if not isinstance(body, dict):
-                raise _bad("body", "Expected a JSON object")
-            if "content" in body and not any(
-                k in body for k in ("solution_text", "winner", "verdict", "problem_title")
+                raise _bad("body", f"Expected object, received {_json_type(body)}")
+            if (
+                accept_content
+                and "content" in body
+                and not any(k in body for k in ("solution_text", "winner", "verdict", "problem_title"))
             ):
                 body = _from_content(task_type, body)
             result = _APPLY[task_type](conn, bot_id, problem_id, sol_a, sol_b, body, now, codec)
         except _Invalid as exc:
-            conn.execute("UPDATE tasks SET status = 'failed', completed_at = ? WHERE id = ?", (now, tid))
-            return SubmitResult(422, {"error": "Validation error", "details": exc.details})
-        conn.execute("UPDATE tasks SET status = 'completed', completed_at = ? WHERE id = ?", (now, tid))
+            _fail_task(conn, pk, task_type, problem_id, now)
+            return SubmitResult(
+                400,
+                {
+                    "error": "Validation error",
+                    "code": "VALIDATION_ERROR",
+                    "statusCode": 400,
+                    "details": exc.details,
+                },
+            )
+        conn.execute("UPDATE tasks SET status = 'completed', completed_at = ? WHERE id = ?", (now, pk))
         return SubmitResult(200, result)
 
 
@@ -396,9 +485,11 @@ def _apply_solve(
     now: int,
     codec: IdCodec,
 ) -> dict[str, Any]:
-    text = _text(body, "solution_text", SOLUTION_MIN, SOLUTION_MAX)
-    model_raw = _text(body, "llm_model", 0, 100, required=False)
-    version = _text(body, "llm_model_version", 0, 50, required=False)
+    check = _Checker(body)
+    text = check.text("solution_text", SOLUTION_MIN, SOLUTION_MAX)
+    model_raw = check.text("llm_model", 0, 100, required=False)
+    version = check.text("llm_model_version", 0, 50, required=False)
+    check.done()
     model = model_raw.lower() if model_raw and _MODEL_RE.match(model_raw.lower()) else None
     world = _world(conn, problem_id, [bot_id])
     prob = world.problems[problem_id]
@@ -426,9 +517,9 @@ def _apply_vote(
     now: int,
     codec: IdCodec,
 ) -> dict[str, Any]:
-    winner = body.get("winner")
-    if winner not in ("a", "b", "skip"):
-        raise _bad("winner", "Invalid enum value. Expected 'a' | 'b' | 'skip'")
+    check = _Checker(body)
+    winner = check.enum("winner", ("a", "b", "skip"))
+    check.done()
     owners = [
         r[0] for r in conn.execute("SELECT bot_id FROM solutions WHERE id IN (?, ?)", (sol_a, sol_b)) if r[0]
     ]
@@ -466,9 +557,10 @@ def _apply_flag(
     now: int,
     codec: IdCodec,
 ) -> dict[str, Any]:
-    verdict = str(body.get("verdict", "")).strip().lower()
-    if verdict not in ("green", "red"):
-        raise _bad("verdict", "Invalid enum value. Expected 'green' | 'red'")
+    check = _Checker(body)
+    verdict = check.enum("verdict", ("green", "red"))
+    check.done()
+    assert verdict is not None
     category = str(body.get("category") or "none").strip().lower()
     category = _FLAG_ALIASES.get(category, category)
     if category not in FLAG_CATEGORIES:
@@ -502,11 +594,11 @@ def _apply_create(
     now: int,
     codec: IdCodec,
 ) -> dict[str, Any]:
-    title = _text(body, "problem_title", 5, 200)
-    desc = _text(body, "problem_description", 20, 1000)
-    category = body.get("category")
-    if category not in CATEGORY_SLUGS:
-        raise _bad("category", f"Invalid enum value. Expected one of {', '.join(CATEGORY_SLUGS)}")
+    check = _Checker(body)
+    title = check.text("problem_title", 5, 200)
+    desc = check.text("problem_description", 20, 1000)
+    category = check.enum("category", tuple(CATEGORY_SLUGS))
+    check.done()
     assert title is not None and desc is not None
     if conn.execute("SELECT 1 FROM problems WHERE lower(title) = lower(?) LIMIT 1", (title,)).fetchone():
         return {

@@ -16,6 +16,9 @@ Fault kinds (chosen per request, deterministic for a given arrival order):
 
 A request gets a fault from ``schedule`` (the n-th ``/api/`` request gets ``schedule[n-1]``; ``ok`` = none)
 and, after the schedule, with probability ``rate`` (kind drawn from ``kinds`` with ``random.Random(seed)``).
+``paths`` narrows both to requests whose path starts with one of the prefixes (relative to ``/api/v1`` or
+absolute), e.g. ``("/tasks/next",)`` for a platform whose task queue is down while its reads work; the
+schedule then counts those requests only.
 ``latency_ms`` is added to every ``/api/`` answer. ``max_body_bytes`` answers 413 to larger request bodies
 (``None``: the default cap of 64 KiB, :data:`~solvelens.sandbox.limits.DEFAULT_MAX_BODY_BYTES`).
 ``rate_limit`` allows that many requests per ``rate_window_seconds`` per API key
@@ -63,6 +66,7 @@ class FaultConfig:
     max_body_bytes: int | None = None
     rate_limit: int | None = None
     rate_window_seconds: float = 60.0
+    paths: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         unknown = [k for k in (*self.kinds, *self.schedule) if k not in (*FAULT_KINDS, "ok")]
@@ -72,6 +76,8 @@ class FaultConfig:
             )
         if not 0.0 <= self.rate <= 1.0:
             raise ValueError("fault rate must be between 0 and 1")
+        if any(not p.startswith("/") for p in self.paths):
+            raise ValueError(f"fault paths must start with '/' (e.g. /tasks/next), got {list(self.paths)}")
         if self.max_body_bytes is not None and self.max_body_bytes < 1:
             raise ValueError("max_body_bytes must be >= 1 (None = the default cap)")
 
@@ -108,6 +114,10 @@ class FaultMiddleware:
         self.rng = random.Random(config.seed)
         self.count = 0
         self.windows: dict[str, tuple[float, int]] = {}
+
+    def _targeted(self, path: str) -> bool:
+        paths = self.config.paths
+        return not paths or any(path.startswith((p, "/api/v1" + p)) for p in paths)
 
     def _decide(self) -> str:
         self.count += 1
@@ -146,7 +156,7 @@ class FaultMiddleware:
             retry = str(max(1, math.ceil(wait))).encode()
             await _send_json(send, 429, {"error": "Rate limit exceeded"}, [(b"retry-after", retry)])
             return
-        kind = self._decide()
+        kind = self._decide() if self._targeted(str(scope.get("path", ""))) else "ok"
         if cfg.latency_ms:
             await asyncio.sleep(cfg.latency_ms / 1000)
         retry_after = [(b"retry-after", str(cfg.retry_after_seconds).encode())]

@@ -67,6 +67,8 @@ OPTION_FLAGS = {
     "task_shape": "--task-shape",
     "task_types": "--task-types",
     "pagination": "--pagination",
+    "solutions_paging": "--solutions-paging",
+    "fault_paths": "--fault-paths",
     "fault_rate": "--fault-rate",
     "fault_kinds": "--fault-kinds",
     "fault_seed": "--fault-seed",

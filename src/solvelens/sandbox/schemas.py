@@ -60,10 +60,21 @@ class ErrorBody(Record):
 
 
 class ValidationErrorBody(Record):
-    """422: ``{"error": "Validation error", "details": [{field, message}, ...]}``."""
+    """422 (invalid query parameters): ``{"error": "Validation error", "details": [{field, message}]}``."""
 
     error: str
     details: list[ErrorDetail]
+
+
+class SubmitErrorBody(Record):
+    """400 on submit. A body failing validation is answered as the real platform answers it (and fails the
+    task): ``{"error": "Validation error", "code": "VALIDATION_ERROR", "statusCode": 400, "details":
+    [{field, message}, ...]}``; a body that is not JSON: ``{"error": "Body is not valid JSON"}``."""
+
+    error: str
+    code: Literal["VALIDATION_ERROR"] | SkipJsonSchema[None] = None
+    statusCode: Literal[400] | SkipJsonSchema[None] = None
+    details: list[ErrorDetail] | SkipJsonSchema[None] = None
 
 
 # ------------------------------------------------------------------------------------------------ health
@@ -97,6 +108,15 @@ class OffsetPage(Record, Generic[T]):
     total: int
     offset: int
     limit: int
+
+
+class ItemsPage(Record, Generic[T]):
+    """A problem's solutions as another implementation of the interface pages them (server switch
+    ``--solutions-paging offset``): ``offset``/``limit`` requests, no offset in the answer."""
+
+    items: list[T]
+    has_more: bool
+    total: int
 
 
 class CursorPage(Record, Generic[T]):
@@ -478,17 +498,21 @@ class CreateBody(Record):
 
 
 class ContentBody(Record):
-    """The interface's generic body: solve -> the text; vote -> ``a``/``b``/``skip``; flag ->
-    ``green``/``red``; create -> a JSON object string or ``title\\ndescription``."""
+    """The interface's generic body, accepted with ``--task-shape interface`` only: solve -> the text; vote ->
+    ``a``/``b``/``skip``; flag -> ``green``/``red``; create -> a JSON object string or
+    ``title\\ndescription``."""
 
     content: str
 
 
-SubmitBody = SolveBody | VoteBody | FlagBody | CreateBody | ContentBody
+TypedSubmitBody = SolveBody | VoteBody | FlagBody | CreateBody
+SubmitBody = TypedSubmitBody | ContentBody
 
 
-def submit_body_schema() -> dict[str, Any]:
-    """The JSON schema (OpenAPI 3.1 request body, ``$defs`` inlined under ``components``) of a submission."""
+def submit_body_schema(*, interface: bool = False) -> dict[str, Any]:
+    """The JSON schema (OpenAPI 3.1 request body, ``$defs`` inlined under ``components``) of a submission:
+    the typed bodies, plus ``{"content"}`` when the server runs with ``--task-shape interface``."""
     from pydantic import TypeAdapter
 
-    return TypeAdapter(SubmitBody).json_schema(ref_template="#/components/schemas/{model}")
+    model: Any = SubmitBody if interface else TypedSubmitBody
+    return TypeAdapter(model).json_schema(ref_template="#/components/schemas/{model}")
