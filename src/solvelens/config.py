@@ -13,36 +13,16 @@ The API key is a :class:`pydantic.SecretStr`: its ``repr`` and ``str`` print ``*
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from pydantic import SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-#: An API key is ``<prefix>_key_<random>``: a service-specific prefix ending in ``_key_`` (``os_key_...`` on
-#: the real platform, ``sl_key_...`` on the sandbox) followed by URL-safe random characters.
-API_KEY_PATTERN = re.compile(r"^[A-Za-z0-9]+_key_[A-Za-z0-9_-]{16,}$")
-API_KEY_FORM = "<prefix>_key_<random characters>, e.g. os_key_... (real platform) or sl_key_... (sandbox)"
+# The key's form check lives in its own light module (no pydantic-settings), so a command can check a key
+# before importing the settings machinery; re-exported here where callers have always found it.
+from solvelens.apikey import API_KEY_FORM, API_KEY_PATTERN, InvalidApiKeyError, check_api_key
 
-
-class InvalidApiKeyError(ValueError):
-    """The API key does not have the form ``<prefix>_key_<random>``; the message never contains the key."""
-
-
-def check_api_key(key: SecretStr | str) -> SecretStr:
-    """Check an API key's form before any request is made.
-
-    Returns the key as a :class:`SecretStr`. Raises :class:`InvalidApiKeyError` naming the expected form
-    (never echoing the key itself) when the key is empty, has whitespace or lacks the ``_key_`` prefix.
-    """
-    secret = key if isinstance(key, SecretStr) else SecretStr(key)
-    value = secret.get_secret_value().strip()
-    if not API_KEY_PATTERN.match(value):
-        raise InvalidApiKeyError(
-            f"The API key does not have the expected form {API_KEY_FORM} "
-            f"(got {len(value)} characters). Copy the key exactly as the account settings showed it."
-        )
-    return SecretStr(value)
+__all__ = ["API_KEY_FORM", "API_KEY_PATTERN", "InvalidApiKeyError", "Settings", "check_api_key"]
 
 
 class Settings(BaseSettings):

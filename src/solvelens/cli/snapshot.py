@@ -241,7 +241,7 @@ def register(app: typer.Typer) -> None:
         Exit codes: 0 the snapshot is complete; 1 it failed (platform unreachable or failing, store busy),
         nothing written; 2 bad input; 130 interrupted (Ctrl-C), nothing written.
         """
-        from solvelens.config import InvalidApiKeyError, check_api_key
+        from solvelens.apikey import InvalidApiKeyError, check_api_key
         from solvelens.flows.preflight import (
             PlatformUnreachableError,
             PreflightError,

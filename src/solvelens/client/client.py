@@ -37,7 +37,7 @@ from typing import Any, Self
 
 import httpx
 
-from solvelens.client.base import BaseClient, RetryPolicy
+from solvelens.client.base import BaseClient, RetryPolicy, ssl_context
 from solvelens.client.errors import (
     APIStatusError,
     InvalidSubmissionError,
@@ -74,7 +74,9 @@ class PlatformClient(BaseClient):
         self, base_url: str | None = None, *, transport: httpx.BaseTransport | None = None, **kwargs: Any
     ) -> None:
         super().__init__(base_url, **kwargs)
-        self._http = httpx.Client(headers=self._headers, timeout=self.timeout, transport=transport)
+        self._http = httpx.Client(
+            headers=self._headers, timeout=self.timeout, transport=transport, verify=ssl_context()
+        )
 
     def __enter__(self) -> Self:
         return self
@@ -316,6 +318,7 @@ class AsyncPlatformClient(BaseClient):
             timeout=self.timeout,
             transport=transport,
             limits=httpx.Limits(max_connections=max_connections, max_keepalive_connections=max_connections),
+            verify=ssl_context(),
         )
 
     async def __aenter__(self) -> Self:
