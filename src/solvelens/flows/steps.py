@@ -23,7 +23,7 @@ import contextlib
 import shutil
 import time
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -41,7 +41,7 @@ from solvelens.store import StagingArea, write_snapshot
 from solvelens.store.readers import previous_state
 
 #: Runs one fetch step: ``(step, kwargs) -> awaitable report`` (a plain call, or a Prefect task run).
-StepRunner = Callable[["FetchStep", dict[str, Any]], Awaitable[dict[str, Any]]]
+StepRunner = Callable[["FetchStep", dict[str, Any]], Coroutine[Any, Any, dict[str, Any]]]
 
 
 @dataclass(frozen=True)
@@ -143,8 +143,16 @@ def prepare(plan: SnapshotPlan) -> StagedRun:
 
 async def fetch(plan: SnapshotPlan, run: StagedRun, run_step: StepRunner) -> list[dict[str, Any]]:
     """Run every fetch step of ``plan`` concurrently through ``run_step`` and record their reports in the
-    staging area. Returns the reports; raises what a step raised (the others are cancelled)."""
-    reports = list(await asyncio.gather(*(run_step(s, plan.step_kwargs(s, run.path)) for s in plan.steps())))
+    staging area. Returns the reports; raises what the first failing step raised (the others are
+    cancelled at once)."""
+    try:
+        async with asyncio.TaskGroup() as group:
+            tasks: list[asyncio.Task[dict[str, Any]]] = [
+                group.create_task(run_step(s, plan.step_kwargs(s, run.path))) for s in plan.steps()
+            ]
+    except BaseExceptionGroup as failed:
+        raise failed.exceptions[0] from None
+    reports = [t.result() for t in tasks]
     for r in reports:
         run.area.write_part(r["step"], warnings=r["warnings"], info={**r["counts"], **r["info"]})
     return reports
