@@ -452,12 +452,15 @@ def our_records_or_none(path: Path) -> tuple[int, int] | None:
     """:func:`our_records`, or ``None`` when the store holds no complete snapshot."""
     import duckdb
 
-    con = duckdb.connect(str(path), read_only=True)
     try:
-        if con.sql("SELECT count(*) FROM snapshots").fetchall()[0][0] == 0:
-            return None
-    finally:
-        con.close()
+        con = duckdb.connect(str(path), read_only=True)
+        try:
+            if con.sql("SELECT count(*) FROM snapshots").fetchall()[0][0] == 0:
+                return None
+        finally:
+            con.close()
+    except duckdb.Error:  # an interrupted first run may leave a file without the views: no snapshot
+        return None
     return our_records(path)
 
 

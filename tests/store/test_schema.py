@@ -57,3 +57,30 @@ def test_ensure_schema_is_idempotent_and_refuses_newer_files(db: Path):
     with pytest.raises(SchemaVersionError, match=r"schema version"):
         ensure_schema(con)
     con.close()
+
+
+def test_schema_is_created_whole_or_not_at_all(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """A failure (or Ctrl-C) while the views are created leaves no tables and no version row behind, so the
+    next writer creates the whole schema instead of trusting a version row without its views."""
+    from solvelens.store import schema
+
+    db = tmp_path / "store.duckdb"
+    good = schema._views_ddl
+    monkeypatch.setattr(
+        schema, "_views_ddl", lambda: [*good()[:2], "CREATE VIEW broken AS SELECT * FROM nowhere"]
+    )
+    con = duckdb.connect(str(db))
+    try:
+        with pytest.raises(duckdb.Error):
+            ensure_schema(con)
+        assert con.execute(
+            "SELECT count(*) FROM duckdb_tables() WHERE schema_name = ?", [INTERNAL]
+        ).fetchall() == [(0,)]
+        monkeypatch.setattr(schema, "_views_ddl", good)
+        ensure_schema(con)
+        views = {
+            r[0] for r in con.execute("SELECT view_name FROM duckdb_views() WHERE NOT internal").fetchall()
+        }
+        assert set(PUBLIC_VIEWS) <= views
+    finally:
+        con.close()

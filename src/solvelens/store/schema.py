@@ -270,8 +270,18 @@ def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
             )
         if row and int(row[0][0]) == SCHEMA_VERSION:
             return
-    for statement in _tables_ddl():
-        con.execute(statement)
-    con.execute(f"INSERT OR REPLACE INTO {INTERNAL}.meta VALUES ('schema_version', ?)", [str(SCHEMA_VERSION)])
-    for statement in _views_ddl():
-        con.execute(statement)
+    # One transaction: a process interrupted here leaves either no schema or all of it (never a version row
+    # without its views, which the early return above would then keep forever).
+    con.execute("BEGIN TRANSACTION")
+    try:
+        for statement in _tables_ddl():
+            con.execute(statement)
+        con.execute(
+            f"INSERT OR REPLACE INTO {INTERNAL}.meta VALUES ('schema_version', ?)", [str(SCHEMA_VERSION)]
+        )
+        for statement in _views_ddl():
+            con.execute(statement)
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
