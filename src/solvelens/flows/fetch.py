@@ -33,6 +33,7 @@ from typing import Any
 import pyarrow as pa
 from pydantic import SecretStr
 
+from solvelens.apikey import InvalidApiKeyError
 from solvelens.client import (
     AsyncPlatformClient,
     AuthenticationError,
@@ -40,7 +41,6 @@ from solvelens.client import (
     Page,
     PermissionDeniedError,
 )
-from solvelens.config import InvalidApiKeyError, Settings
 from solvelens.store.staging import StagingArea, dump_json, version_key
 
 #: Default number of concurrent requests in a fan-out (solutions per problem, bot profiles).
@@ -282,6 +282,8 @@ async def fetch_bot_me_step(base_url: str, staging_dir: str) -> dict[str, Any]:
     """
     warnings: list[str] = []
     try:
+        from solvelens.config import Settings  # pydantic-settings only when /bot/me is snapshotted
+
         key = Settings().resolved_api_key()
     except (InvalidApiKeyError, OSError) as exc:
         return _report("bot_me", {"bot_me": 0}, [f"bot_me skipped: {exc}"], skipped="invalid key")
