@@ -207,7 +207,21 @@ def register(app: typer.Typer) -> None:
             None,
             "--taken-at",
             envvar="SOLVELENS_TAKEN_AT",
-            help="Snapshot time, ISO-8601 UTC (default: now).",
+            help="Snapshot time, ISO-8601 UTC (default: now). Refused when older than the store's newest "
+            "snapshot of this platform, unless --backfill.",
+        ),
+        backfill: bool = typer.Option(
+            False,
+            "--backfill",
+            envvar="SOLVELENS_BACKFILL",
+            help="Allow a snapshot time older than the store's newest snapshot of this platform.",
+        ),
+        allow_missing_bot_me: bool = typer.Option(
+            False,
+            "--allow-missing-bot-me",
+            envvar="SOLVELENS_ALLOW_MISSING_BOT_ME",
+            help="When the platform rejects the API key, snapshot without /bot/me (a warning) instead of "
+            "failing with nothing written.",
         ),
         prefect: bool | None = typer.Option(
             None,
@@ -238,8 +252,9 @@ def register(app: typer.Typer) -> None:
         Inputs are checked and the platform probed (GET /categories, a few seconds at most) before anything
         is fetched. Unchanged solution lists and bot profiles are carried over from the last snapshot.
 
-        Exit codes: 0 the snapshot is complete; 1 it failed (platform unreachable or failing, store busy),
-        nothing written; 2 bad input; 130 interrupted (Ctrl-C), nothing written.
+        Exit codes: 0 the snapshot is complete; 1 it failed (platform unreachable or failing, API key
+        rejected, store busy), nothing written; 2 bad input (URL, --db not a store, --taken-at malformed or
+        older than the store's newest snapshot), nothing written; 130 interrupted (Ctrl-C), nothing written.
         """
         from solvelens.apikey import InvalidApiKeyError, check_api_key
         from solvelens.flows.preflight import (
@@ -247,10 +262,12 @@ def register(app: typer.Typer) -> None:
             PreflightError,
             check_base_url,
             check_db_path,
+            check_taken_at_order,
             normalise_taken_at,
             prefect_api_url,
             probe,
         )
+        from solvelens.store import StoreBusyError, StoreError, StoreLockTimeout
 
         env: dict[str, str] = {}
         try:
@@ -258,9 +275,12 @@ def register(app: typer.Typer) -> None:
             check_db_path(db)
             if taken_at is not None:
                 taken_at = normalise_taken_at(taken_at)
+            check_taken_at_order(db, base_url, normalise_taken_at(taken_at), backfill=backfill)
             if api_key:
                 env["SOLVELENS_API_KEY"] = check_api_key(api_key).get_secret_value()
-        except (PreflightError, InvalidApiKeyError) as exc:
+        except (StoreLockTimeout, StoreBusyError) as exc:
+            _fail(f"{exc}; nothing was written")
+        except (PreflightError, InvalidApiKeyError, StoreError) as exc:
             _fail(str(exc), 2)
         use_prefect = prefect if prefect is not None else prefect_api_url() is not None
         kwargs = {
@@ -271,6 +291,8 @@ def register(app: typer.Typer) -> None:
             "use_api_key": bot_me,
             "concurrency": concurrency,
             "lock_timeout_s": lock_timeout,
+            "backfill": backfill,
+            "allow_missing_bot_me": allow_missing_bot_me,
         }
         with _interruptible() as interrupted:
             try:

@@ -2,6 +2,8 @@
 
 - :func:`check_base_url`, :func:`normalise_taken_at`, :func:`check_db_path`: the inputs, with no I/O beyond
   a look at the store file's header (no DuckDB import, no lock).
+- :func:`check_taken_at_order`: the snapshot time is not older than the store's newest snapshot of the
+  platform (reads the store once, read-only), unless it is a backfill.
 - :func:`probe`: one ``GET /categories`` with a short bounded retry (the client's stamina retries, capped
   by an overall deadline): a refused port, an unknown host, a URL that is not the platform's API or a failing
   platform ends here with a :class:`PreflightError` naming the URL and the fix.
@@ -109,6 +111,29 @@ def check_db_path(db_path: str | os.PathLike[str]) -> Path:
     if not folder.is_dir() or not os.access(folder, os.W_OK | os.X_OK):
         raise PreflightError(f"--db {path} cannot be created: {folder} is not a writable folder")
     return path
+
+
+def check_taken_at_order(
+    db_path: str | os.PathLike[str], base_url: str, taken_at: str, *, backfill: bool = False
+) -> None:
+    """Refuse a snapshot time (ISO-8601 UTC) older than the newest complete snapshot of ``base_url`` in the
+    store (one read-only open; nothing when the store does not exist yet), unless ``backfill``.
+
+    Raises :class:`PreflightError` naming both times and the fix; a
+    :class:`solvelens.store.StoreError` when the store cannot be read.
+    """
+    if backfill:
+        return
+    from solvelens.store import latest_taken_at
+
+    newest = latest_taken_at(db_path, base_url)
+    ts = datetime.fromisoformat(taken_at.replace("Z", "+00:00"))
+    if newest is not None and ts < newest:
+        raise PreflightError(
+            f"the snapshot time {taken_at} is older than the newest snapshot of {base_url} in {db_path} "
+            f"({newest.isoformat().replace('+00:00', 'Z')}); pass --backfill to add an older snapshot on "
+            "purpose, or fix --taken-at"
+        )
 
 
 async def _probe(base_url: str, deadline_s: float) -> None:
