@@ -333,23 +333,68 @@ def register(app: typer.Typer) -> None:
         full: bool = typer.Option(
             False, "--full", envvar="SOLVELENS_FULL", help="Scheduled snapshots refetch every solution."
         ),
+        allow_missing_bot_me: bool = typer.Option(
+            False,
+            "--allow-missing-bot-me",
+            envvar="SOLVELENS_ALLOW_MISSING_BOT_ME",
+            help="Snapshots go on without /bot/me when the platform rejects the API key (else they fail).",
+        ),
     ) -> None:
-        """Serve scheduled deployments until Ctrl-C: snapshots on --cron and the report on --report-cron.
+        """Serve scheduled deployments until Ctrl-C or SIGTERM: snapshots on --cron, the report on
+        --report-cron.
 
-        The API key, if any, comes from this process's SOLVELENS_API_KEY / SOLVELENS_API_KEY_FILE.
+        Checks at start, as `solvelens snapshot` does: the base URL, the store, the platform answering, and
+        the API key (SOLVELENS_API_KEY / SOLVELENS_API_KEY_FILE of this process: its form, and that the
+        platform accepts it). Deployment names are derived from the platform and the store; runs an earlier
+        process scheduled with other parameters are cancelled. Ctrl-C or SIGTERM cancels a run in progress
+        (nothing written) and exits 0 within a few seconds with one line.
+
+        Exit codes: 0 stopped by Ctrl-C/SIGTERM; 1 the platform is unreachable or Prefect did not start;
+        2 bad input (URL, store, API key).
         """
+        from solvelens.apikey import InvalidApiKeyError
+        from solvelens.config import Settings
+        from solvelens.flows.preflight import (
+            PlatformUnreachableError,
+            PreflightError,
+            check_base_url,
+            check_db_path,
+            check_taken_at_order,
+            normalise_taken_at,
+            probe,
+            probe_api_key,
+        )
+        from solvelens.store import StoreError
+
+        try:
+            base_url = check_base_url(base_url)
+            check_db_path(db)
+            check_taken_at_order(db, base_url, normalise_taken_at(None))
+            key = Settings().resolved_api_key()
+        except (PreflightError, InvalidApiKeyError, StoreError, OSError) as exc:
+            _fail(str(exc), 2)
+        try:
+            probe(base_url)
+            if key is not None and not allow_missing_bot_me:
+                probe_api_key(base_url, key)
+        except PlatformUnreachableError as exc:
+            _fail(str(exc))
+        except PreflightError as exc:
+            _fail(str(exc), 2)
         _quiet_prefect(verbose=True)
         from solvelens.flows.deployments import build_deployments, serve_deployments
 
+        deployments = build_deployments(
+            base_url,
+            str(db.resolve()),
+            str(report_out.resolve()),
+            snapshot_cron=cron,
+            report_cron=report_cron,
+            full=full,
+            allow_missing_bot_me=allow_missing_bot_me,
+        )
         try:
-            deployments = build_deployments(
-                base_url,
-                str(db),
-                str(report_out),
-                snapshot_cron=cron,
-                report_cron=report_cron,
-                full=full,
-            )
-        except ImportError as exc:
-            _fail(f"the report flow is not available ({exc})")
-        serve_deployments(deployments)
+            line = serve_deployments(deployments)
+        except RuntimeError as exc:
+            _fail(str(exc))
+        typer.echo(line)

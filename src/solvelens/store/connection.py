@@ -78,8 +78,9 @@ def _has_solvelens_schema(con: duckdb.DuckDBPyConnection) -> bool:
     )
 
 
-def _check_foreign(con: duckdb.DuckDBPyConnection, db_path: str | os.PathLike[str]) -> None:
-    """Refuse to write into a DuckDB file that holds tables of something else (it is never changed)."""
+def check_not_foreign(con: duckdb.DuckDBPyConnection, db_path: str | os.PathLike[str]) -> None:
+    """Raise :class:`NotAStoreError` when the open file holds tables of something else (a store is never
+    written into such a file); a store, or a DuckDB file with no tables at all, passes."""
     if _has_solvelens_schema(con):
         return
     if _count(con, "SELECT count(*) FROM duckdb_tables() WHERE NOT internal") or _count(
@@ -122,7 +123,7 @@ def open_writer(
     with store_lock(db_path, exclusive=True, timeout_s=lock_timeout_s):
         con = connect_readwrite(db_path, block_size=block_size)
         try:
-            _check_foreign(con, db_path)
+            check_not_foreign(con, db_path)
             if existing and not _has_solvelens_schema(con):
                 raise _not_a_store(db_path, "is a DuckDB file without the store's tables (empty)")
             ensure_schema(con)

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     import duckdb
     import polars as pl
 
-from solvelens.store.connection import DEFAULT_READ_TIMEOUT_S, open_readonly
+from solvelens.store.connection import DEFAULT_READ_TIMEOUT_S, check_not_foreign, open_readonly
 from solvelens.store.schema import BOTS, INTERNAL, LEADERBOARD, LINKS, PROBLEMS, PUBLIC_VIEWS
 
 
@@ -131,10 +131,11 @@ def previous_state(db_path: str | os.PathLike[str], base_url: str) -> dict[str, 
 def latest_taken_at(db_path: str | os.PathLike[str], base_url: str) -> datetime | None:
     """The newest ``taken_at`` (UTC) among the complete snapshots of ``base_url``; ``None`` when there is no
     store file, no schema yet or no such snapshot. Raises :class:`solvelens.store.StoreError` when the file
-    is not a store or is busy."""
+    is not a DuckDB file, holds another application's tables, or is busy."""
     if not Path(db_path).exists():
         return None
     with open_readonly(db_path, require_store=False) as con:
+        check_not_foreign(con, db_path)
         if not _has_log(con):
             return None
         value = con.execute(
