@@ -23,13 +23,19 @@ def demo(
     reports_dir: Path = typer.Option(
         Path("data/reports"), envvar="SOLVELENS_REPORTS_DIR", help="Where the report is written."
     ),
+    force: bool = typer.Option(
+        False,
+        "--force",
+        help="Replace a store or sandbox database at --db/--sandbox-db that the demo did not make "
+        "(a line says what is replaced). Without it the demo replaces only its own earlier outputs.",
+    ),
 ) -> None:
     """Run the whole pipeline on an embedded sandbox platform.
 
     Builds a sandbox platform, serves it on 127.0.0.1, lets it evolve over DAYS simulated days with one
     snapshot per day (Prefect snapshot flow into DuckDB), writes the leaderboard history report and prints
-    a summary. The demo replaces its own earlier outputs; it refuses to replace a store holding snapshots
-    of a real platform.
+    a summary. The demo marks the store and sandbox database it makes and replaces only those; anything
+    else at --db/--sandbox-db is kept (exit 1, one line) unless --force.
     """
     from rich.console import Console
 
@@ -38,10 +44,16 @@ def demo(
     console = Console()
     try:
         result = run_demo(
-            db_path=db, sandbox_db=sandbox_db, reports_dir=reports_dir, days=days, seed=seed, console=console
+            db_path=db,
+            sandbox_db=sandbox_db,
+            reports_dir=reports_dir,
+            days=days,
+            seed=seed,
+            console=console,
+            force=force,
         )
     except DemoError as exc:
-        console.print(f"[red]error:[/red] {exc}")
+        typer.secho(f"error: {exc}", err=True, fg=typer.colors.RED)
         raise typer.Exit(1) from exc
     print_summary(result, console)
 

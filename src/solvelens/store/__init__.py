@@ -20,6 +20,7 @@ from solvelens.store.errors import (
 )
 from solvelens.store.export import export_parquet
 from solvelens.store.lock import lock_path_for, store_lock
+from solvelens.store.meta import read_store_meta, write_store_meta
 from solvelens.store.prune import delete_snapshot, prune
 from solvelens.store.readers import (
     latest_solution_state,
@@ -57,7 +58,9 @@ __all__ = [
     "open_writer",
     "prune",
     "read_frame",
+    "read_store_meta",
     "store_info",
     "store_lock",
     "write_snapshot",
+    "write_store_meta",
 ]
