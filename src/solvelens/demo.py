@@ -1,7 +1,7 @@
 """The demo: the whole pipeline on an embedded sandbox platform, in one process (what ``make demo`` runs).
 
 Steps:
-1. Build a fresh sandbox platform (SQLite, seed 7, small scale) at ``Settings.sandbox_db``.
+1. Build a fresh sandbox platform (SQLite, seed 7, small scale) at ``sandbox_db`` (``--sandbox-db``).
 2. Start the sandbox server (uvicorn subprocess) on 127.0.0.1 at a free port.
 3. Take one snapshot through the Prefect snapshot flow, then for each of ``days`` simulated days advance the
    simulator by one day, let the demo's own bot (``demo-bot``, run by :class:`~solvelens.client.BotRunner`

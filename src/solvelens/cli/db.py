@@ -11,24 +11,15 @@ from typing import Any
 
 import typer
 
+from solvelens.cli.common import db_option, fail
+
 app = typer.Typer(
     help="The DuckDB snapshot store: info, snapshots, export, prune, delete.", no_args_is_help=True
 )
 
 
-def _db_option() -> Path:
-    return typer.Option(
-        Path("data/solvelens.duckdb"), "--db", envvar="SOLVELENS_DB", help="DuckDB snapshot store."
-    )
-
-
-def _fail(message: str, code: int = 1) -> None:
-    typer.secho(f"error: {message}", err=True, fg=typer.colors.RED)
-    raise typer.Exit(code)
-
-
 @app.command()
-def info(db: Path = _db_option()) -> None:
+def info(db: Path = db_option()) -> None:
     """File size, snapshot count and time span, rows per view and stored record versions."""
     from rich.console import Console
     from rich.table import Table
@@ -38,7 +29,7 @@ def info(db: Path = _db_option()) -> None:
     try:
         data = store_info(db)
     except StoreError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     console = Console()
     console.print(
         f"{data['path']}: {data['file_bytes'] / 1e6:.2f} MB, {data['snapshots']} complete snapshots "
@@ -71,7 +62,7 @@ def _snapshot_records(frame: Any) -> list[dict[str, Any]]:
 
 @app.command()
 def snapshots(
-    db: Path = _db_option(),
+    db: Path = db_option(),
     all_runs: bool = typer.Option(
         False, "--all", envvar="SOLVELENS_DB_ALL", help="Include snapshots that never completed."
     ),
@@ -93,11 +84,11 @@ def snapshots(
     from solvelens.store import StoreError, list_snapshots
 
     if as_json and as_csv:
-        _fail("give --json or --csv, not both", 2)
+        fail("give --json or --csv, not both", 2)
     try:
         frame = list_snapshots(db, include_incomplete=all_runs)
     except StoreError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     if as_json:
         typer.echo(json.dumps(_snapshot_records(frame), indent=2))
         return
@@ -147,7 +138,7 @@ def export(
         envvar="SOLVELENS_EXPORT_DIR",
         help="Output directory (Hive partitions by snapshot).",
     ),
-    db: Path = _db_option(),
+    db: Path = db_option(),
     since: int | None = typer.Option(
         None, "--since", envvar="SOLVELENS_EXPORT_SINCE", help="Only snapshots with id >= this."
     ),
@@ -158,7 +149,7 @@ def export(
     try:
         written = export_parquet(db, parquet, min_snapshot_id=since)
     except StoreError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     for view, n in written.items():
         typer.echo(f"{view}: {n:,} rows")
     typer.echo(f"written under {parquet}")
@@ -169,7 +160,7 @@ def prune(
     keep: int = typer.Option(
         ..., "--keep", envvar="SOLVELENS_KEEP", help="Complete snapshots to keep (newest)."
     ),
-    db: Path = _db_option(),
+    db: Path = db_option(),
 ) -> None:
     """Delete all but the newest N snapshots and the record versions no kept snapshot references."""
     from solvelens.store import StoreError
@@ -178,7 +169,7 @@ def prune(
     try:
         result = prune_store(db, keep=keep)
     except (ValueError, StoreError) as exc:
-        _fail(str(exc))
+        fail(str(exc))
     typer.echo(
         f"kept snapshots {result['kept']}; removed {result['removed_snapshots']} snapshots, "
         + ", ".join(f"{n} {k} versions" for k, n in result["removed_versions"].items())
@@ -190,7 +181,7 @@ def delete(
     snapshot_id: int = typer.Argument(
         ..., help="Id of the snapshot to delete (see `solvelens db snapshots`)."
     ),
-    db: Path = _db_option(),
+    db: Path = db_option(),
     yes: bool = typer.Option(False, "--yes", "-y", help="Delete without asking."),
 ) -> None:
     """Delete one snapshot and the record versions only it referenced, in one transaction; every other
@@ -209,9 +200,14 @@ def delete(
                 f" ({row['status']}, taken at {row['taken_at']:%Y-%m-%d %H:%M:%S} UTC of {row['base_url']})"
             )
             if not yes and not typer.confirm(f"Delete {what} from {db}?", default=False):
-                _fail("not confirmed; nothing was deleted")
+                fail("not confirmed; nothing was deleted")
         result = delete_snapshot(db, snapshot_id)
     except StoreError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     freed = ", ".join(f"{n} {k}" for k, n in result["removed_versions"].items() if n)
     typer.echo(f"deleted {what}; record versions no other snapshot used: {freed or 'none'}")
+
+
+def register(root: typer.Typer) -> None:
+    """Add ``solvelens db ...`` to the root app."""
+    root.add_typer(app, name="db")

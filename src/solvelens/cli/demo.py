@@ -6,6 +6,8 @@ from pathlib import Path
 
 import typer
 
+from solvelens.cli.common import DEFAULT_REPORTS_DIR, DEFAULT_SANDBOX_DB, db_option, fail
+
 
 def demo(
     days: int = typer.Option(
@@ -14,14 +16,12 @@ def demo(
     seed: int = typer.Option(
         7, envvar="SOLVELENS_DEMO_SEED", help="Seed of the sandbox platform and simulator."
     ),
-    db: Path = typer.Option(
-        Path("data/solvelens.duckdb"), envvar="SOLVELENS_DB", help="DuckDB snapshot store to (re)create."
-    ),
+    db: Path = db_option("DuckDB snapshot store to (re)create (only one the demo made, unless --force)."),
     sandbox_db: Path = typer.Option(
-        Path("data/sandbox.sqlite"), envvar="SOLVELENS_SANDBOX_DB", help="SQLite file of the demo's sandbox."
+        DEFAULT_SANDBOX_DB, envvar="SOLVELENS_SANDBOX_DB", help="SQLite file of the demo's sandbox."
     ),
     reports_dir: Path = typer.Option(
-        Path("data/reports"), envvar="SOLVELENS_REPORTS_DIR", help="Where the report is written."
+        DEFAULT_REPORTS_DIR, envvar="SOLVELENS_REPORTS_DIR", help="Where the report is written."
     ),
     force: bool = typer.Option(
         False,
@@ -53,8 +53,7 @@ def demo(
             force=force,
         )
     except DemoError as exc:
-        typer.secho(f"error: {exc}", err=True, fg=typer.colors.RED)
-        raise typer.Exit(1) from exc
+        fail(str(exc))
     print_summary(result, console)
 
 

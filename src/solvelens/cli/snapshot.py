@@ -15,6 +15,8 @@ from typing import Any
 
 import typer
 
+from solvelens.cli.common import DEFAULT_REPORT, api_key_option, base_url_option, db_option, fail
+
 _STEP_LABELS = {
     "problems": "problems (pages)",
     "solutions": "solution lists",
@@ -22,11 +24,6 @@ _STEP_LABELS = {
     "bots": "bot profiles",
     "reference": "categories + stats",
 }
-
-
-def _fail(message: str, code: int = 1) -> None:
-    typer.secho(f"error: {message}", err=True, fg=typer.colors.RED)
-    raise typer.Exit(code)
 
 
 @contextmanager
@@ -178,18 +175,10 @@ def register(app: typer.Typer) -> None:
 
     @app.command("snapshot")
     def snapshot(
-        base_url: str = typer.Option(
-            ..., "--base-url", envvar="SOLVELENS_BASE_URL", help="Platform API base URL, ending in /api/v1."
-        ),
-        db: Path = typer.Option(
-            Path("data/solvelens.duckdb"), "--db", envvar="SOLVELENS_DB", help="DuckDB snapshot store."
-        ),
-        api_key: str | None = typer.Option(
-            None,
-            "--api-key",
-            envvar="SOLVELENS_API_KEY",
-            show_default=False,
-            help="Bot API key: also snapshot /bot/me (passed to that step through the environment only).",
+        base_url: str = base_url_option(),
+        db: Path = db_option(),
+        api_key: str | None = api_key_option(
+            "Bot API key: also snapshot /bot/me (passed to that step through the environment only)."
         ),
         full: bool = typer.Option(
             False,
@@ -279,9 +268,9 @@ def register(app: typer.Typer) -> None:
             if api_key:
                 env["SOLVELENS_API_KEY"] = check_api_key(api_key).get_secret_value()
         except (StoreLockTimeout, StoreBusyError) as exc:
-            _fail(f"{exc}; nothing was written")
+            fail(f"{exc}; nothing was written")
         except (PreflightError, InvalidApiKeyError, StoreError) as exc:
-            _fail(str(exc), 2)
+            fail(str(exc), 2)
         use_prefect = prefect if prefect is not None else prefect_api_url() is not None
         kwargs = {
             "base_url": base_url,
@@ -300,24 +289,20 @@ def register(app: typer.Typer) -> None:
                 with _env(env):
                     summary = _run_prefect(kwargs, verbose) if use_prefect else _run_plain(kwargs)
             except PlatformUnreachableError as exc:
-                _fail(f"{exc}; nothing was written")
+                fail(f"{exc}; nothing was written")
             except KeyboardInterrupt:
-                _fail("interrupted; no snapshot was written", 130)
+                fail("interrupted; no snapshot was written", 130)
             except Exception as exc:
                 if interrupted.is_set():
-                    _fail("interrupted; no snapshot was written", 130)
+                    fail("interrupted; no snapshot was written", 130)
                 first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-                _fail(f"snapshot failed ({type(exc).__name__}): {first}; no snapshot was written")
+                fail(f"snapshot failed ({type(exc).__name__}): {first}; no snapshot was written")
         _print_summary(summary)
 
     @app.command("schedule")
     def schedule(
-        base_url: str = typer.Option(
-            ..., "--base-url", envvar="SOLVELENS_BASE_URL", help="Platform API base URL, ending in /api/v1."
-        ),
-        db: Path = typer.Option(
-            Path("data/solvelens.duckdb"), "--db", envvar="SOLVELENS_DB", help="DuckDB snapshot store."
-        ),
+        base_url: str = base_url_option(),
+        db: Path = db_option(),
         cron: str = typer.Option(
             "0 * * * *", "--cron", envvar="SOLVELENS_CRON", help="Snapshot schedule (cron, UTC)."
         ),
@@ -325,7 +310,7 @@ def register(app: typer.Typer) -> None:
             "30 6 * * *", "--report-cron", envvar="SOLVELENS_REPORT_CRON", help="Report schedule (cron, UTC)."
         ),
         report_out: Path = typer.Option(
-            Path("data/reports/leaderboard.html"),
+            DEFAULT_REPORT,
             "--report-out",
             envvar="SOLVELENS_REPORT_OUT",
             help="Where the daily report is written.",
@@ -340,8 +325,7 @@ def register(app: typer.Typer) -> None:
             help="Snapshots go on without /bot/me when the platform rejects the API key (else they fail).",
         ),
     ) -> None:
-        """Serve scheduled deployments until Ctrl-C or SIGTERM: snapshots on --cron, the report on
-        --report-cron.
+        """Serve scheduled snapshots (--cron) and the report (--report-cron) until Ctrl-C or SIGTERM.
 
         Checks at start, as `solvelens snapshot` does: the base URL, the store, the platform answering, and
         the API key (SOLVELENS_API_KEY / SOLVELENS_API_KEY_FILE of this process: its form, and that the
@@ -372,15 +356,15 @@ def register(app: typer.Typer) -> None:
             check_taken_at_order(db, base_url, normalise_taken_at(None))
             key = Settings().resolved_api_key()
         except (PreflightError, InvalidApiKeyError, StoreError, OSError) as exc:
-            _fail(str(exc), 2)
+            fail(str(exc), 2)
         try:
             probe(base_url)
             if key is not None and not allow_missing_bot_me:
                 probe_api_key(base_url, key)
         except PlatformUnreachableError as exc:
-            _fail(str(exc))
+            fail(str(exc))
         except PreflightError as exc:
-            _fail(str(exc), 2)
+            fail(str(exc), 2)
         _quiet_prefect(verbose=True)
         from solvelens.flows.deployments import build_deployments, serve_deployments
 
@@ -396,5 +380,5 @@ def register(app: typer.Typer) -> None:
         try:
             line = serve_deployments(deployments)
         except RuntimeError as exc:
-            _fail(str(exc))
+            fail(str(exc))
         typer.echo(line)
