@@ -42,3 +42,14 @@ def base_url_option() -> Any:
 def api_key_option(help: str) -> Any:
     """``--api-key KEY`` (``SOLVELENS_API_KEY``, default none); never printed."""
     return typer.Option(None, "--api-key", envvar="SOLVELENS_API_KEY", show_default=False, help=help)
+
+
+def allow_missing_bot_me_option() -> Any:
+    """``--allow-missing-bot-me`` (``SOLVELENS_ALLOW_MISSING_BOT_ME``): a rejected API key is a warning."""
+    return typer.Option(
+        False,
+        "--allow-missing-bot-me",
+        envvar="SOLVELENS_ALLOW_MISSING_BOT_ME",
+        help="When the platform rejects the API key, snapshot without /bot/me (a warning) instead of failing "
+        "with nothing written.",
+    )

@@ -15,7 +15,14 @@ from typing import Any
 
 import typer
 
-from solvelens.cli.common import DEFAULT_REPORT, api_key_option, base_url_option, db_option, fail
+from solvelens.cli.common import (
+    DEFAULT_REPORT,
+    allow_missing_bot_me_option,
+    api_key_option,
+    base_url_option,
+    db_option,
+    fail,
+)
 
 _STEP_LABELS = {
     "problems": "problems (pages)",
@@ -205,13 +212,7 @@ def register(app: typer.Typer) -> None:
             envvar="SOLVELENS_BACKFILL",
             help="Allow a snapshot time older than the store's newest snapshot of this platform.",
         ),
-        allow_missing_bot_me: bool = typer.Option(
-            False,
-            "--allow-missing-bot-me",
-            envvar="SOLVELENS_ALLOW_MISSING_BOT_ME",
-            help="When the platform rejects the API key, snapshot without /bot/me (a warning) instead of "
-            "failing with nothing written.",
-        ),
+        allow_missing_bot_me: bool = allow_missing_bot_me_option(),
         prefect: bool | None = typer.Option(
             None,
             "--prefect/--no-prefect",
@@ -318,12 +319,7 @@ def register(app: typer.Typer) -> None:
         full: bool = typer.Option(
             False, "--full", envvar="SOLVELENS_FULL", help="Scheduled snapshots refetch every solution."
         ),
-        allow_missing_bot_me: bool = typer.Option(
-            False,
-            "--allow-missing-bot-me",
-            envvar="SOLVELENS_ALLOW_MISSING_BOT_ME",
-            help="Snapshots go on without /bot/me when the platform rejects the API key (else they fail).",
-        ),
+        allow_missing_bot_me: bool = allow_missing_bot_me_option(),
     ) -> None:
         """Serve scheduled snapshots (--cron) and the report (--report-cron) until Ctrl-C or SIGTERM.
 
