@@ -38,8 +38,8 @@ def _busy(db_path: str | os.PathLike[str], exc: Exception) -> StoreBusyError:
 
 def _not_a_store(db_path: str | os.PathLike[str], what: str) -> NotAStoreError:
     return NotAStoreError(
-        f"{os.fspath(db_path)} {what}, not a solvelens store; pass --db the path of a store written by "
-        "`solvelens snapshot` (or a new path)"
+        f"{os.fspath(db_path)} {what}, so it is not a solvelens store (left unchanged); pass --db the path "
+        "of a store written by `solvelens snapshot`, or a new path"
     )
 
 
