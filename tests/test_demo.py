@@ -132,14 +132,20 @@ def test_leaderboard_notebook_runs_against_the_demo_store(demo_run, monkeypatch:
     assert f"{DAYS + 1} snapshot(s) from" in text
 
 
-def test_demo_refuses_a_store_of_a_real_platform(tmp_path: Path) -> None:
-    import duckdb
+def _foreign_store(tmp_path: Path) -> Path:
+    """A store that has snapshots of a platform on localhost (e.g. a real one through an SSH tunnel)."""
+    from solvelens.store import write_snapshot
+    from tests.store.fakes import make_platform, stage_run
 
-    db = tmp_path / "real.duckdb"
-    con = duckdb.connect(str(db))
-    con.execute("CREATE TABLE snapshots AS SELECT 'https://platform.example/api/v1' AS base_url")
-    con.close()
-    with pytest.raises(DemoError, match=r"platform\.example"):
+    db = tmp_path / "tunnel.duckdb"
+    write_snapshot(db, stage_run(tmp_path, make_platform(), taken_at="2026-02-01T00:00:00Z"))
+    return db
+
+
+def test_demo_never_replaces_a_store_it_did_not_make(tmp_path: Path) -> None:
+    db = _foreign_store(tmp_path)
+    before = db.read_bytes()
+    with pytest.raises(DemoError) as failed:
         run_demo(
             db_path=db,
             sandbox_db=tmp_path / "s.sqlite",
@@ -147,6 +153,44 @@ def test_demo_refuses_a_store_of_a_real_platform(tmp_path: Path) -> None:
             days=1,
             console=Console(quiet=True),
         )
+    message = str(failed.value)
+    assert (
+        f"{db} was not made by the demo (a solvelens store with snapshots of http://127.0.0.1:1/api/v1)"
+        in message
+    )
+    assert "--force" in message and "\n" not in message
+    assert db.read_bytes() == before and not (tmp_path / "s.sqlite").exists()
+
+
+def test_demo_replaces_other_files_only_with_force_and_says_so(tmp_path: Path) -> None:
+    from solvelens.demo import claim_outputs
+
+    db = _foreign_store(tmp_path)
+    sandbox_db = tmp_path / "mine.sqlite"
+    sandbox_db.write_text("my notes")
+    with pytest.raises(DemoError, match=r"mine\.sqlite was not made by the demo"):
+        claim_outputs(tmp_path / "new.duckdb", sandbox_db, force=False, console=Console(quiet=True))
+    assert sandbox_db.read_text() == "my notes"
+    console = Console(record=True, width=300)
+    claim_outputs(db, sandbox_db, force=True, console=console)
+    text = console.export_text()
+    assert f"--force: replacing {db} (a solvelens store with snapshots of http://127.0.0.1:1/api/v1)" in text
+    assert f"--force: replacing {sandbox_db} (not a sandbox database" in text
+    assert not db.exists() and not sandbox_db.exists()
+
+
+def test_demo_cli_refuses_in_one_line(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from solvelens.cli import app
+
+    db = _foreign_store(tmp_path)
+    result = CliRunner().invoke(
+        app, ["demo", "--db", str(db), "--sandbox-db", str(tmp_path / "s.sqlite"), "--days", "1"]
+    )
+    assert result.exit_code == 1
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith(f"error: {db} was not made by the demo"), lines
     assert db.exists()
 
 

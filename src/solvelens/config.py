@@ -3,9 +3,9 @@
 - ``base_url`` (``SOLVELENS_BASE_URL``, default ``None``): platform base URL, ending in ``/api/v1``.
 - ``api_key`` (``SOLVELENS_API_KEY``, default ``None``): bot API key, a ``SecretStr`` that is never logged.
 - ``api_key_file`` (``SOLVELENS_API_KEY_FILE``, default ``None``): file holding the key (first line).
-- ``db`` (``SOLVELENS_DB``, default ``data/solvelens.duckdb``): DuckDB snapshot store.
-- ``sandbox_db`` (``SOLVELENS_SANDBOX_DB``, default ``data/sandbox.sqlite``): sandbox SQLite file.
-- ``reports_dir`` (``SOLVELENS_REPORTS_DIR``, default ``data/reports``): where reports are written.
+
+Paths (``--db`` / ``SOLVELENS_DB`` and the others) are options of the commands that use them, with their
+defaults in :mod:`solvelens.cli.common`; they are not settings here (nothing read them from ``Settings``).
 
 The API key is a :class:`pydantic.SecretStr`: its ``repr`` and ``str`` print ``**********``; call
 ``get_secret_value()`` only where the header is built.
@@ -33,9 +33,6 @@ class Settings(BaseSettings):
     base_url: str | None = None
     api_key: SecretStr | None = None
     api_key_file: Path | None = None
-    db: Path = Path("data/solvelens.duckdb")
-    sandbox_db: Path = Path("data/sandbox.sqlite")
-    reports_dir: Path = Path("data/reports")
 
     def resolved_api_key(self) -> SecretStr | None:
         """The API key from ``api_key``, else the first line of ``api_key_file``, form-checked; or ``None``.

@@ -1,7 +1,7 @@
 """The demo: the whole pipeline on an embedded sandbox platform, in one process (what ``make demo`` runs).
 
 Steps:
-1. Build a fresh sandbox platform (SQLite, seed 7, small scale) at ``Settings.sandbox_db``.
+1. Build a fresh sandbox platform (SQLite, seed 7, small scale) at ``sandbox_db`` (``--sandbox-db``).
 2. Start the sandbox server (uvicorn subprocess) on 127.0.0.1 at a free port.
 3. Take one snapshot through the Prefect snapshot flow, then for each of ``days`` simulated days advance the
    simulator by one day, let the demo's own bot (``demo-bot``, run by :class:`~solvelens.client.BotRunner`
@@ -11,8 +11,9 @@ Steps:
    starts once.
 4. Write the leaderboard history report, stop the server, print a one-screen summary.
 
-Running it twice works: the demo owns ``data/sandbox.sqlite`` and replaces ``data/solvelens.duckdb`` only
-when every snapshot in it came from a local sandbox (it never replaces a real platform's snapshots).
+Running it twice works: the demo marks the store and the sandbox database it makes (``created_by = solvelens
+demo`` in their meta tables) and replaces only those; anything else at those paths is kept and named in the
+error, unless ``force`` (``--force``), which prints a line saying what it replaces.
 """
 
 from __future__ import annotations
@@ -22,14 +23,15 @@ import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import urlparse
 
 import httpx
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
+#: The mark the demo leaves in the meta tables of the store and the sandbox database it makes.
+MARK_KEY = "created_by"
+MARK_VALUE = "solvelens demo"
 
 
 class DemoError(RuntimeError):
@@ -48,27 +50,60 @@ class DemoResult:
     seconds: float = 0.0
 
 
-def _prepare_store(db_path: Path) -> None:
-    """Remove a previous demo store; refuse when it holds snapshots of a non-local platform."""
-    if not db_path.exists():
-        return
-    from solvelens.store import read_frame
+def _store_is_demos(db_path: Path) -> bool | str:
+    """``True`` when the demo made the store at ``db_path``, else a short description of what it holds."""
+    from solvelens.store import StoreError, list_snapshots, read_store_meta
 
     try:
-        urls = read_frame(db_path, "SELECT DISTINCT base_url FROM snapshots")["base_url"].to_list()
-    except Exception as exc:  # not a solvelens store, or unreadable: never delete what we do not understand
-        raise DemoError(
-            f"{db_path} exists but is not a readable solvelens store ({type(exc).__name__}). "
-            "Move it away or set SOLVELENS_DB to another path for the demo."
-        ) from exc
-    foreign = [u for u in urls if urlparse(u).hostname not in LOCAL_HOSTS]
-    if foreign:
-        raise DemoError(
-            f"{db_path} holds snapshots of {foreign[0]}, not of a local sandbox; "
-            "the demo will not replace it. "
-            "Set SOLVELENS_DB to another path for the demo."
+        if read_store_meta(db_path).get(MARK_KEY) == MARK_VALUE:
+            return True
+        urls = sorted(set(list_snapshots(db_path)["base_url"].to_list()))
+    except StoreError as exc:
+        return str(exc)
+    except Exception as exc:  # a store of another solvelens version: describe it, never guess
+        return f"{db_path} ({type(exc).__name__})"
+    return f"a solvelens store with snapshots of {', '.join(urls) or 'no platform yet'}"
+
+
+def _sandbox_is_demos(sandbox_db: Path) -> bool | str:
+    """``True`` when the demo built the sandbox SQLite file at ``sandbox_db``, else what it is."""
+    import sqlite3
+
+    try:
+        con = sqlite3.connect(f"file:{sandbox_db}?mode=ro", uri=True)
+        try:
+            row = con.execute("SELECT value FROM meta WHERE key = ?", (MARK_KEY,)).fetchone()
+        finally:
+            con.close()
+    except sqlite3.Error as exc:
+        return f"not a sandbox database ({exc})"
+    return True if row and row[0] == MARK_VALUE else "a sandbox database the demo did not build"
+
+
+def claim_outputs(db_path: Path, sandbox_db: Path, *, force: bool, console: Console) -> None:
+    """Remove the demo's own earlier store and sandbox database (marked ``created_by = solvelens demo`` in
+    their meta tables). Anything else at those paths is kept and :class:`DemoError` names it and the fix,
+    unless ``force``: then a line says what is replaced before it is removed."""
+    checks = ((db_path, _store_is_demos, ".wal"), (sandbox_db, _sandbox_is_demos, "-*"))
+    doomed: list[Path] = []
+    for path, is_demos, siblings in checks:
+        if not path.exists():
+            continue
+        verdict = is_demos(path)
+        if verdict is not True:
+            if not force:
+                raise DemoError(
+                    f"{path} was not made by the demo ({verdict}); the demo replaces only its own outputs. "
+                    "Pass --db/--sandbox-db a new path, or --force to replace it."
+                )
+            console.print(f"--force: replacing {path} ({verdict})")
+        doomed.append(path)
+        doomed.extend(
+            path.parent.glob(path.name + siblings)
+            if "*" in siblings
+            else [path.with_name(path.name + siblings)]
         )
-    for path in (db_path, db_path.with_name(db_path.name + ".wal")):
+    for path in doomed:
         path.unlink(missing_ok=True)
 
 
@@ -129,11 +164,13 @@ def run_demo(
     scale: str = "small",
     bot_tasks: int = 8,
     console: Console | None = None,
+    force: bool = False,
 ) -> DemoResult:
     """Run the whole demo and return what it produced (see the module docstring for the steps).
 
-    Raises :class:`DemoError` with a one-line fix when the store holds a real platform's snapshots or the
-    sandbox server does not start.
+    Raises :class:`DemoError` with a one-line fix when the store or sandbox path holds something the demo
+    did not make (unless ``force``: then it is replaced, with a line saying so) or the sandbox server does
+    not start.
     """
     console = console or Console()
     started = time.monotonic()
@@ -141,16 +178,22 @@ def run_demo(
     db_path.parent.mkdir(parents=True, exist_ok=True)
     sandbox_db.parent.mkdir(parents=True, exist_ok=True)
     reports_dir.mkdir(parents=True, exist_ok=True)
-    _prepare_store(db_path)
+    claim_outputs(db_path, sandbox_db, force=force, console=console)
 
     from solvelens.report import build_report
+    from solvelens.sandbox.db import connect, set_meta
     from solvelens.sandbox.generate import build_platform
     from solvelens.sandbox.process import SandboxStartError, start_sandbox
+    from solvelens.store import write_store_meta
 
-    for path in (sandbox_db, *sandbox_db.parent.glob(sandbox_db.name + "-*")):
-        path.unlink(missing_ok=True)
+    write_store_meta(db_path, MARK_KEY, MARK_VALUE)
     console.print(f"Building the sandbox platform (seed {seed}, scale {scale}) in {sandbox_db} ...")
     build_platform(sandbox_db, seed=seed, scale=scale)
+    conn = connect(sandbox_db)
+    try:
+        set_meta(conn, MARK_KEY, MARK_VALUE)
+    finally:
+        conn.close()
     if bot_tasks:
         from solvelens.sandbox.accounts import create_bot
 

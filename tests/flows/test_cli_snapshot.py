@@ -84,6 +84,63 @@ def test_snapshot_command_fails_in_one_line_when_the_store_is_locked(
     )
 
 
+def _one_line(output: str) -> str:
+    lines = [line for line in output.splitlines() if line.strip()]
+    assert len(lines) == 1, output
+    return lines[0]
+
+
+def test_a_snapshot_time_older_than_the_store_is_refused_unless_backfill(
+    quiet_sandbox: SandboxServer, store_path: Path
+):
+    args = ["snapshot", "--base-url", quiet_sandbox.base_url, "--db", str(store_path), "--no-bot-me"]
+    assert runner.invoke(app, [*args, "--taken-at", "2026-03-02T00:00:00Z"]).exit_code == 0
+    old = runner.invoke(app, [*args, "--taken-at", "2020-01-01"])
+    assert old.exit_code == 2
+    assert _one_line(old.output) == (
+        f"error: the snapshot time 2020-01-01T00:00:00Z is older than the newest snapshot of "
+        f"{quiet_sandbox.base_url} in {store_path} (2026-03-02T00:00:00Z); pass --backfill to add an older "
+        "snapshot on purpose, or fix --taken-at"
+    )
+    assert read_frame(store_path, "SELECT count(*) AS n FROM snapshots")["n"][0] == 1
+    backfilled = runner.invoke(app, [*args, "--taken-at", "2026-03-01", "--backfill"])
+    assert backfilled.exit_code == 0, backfilled.output
+    times = read_frame(store_path, "SELECT taken_at FROM snapshots ORDER BY snapshot_id")["taken_at"]
+    assert [f"{t:%Y-%m-%d}" for t in times] == ["2026-03-02", "2026-03-01"]
+    # Another platform's snapshots do not count: the check is per base URL.
+    other = runner.invoke(
+        app,
+        [
+            *args[:2],
+            quiet_sandbox.base_url.replace("127.0.0.1", "localhost"),
+            *args[3:],
+            "--taken-at",
+            "2020-01-01",
+        ],
+    )
+    assert other.exit_code == 0, other.output
+
+
+def test_a_rejected_api_key_fails_the_snapshot_unless_allowed(quiet_sandbox: SandboxServer, store_path: Path):
+    wrong = "sl_key_" + "x" * 32  # well-formed, unknown to the platform
+    args = ["snapshot", "--base-url", quiet_sandbox.base_url, "--db", str(store_path), "--api-key", wrong]
+    rejected = runner.invoke(app, args)
+    assert rejected.exit_code == 1
+    line = _one_line(rejected.output)
+    assert line.startswith("error: snapshot failed (ApiKeyRejectedError): the platform rejected the API key")
+    assert "HTTP 401 on GET /bot/me" in line and "--allow-missing-bot-me" in line
+    assert line.endswith("no snapshot was written") and wrong not in rejected.output
+    assert (
+        not store_path.exists() or read_frame(store_path, "SELECT count(*) AS n FROM snapshots")["n"][0] == 0
+    )
+
+    allowed = runner.invoke(app, [*args, "--allow-missing-bot-me"], env={"COLUMNS": "200"})
+    assert allowed.exit_code == 0, allowed.output
+    assert "warning bot_me skipped" in allowed.output and wrong not in allowed.output
+    assert read_frame(store_path, "SELECT count(*) AS n FROM bot_me")["n"][0] == 0
+    assert read_frame(store_path, "SELECT count(*) AS n FROM snapshots")["n"][0] == 1
+
+
 def test_malformed_api_key_is_refused_before_any_request(store_path: Path):
     secret = "not-a-key-123456789012345"
     result = runner.invoke(
@@ -104,7 +161,9 @@ def test_snapshot_deployment_schedule_and_parameters():
         "base_url": "http://127.0.0.1:1/api/v1",
         "db_path": "/data/s.duckdb",
         "full": False,
+        "allow_missing_bot_me": False,
     }
+    assert deployment.name.startswith("snapshot-127.0.0.1-1-s-")
     assert [s.schedule.cron for s in deployment.schedules] == ["15 * * * *"]
     assert deployment.flow_name == "solvelens-snapshot"
 

@@ -48,3 +48,99 @@ def test_db_commands_on_a_missing_store(tmp_path: Path):
         result = runner.invoke(app, ["db", *args, "--db", str(missing)])
         assert result.exit_code == 1
         assert "no snapshot store" in result.output
+
+
+def _lines(output: str) -> list[str]:
+    return [line for line in output.splitlines() if line.strip()]
+
+
+def test_snapshots_as_json_and_csv(db: Path, platform: FakePlatform, tmp_path: Path):
+    import csv
+    import io
+    import json
+
+    _store(db, platform, tmp_path, 2)
+    as_json = runner.invoke(app, ["db", "snapshots", "--db", str(db), "--json"])
+    assert as_json.exit_code == 0, as_json.output
+    records = json.loads(as_json.output)
+    assert [r["snapshot_id"] for r in records] == [1, 2]
+    assert records[1]["taken_at"] == "2026-02-02T00:00:00Z"
+    assert records[1]["base_url"] == BASE_URL and records[1]["status"] == "complete"
+    assert records[1]["counts"]["solutions"] == 100 and records[1]["warnings"] == []
+
+    as_csv = runner.invoke(app, ["db", "snapshots", "--db", str(db), "--csv"])
+    assert as_csv.exit_code == 0, as_csv.output
+    rows = list(csv.DictReader(io.StringIO(as_csv.output)))
+    assert [r["snapshot_id"] for r in rows] == ["1", "2"]
+    assert rows[0]["taken_at"] == "2026-02-01T00:00:00Z"
+    assert json.loads(rows[0]["counts"])["problems"] == 20 and rows[0]["warnings"] == "0"
+
+    both = runner.invoke(app, ["db", "snapshots", "--db", str(db), "--json", "--csv"])
+    assert both.exit_code == 2 and "not both" in both.output
+
+
+def test_delete_one_snapshot_keeps_the_others_and_later_snapshots_carry_over(
+    db: Path, platform: FakePlatform, tmp_path: Path
+):
+    _store(db, platform, tmp_path, 3)
+    before = read_frame(db, "SELECT * FROM solutions WHERE snapshot_id IN (1, 3) ORDER BY ALL")
+
+    declined = runner.invoke(app, ["db", "delete", "2", "--db", str(db)], input="n\n")
+    assert declined.exit_code == 1 and "nothing was deleted" in declined.output
+    assert read_frame(db, "SELECT count(*) AS n FROM snapshots")["n"][0] == 3
+
+    confirmed = runner.invoke(app, ["db", "delete", "2", "--db", str(db)], input="y\n")
+    assert confirmed.exit_code == 0, confirmed.output
+    assert "deleted snapshot 2 (complete, taken at 2026-02-02 00:00:00 UTC" in confirmed.output
+    assert read_frame(db, "SELECT snapshot_id FROM snapshots")["snapshot_id"].to_list() == [1, 3]
+    after = read_frame(db, "SELECT * FROM solutions WHERE snapshot_id IN (1, 3) ORDER BY ALL")
+    assert after.equals(before)
+
+    missing = runner.invoke(app, ["db", "delete", "2", "--db", str(db), "--yes"])
+    assert missing.exit_code == 1
+    assert _lines(missing.output) == [
+        f"error: there is no snapshot 2 in {db}; list them with `solvelens db snapshots --db {db}`"
+    ]
+
+    # The newest goes too; the next snapshot carries over from snapshot 1 and gets a new id.
+    assert runner.invoke(app, ["db", "delete", "3", "--db", str(db), "--yes"]).exit_code == 0
+    carry = latest_solution_state(db, BASE_URL)
+    assert carry and len(carry) == 20
+    result = write_snapshot(db, stage_run(tmp_path, platform, taken_at="2026-02-04T00:00:00Z", carry=carry))
+    assert result.snapshot_id == 4
+    assert result.counts["solutions"] == 100
+    assert read_frame(db, "SELECT count(*) AS n FROM solutions WHERE snapshot_id = 4")["n"][0] == 100
+
+
+def _foreign_files(tmp_path: Path) -> dict[str, Path]:
+    import duckdb
+
+    files = {name: tmp_path / f"{name}.duckdb" for name in ("empty", "text", "duckdb-other", "duckdb-blank")}
+    files["empty"].write_bytes(b"")
+    files["text"].write_text("name,score\nalice,3\n")
+    con = duckdb.connect(str(files["duckdb-other"]))
+    con.execute("CREATE TABLE orders AS SELECT 1 AS id")
+    con.close()
+    duckdb.connect(str(files["duckdb-blank"])).close()
+    return files
+
+
+def test_every_db_command_answers_a_foreign_or_empty_file_in_one_line(tmp_path: Path):
+    files = _foreign_files(tmp_path)
+    commands = (
+        ["info"],
+        ["snapshots"],
+        ["snapshots", "--json"],
+        ["export", "--parquet", str(tmp_path / "out")],
+        ["prune", "--keep", "1"],
+        ["delete", "1", "--yes"],
+    )
+    for name, path in files.items():
+        content = path.read_bytes()
+        for args in commands:
+            result = runner.invoke(app, ["db", *args, "--db", str(path)])
+            assert result.exit_code == 1, (name, args, result.output)
+            lines = _lines(result.output)
+            assert len(lines) == 1, (name, args, result.output)
+            assert lines[0].startswith(f"error: {path} ") and "not a solvelens store" in lines[0], lines
+            assert path.read_bytes() == content, (name, args)  # never changed

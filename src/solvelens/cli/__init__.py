@@ -1,7 +1,8 @@
 """The ``solvelens`` command line (typer).
 
-Each command group lives in its own module of this package and imports heavy libraries (Prefect, DuckDB,
-Altair, FastAPI) inside the command functions, so ``solvelens --help`` stays fast.
+Each command or command group lives in its own module of this package, registered by its ``register(app)``;
+shared options and the one error printer are in :mod:`solvelens.cli.common`. Heavy libraries (Prefect,
+DuckDB, Altair, FastAPI) are imported inside the command functions, so ``solvelens --help`` stays fast.
 
 Every option also reads an environment variable ``SOLVELENS_<NAME>`` (e.g. ``--base-url`` reads
 ``SOLVELENS_BASE_URL``).
@@ -23,12 +24,8 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_show_locals=False,
 )
-app.add_typer(sandbox.app, name="sandbox")
-app.add_typer(bot.app, name="bot")
-app.add_typer(db.app, name="db")
-snapshot.register(app)
-report.register(app)
-demo.register(app)
+for module in (demo, snapshot, report, db, sandbox, bot):
+    module.register(app)
 
 
 def main() -> None:

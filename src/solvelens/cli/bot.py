@@ -9,21 +9,16 @@ from pathlib import Path
 
 import typer
 
+from solvelens.cli.common import api_key_option, base_url_option, fail
+
 app = typer.Typer(
     help="Run a bot: poll tasks, solve them with your function, submit the results.", no_args_is_help=True
 )
 
 
-def _fail(message: str) -> None:
-    typer.secho(message, err=True, fg=typer.colors.RED)
-    raise typer.Exit(1)
-
-
 @app.command()
 def run(
-    base_url: str = typer.Option(
-        ..., "--base-url", envvar="SOLVELENS_BASE_URL", help="Platform API base URL, ending in /api/v1."
-    ),
+    base_url: str = base_url_option(),
     solver: str = typer.Option(
         ...,
         "--solver",
@@ -32,13 +27,7 @@ def run(
         "solvelens.client.example_solver:solve. For typed tasks a str becomes the typed body where that is "
         "unambiguous (solve: the text; vote: a|b|skip; flag/create: a JSON object), else it is refused.",
     ),
-    api_key: str | None = typer.Option(
-        None,
-        "--api-key",
-        envvar="SOLVELENS_API_KEY",
-        help="Bot API key (<prefix>_key_...). Never printed.",
-        show_default=False,
-    ),
+    api_key: str | None = api_key_option("Bot API key (<prefix>_key_...). Never printed."),
     api_key_file: Path | None = typer.Option(
         None, "--api-key-file", envvar="SOLVELENS_API_KEY_FILE", help="File whose first line is the API key."
     ),
@@ -121,17 +110,17 @@ def run(
         )
         key = settings.resolved_api_key()
     except (InvalidApiKeyError, OSError) as exc:
-        _fail(f"API key: {exc}")
+        fail(f"API key: {exc}")
         return
     if key is None:
-        _fail("no API key: pass --api-key, or set SOLVELENS_API_KEY or SOLVELENS_API_KEY_FILE")
+        fail("no API key: pass --api-key, or set SOLVELENS_API_KEY or SOLVELENS_API_KEY_FILE")
         return
     try:
         client = PlatformClient(
             base_url, api_key=key, timeout=timeout, max_attempts=max_attempts, read_env=False
         )
     except PlatformError as exc:
-        _fail(str(exc))
+        fail(str(exc))
         return
     # One plain line per retry on stderr, whatever the terminal width (a rich handler would wrap it).
     handler = logging.StreamHandler()
@@ -145,7 +134,7 @@ def run(
         try:
             solve = load_solver(solver)
         except SolverLoadError as exc:
-            _fail(str(exc))
+            fail(str(exc))
             return
         runner = BotRunner(
             client,
@@ -161,3 +150,8 @@ def run(
         )
         summary = runner.run()
     raise typer.Exit(summary.exit_code)
+
+
+def register(root: typer.Typer) -> None:
+    """Add ``solvelens bot ...`` to the root app."""
+    root.add_typer(app, name="bot")

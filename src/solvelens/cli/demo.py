@@ -6,6 +6,8 @@ from pathlib import Path
 
 import typer
 
+from solvelens.cli.common import DEFAULT_REPORTS_DIR, DEFAULT_SANDBOX_DB, db_option, fail
+
 
 def demo(
     days: int = typer.Option(
@@ -14,22 +16,26 @@ def demo(
     seed: int = typer.Option(
         7, envvar="SOLVELENS_DEMO_SEED", help="Seed of the sandbox platform and simulator."
     ),
-    db: Path = typer.Option(
-        Path("data/solvelens.duckdb"), envvar="SOLVELENS_DB", help="DuckDB snapshot store to (re)create."
-    ),
+    db: Path = db_option("DuckDB snapshot store to (re)create (only one the demo made, unless --force)."),
     sandbox_db: Path = typer.Option(
-        Path("data/sandbox.sqlite"), envvar="SOLVELENS_SANDBOX_DB", help="SQLite file of the demo's sandbox."
+        DEFAULT_SANDBOX_DB, envvar="SOLVELENS_SANDBOX_DB", help="SQLite file of the demo's sandbox."
     ),
     reports_dir: Path = typer.Option(
-        Path("data/reports"), envvar="SOLVELENS_REPORTS_DIR", help="Where the report is written."
+        DEFAULT_REPORTS_DIR, envvar="SOLVELENS_REPORTS_DIR", help="Where the report is written."
+    ),
+    force: bool = typer.Option(
+        False,
+        "--force",
+        help="Replace a store or sandbox database at --db/--sandbox-db that the demo did not make "
+        "(a line says what is replaced). Without it the demo replaces only its own earlier outputs.",
     ),
 ) -> None:
     """Run the whole pipeline on an embedded sandbox platform.
 
     Builds a sandbox platform, serves it on 127.0.0.1, lets it evolve over DAYS simulated days with one
     snapshot per day (Prefect snapshot flow into DuckDB), writes the leaderboard history report and prints
-    a summary. The demo replaces its own earlier outputs; it refuses to replace a store holding snapshots
-    of a real platform.
+    a summary. The demo marks the store and sandbox database it makes and replaces only those; anything
+    else at --db/--sandbox-db is kept (exit 1, one line) unless --force.
     """
     from rich.console import Console
 
@@ -38,11 +44,16 @@ def demo(
     console = Console()
     try:
         result = run_demo(
-            db_path=db, sandbox_db=sandbox_db, reports_dir=reports_dir, days=days, seed=seed, console=console
+            db_path=db,
+            sandbox_db=sandbox_db,
+            reports_dir=reports_dir,
+            days=days,
+            seed=seed,
+            console=console,
+            force=force,
         )
     except DemoError as exc:
-        console.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(1) from exc
+        fail(str(exc))
     print_summary(result, console)
 
 

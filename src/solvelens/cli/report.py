@@ -10,14 +10,11 @@ from pathlib import Path
 
 import typer
 
+from solvelens.cli.common import DEFAULT_REPORT, DEFAULT_REPORTS_DIR, db_option, fail
+
 
 def report(
-    db: Path = typer.Option(
-        Path("data/solvelens.duckdb"),
-        "--db",
-        envvar="SOLVELENS_DB",
-        help="DuckDB snapshot store to read (opened read-only).",
-    ),
+    db: Path = db_option("DuckDB snapshot store to read (opened read-only)."),
     out: Path | None = typer.Option(
         None,
         "--out",
@@ -52,13 +49,12 @@ def report(
     try:
         if bot is not None:
             slug = re.sub(r"[^A-Za-z0-9_.-]+", "-", bot.strip()).strip("-") or "bot"
-            target = out or Path("data/reports") / f"bot-{slug}.html"
+            target = out or DEFAULT_REPORTS_DIR / f"bot-{slug}.html"
             path = build_bot_report(db, bot, target, png_dir=png)
         else:
-            path = build_report(db, out or Path("data/reports/leaderboard.html"), png_dir=png)
+            path = build_report(db, out or DEFAULT_REPORT, png_dir=png)
     except (StoreError, BotNotFoundError) as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(1) from None
+        fail(str(exc))
     typer.echo(f"Report: {path}")
     if bot is None:
         typer.echo(f"Bot table as CSV: {csv_path(path)}")

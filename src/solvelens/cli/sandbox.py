@@ -10,6 +10,8 @@ from pathlib import Path
 
 import typer
 
+from solvelens.cli.common import DEFAULT_SANDBOX_DB, fail
+
 app = typer.Typer(
     help="The sandbox platform: a local stand-in for the real platform (SQLite file + HTTP server).",
     no_args_is_help=True,
@@ -19,12 +21,7 @@ _DB_HELP = "SQLite file of the sandbox platform."
 
 
 def _db_option() -> Path:
-    return typer.Option(Path("data/sandbox.sqlite"), "--db", envvar="SOLVELENS_SANDBOX_DB", help=_DB_HELP)
-
-
-def _fail(message: str) -> None:
-    typer.secho(message, err=True, fg=typer.colors.RED)
-    raise typer.Exit(1)
+    return typer.Option(DEFAULT_SANDBOX_DB, "--db", envvar="SOLVELENS_SANDBOX_DB", help=_DB_HELP)
 
 
 @app.command()
@@ -109,11 +106,11 @@ def serve(
     from solvelens.sandbox.generate import build_platform
 
     if task_shape not in ("real", "interface"):
-        _fail("--task-shape must be real or interface")
+        fail("--task-shape must be real or interface")
     if pagination not in ("page", "offset", "cursor"):
-        _fail("--pagination must be page, offset or cursor")
+        fail("--pagination must be page, offset or cursor")
     if solutions_paging not in ("default", "offset"):
-        _fail("--solutions-paging must be default or offset")
+        fail("--solutions-paging must be default or offset")
     if not db.exists():
         summary = build_platform(db, seed=seed, scale=scale)
         typer.echo(
@@ -134,7 +131,7 @@ def serve(
             paths=tuple(p.strip() for p in fault_paths.split(",") if p.strip()),
         )
     except ValueError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     application = create_app(
         db,
         task_ttl_seconds=task_ttl,
@@ -169,7 +166,7 @@ def create_bot(
     try:
         key = create(db, name, description=description or None)
     except AccountError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     typer.echo(key)
 
 
@@ -183,7 +180,7 @@ def rotate_key(name: str = typer.Argument(..., help="Bot name."), db: Path = _db
     try:
         typer.echo(rotate(db, name))
     except AccountError as exc:
-        _fail(str(exc))
+        fail(str(exc))
 
 
 @app.command("revoke-key")
@@ -196,7 +193,7 @@ def revoke_key(name: str = typer.Argument(..., help="Bot name."), db: Path = _db
     try:
         typer.echo(f"Revoked {revoke(db, name)} key(s) of {name}.")
     except AccountError as exc:
-        _fail(str(exc))
+        fail(str(exc))
 
 
 @app.command()
@@ -208,7 +205,7 @@ def suspend(name: str = typer.Argument(..., help="Bot name."), db: Path = _db_op
     try:
         suspend_bot(db, name)
     except AccountError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     typer.echo(f"Suspended {name}.")
 
 
@@ -221,7 +218,7 @@ def activate(name: str = typer.Argument(..., help="Bot name."), db: Path = _db_o
     try:
         set_status(db, name, "active")
     except AccountError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     typer.echo(f"Activated {name}.")
 
 
@@ -254,9 +251,14 @@ def build(
     try:
         typer.echo(json.dumps(build_platform(db, seed=seed, scale=scale), indent=2))
     except (PlatformExistsError, ValueError) as exc:
-        _fail(str(exc))
+        fail(str(exc))
 
 
 def _need(db: Path) -> None:
     if not db.exists():
-        _fail(f"No sandbox platform at {db} (build one with `solvelens sandbox build --db {db}`).")
+        fail(f"No sandbox platform at {db} (build one with `solvelens sandbox build --db {db}`).")
+
+
+def register(root: typer.Typer) -> None:
+    """Add ``solvelens sandbox ...`` to the root app."""
+    root.add_typer(app, name="sandbox")

@@ -15,6 +15,15 @@ from typing import Any
 
 import typer
 
+from solvelens.cli.common import (
+    DEFAULT_REPORT,
+    allow_missing_bot_me_option,
+    api_key_option,
+    base_url_option,
+    db_option,
+    fail,
+)
+
 _STEP_LABELS = {
     "problems": "problems (pages)",
     "solutions": "solution lists",
@@ -22,11 +31,6 @@ _STEP_LABELS = {
     "bots": "bot profiles",
     "reference": "categories + stats",
 }
-
-
-def _fail(message: str, code: int = 1) -> None:
-    typer.secho(f"error: {message}", err=True, fg=typer.colors.RED)
-    raise typer.Exit(code)
 
 
 @contextmanager
@@ -178,18 +182,10 @@ def register(app: typer.Typer) -> None:
 
     @app.command("snapshot")
     def snapshot(
-        base_url: str = typer.Option(
-            ..., "--base-url", envvar="SOLVELENS_BASE_URL", help="Platform API base URL, ending in /api/v1."
-        ),
-        db: Path = typer.Option(
-            Path("data/solvelens.duckdb"), "--db", envvar="SOLVELENS_DB", help="DuckDB snapshot store."
-        ),
-        api_key: str | None = typer.Option(
-            None,
-            "--api-key",
-            envvar="SOLVELENS_API_KEY",
-            show_default=False,
-            help="Bot API key: also snapshot /bot/me (passed to that step through the environment only).",
+        base_url: str = base_url_option(),
+        db: Path = db_option(),
+        api_key: str | None = api_key_option(
+            "Bot API key: also snapshot /bot/me (passed to that step through the environment only)."
         ),
         full: bool = typer.Option(
             False,
@@ -207,8 +203,16 @@ def register(app: typer.Typer) -> None:
             None,
             "--taken-at",
             envvar="SOLVELENS_TAKEN_AT",
-            help="Snapshot time, ISO-8601 UTC (default: now).",
+            help="Snapshot time, ISO-8601 UTC (default: now). Refused when older than the store's newest "
+            "snapshot of this platform, unless --backfill.",
         ),
+        backfill: bool = typer.Option(
+            False,
+            "--backfill",
+            envvar="SOLVELENS_BACKFILL",
+            help="Allow a snapshot time older than the store's newest snapshot of this platform.",
+        ),
+        allow_missing_bot_me: bool = allow_missing_bot_me_option(),
         prefect: bool | None = typer.Option(
             None,
             "--prefect/--no-prefect",
@@ -238,8 +242,9 @@ def register(app: typer.Typer) -> None:
         Inputs are checked and the platform probed (GET /categories, a few seconds at most) before anything
         is fetched. Unchanged solution lists and bot profiles are carried over from the last snapshot.
 
-        Exit codes: 0 the snapshot is complete; 1 it failed (platform unreachable or failing, store busy),
-        nothing written; 2 bad input; 130 interrupted (Ctrl-C), nothing written.
+        Exit codes: 0 the snapshot is complete; 1 it failed (platform unreachable or failing, API key
+        rejected, store busy), nothing written; 2 bad input (URL, --db not a store, --taken-at malformed or
+        older than the store's newest snapshot), nothing written; 130 interrupted (Ctrl-C), nothing written.
         """
         from solvelens.apikey import InvalidApiKeyError, check_api_key
         from solvelens.flows.preflight import (
@@ -247,10 +252,12 @@ def register(app: typer.Typer) -> None:
             PreflightError,
             check_base_url,
             check_db_path,
+            check_taken_at_order,
             normalise_taken_at,
             prefect_api_url,
             probe,
         )
+        from solvelens.store import StoreBusyError, StoreError, StoreLockTimeout
 
         env: dict[str, str] = {}
         try:
@@ -258,10 +265,13 @@ def register(app: typer.Typer) -> None:
             check_db_path(db)
             if taken_at is not None:
                 taken_at = normalise_taken_at(taken_at)
+            check_taken_at_order(db, base_url, normalise_taken_at(taken_at), backfill=backfill)
             if api_key:
                 env["SOLVELENS_API_KEY"] = check_api_key(api_key).get_secret_value()
-        except (PreflightError, InvalidApiKeyError) as exc:
-            _fail(str(exc), 2)
+        except (StoreLockTimeout, StoreBusyError) as exc:
+            fail(f"{exc}; nothing was written")
+        except (PreflightError, InvalidApiKeyError, StoreError) as exc:
+            fail(str(exc), 2)
         use_prefect = prefect if prefect is not None else prefect_api_url() is not None
         kwargs = {
             "base_url": base_url,
@@ -271,6 +281,8 @@ def register(app: typer.Typer) -> None:
             "use_api_key": bot_me,
             "concurrency": concurrency,
             "lock_timeout_s": lock_timeout,
+            "backfill": backfill,
+            "allow_missing_bot_me": allow_missing_bot_me,
         }
         with _interruptible() as interrupted:
             try:
@@ -278,24 +290,20 @@ def register(app: typer.Typer) -> None:
                 with _env(env):
                     summary = _run_prefect(kwargs, verbose) if use_prefect else _run_plain(kwargs)
             except PlatformUnreachableError as exc:
-                _fail(f"{exc}; nothing was written")
+                fail(f"{exc}; nothing was written")
             except KeyboardInterrupt:
-                _fail("interrupted; no snapshot was written", 130)
+                fail("interrupted; no snapshot was written", 130)
             except Exception as exc:
                 if interrupted.is_set():
-                    _fail("interrupted; no snapshot was written", 130)
+                    fail("interrupted; no snapshot was written", 130)
                 first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-                _fail(f"snapshot failed ({type(exc).__name__}): {first}; no snapshot was written")
+                fail(f"snapshot failed ({type(exc).__name__}): {first}; no snapshot was written")
         _print_summary(summary)
 
     @app.command("schedule")
     def schedule(
-        base_url: str = typer.Option(
-            ..., "--base-url", envvar="SOLVELENS_BASE_URL", help="Platform API base URL, ending in /api/v1."
-        ),
-        db: Path = typer.Option(
-            Path("data/solvelens.duckdb"), "--db", envvar="SOLVELENS_DB", help="DuckDB snapshot store."
-        ),
+        base_url: str = base_url_option(),
+        db: Path = db_option(),
         cron: str = typer.Option(
             "0 * * * *", "--cron", envvar="SOLVELENS_CRON", help="Snapshot schedule (cron, UTC)."
         ),
@@ -303,7 +311,7 @@ def register(app: typer.Typer) -> None:
             "30 6 * * *", "--report-cron", envvar="SOLVELENS_REPORT_CRON", help="Report schedule (cron, UTC)."
         ),
         report_out: Path = typer.Option(
-            Path("data/reports/leaderboard.html"),
+            DEFAULT_REPORT,
             "--report-out",
             envvar="SOLVELENS_REPORT_OUT",
             help="Where the daily report is written.",
@@ -311,23 +319,62 @@ def register(app: typer.Typer) -> None:
         full: bool = typer.Option(
             False, "--full", envvar="SOLVELENS_FULL", help="Scheduled snapshots refetch every solution."
         ),
+        allow_missing_bot_me: bool = allow_missing_bot_me_option(),
     ) -> None:
-        """Serve scheduled deployments until Ctrl-C: snapshots on --cron and the report on --report-cron.
+        """Serve scheduled snapshots (--cron) and the report (--report-cron) until Ctrl-C or SIGTERM.
 
-        The API key, if any, comes from this process's SOLVELENS_API_KEY / SOLVELENS_API_KEY_FILE.
+        Checks at start, as `solvelens snapshot` does: the base URL, the store, the platform answering, and
+        the API key (SOLVELENS_API_KEY / SOLVELENS_API_KEY_FILE of this process: its form, and that the
+        platform accepts it). Deployment names are derived from the platform and the store; runs an earlier
+        process scheduled with other parameters are cancelled. Ctrl-C or SIGTERM cancels a run in progress
+        (nothing written) and exits 0 within a few seconds with one line.
+
+        Exit codes: 0 stopped by Ctrl-C/SIGTERM; 1 the platform is unreachable or Prefect did not start;
+        2 bad input (URL, store, API key).
         """
+        from solvelens.apikey import InvalidApiKeyError
+        from solvelens.config import Settings
+        from solvelens.flows.preflight import (
+            PlatformUnreachableError,
+            PreflightError,
+            check_base_url,
+            check_db_path,
+            check_taken_at_order,
+            normalise_taken_at,
+            probe,
+            probe_api_key,
+        )
+        from solvelens.store import StoreError
+
+        try:
+            base_url = check_base_url(base_url)
+            check_db_path(db)
+            check_taken_at_order(db, base_url, normalise_taken_at(None))
+            key = Settings().resolved_api_key()
+        except (PreflightError, InvalidApiKeyError, StoreError, OSError) as exc:
+            fail(str(exc), 2)
+        try:
+            probe(base_url)
+            if key is not None and not allow_missing_bot_me:
+                probe_api_key(base_url, key)
+        except PlatformUnreachableError as exc:
+            fail(str(exc))
+        except PreflightError as exc:
+            fail(str(exc), 2)
         _quiet_prefect(verbose=True)
         from solvelens.flows.deployments import build_deployments, serve_deployments
 
+        deployments = build_deployments(
+            base_url,
+            str(db.resolve()),
+            str(report_out.resolve()),
+            snapshot_cron=cron,
+            report_cron=report_cron,
+            full=full,
+            allow_missing_bot_me=allow_missing_bot_me,
+        )
         try:
-            deployments = build_deployments(
-                base_url,
-                str(db),
-                str(report_out),
-                snapshot_cron=cron,
-                report_cron=report_cron,
-                full=full,
-            )
-        except ImportError as exc:
-            _fail(f"the report flow is not available ({exc})")
-        serve_deployments(deployments)
+            line = serve_deployments(deployments)
+        except RuntimeError as exc:
+            fail(str(exc))
+        typer.echo(line)

@@ -1,7 +1,10 @@
 """Scheduled deployments: hourly snapshots and a daily report, served by one long-running process.
 
-``serve_deployments(build_deployments(...))`` is what ``solvelens schedule`` runs: Prefect's ``serve``
-polls the API for scheduled runs and executes them in this process. Schedules need a Prefect server whose
+``serve_deployments(build_deployments(...))`` is what ``solvelens schedule`` runs: a Prefect ``Runner``
+polls the API for scheduled runs of its deployments and executes each in a subprocess. Deployment names are
+derived from the platform and the store (:func:`deployment_suffix`), so two stores or two platforms never
+share one; runs an earlier process scheduled with other parameters are cancelled at start; SIGINT/SIGTERM
+cancel a run in progress and stop within a few seconds with one line. Schedules need a Prefect server whose
 scheduler service runs; Prefect's temporary in-process server runs none (scheduled runs would never be
 created). So with no ``PREFECT_API_URL`` configured, :func:`prefect_api` starts a dedicated local
 ``prefect server start`` child process (127.0.0.1, a free port, its UI included) for as long as the
@@ -10,23 +13,42 @@ deployments are served. Point ``PREFECT_API_URL`` at your own server (or Prefect
 
 from __future__ import annotations
 
+import asyncio
+import hashlib
+import logging
 import os
-import socket
+import re
+import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 
 from solvelens.flows.snapshot import snapshot_flow
+from solvelens.sandbox.process import free_port
 
 #: Default schedules (cron, UTC): a snapshot at the top of every hour, the report every day at 06:30.
 SNAPSHOT_CRON = "0 * * * *"
 REPORT_CRON = "30 6 * * *"
 TAGS = ["solvelens"]
+
+
+def deployment_suffix(db_path: str, *, base_url: str | None = None, out: str | None = None) -> str:
+    """A name suffix that tells deployments apart by what they read and write: the platform's host and
+    port, the store's (and report's) file name and a short hash of the base URL and the absolute paths, e.g.
+    ``127.0.0.1-8765-solvelens-3f9a1c2e``. Two stores or two platforms never share a deployment name."""
+    paths = [str(Path(p).resolve()) for p in (db_path, out) if p is not None]
+    label = [urlsplit(base_url).netloc] if base_url else []
+    label += [Path(p).stem for p in paths]
+    digest = hashlib.sha256("\n".join([base_url or "", *paths]).encode()).hexdigest()[:8]
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", "-".join([*label, digest]))
 
 
 def snapshot_deployment(
@@ -35,35 +57,43 @@ def snapshot_deployment(
     *,
     cron: str = SNAPSHOT_CRON,
     full: bool = False,
-    name: str = "scheduled-snapshot",
+    allow_missing_bot_me: bool = False,
+    name: str | None = None,
 ) -> Any:
-    """A ``RunnerDeployment`` of :func:`solvelens.flows.snapshot.snapshot_flow` on ``cron`` (UTC).
+    """A ``RunnerDeployment`` of :func:`solvelens.flows.snapshot.snapshot_flow` on ``cron`` (UTC), named
+    ``snapshot-<deployment_suffix(db_path, base_url=base_url)>`` unless ``name`` is given.
 
-    Parameters carry only the base URL, the store path and ``full``: the API key comes from the serving
+    Parameters carry only the base URL, the store path and flags: the API key comes from the serving
     process's environment (``SOLVELENS_API_KEY`` / ``SOLVELENS_API_KEY_FILE``), never from the deployment.
     """
     return snapshot_flow.to_deployment(
-        name=name,
+        name=name or f"snapshot-{deployment_suffix(db_path, base_url=base_url)}",
         cron=cron,
-        parameters={"base_url": base_url, "db_path": db_path, "full": full},
+        parameters={
+            "base_url": base_url,
+            "db_path": db_path,
+            "full": full,
+            "allow_missing_bot_me": allow_missing_bot_me,
+        },
         tags=TAGS,
-        description="One complete snapshot of the platform into the DuckDB store.",
+        description=f"One complete snapshot of {base_url} into {db_path}.",
     )
 
 
-def report_deployment(db_path: str, out: str, *, cron: str = REPORT_CRON, name: str = "daily-report") -> Any:
-    """A ``RunnerDeployment`` of ``solvelens.flows.report:report_flow(db_path, out)`` on ``cron`` (UTC).
+def report_deployment(db_path: str, out: str, *, cron: str = REPORT_CRON, name: str | None = None) -> Any:
+    """A ``RunnerDeployment`` of ``solvelens.flows.report:report_flow(db_path, out)`` on ``cron`` (UTC), named
+    ``report-<deployment_suffix(db_path, out=out)>`` unless ``name`` is given.
 
     Raises ``ImportError`` when the report flow is not available.
     """
     from solvelens.flows.report import report_flow
 
     return report_flow.to_deployment(
-        name=name,
+        name=name or f"report-{deployment_suffix(db_path, out=out)}",
         cron=cron,
         parameters={"db_path": db_path, "out": out},
         tags=TAGS,
-        description="The leaderboard history report (self-contained HTML).",
+        description=f"The leaderboard history report of {db_path} (self-contained HTML at {out}).",
     )
 
 
@@ -75,21 +105,46 @@ def build_deployments(
     snapshot_cron: str = SNAPSHOT_CRON,
     report_cron: str = REPORT_CRON,
     full: bool = False,
+    allow_missing_bot_me: bool = False,
 ) -> list[Any]:
     """The snapshot and the report deployments, ready for :func:`serve_deployments`."""
     return [
-        snapshot_deployment(base_url, db_path, cron=snapshot_cron, full=full),
+        snapshot_deployment(
+            base_url, db_path, cron=snapshot_cron, full=full, allow_missing_bot_me=allow_missing_bot_me
+        ),
         report_deployment(db_path, report_out, cron=report_cron),
     ]
 
 
+class ServeStopped(Exception):
+    """SIGINT or SIGTERM arrived while the Prefect API was being prepared (nothing was served)."""
+
+
 @contextmanager
-def prefect_api(*, start_timeout_s: float = 120.0) -> Iterator[str]:
+def stop_signals() -> Iterator[threading.Event]:
+    """While the block runs, SIGINT and SIGTERM only set the yielded event (no ``KeyboardInterrupt``, no
+    traceback); the previous handlers come back afterwards."""
+    stop = threading.Event()
+
+    def on_signal(signum: int, frame: Any) -> None:
+        stop.set()
+
+    previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield stop
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+@contextmanager
+def prefect_api(*, start_timeout_s: float = 120.0, stop: threading.Event | None = None) -> Iterator[str]:
     """The Prefect API to serve against, as a URL: the configured ``PREFECT_API_URL``, or else a local
-    ``prefect server start`` child process (stopped when the block ends) made current for the block.
+    ``prefect server start`` child process (its own session, so a Ctrl-C in the terminal reaches only this
+    process; stopped when the block ends, killed after 1.5 s) made current for the block.
 
     Raises ``RuntimeError`` when the local server does not answer ``/api/health`` within
-    ``start_timeout_s`` seconds.
+    ``start_timeout_s`` seconds, :class:`ServeStopped` when ``stop`` is set meanwhile.
     """
     from prefect.settings import PREFECT_API_URL, get_current_settings, temporary_settings
 
@@ -97,16 +152,18 @@ def prefect_api(*, start_timeout_s: float = 120.0) -> Iterator[str]:
     if configured:
         yield str(configured)
         return
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = int(s.getsockname()[1])
+    port = free_port()
     url = f"http://127.0.0.1:{port}/api"
     env = {**os.environ, "PREFECT_SERVER_ANALYTICS_ENABLED": "false"}
     cmd = [sys.executable, "-m", "prefect", "server", "start", "--host", "127.0.0.1", "--port", str(port)]
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+    )
     try:
         deadline = time.monotonic() + start_timeout_s
         while True:
+            if stop is not None and stop.is_set():
+                raise ServeStopped
             if proc.poll() is not None:
                 raise RuntimeError(f"`prefect server start` exited with code {proc.returncode}")
             try:
@@ -122,17 +179,137 @@ def prefect_api(*, start_timeout_s: float = 120.0) -> Iterator[str]:
     finally:
         proc.terminate()
         try:
-            proc.wait(timeout=15)
+            proc.wait(timeout=1.5)
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
 
 
-def serve_deployments(deployments: list[Any], *, limit: int | None = 1) -> None:
-    """Serve ``deployments`` until interrupted (Ctrl-C) against :func:`prefect_api`; ``limit`` bounds
-    concurrent runs (1: a snapshot and a report never run at once, so neither waits on the store lock)."""
-    from prefect import serve
+#: Flow run states a served deployment may still pick up (``cancel_stale_runs`` cancels these).
+PENDING_STATES = ("SCHEDULED", "PENDING", "PAUSED")
 
-    with prefect_api() as url:
-        print(f"Prefect API and UI: {url.removesuffix('/api')}", flush=True)
-        serve(*deployments, limit=limit)
+
+async def cancel_stale_runs(client: Any, deployment_id: Any, parameters: dict[str, Any]) -> int:
+    """Cancel the runs of ``deployment_id`` not yet started whose parameters differ from ``parameters``
+    (left over from an earlier process with other options). Returns how many were cancelled."""
+    from prefect.states import Cancelled
+
+    runs = await _runs(client, [deployment_id], list(PENDING_STATES))
+    stale = [r for r in runs if r.parameters != parameters]
+    for run in stale:
+        await client.set_flow_run_state(
+            run.id, Cancelled(message="scheduled by an earlier process with other parameters"), force=True
+        )
+    return len(stale)
+
+
+async def _runs(client: Any, deployment_ids: list[Any], states: list[str]) -> list[Any]:
+    """Flow runs of ``deployment_ids`` in one of ``states`` (Prefect state types, e.g. ``RUNNING``)."""
+    from prefect.client.schemas.filters import (
+        DeploymentFilter,
+        DeploymentFilterId,
+        FlowRunFilter,
+        FlowRunFilterState,
+        FlowRunFilterStateType,
+    )
+    from prefect.client.schemas.objects import StateType
+
+    runs: list[Any] = await client.read_flow_runs(
+        deployment_filter=DeploymentFilter(id=DeploymentFilterId(any_=deployment_ids)),
+        flow_run_filter=FlowRunFilter(
+            state=FlowRunFilterState(type=FlowRunFilterStateType(any_=[StateType(s) for s in states]))
+        ),
+    )
+    return runs
+
+
+#: Terminal states of a run reported by the serving process, one line each.
+_FINAL_STATES = ["COMPLETED", "FAILED", "CRASHED", "CANCELLED"]
+#: Seconds between two looks at finished runs.
+_REPORT_EVERY_S = 5.0
+
+
+async def _report_finished(client: Any, ids: list[Any], names: dict[Any, str], seen: set[Any]) -> None:
+    """Print one line per run of ``ids`` that finished since the last call (the runs' own logs are in
+    the Prefect UI; their console output is off so a stop prints no traceback)."""
+    for run in await _runs(client, ids, _FINAL_STATES):
+        if run.id in seen:
+            continue
+        seen.add(run.id)
+        message = (run.state.message or "").strip().splitlines()
+        detail = f": {message[0][:200]}" if message and run.state.type.value != "COMPLETED" else ""
+        print(f"run {run.name} of {names.get(run.deployment_id, '?')}: {run.state.name}{detail}", flush=True)
+
+
+async def _serve(deployments: list[Any], limit: int | None, stop: threading.Event) -> str:
+    """Serve until ``stop`` is set; returns the line saying how it stopped."""
+    from prefect.client.orchestration import get_client
+    from prefect.runner import Runner
+    from prefect.states import Cancelled
+
+    # The flow runs' subprocesses inherit this: their logs go to the Prefect API only.
+    os.environ["PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL"] = "CRITICAL"
+    logging.getLogger("prefect.runner").setLevel(logging.WARNING)
+    runner = Runner(limit=limit, pause_on_shutdown=True)
+    ids = [await runner.aadd_deployment(d) for d in deployments]
+    names = {i: d.name for i, d in zip(ids, deployments, strict=True)}
+    async with get_client() as client:
+        cancelled = sum(
+            [await cancel_stale_runs(client, i, d.parameters) for i, d in zip(ids, deployments, strict=True)]
+        )
+        seen = {r.id for r in await _runs(client, ids, _FINAL_STATES)}
+        # Runs an earlier process left in RUNNING (killed without a final state) are not ours to report.
+        earlier = {r.id for r in await _runs(client, ids, ["RUNNING"])}
+    if cancelled:
+        print(f"cancelled {cancelled} runs scheduled by an earlier process with other parameters", flush=True)
+    print(f"serving {', '.join(names.values())}; Ctrl-C or SIGTERM stops", flush=True)
+    task = asyncio.create_task(runner.start())
+    while not runner.started and not task.done():
+        await asyncio.sleep(0.05)
+    # Runner.start installs a SIGTERM handler of its own (it exits the process): ours again.
+    signal.signal(signal.SIGTERM, lambda signum, frame: stop.set())
+    async with get_client() as client:
+        next_report = time.monotonic() + _REPORT_EVERY_S
+        while not stop.is_set() and not task.done():
+            await asyncio.sleep(0.1)
+            if time.monotonic() >= next_report:
+                await _report_finished(client, ids, names, seen)
+                next_report = time.monotonic() + _REPORT_EVERY_S
+        if task.done():
+            task.result()  # the runner ended by itself: raise what it raised
+            return "stopped: the runner ended"
+        in_flight = [r for r in await _runs(client, ids, ["RUNNING"]) if r.id not in earlier]
+        try:
+            await asyncio.wait_for(runner.astop(), timeout=2.0)
+            await asyncio.wait_for(task, timeout=0.5)
+        except (TimeoutError, asyncio.CancelledError):
+            task.cancel()
+        # The killed run's process may not have reported its end: record it as cancelled.
+        still = {r.id for r in await _runs(client, ids, ["RUNNING"])}
+        for run in in_flight:
+            if run.id in still:
+                await client.set_flow_run_state(
+                    run.id, Cancelled(message="stopped by `solvelens schedule` (SIGINT/SIGTERM)"), force=True
+                )
+    in_flight_names = [r.name for r in in_flight]
+    if in_flight_names:
+        return f"stopped; cancelled the run in progress ({', '.join(in_flight_names)})"
+    return "stopped; no run was in progress"
+
+
+def serve_deployments(deployments: list[Any], *, limit: int | None = 1) -> str:
+    """Serve ``deployments`` against :func:`prefect_api` until SIGINT (Ctrl-C) or SIGTERM, then cancel a
+    run in progress (nothing of it is written unless its write had already committed) and return one line
+    saying so; no traceback. ``limit`` bounds concurrent runs (1: a snapshot and a report never run at once,
+    so neither waits on the store lock). At start, runs of these deployments scheduled by an earlier process
+    with other parameters are cancelled.
+
+    Raises ``RuntimeError`` when a local Prefect server does not start.
+    """
+    with stop_signals() as stop:
+        try:
+            with prefect_api(stop=stop) as url:
+                print(f"Prefect API and UI: {url.removesuffix('/api')}", flush=True)
+                return asyncio.run(_serve(deployments, limit, stop))
+        except ServeStopped:
+            return "stopped before serving"

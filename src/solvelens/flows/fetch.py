@@ -14,7 +14,7 @@ Steps (endpoints relative to the base URL ``.../api/v1``):
 - :func:`fetch_leaderboard_step`: every page of ``GET /leaderboard`` (rank = position in the walk), then
   ``GET /bots/{id}`` for each leaderboard bot whose listing entry changed (the others' profiles carry over).
 - :func:`fetch_reference_step`: ``GET /categories`` and ``GET /stats``.
-- :func:`fetch_bot_me_step`: ``GET /bot/me`` with the configured API key.
+- :func:`fetch_bot_me_step`: ``GET /bot/me`` with the configured API key (a rejected key fails the run).
 
 The steps know only HTTP and the staging area: what the last snapshot held is staged beforehand by the
 flow (``previous_problems``, ``previous_bots``; absent on a full run), never read from the store here. A
@@ -273,28 +273,44 @@ async def fetch_reference_step(base_url: str, staging_dir: str) -> dict[str, Any
     return _report("reference", {"categories": len(categories), "platform_stats_records": 1}, [])
 
 
-async def fetch_bot_me_step(base_url: str, staging_dir: str) -> dict[str, Any]:
+class ApiKeyRejectedError(RuntimeError):
+    """The configured API key is unusable for ``GET /bot/me`` (malformed, unreadable, or rejected by the
+    platform with 401/403); the message never contains the key and names the fix."""
+
+
+async def fetch_bot_me_step(
+    base_url: str, staging_dir: str, *, allow_missing: bool = False
+) -> dict[str, Any]:
     """Stage ``bot_me`` (``GET /bot/me``) with the API key of :class:`solvelens.config.Settings`
     (``SOLVELENS_API_KEY`` or ``SOLVELENS_API_KEY_FILE``); the key is never a parameter, never logged.
 
-    No key configured: nothing staged, ``info.skipped`` says why. A malformed or rejected key (401/403) is a
-    warning, not a failure: the public resources still make a complete snapshot.
+    No key configured: nothing staged, ``info.skipped`` says why. A malformed, unreadable or rejected key
+    (401/403) raises :class:`ApiKeyRejectedError`, so the snapshot fails and writes nothing (a scheduled job
+    never silently loses the bot's history); with ``allow_missing`` it is a warning instead and the public
+    resources still make a complete snapshot.
     """
-    warnings: list[str] = []
+    fix = "or pass --allow-missing-bot-me to snapshot without the bot's own profile"
     try:
         from solvelens.config import Settings  # pydantic-settings only when /bot/me is snapshotted
 
         key = Settings().resolved_api_key()
     except (InvalidApiKeyError, OSError) as exc:
+        if not allow_missing:
+            raise ApiKeyRejectedError(f"{exc}; {fix}") from None
         return _report("bot_me", {"bot_me": 0}, [f"bot_me skipped: {exc}"], skipped="invalid key")
     if key is None:
-        return _report("bot_me", {"bot_me": 0}, warnings, skipped="no API key configured")
+        return _report("bot_me", {"bot_me": 0}, [], skipped="no API key configured")
     area = StagingArea(staging_dir)
     async with _client(base_url, api_key=key) as client:
         try:
             me = dict(await client.get_me())
         except (AuthenticationError, PermissionDeniedError) as exc:
+            if not allow_missing:
+                raise ApiKeyRejectedError(
+                    f"the platform rejected the API key (HTTP {exc.status_code} on GET /bot/me); check "
+                    f"SOLVELENS_API_KEY / --api-key, {fix}"
+                ) from None
             skipped = f"HTTP {exc.status_code}"
             return _report("bot_me", {"bot_me": 0}, [f"bot_me skipped: {exc}"], skipped=skipped)
     area.write_records("bot_me", [me])
-    return _report("bot_me", {"bot_me": 1}, warnings)
+    return _report("bot_me", {"bot_me": 1}, [])

@@ -2,9 +2,12 @@
 
 - :func:`check_base_url`, :func:`normalise_taken_at`, :func:`check_db_path`: the inputs, with no I/O beyond
   a look at the store file's header (no DuckDB import, no lock).
+- :func:`check_taken_at_order`: the snapshot time is not older than the store's newest snapshot of the
+  platform (reads the store once, read-only), unless it is a backfill.
 - :func:`probe`: one ``GET /categories`` with a short bounded retry (the client's stamina retries, capped
   by an overall deadline): a refused port, an unknown host, a URL that is not the platform's API or a failing
   platform ends here with a :class:`PreflightError` naming the URL and the fix.
+- :func:`probe_api_key`: the platform accepts the configured API key (``GET /bot/me``).
 - :func:`prefect_api_url`: the configured Prefect API, if any (decides whether a one-off snapshot is a
   Prefect flow run), read from the environment and the active Prefect profile without importing Prefect.
 
@@ -20,7 +23,11 @@ import os
 import tomllib
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
+
+if TYPE_CHECKING:
+    from pydantic import SecretStr
 
 #: Overall deadline of the reachability probe, in seconds (attempts included).
 PROBE_DEADLINE_S = 4.0
@@ -111,6 +118,29 @@ def check_db_path(db_path: str | os.PathLike[str]) -> Path:
     return path
 
 
+def check_taken_at_order(
+    db_path: str | os.PathLike[str], base_url: str, taken_at: str, *, backfill: bool = False
+) -> None:
+    """Refuse a snapshot time (ISO-8601 UTC) older than the newest complete snapshot of ``base_url`` in the
+    store (one read-only open; nothing when the store does not exist yet), unless ``backfill``.
+
+    Raises :class:`PreflightError` naming both times and the fix; a
+    :class:`solvelens.store.StoreError` when the store cannot be read.
+    """
+    if backfill:
+        return
+    from solvelens.store import latest_taken_at
+
+    newest = latest_taken_at(db_path, base_url)
+    ts = datetime.fromisoformat(taken_at.replace("Z", "+00:00"))
+    if newest is not None and ts < newest:
+        raise PreflightError(
+            f"the snapshot time {taken_at} is older than the newest snapshot of {base_url} in {db_path} "
+            f"({newest.isoformat().replace('+00:00', 'Z')}); pass --backfill to add an older snapshot on "
+            "purpose, or fix --taken-at"
+        )
+
+
 async def _probe(base_url: str, deadline_s: float) -> None:
     from solvelens.client import AsyncPlatformClient, RetryPolicy
 
@@ -172,6 +202,34 @@ def probe(base_url: str, *, deadline_s: float = PROBE_DEADLINE_S) -> None:
     finally:
         for lg, level in zip(quiet, levels, strict=True):
             lg.setLevel(level)
+
+
+def probe_api_key(base_url: str, api_key: SecretStr, *, deadline_s: float = PROBE_DEADLINE_S) -> None:
+    """Check that the platform accepts ``api_key``: ``GET /bot/me`` must answer within ``deadline_s``
+    seconds. Raises :class:`PreflightError` when it answers 401/403 (the message never holds the key) and
+    :class:`PlatformUnreachableError` when the platform gives no usable answer."""
+    from solvelens.client import (
+        AsyncPlatformClient,
+        AuthenticationError,
+        PermissionDeniedError,
+        PlatformError,
+    )
+
+    async def me() -> None:
+        async with AsyncPlatformClient(base_url, api_key=api_key, read_env=False, timeout=deadline_s) as c:
+            await c.get_me()
+
+    try:
+        asyncio.run(asyncio.wait_for(me(), deadline_s))
+    except (AuthenticationError, PermissionDeniedError) as exc:
+        raise PreflightError(
+            f"the platform rejected the API key (HTTP {exc.status_code} on GET /bot/me); check "
+            "SOLVELENS_API_KEY / SOLVELENS_API_KEY_FILE, or pass --allow-missing-bot-me"
+        ) from None
+    except (TimeoutError, PlatformError) as exc:
+        raise PlatformUnreachableError(
+            f"{base_url}/bot/me gave no usable answer ({type(exc).__name__}); try again later"
+        ) from None
 
 
 def prefect_api_url() -> str | None:

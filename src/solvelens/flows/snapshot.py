@@ -152,12 +152,17 @@ async def snapshot_flow(
     use_api_key: bool = True,
     concurrency: int = DEFAULT_CONCURRENCY,
     lock_timeout_s: float = 60.0,
+    backfill: bool = False,
+    allow_missing_bot_me: bool = False,
 ) -> dict[str, Any]:
     """Take one complete snapshot of the platform at ``base_url`` (ending ``/api/v1``) into ``db_path``.
 
     ``taken_at``: the snapshot's time (ISO-8601, UTC; default now). ``full``: refetch every problem's
     solutions and every bot profile (default: only those whose listing entry changed). ``use_api_key``: also
-    snapshot ``/bot/me`` when an API key is configured (``SOLVELENS_API_KEY`` / ``SOLVELENS_API_KEY_FILE``).
+    snapshot ``/bot/me`` when an API key is configured (``SOLVELENS_API_KEY`` / ``SOLVELENS_API_KEY_FILE``);
+    a key the platform rejects fails the run (nothing written) unless ``allow_missing_bot_me``.
+    ``backfill``: allow a ``taken_at`` older than the store's newest snapshot of ``base_url`` (else the run
+    fails before fetching).
 
     Returns :func:`solvelens.flows.steps.summarise`'s dict (``mode`` ``prefect``). Raises when a fetch keeps
     failing after its retries, or the store lock is not obtained within ``lock_timeout_s`` seconds; then no
@@ -172,6 +177,8 @@ async def snapshot_flow(
         use_api_key=use_api_key,
         concurrency=concurrency,
         lock_timeout_s=lock_timeout_s,
+        backfill=backfill,
+        allow_missing_bot_me=allow_missing_bot_me,
     )
     # Fail fast on a malformed base URL (ConfigurationError) or taken_at (ValueError), before any task.
     await AsyncPlatformClient(base_url, read_env=False).aclose()

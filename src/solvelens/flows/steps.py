@@ -36,7 +36,7 @@ from solvelens.flows.fetch import (
     fetch_problems_step,
     fetch_reference_step,
 )
-from solvelens.flows.preflight import normalise_taken_at
+from solvelens.flows.preflight import check_taken_at_order, normalise_taken_at
 from solvelens.store import StagingArea, write_snapshot
 from solvelens.store.readers import previous_state
 
@@ -83,7 +83,9 @@ class SnapshotPlan:
     ``base_url`` ends in ``/api/v1``; ``db_path`` is the DuckDB store; ``taken_at`` the snapshot's time
     (ISO-8601 UTC, ``None``: now); ``full`` refetches every solution list and bot profile; ``use_api_key``
     also snapshots ``/bot/me`` when a key is configured; ``concurrency`` bounds requests in flight per
-    fan-out; ``lock_timeout_s`` bounds the wait for the store's writer lock (seconds).
+    fan-out; ``lock_timeout_s`` bounds the wait for the store's writer lock (seconds); ``backfill`` allows a
+    ``taken_at`` older than the store's newest snapshot of ``base_url``; ``allow_missing_bot_me`` turns a
+    rejected API key into a warning (default: the run fails and writes nothing).
     """
 
     base_url: str
@@ -93,6 +95,8 @@ class SnapshotPlan:
     use_api_key: bool = True
     concurrency: int = DEFAULT_CONCURRENCY
     lock_timeout_s: float = 60.0
+    backfill: bool = False
+    allow_missing_bot_me: bool = False
 
     def steps(self) -> list[FetchStep]:
         """The fetch steps this run runs (``bot_me`` only with ``use_api_key``)."""
@@ -103,6 +107,8 @@ class SnapshotPlan:
         kwargs: dict[str, Any] = {"base_url": self.base_url, "staging_dir": staging_dir}
         if step.concurrent:
             kwargs["concurrency"] = self.concurrency
+        if step.needs_api_key:
+            kwargs["allow_missing"] = self.allow_missing_bot_me
         return kwargs
 
 
@@ -126,10 +132,12 @@ def prepare(plan: SnapshotPlan) -> StagedRun:
     held (one read-only open of the store; nothing on a ``full`` run).
 
     Raises :class:`solvelens.flows.preflight.PreflightError` (a ``ValueError``) for a malformed
-    ``taken_at`` and :class:`solvelens.store.StoreError` when the store cannot be read.
+    ``taken_at`` or one older than the store's newest snapshot of the platform (unless ``plan.backfill``),
+    and :class:`solvelens.store.StoreError` when the store cannot be read.
     """
     t0 = time.perf_counter()
     taken = normalise_taken_at(plan.taken_at)
+    check_taken_at_order(plan.db_path, plan.base_url, taken, backfill=plan.backfill)
     started = _iso_now()
     previous = {} if plan.full else previous_state(plan.db_path, plan.base_url)
     area = StagingArea(staging_dir_for(plan.db_path)).create(

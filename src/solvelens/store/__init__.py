@@ -11,6 +11,7 @@ from solvelens.store.errors import (
     IncompleteStagingError,
     NotAStoreError,
     SchemaVersionError,
+    SnapshotNotFoundError,
     StaleCarryoverError,
     StoreBusyError,
     StoreError,
@@ -19,9 +20,11 @@ from solvelens.store.errors import (
 )
 from solvelens.store.export import export_parquet
 from solvelens.store.lock import lock_path_for, store_lock
-from solvelens.store.prune import prune
+from solvelens.store.meta import read_store_meta, write_store_meta
+from solvelens.store.prune import delete_snapshot, prune
 from solvelens.store.readers import (
     latest_solution_state,
+    latest_taken_at,
     list_snapshots,
     read_frame,
     store_info,
@@ -36,6 +39,7 @@ __all__ = [
     "IncompleteStagingError",
     "NotAStoreError",
     "SchemaVersionError",
+    "SnapshotNotFoundError",
     "SnapshotResult",
     "StagingArea",
     "StaleCarryoverError",
@@ -43,16 +47,20 @@ __all__ = [
     "StoreError",
     "StoreLockTimeout",
     "StoreNotFoundError",
+    "delete_snapshot",
     "ensure_schema",
     "export_parquet",
     "latest_solution_state",
+    "latest_taken_at",
     "list_snapshots",
     "lock_path_for",
     "open_readonly",
     "open_writer",
     "prune",
     "read_frame",
+    "read_store_meta",
     "store_info",
     "store_lock",
     "write_snapshot",
+    "write_store_meta",
 ]

@@ -18,7 +18,7 @@ import duckdb
 
 from solvelens.store.errors import NotAStoreError, StoreBusyError, StoreNotFoundError
 from solvelens.store.lock import store_lock
-from solvelens.store.schema import SMALL_BLOCK_SIZE, ensure_schema
+from solvelens.store.schema import INTERNAL, SMALL_BLOCK_SIZE, ensure_schema
 
 #: DuckDB memory limit of a writer connection: big intermediate results spill to ``<db>.tmp/`` instead of
 #: growing the process (a full large-scale snapshot must stay under 1 GB peak RSS).
@@ -33,6 +33,13 @@ def _busy(db_path: str | os.PathLike[str], exc: Exception) -> StoreBusyError:
     return StoreBusyError(
         f"the store {os.fspath(db_path)} is open in another process that does not use the solvelens lock; "
         "close it (DuckDB allows one read-write process per file) and retry"
+    )
+
+
+def _not_a_store(db_path: str | os.PathLike[str], what: str) -> NotAStoreError:
+    return NotAStoreError(
+        f"{os.fspath(db_path)} {what}, so it is not a solvelens store (left unchanged); pass --db the path "
+        "of a store written by `solvelens snapshot`, or a new path"
     )
 
 
@@ -51,13 +58,46 @@ def connect_readwrite(
     except duckdb.IOException as exc:
         if "lock" in str(exc).lower():
             raise _busy(db_path, exc) from exc
-        raise NotAStoreError(
-            f"{os.fspath(db_path)} cannot be opened as a DuckDB store ({str(exc).splitlines()[0]}); "
-            "pass --db a new path or a solvelens store"
-        ) from exc
+        raise _not_a_store(db_path, "is not a DuckDB file") from exc
     con.execute("SET TimeZone = 'UTC'")
     con.execute(f"SET memory_limit = '{WRITER_MEMORY_LIMIT}'")
     return con
+
+
+def _count(con: duckdb.DuckDBPyConnection, sql: str, params: list[str] | None = None) -> int:
+    return int(con.execute(sql, params or []).fetchall()[0][0])
+
+
+def _has_solvelens_schema(con: duckdb.DuckDBPyConnection) -> bool:
+    return bool(
+        _count(
+            con,
+            "SELECT count(*) FROM duckdb_tables() WHERE schema_name = ? AND table_name = 'meta'",
+            [INTERNAL],
+        )
+    )
+
+
+def check_not_foreign(con: duckdb.DuckDBPyConnection, db_path: str | os.PathLike[str]) -> None:
+    """Raise :class:`NotAStoreError` when the open file holds tables of something else (a store is never
+    written into such a file); a store, or a DuckDB file with no tables at all, passes."""
+    if _has_solvelens_schema(con):
+        return
+    if _count(con, "SELECT count(*) FROM duckdb_tables() WHERE NOT internal") or _count(
+        con, "SELECT count(*) FROM duckdb_views() WHERE NOT internal"
+    ):
+        raise _not_a_store(db_path, "is a DuckDB file holding other tables")
+
+
+def _check_readable_store(con: duckdb.DuckDBPyConnection, db_path: str | os.PathLike[str]) -> None:
+    """A readable store has the public ``snapshots`` view (or table, in a store built by other tools)."""
+    found = _count(
+        con,
+        "SELECT count(*) FROM information_schema.tables "
+        "WHERE table_schema = 'main' AND table_name = 'snapshots'",
+    )
+    if not found:
+        raise _not_a_store(db_path, "is a DuckDB file without the store's views (empty or foreign)")
 
 
 @contextmanager
@@ -66,47 +106,71 @@ def open_writer(
     *,
     lock_timeout_s: float = DEFAULT_LOCK_TIMEOUT_S,
     block_size: int = SMALL_BLOCK_SIZE,
+    existing: bool = False,
 ) -> Iterator[duckdb.DuckDBPyConnection]:
     """Hold the exclusive store lock and a read-write connection with the schema ensured; close on exit.
 
-    ``block_size`` (bytes) only applies when the file is created. Raises
-    :class:`solvelens.store.errors.StoreLockTimeout` when another writer holds the lock longer than
-    ``lock_timeout_s`` seconds, :class:`StoreBusyError`, :class:`NotAStoreError` and
+    ``block_size`` (bytes) only applies when the file is created. ``existing``: the store must already
+    exist (maintenance commands such as prune and delete never create one). A DuckDB file holding tables
+    of something else is never changed. Raises :class:`solvelens.store.errors.StoreLockTimeout` when another
+    writer holds the lock longer than ``lock_timeout_s`` seconds, :class:`StoreNotFoundError` (``existing``
+    and no file), :class:`StoreBusyError`, :class:`NotAStoreError` (not a DuckDB file, another
+    application's DuckDB file, or with ``existing`` a DuckDB file without a store) and
     :class:`solvelens.store.errors.SchemaVersionError`.
     """
+    if existing:
+        _check_file(db_path)
     with store_lock(db_path, exclusive=True, timeout_s=lock_timeout_s):
         con = connect_readwrite(db_path, block_size=block_size)
         try:
+            check_not_foreign(con, db_path)
+            if existing and not _has_solvelens_schema(con):
+                raise _not_a_store(db_path, "is a DuckDB file without the store's tables (empty)")
             ensure_schema(con)
             yield con
         finally:
             con.close()
 
 
+def _check_file(db_path: str | os.PathLike[str]) -> None:
+    """Raise :class:`StoreNotFoundError` for a missing path, :class:`NotAStoreError` for a directory."""
+    path = Path(db_path)
+    if not path.exists():
+        raise StoreNotFoundError(
+            f"no snapshot store at {db_path}: run `solvelens snapshot --db {db_path}` first"
+        )
+    if path.is_dir():
+        raise _not_a_store(db_path, "is a directory")
+
+
 @contextmanager
 def open_readonly(
-    db_path: str | os.PathLike[str], *, lock_timeout_s: float = DEFAULT_READ_TIMEOUT_S
+    db_path: str | os.PathLike[str],
+    *,
+    lock_timeout_s: float = DEFAULT_READ_TIMEOUT_S,
+    require_store: bool = True,
 ) -> Iterator[duckdb.DuckDBPyConnection]:
     """A read-only DuckDB connection to the store (``TimeZone=UTC``), closed when the block ends.
 
     Holds the shared store lock meanwhile. Raises :class:`StoreNotFoundError` when the file does not exist,
+    :class:`NotAStoreError` when it is not a DuckDB file or (with ``require_store``) has no ``snapshots``
+    view (an empty or another application's DuckDB file),
     :class:`solvelens.store.errors.StoreLockTimeout` when a writer holds the store longer than
     ``lock_timeout_s`` seconds, and :class:`StoreBusyError` when a process outside the solvelens lock holds
     it read-write.
     """
-    if not Path(db_path).exists():
-        raise StoreNotFoundError(
-            f"no snapshot store at {db_path}: run `solvelens snapshot --db {db_path}` first"
-        )
+    _check_file(db_path)
     with store_lock(db_path, exclusive=False, timeout_s=lock_timeout_s):
         try:
             con = duckdb.connect(os.fspath(db_path), read_only=True)
         except duckdb.IOException as exc:
             if "lock" in str(exc).lower():
                 raise _busy(db_path, exc) from exc
-            raise
+            raise _not_a_store(db_path, "is not a DuckDB file") from exc
         try:
             con.execute("SET TimeZone = 'UTC'")
+            if require_store:
+                _check_readable_store(con, db_path)
             yield con
         finally:
             con.close()

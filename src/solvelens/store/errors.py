@@ -22,6 +22,10 @@ class NotAStoreError(StoreError):
     """The file exists but is not a DuckDB file with the public views of a solvelens store."""
 
 
+class SnapshotNotFoundError(StoreError, LookupError):
+    """No snapshot with the given id is in the store (``solvelens db delete``)."""
+
+
 class SchemaVersionError(StoreError, RuntimeError):
     """The file was written by a newer, incompatible solvelens store schema."""
 

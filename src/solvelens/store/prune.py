@@ -1,6 +1,11 @@
-"""Pruning: keep the newest N complete snapshots and drop record versions nothing references any more.
+"""Removing snapshots: keep the newest N complete snapshots (:func:`prune`) or delete one
+(:func:`delete_snapshot`), and drop the record versions nothing references any more.
 
-DuckDB reuses the freed blocks for later snapshots; it does not shrink the file.
+Both run in one transaction under the exclusive store lock: either the snapshot(s) and their unreferenced
+versions are gone, or nothing changed. Every other snapshot keeps all its rows, so an incremental snapshot
+taken afterwards carries over from the newest remaining snapshot of its platform. Snapshot ids are never
+reused (the highest deleted id is kept in the store's ``meta`` table). DuckDB reuses the freed blocks for
+later snapshots; it does not shrink the file.
 """
 
 from __future__ import annotations
@@ -8,8 +13,52 @@ from __future__ import annotations
 import os
 from typing import Any
 
+import duckdb
+
 from solvelens.store.connection import DEFAULT_LOCK_TIMEOUT_S, open_writer
-from solvelens.store.schema import INTERNAL, LINKED_RESOURCES, LINKS, SOLUTIONS
+from solvelens.store.errors import SnapshotNotFoundError
+from solvelens.store.schema import INTERNAL, LAST_DELETED_KEY, LINKED_RESOURCES, LINKS, SOLUTIONS
+
+_LOG = f"{INTERNAL}.snapshot_log"
+_ITEMS = f"{INTERNAL}.solution_manifest_items"
+
+
+def _count(con: duckdb.DuckDBPyConnection, table: str) -> int:
+    return int(con.execute(f"SELECT count(*) FROM {table}").fetchall()[0][0])
+
+
+def _remove(con: duckdb.DuckDBPyConnection, where: str, params: list[Any]) -> dict[str, Any]:
+    """Inside a transaction: delete the snapshots matching ``where`` (on ``snapshot_id``) with their links,
+    then every manifest and record version no remaining link references. Returns the counts removed."""
+    before = _count(con, _LOG)
+    for table in (LINKS, _LOG):
+        con.execute(f"DELETE FROM {table} WHERE {where}", params)
+    removed = before - _count(con, _LOG)
+    items_before = _count(con, _ITEMS)
+    con.execute(
+        f"DELETE FROM {_ITEMS} WHERE manifest_id NOT IN "
+        f"(SELECT manifest_id FROM {LINKS} WHERE manifest_id IS NOT NULL)"
+    )
+    removed_items = items_before - _count(con, _ITEMS)
+    removed_versions: dict[str, int] = {}
+    references = {
+        r.version_table: f"SELECT version_id FROM {LINKS} WHERE resource = {r.code}" for r in LINKED_RESOURCES
+    }
+    references[SOLUTIONS.version_table] = f"SELECT version_id FROM {_ITEMS}"
+    for version_table, ref in references.items():
+        n = _count(con, version_table)
+        con.execute(f"DELETE FROM {version_table} WHERE version_id NOT IN ({ref})")
+        name = version_table.split(".")[-1].removesuffix("_versions")
+        removed_versions[name] = n - _count(con, version_table)
+    con.execute(
+        f"DELETE FROM {INTERNAL}.stat_values WHERE version_id NOT IN "
+        f"(SELECT version_id FROM {INTERNAL}.platform_stats_versions)"
+    )
+    return {
+        "removed_snapshots": removed,
+        "removed_versions": removed_versions,
+        "removed_manifest_items": removed_items,
+    }
 
 
 def prune(
@@ -19,62 +68,66 @@ def prune(
 
     Returns ``{"kept": [snapshot_id...], "removed_snapshots": n, "removed_versions": {resource: n},
     "removed_manifest_items": n}``. Takes the exclusive store lock like a writer (bounded wait of
-    ``lock_timeout_s`` seconds). Raises ``ValueError`` for ``keep < 1``.
+    ``lock_timeout_s`` seconds). Raises ``ValueError`` for ``keep < 1`` and a
+    :class:`solvelens.store.StoreError` when the file is missing or not a store.
     """
     if keep < 1:
         raise ValueError("keep must be at least 1")
-    s = INTERNAL
-    items = f"{s}.solution_manifest_items"
-
-    with open_writer(db_path, lock_timeout_s=lock_timeout_s) as con:
-
-        def count(table: str) -> int:
-            return int(con.execute(f"SELECT count(*) FROM {table}").fetchall()[0][0])
-
+    with open_writer(db_path, lock_timeout_s=lock_timeout_s, existing=True) as con:
         con.execute("BEGIN TRANSACTION")
         try:
             kept = [
                 int(r[0])
                 for r in con.execute(
-                    f"SELECT snapshot_id FROM {s}.snapshot_log WHERE status = 'complete' "
+                    f"SELECT snapshot_id FROM {_LOG} WHERE status = 'complete' "
                     "ORDER BY snapshot_id DESC LIMIT ?",
                     [keep],
                 ).fetchall()
             ]
-            before = count(f"{s}.snapshot_log")
             keep_list = "(" + ", ".join(str(k) for k in kept) + ")" if kept else "(NULL)"
-            for table in (LINKS, f"{s}.snapshot_log"):
-                con.execute(f"DELETE FROM {table} WHERE snapshot_id NOT IN {keep_list}")
-            removed = before - count(f"{s}.snapshot_log")
-            items_before = count(items)
+            result = _remove(con, f"snapshot_id NOT IN {keep_list}", [])
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+        con.execute("CHECKPOINT")
+    return {"kept": sorted(kept), **result}
+
+
+def delete_snapshot(
+    db_path: str | os.PathLike[str], snapshot_id: int, *, lock_timeout_s: float = DEFAULT_LOCK_TIMEOUT_S
+) -> dict[str, Any]:
+    """Delete the snapshot ``snapshot_id`` (complete or not) and the record versions only it referenced, in
+    one transaction; every other snapshot is kept whole.
+
+    Returns ``{"snapshot_id", "taken_at" (ISO UTC), "base_url", "removed_snapshots": 1,
+    "removed_versions": {resource: n}, "removed_manifest_items": n}``. Raises
+    :class:`SnapshotNotFoundError` when there is no such snapshot (nothing changed) and a
+    :class:`solvelens.store.StoreError` when the file is missing, not a store, or locked longer than
+    ``lock_timeout_s`` seconds.
+    """
+    with open_writer(db_path, lock_timeout_s=lock_timeout_s, existing=True) as con:
+        con.execute("BEGIN TRANSACTION")
+        try:
+            row = con.execute(
+                f"SELECT taken_at, base_url FROM {_LOG} WHERE snapshot_id = ?", [snapshot_id]
+            ).fetchall()
+            if not row:
+                raise SnapshotNotFoundError(
+                    f"there is no snapshot {snapshot_id} in {os.fspath(db_path)}; "
+                    f"list them with `solvelens db snapshots --db {os.fspath(db_path)}`"
+                )
+            result = _remove(con, "snapshot_id = ?", [snapshot_id])
             con.execute(
-                f"DELETE FROM {items} WHERE manifest_id NOT IN "
-                f"(SELECT manifest_id FROM {LINKS} WHERE manifest_id IS NOT NULL)"
-            )
-            removed_items = items_before - count(items)
-            removed_versions: dict[str, int] = {}
-            references = {
-                r.version_table: f"SELECT version_id FROM {LINKS} WHERE resource = {r.code}"
-                for r in LINKED_RESOURCES
-            }
-            references[SOLUTIONS.version_table] = f"SELECT version_id FROM {items}"
-            for version_table, ref in references.items():
-                n = count(version_table)
-                con.execute(f"DELETE FROM {version_table} WHERE version_id NOT IN ({ref})")
-                name = version_table.split(".")[-1].removesuffix("_versions")
-                removed_versions[name] = n - count(version_table)
-            con.execute(
-                f"DELETE FROM {s}.stat_values WHERE version_id NOT IN "
-                f"(SELECT version_id FROM {s}.platform_stats_versions)"
+                f"""INSERT OR REPLACE INTO {INTERNAL}.meta VALUES ('{LAST_DELETED_KEY}',
+                    greatest(?, coalesce((SELECT value::BIGINT FROM {INTERNAL}.meta
+                                          WHERE key = '{LAST_DELETED_KEY}'), 0))::VARCHAR)""",
+                [snapshot_id],
             )
             con.execute("COMMIT")
         except BaseException:
             con.execute("ROLLBACK")
             raise
         con.execute("CHECKPOINT")
-    return {
-        "kept": sorted(kept),
-        "removed_snapshots": removed,
-        "removed_versions": removed_versions,
-        "removed_manifest_items": removed_items,
-    }
+    taken_at, base_url = row[0]
+    return {"snapshot_id": snapshot_id, "taken_at": taken_at.isoformat(), "base_url": base_url, **result}

@@ -8,15 +8,17 @@ take the store's shared lock (waiting a bounded time while a writer commits), op
 from __future__ import annotations
 
 import os
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
 if TYPE_CHECKING:
+    import duckdb
     import polars as pl
 
-from solvelens.store.connection import DEFAULT_READ_TIMEOUT_S, open_readonly
+from solvelens.store.connection import DEFAULT_READ_TIMEOUT_S, check_not_foreign, open_readonly
 from solvelens.store.schema import BOTS, INTERNAL, LEADERBOARD, LINKS, PROBLEMS, PUBLIC_VIEWS
 
 
@@ -54,6 +56,16 @@ def list_snapshots(db_path: str | os.PathLike[str], *, include_incomplete: bool 
     )
 
 
+def _has_log(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether the file has the internal snapshot log (a store with its schema written)."""
+    return bool(
+        con.execute(
+            "SELECT count(*) FROM duckdb_tables() WHERE schema_name = ? AND table_name = 'snapshot_log'",
+            [INTERNAL],
+        ).fetchall()[0][0]
+    )
+
+
 def previous_state(db_path: str | os.PathLike[str], base_url: str) -> dict[str, pa.Table]:
     """What an incremental snapshot of ``base_url`` needs from the newest complete snapshot of that base
     URL, read in one read-only open of the store.
@@ -84,12 +96,8 @@ def previous_state(db_path: str | os.PathLike[str], base_url: str) -> dict[str, 
     }
     if not Path(db_path).exists():
         return empty
-    with open_readonly(db_path) as con:
-        tables = con.execute(
-            "SELECT count(*) FROM duckdb_tables() WHERE schema_name = ? AND table_name = 'snapshot_log'",
-            [INTERNAL],
-        ).fetchall()
-        if not tables[0][0]:
+    with open_readonly(db_path, require_store=False) as con:
+        if not _has_log(con):
             return empty
         sid = con.execute(
             f"SELECT max(snapshot_id) FROM {INTERNAL}.snapshot_log "
@@ -118,6 +126,23 @@ def previous_state(db_path: str | os.PathLike[str], base_url: str) -> dict[str, 
             params={"sid": sid},
         ).to_arrow_table()
     return {"previous_problems": problems, "previous_bots": bots}
+
+
+def latest_taken_at(db_path: str | os.PathLike[str], base_url: str) -> datetime | None:
+    """The newest ``taken_at`` (UTC) among the complete snapshots of ``base_url``; ``None`` when there is no
+    store file, no schema yet or no such snapshot. Raises :class:`solvelens.store.StoreError` when the file
+    is not a DuckDB file, holds another application's tables, or is busy."""
+    if not Path(db_path).exists():
+        return None
+    with open_readonly(db_path, require_store=False) as con:
+        check_not_foreign(con, db_path)
+        if not _has_log(con):
+            return None
+        value = con.execute(
+            f"SELECT max(taken_at) FROM {INTERNAL}.snapshot_log WHERE status = 'complete' AND base_url = ?",
+            [base_url],
+        ).fetchall()[0][0]
+    return value.astimezone(UTC) if value is not None else None
 
 
 def latest_solution_state(db_path: str | os.PathLike[str], base_url: str) -> dict[str, tuple[int, int, int]]:

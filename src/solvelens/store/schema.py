@@ -35,6 +35,8 @@ SCHEMA_VERSION = 1
 INTERNAL = "solvelens_store"
 #: The table linking snapshots to record versions (all resources).
 LINKS = f"{INTERNAL}.snapshot_links"
+#: ``meta`` key holding the highest snapshot id ever deleted (ids are never reused).
+LAST_DELETED_KEY = "last_deleted_snapshot_id"
 #: Status of a snapshot whose rows are all written (the only status the public views show).
 COMPLETE = "complete"
 #: Block size of new store files, in bytes: small blocks keep small stores growing by small steps ...

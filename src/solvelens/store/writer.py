@@ -36,6 +36,7 @@ from solvelens.store.schema import (
     INTERNAL,
     LARGE_BLOCK_SIZE,
     LARGE_STORE_STAGED_BYTES,
+    LAST_DELETED_KEY,
     LEADERBOARD,
     LINKS,
     PLATFORM_STATS,
@@ -451,7 +452,14 @@ def write_snapshot(
         t0 = time.perf_counter()
         con.execute("BEGIN TRANSACTION")
         try:
-            sid = int(con.execute(f"SELECT coalesce(max(snapshot_id), 0) + 1 FROM {log}").fetchall()[0][0])
+            # Ids are never reused, also after `solvelens db delete` removed the newest snapshot (an
+            # exported Parquet partition snapshot_id=<n> always means one snapshot).
+            sid = int(
+                con.execute(
+                    f"""SELECT greatest(coalesce(max(snapshot_id), 0), coalesce((SELECT max(value::BIGINT)
+                            FROM {INTERNAL}.meta WHERE key = '{LAST_DELETED_KEY}'), 0)) + 1 FROM {log}"""
+                ).fetchall()[0][0]
+            )
             prev = con.execute(
                 f"SELECT max(snapshot_id) FROM {log} WHERE status = ? AND base_url = ?",
                 [COMPLETE, run["base_url"]],
