@@ -252,25 +252,20 @@ def register(app: typer.Typer) -> None:
             PreflightError,
             check_base_url,
             check_db_path,
-            check_taken_at_order,
             normalise_taken_at,
             prefect_api_url,
             probe,
         )
-        from solvelens.store import StoreBusyError, StoreError, StoreLockTimeout
 
         env: dict[str, str] = {}
-        try:
+        try:  # no I/O beyond the store file's header: the first request comes right after
             base_url = check_base_url(base_url)
             check_db_path(db)
             if taken_at is not None:
                 taken_at = normalise_taken_at(taken_at)
-            check_taken_at_order(db, base_url, normalise_taken_at(taken_at), backfill=backfill)
             if api_key:
                 env["SOLVELENS_API_KEY"] = check_api_key(api_key).get_secret_value()
-        except (StoreLockTimeout, StoreBusyError) as exc:
-            fail(f"{exc}; nothing was written")
-        except (PreflightError, InvalidApiKeyError, StoreError) as exc:
+        except (PreflightError, InvalidApiKeyError) as exc:
             fail(str(exc), 2)
         use_prefect = prefect if prefect is not None else prefect_api_url() is not None
         kwargs = {
@@ -291,11 +286,19 @@ def register(app: typer.Typer) -> None:
                     summary = _run_prefect(kwargs, verbose) if use_prefect else _run_plain(kwargs)
             except PlatformUnreachableError as exc:
                 fail(f"{exc}; nothing was written")
+            except PreflightError as exc:
+                # Checks that read the store (a --taken-at older than its newest snapshot: steps.prepare)
+                # run after the probe, so the first request is not held up by DuckDB's import.
+                fail(str(exc), 2)
             except KeyboardInterrupt:
                 fail("interrupted; no snapshot was written", 130)
             except Exception as exc:
                 if interrupted.is_set():
                     fail("interrupted; no snapshot was written", 130)
+                from solvelens.store.errors import NotAStoreError
+
+                if isinstance(exc, NotAStoreError):  # a DuckDB file of another application: bad input
+                    fail(str(exc), 2)
                 first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
                 fail(f"snapshot failed ({type(exc).__name__}): {first}; no snapshot was written")
         _print_summary(summary)
