@@ -46,7 +46,6 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -402,35 +401,10 @@ def run_ours_cli(
 def prefect_server(cache: Path) -> Iterator[str]:
     """A ``prefect server start`` on 127.0.0.1 (free port, bench-only PREFECT_HOME) for the block; yields its
     API URL. Its start-up (~15 s) is not part of any figure."""
-    import httpx
+    from solvelens.flows.deployments import local_prefect_server
 
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    env = ours_env(cache)
-    cmd = [str(VENV_BIN / "prefect"), "server", "start", "--host", "127.0.0.1", "--port", str(port)]
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}/api"
-    try:
-        deadline = time.monotonic() + 180
-        while True:
-            if proc.poll() is not None:
-                raise RuntimeError(f"prefect server start exited with {proc.returncode}")
-            try:
-                if httpx.get(f"{url}/health", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError("prefect server start did not answer within 180 s")
-            time.sleep(0.5)
+    with local_prefect_server(env=ours_env(cache), start_timeout_s=180, stop_timeout_s=20) as url:
         yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
 
 
 def interrupt_s(base_url: str, cache: Path, work: Path, after_s: float) -> tuple[float, int, bool]:

@@ -138,26 +138,27 @@ def stop_signals() -> Iterator[threading.Event]:
 
 
 @contextmanager
-def prefect_api(*, start_timeout_s: float = 120.0, stop: threading.Event | None = None) -> Iterator[str]:
-    """The Prefect API to serve against, as a URL: the configured ``PREFECT_API_URL``, or else a local
-    ``prefect server start`` child process (its own session, so a Ctrl-C in the terminal reaches only this
-    process; stopped when the block ends, killed after 1.5 s) made current for the block.
+def local_prefect_server(
+    *,
+    env: dict[str, str] | None = None,
+    start_timeout_s: float = 120.0,
+    stop: threading.Event | None = None,
+    stop_timeout_s: float = 1.5,
+) -> Iterator[str]:
+    """A ``prefect server start`` child process on 127.0.0.1 at a free port, for the block; yields its API URL
+    (``http://127.0.0.1:PORT/api``). ``env``: the child's environment (default: this process's), telemetry
+    off either way. The child runs in its own session, so a Ctrl-C in the terminal reaches only this process;
+    it is terminated when the block ends and killed after ``stop_timeout_s`` seconds.
 
-    Raises ``RuntimeError`` when the local server does not answer ``/api/health`` within
-    ``start_timeout_s`` seconds, :class:`ServeStopped` when ``stop`` is set meanwhile.
+    Raises ``RuntimeError`` when the server does not answer ``/api/health`` within ``start_timeout_s``
+    seconds, :class:`ServeStopped` when ``stop`` is set meanwhile.
     """
-    from prefect.settings import PREFECT_API_URL, get_current_settings, temporary_settings
-
-    configured = get_current_settings().api.url
-    if configured:
-        yield str(configured)
-        return
     port = free_port()
     url = f"http://127.0.0.1:{port}/api"
-    env = {**os.environ, "PREFECT_SERVER_ANALYTICS_ENABLED": "false"}
+    child_env = {**(os.environ if env is None else env), "PREFECT_SERVER_ANALYTICS_ENABLED": "false"}
     cmd = [sys.executable, "-m", "prefect", "server", "start", "--host", "127.0.0.1", "--port", str(port)]
     proc = subprocess.Popen(
-        cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+        cmd, env=child_env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
     )
     try:
         deadline = time.monotonic() + start_timeout_s
@@ -174,15 +175,35 @@ def prefect_api(*, start_timeout_s: float = 120.0, stop: threading.Event | None 
             if time.monotonic() > deadline:
                 raise RuntimeError(f"the local Prefect server did not answer within {start_timeout_s:.0f} s")
             time.sleep(0.5)
-        with temporary_settings(updates={PREFECT_API_URL: url}):
-            yield url
+        yield url
     finally:
         proc.terminate()
         try:
-            proc.wait(timeout=1.5)
+            proc.wait(timeout=stop_timeout_s)
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+@contextmanager
+def prefect_api(*, start_timeout_s: float = 120.0, stop: threading.Event | None = None) -> Iterator[str]:
+    """The Prefect API to serve against, as a URL: the configured ``PREFECT_API_URL``, or else a
+    :func:`local_prefect_server` made current for the block.
+
+    Raises ``RuntimeError`` when the local server does not answer ``/api/health`` within
+    ``start_timeout_s`` seconds, :class:`ServeStopped` when ``stop`` is set meanwhile.
+    """
+    from prefect.settings import PREFECT_API_URL, get_current_settings, temporary_settings
+
+    configured = get_current_settings().api.url
+    if configured:
+        yield str(configured)
+        return
+    with (
+        local_prefect_server(start_timeout_s=start_timeout_s, stop=stop) as url,
+        temporary_settings(updates={PREFECT_API_URL: url}),
+    ):
+        yield url
 
 
 #: Flow run states a served deployment may still pick up (``cancel_stale_runs`` cancels these).
