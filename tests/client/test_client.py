@@ -1002,3 +1002,28 @@ def test_snapshot_fetch_collects_offset_paged_solutions_completely(
     got, warnings = asyncio.run(run())
     assert got == expected["solutions"]
     assert warnings == []
+
+
+def test_both_clients_offer_the_same_methods_with_the_same_parameters() -> None:
+    """The clients are not hand-mirrored (every request is built once in the base), but their public faces
+    must stay twins: same methods, same parameters, same defaults; only the async one adds ``concurrency``
+    to the page walks that can fetch ahead, and closes with ``aclose``."""
+
+    def public(cls: type) -> dict[str, inspect.Signature]:
+        return {
+            name: inspect.signature(member)
+            for name, member in vars(cls).items()
+            if callable(member) and not name.startswith("_") and name not in ("close", "aclose")
+        }
+
+    sync, async_ = public(PlatformClient), public(AsyncPlatformClient)
+    assert sorted(sync) == sorted(async_)
+    assert len(sync) == 16  # one per endpoint use: 7 list walks, 9 single requests
+    fetch_ahead = {"iter_pages", "problem_pages", "leaderboard_pages"}
+    for name, signature in sync.items():
+        extra = {"concurrency"} if name in fetch_ahead else set()
+        params = [p for p in async_[name].parameters.values() if p.name not in extra]
+        assert list(signature.parameters.values()) == params, name
+        assert extra <= set(async_[name].parameters), name
+        assert (inspect.getdoc(getattr(PlatformClient, name)) or "") != "", name
+        assert (inspect.getdoc(getattr(AsyncPlatformClient, name)) or "") != "", name
