@@ -45,6 +45,7 @@ from solvelens.client import (
     ResponseDecodeError,
     RetryPolicy,
     ServerError,
+    UnrecognizedResponseError,
 )
 from solvelens.client.example_solver import solve as example_solve
 from solvelens.config import InvalidApiKeyError
@@ -1027,3 +1028,23 @@ def test_both_clients_offer_the_same_methods_with_the_same_parameters() -> None:
         assert extra <= set(async_[name].parameters), name
         assert (inspect.getdoc(getattr(PlatformClient, name)) or "") != "", name
         assert (inspect.getdoc(getattr(AsyncPlatformClient, name)) or "") != "", name
+
+
+@pytest.mark.parametrize(
+    ("body", "keys"),
+    [
+        ({"job": {"ref": "j1", "kind": "solve"}, "ok": True}, ("job", "ok")),
+        ({"message": "Service degraded"}, ("message",)),
+    ],
+)
+def test_unknown_200_task_body_is_an_error_naming_keys_and_fix(
+    client: ClientFactory, body: Any, keys: tuple[str, ...]
+) -> None:
+    """A body that is neither a task nor "no task" is never read as idle (the bot would hold the task)."""
+    c = client(lambda r: httpx.Response(200, json=body), api_key=KEY)
+    with pytest.raises(UnrecognizedResponseError) as info:
+        c.next_task()
+    assert info.value.keys == keys
+    message = str(info.value)
+    assert "[endpoints.tasks_next]" in message and all(key in message for key in keys)
+    assert c.last_task is None

@@ -24,6 +24,7 @@ import contextlib
 import functools
 import logging
 import ssl
+import threading
 import time
 from collections.abc import Callable, Generator, Iterator, Mapping
 from contextvars import ContextVar
@@ -49,6 +50,7 @@ from solvelens.client.errors import (
     ResponseDecodeError,
     ServerError,
     ServiceUnavailableError,
+    UnrecognizedResponseError,
     redact,
     status_error_from_response,
 )
@@ -84,6 +86,7 @@ __all__ = [
     "RetryPolicy",
     "log_retry",
     "normalise_base_url",
+    "retry_limit",
     "retry_scope",
 ]
 
@@ -156,6 +159,32 @@ def retry_scope(method: str, path: str, attempts: int) -> Iterator[None]:
         yield
     finally:
         _RETRY_SCOPE.reset(token)
+
+
+@dataclass(frozen=True, slots=True)
+class _RetryLimit:
+    stop: threading.Event | None
+    deadline: float | None
+
+    def reached(self) -> bool:
+        if self.stop is not None and self.stop.is_set():
+            return True
+        return self.deadline is not None and time.monotonic() >= self.deadline
+
+
+_RETRY_LIMIT: ContextVar[_RetryLimit | None] = ContextVar("solvelens_retry_limit", default=None)
+
+
+@contextlib.contextmanager
+def retry_limit(*, stop: threading.Event | None = None, deadline: float | None = None) -> Iterator[None]:
+    """Within this block (this thread or task), no further retry is scheduled once ``stop`` is set or the
+    ``deadline`` (``time.monotonic()`` seconds) has passed: the failure at hand is raised at once. The bot
+    runner uses it so a stop request or ``--max-outage`` is not held up by a request's remaining retries."""
+    token = _RETRY_LIMIT.set(_RetryLimit(stop, deadline))
+    try:
+        yield
+    finally:
+        _RETRY_LIMIT.reset(token)
 
 
 def _outcome(exc: BaseException) -> str:
@@ -236,6 +265,30 @@ class Call(Generic[T]):
     json: Any = None
     auth: httpx.Auth | None = None
     recover: Callable[[APIStatusError], T] | None = None
+
+
+#: Envelope keys under which "no task" is an empty value (``{"data": null}``, ``{"value": []}``, ...).
+_EMPTY_ENVELOPES = frozenset({"data", "value", "task", "node", "items", "results"})
+#: Fields of a task without an id (the interface's shape: read as "no task", as before).
+_TASK_FIELDS = frozenset({"prompt", "taskType", "payload"})
+#: Keys of a message-only body (``{"message": "No tasks available"}``).
+_MESSAGE_KEYS = frozenset({"message", "error", "detail", "title", "status", "statusCode", "code"})
+
+
+def _is_no_task(body: Any) -> bool:
+    """Whether a 2xx ``/tasks/next`` body that is not a task means "no task": ``None`` (204, empty body),
+    ``{}``, ``[]``, an envelope holding nothing (``{"data": null}``, ``{"value": []}``), a message-only body
+    saying so (``{"message": "No tasks available"}``), or a task without id."""
+    if body is None or body == {} or body == []:
+        return True
+    if not isinstance(body, dict):
+        return False
+    if len(body) == 1 and next(iter(body)) in _EMPTY_ENVELOPES:
+        return next(iter(body.values())) in (None, [], {})
+    if set(body) <= _MESSAGE_KEYS:
+        text = " ".join(str(v) for v in body.values()).lower()
+        return "no task" in text or "nothing" in text
+    return bool(_TASK_FIELDS & set(body))
 
 
 class BearerAuth(httpx.Auth):
@@ -447,10 +500,18 @@ class BaseClient:
 
     def _retrying(self, hook: Callable[[Exception], bool | float]) -> Any:
         """stamina's retry context with this client's policy; wrap its loop in :meth:`_retry_scope` so the
-        retry lines name the request."""
+        retry lines name the request. Inside a :func:`retry_limit` block nothing is retried once the limit
+        is reached."""
         policy = self.retry
+
+        def decide(exc: Exception) -> bool | float:
+            limit = _RETRY_LIMIT.get()
+            if limit is not None and limit.reached():
+                return False
+            return hook(exc)
+
         return stamina.retry_context(
-            on=hook,
+            on=decide,
             attempts=policy.attempts,
             timeout=None,
             wait_initial=policy.wait_initial,
@@ -530,8 +591,20 @@ class BaseClient:
     ) -> dict[str, Any]:
         return {"category": category, "status": status, "author_type": author_type, "sort": sort}
 
+    @property
+    def last_task(self) -> Task | None:
+        """The task this client's ``next_task`` handed out last (``None`` before any)."""
+        return next(reversed(self._recent_tasks.values()), None)
+
     def _task_or_none(self, body: Any) -> Task | None:
-        return self._remember(Task(body)) if is_task(body) else None
+        """The task in a ``/tasks/next`` body, ``None`` for "no task"; raises
+        :class:`UnrecognizedResponseError` for a body that is neither (see :func:`_is_no_task`)."""
+        if is_task(body):
+            return self._remember(Task(body))
+        if _is_no_task(body):
+            return None
+        keys = tuple(str(k) for k in body) if isinstance(body, dict) else (type(body).__name__,)
+        raise UnrecognizedResponseError(keys=keys)
 
     @staticmethod
     def _no_task_404(exc: NotFoundError) -> bool:
