@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
 import duckdb
@@ -107,6 +107,7 @@ def open_writer(
     lock_timeout_s: float = DEFAULT_LOCK_TIMEOUT_S,
     block_size: int = SMALL_BLOCK_SIZE,
     existing: bool = False,
+    lock: bool = True,
 ) -> Iterator[duckdb.DuckDBPyConnection]:
     """Hold the exclusive store lock and a read-write connection with the schema ensured; close on exit.
 
@@ -116,11 +117,13 @@ def open_writer(
     writer holds the lock longer than ``lock_timeout_s`` seconds, :class:`StoreNotFoundError` (``existing``
     and no file), :class:`StoreBusyError`, :class:`NotAStoreError` (not a DuckDB file, another
     application's DuckDB file, or with ``existing`` a DuckDB file without a store) and
-    :class:`solvelens.store.errors.SchemaVersionError`.
+    :class:`solvelens.store.errors.SchemaVersionError`. ``lock=False``: the caller already holds the
+    exclusive store lock (:func:`solvelens.store.lock.store_lock`).
     """
     if existing:
-        _check_file(db_path)
-    with store_lock(db_path, exclusive=True, timeout_s=lock_timeout_s):
+        check_store_file(db_path)
+    held = store_lock(db_path, exclusive=True, timeout_s=lock_timeout_s) if lock else nullcontext()
+    with held:
         con = connect_readwrite(db_path, block_size=block_size)
         try:
             check_not_foreign(con, db_path)
@@ -132,7 +135,7 @@ def open_writer(
             con.close()
 
 
-def _check_file(db_path: str | os.PathLike[str]) -> None:
+def check_store_file(db_path: str | os.PathLike[str]) -> None:
     """Raise :class:`StoreNotFoundError` for a missing path, :class:`NotAStoreError` for a directory."""
     path = Path(db_path)
     if not path.exists():
@@ -159,7 +162,7 @@ def open_readonly(
     ``lock_timeout_s`` seconds, and :class:`StoreBusyError` when a process outside the solvelens lock holds
     it read-write.
     """
-    _check_file(db_path)
+    check_store_file(db_path)
     with store_lock(db_path, exclusive=False, timeout_s=lock_timeout_s):
         try:
             con = duckdb.connect(os.fspath(db_path), read_only=True)
