@@ -95,6 +95,14 @@ def serve(
     rate_window: float = typer.Option(
         60.0, envvar="SOLVELENS_SANDBOX_RATE_WINDOW", help="Rate-limit window (seconds)."
     ),
+    conventions: str = typer.Option(
+        "platform",
+        envvar="SOLVELENS_SANDBOX_CONVENTIONS",
+        help="Wire convention: platform (the real platform's shapes), jsonapi (JSON:API, page[number]/"
+        "page[size]), hal (HAL, page_token cursors, X-Total-Count, problem details), odata (value/"
+        "@odata.nextLink, $top/$skip, the server's own page size, PascalCase) or relay (edges/pageInfo, "
+        "first/after). Each reads only its own paging parameters; see /openapi.json.",
+    ),
 ) -> None:
     """Serve the platform in DB on HOST:PORT (builds it first when the file does not exist)."""
     import socket
@@ -111,6 +119,7 @@ def serve(
         fail("--pagination must be page, offset or cursor")
     if solutions_paging not in ("default", "offset"):
         fail("--solutions-paging must be default or offset")
+    _check_conventions(conventions, pagination, solutions_paging, task_shape)
     if not db.exists():
         summary = build_platform(db, seed=seed, scale=scale)
         typer.echo(
@@ -140,6 +149,7 @@ def serve(
         solutions_paging=solutions_paging,  # type: ignore[arg-type]
         task_types=tuple(t.strip() for t in task_types.split(",") if t.strip()),
         faults=faults,
+        conventions=conventions,
     )
     if port == 0:  # pick a free port (uvicorn binds it itself: its own sockets get TCP_NODELAY)
         with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
@@ -150,6 +160,20 @@ def serve(
         application, host=host, port=port, log_level="warning", access_log=False, lifespan="off"
     )
     uvicorn.Server(config).run()
+
+
+def _check_conventions(conventions: str, pagination: str, solutions_paging: str, task_shape: str) -> None:
+    """Fail with one line for an unknown mode or a platform-only switch given with another mode."""
+    from solvelens.sandbox.conventions import CONVENTIONS, make_convention
+
+    if conventions not in CONVENTIONS:
+        fail(f"--conventions must be one of {', '.join(CONVENTIONS)} (got {conventions!r})", 2)
+    try:
+        make_convention(conventions, pagination=pagination, solutions_paging=solutions_paging)
+    except ValueError as exc:
+        fail(str(exc), 2)
+    if conventions != "platform" and task_shape != "real":
+        fail(f"--task-shape interface applies to --conventions platform only, not {conventions}", 2)
 
 
 @app.command("create-bot")
