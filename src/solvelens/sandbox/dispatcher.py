@@ -413,7 +413,8 @@ def _from_content(task_type: str, body: dict[str, Any]) -> dict[str, Any]:
         return {"verdict": stripped.lower()}
     title, _, desc = stripped.partition("\n")
     lowered = stripped.lower()
-    category = next((c[0] for c in CATEGORIES if c[0] in lowered or c[1].lower() in lowered), "lifestyle")
+    named = (c[0] for c in CATEGORIES if c[0] in lowered or c[1].lower() in lowered)
+    category = next(named, CATEGORY_SLUGS[-1])  # the catch-all category (lifestyle)
     return {"problem_title": title.strip(), "problem_description": desc.strip(), "category": category}
 
 
