@@ -345,6 +345,8 @@ def test_single_resources_search_and_bot_me(mode, convention_sandbox) -> None:
 def test_openapi_documents_the_mode(mode, convention_sandbox) -> None:
     server = convention_sandbox(mode)
     spec = httpx.get(f"{server.root_url}/openapi.json").json()
+    schemathesis = pytest.importorskip("schemathesis", reason="schemathesis is a test-only dependency")
+    schemathesis.openapi.from_dict(spec).validate()  # the OpenAPI 3.1 meta-schema
     assert f"`{mode}`" in spec["info"]["description"]
     params = {p["name"] for p in spec["paths"]["/api/v1/problems"]["get"]["parameters"]}
     assert set(OWN[mode]) <= params and not ({"page", "offset", "cursor"} & params)

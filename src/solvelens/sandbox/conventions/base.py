@@ -166,7 +166,7 @@ class Convention(ABC):
         """OpenAPI ``responses``: 4xx/5xx models become this mode's error body; dict models are schemas."""
         out: dict[int | str, dict[str, Any]] = {}
         for status, description, model in pairs:
-            if status >= 400:
+            if status >= 400 and status != 413:  # the body cap answers {"error"} in every mode
                 schema = self.error_schema
                 out[status] = {"description": description, "content": {self.error_media: {"schema": schema}}}
             elif isinstance(model, dict):

@@ -27,8 +27,15 @@ def tasks_router(ctx: AppContext) -> APIRouter:
         "`solvelens sandbox create-bot NAME`).",
     )
     router = APIRouter(dependencies=[Security(bearer)])
-    db, codec, opts, conv = ctx.db, ctx.codec, ctx.options, ctx.conventions
-    interface = opts.task_shape == "interface"
+    _add_me(router, ctx)
+    _add_next_task(router, ctx)
+    _add_submit(router, ctx)
+    return router
+
+
+def _add_me(router: APIRouter, ctx: AppContext) -> None:
+    """``GET /bot/me``."""
+    db, codec, conv = ctx.db, ctx.codec, ctx.conventions
 
     @router.get(
         f"{API}/bot/me",
@@ -43,7 +50,11 @@ def tasks_router(ctx: AppContext) -> APIRouter:
             raise ApiError(404, "Bot not found")
         return conv.render_one("bot", record, request)
 
-    task_model = schemas.InterfaceTask if interface else schemas.Task
+
+def _add_next_task(router: APIRouter, ctx: AppContext) -> None:
+    """``GET /tasks/next``."""
+    db, codec, opts, conv = ctx.db, ctx.codec, ctx.options, ctx.conventions
+    task_model = schemas.InterfaceTask if opts.task_shape == "interface" else schemas.Task
 
     @router.get(
         f"{API}/tasks/next",
@@ -71,6 +82,11 @@ def tasks_router(ctx: AppContext) -> APIRouter:
             )
         return conv.render_task(None if task is None else dispatcher.shape(task, opts.task_shape))
 
+
+def _add_submit(router: APIRouter, ctx: AppContext) -> None:
+    """``POST /tasks/{id}/submit``."""
+    db, codec, conv = ctx.db, ctx.codec, ctx.conventions
+    interface = ctx.options.task_shape == "interface"
     content_note = (
         ' or `{"content": str}` (translated into the typed body: `--task-shape interface`)'
         if interface
@@ -80,7 +96,7 @@ def tasks_router(ctx: AppContext) -> APIRouter:
     @router.post(
         f"{API}/tasks/{{task_id}}/submit",
         responses=ctx.responses(
-            (200, "Accepted (or a duplicate, answered as done)", schemas.SubmitAccepted),
+            (200, "Accepted (or a duplicate, answered as done)", conv.one_doc(schemas.SubmitAccepted)),
             (
                 400,
                 "The body fails validation (`code` VALIDATION_ERROR; the task is failed), or is not JSON",
@@ -107,7 +123,6 @@ def tasks_router(ctx: AppContext) -> APIRouter:
             body = orjson.loads(raw) if raw else None
         except orjson.JSONDecodeError:
             raise ApiError(400, "Body is not valid JSON") from None
-
         body = conv.submit_body(body)
 
         def apply() -> dispatcher.SubmitResult:
@@ -116,5 +131,3 @@ def tasks_router(ctx: AppContext) -> APIRouter:
 
         result = await run_in_threadpool(apply)
         return conv.render_submit_result(task_id, result.status, result.body, request)
-
-    return router
