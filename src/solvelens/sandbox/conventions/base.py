@@ -56,14 +56,12 @@ LIST_SPECS: Final = {
 @dataclass(frozen=True)
 class Window:
     """The records one request asks for: ``offset`` (0-based) and ``limit`` (after the mode's cap);
-    ``page`` (1-based) for page-numbered modes; ``style`` for the platform mode's envelope;
-    ``requested``: the page size the request asked for (``None`` when it named none)."""
+    ``page`` (1-based) for page-numbered modes; ``style`` for the platform mode's envelope."""
 
     offset: int
     limit: int
     page: int = 1
     style: str = "page"
-    requested: int | None = None
 
 
 def encode_token(prefix: str, offset: int) -> str:

@@ -95,7 +95,7 @@ class HalConvention(Convention):
         ) -> Window:
             size = min(limit or spec.default_limit, spec.max_limit)
             offset = decode_token(TOKEN, page_token, "page_token") if page_token else 0
-            return Window(offset, size, requested=limit)
+            return Window(offset, size)
 
         return hal_window
 

@@ -98,7 +98,7 @@ class JsonApiConvention(Convention):
             ),
         ) -> Window:
             limit = min(size or spec.default_limit, spec.max_limit)
-            return Window((number - 1) * limit, limit, number, requested=size)
+            return Window((number - 1) * limit, limit, number)
 
         return jsonapi_window
 
@@ -134,9 +134,8 @@ class JsonApiConvention(Convention):
         errors = []
         for d in details or []:
             field = str(d.get("field", ""))
-            source = (
-                {"pointer": f"/data/attributes/{field}"} if status != 400 or code else {"parameter": field}
-            )
+            # a submit's field (VALIDATION_ERROR) sits in the document; anything else is a query parameter
+            source = {"pointer": f"/data/attributes/{field}"} if code else {"parameter": field}
             errors.append({**base, "detail": f"{message}: {field}: {d.get('message', '')}", "source": source})
         return json_response({"errors": errors or [base]}, status, MEDIA)
 

@@ -85,7 +85,7 @@ class OdataConvention(Convention):
             ),
         ) -> Window:
             size = spec.server_page if top is None else min(top, spec.server_page)
-            return Window(skip, size, requested=top)
+            return Window(skip, size)
 
         return odata_window
 

@@ -54,7 +54,7 @@ class PlatformConvention(Convention):
             if items:  # another implementation's own page size cap, applied silently
                 limit = min(limit, ITEMS_MAX_LIMIT)
             w = paging.window(style, page, offset, cursor, limit)
-            return Window(w.offset, w.limit, w.page, w.style, limit)
+            return Window(w.offset, w.limit, w.page, w.style)
 
         return platform_window
 

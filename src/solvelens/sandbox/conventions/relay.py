@@ -103,7 +103,7 @@ class RelayConvention(Convention):
         ) -> Window:
             size = min(first or spec.default_limit, spec.max_limit)
             offset = decode_token(TOKEN, after, "after") + 1 if after else 0
-            return Window(offset, size, requested=first)
+            return Window(offset, size)
 
         return relay_window
 
