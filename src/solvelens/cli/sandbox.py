@@ -95,6 +95,14 @@ def serve(
     rate_window: float = typer.Option(
         60.0, envvar="SOLVELENS_SANDBOX_RATE_WINDOW", help="Rate-limit window (seconds)."
     ),
+    conventions: str = typer.Option(
+        "platform",
+        envvar="SOLVELENS_SANDBOX_CONVENTIONS",
+        help="Wire convention: platform (the real platform's shapes), jsonapi (JSON:API, page[number]/"
+        "page[size]), hal (HAL, page_token cursors, X-Total-Count, problem details), odata (value/"
+        "@odata.nextLink, $top/$skip, the server's own page size, PascalCase) or relay (edges/pageInfo, "
+        "first/after). Each reads only its own paging parameters; see /openapi.json.",
+    ),
 ) -> None:
     """Serve the platform in DB on HOST:PORT (builds it first when the file does not exist).
 
@@ -113,6 +121,7 @@ def serve(
         raise BadInputError(f"--pagination must be page, offset or cursor, got {pagination!r}")
     if solutions_paging not in ("default", "offset"):
         raise BadInputError(f"--solutions-paging must be default or offset, got {solutions_paging!r}")
+    _check_conventions(conventions, pagination, solutions_paging, task_shape)
     try:
         faults = FaultConfig(
             rate=fault_rate,
@@ -147,12 +156,29 @@ def serve(
         solutions_paging=solutions_paging,  # type: ignore[arg-type]
         task_types=tuple(t.strip() for t in task_types.split(",") if t.strip()),
         faults=faults,
+        conventions=conventions,
     )
     typer.echo(f"http://{host}:{port}/api/v1")
     config = uvicorn.Config(
         application, host=host, port=port, log_level="warning", access_log=False, lifespan="off"
     )
     uvicorn.Server(config).run()
+
+
+def _check_conventions(conventions: str, pagination: str, solutions_paging: str, task_shape: str) -> None:
+    """Fail with one line for an unknown mode or a platform-only switch given with another mode."""
+    from solvelens.sandbox.conventions import CONVENTIONS, make_convention
+
+    if conventions not in CONVENTIONS:
+        raise BadInputError(f"--conventions must be one of {', '.join(CONVENTIONS)}, got {conventions!r}")
+    try:
+        make_convention(conventions, pagination=pagination, solutions_paging=solutions_paging)
+    except ValueError as exc:
+        raise BadInputError(str(exc)) from exc
+    if conventions != "platform" and task_shape != "real":
+        raise BadInputError(
+            f"--task-shape interface applies to --conventions platform only, not {conventions}"
+        )
 
 
 @app.command("create-bot")
