@@ -25,6 +25,7 @@ import ssl
 from collections.abc import Callable, Generator, Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -49,10 +50,12 @@ from solvelens.client.errors import (
     redact,
     status_error_from_response,
 )
-from solvelens.client.models import SubmitResult, Task, is_task
-from solvelens.client.pagination import DEFAULT_MAX_PAGES, Paginator
+from solvelens.client.models import SubmitResult, Task, parse_task
+from solvelens.client.pagination import DEFAULT_MAX_PAGES, Paginator, get_path
+from solvelens.client.profile import Profile, resolve_profile
+from solvelens.client.records import RESOURCE_OF, stats_figures, unwrap_single
 from solvelens.client.submission import SubmitBody, submission_body
-from solvelens.client.walk import KNOWN_LIST_ENDPOINTS, PageWalk, endpoint_key, endpoint_name
+from solvelens.client.walk import KNOWN_LIST_ENDPOINTS, EndpointMemory, PageWalk, endpoint_key, endpoint_name
 
 try:  # orjson decodes large pages ~3x faster; it ships with Prefect, but stay correct without it.
     import orjson
@@ -230,7 +233,11 @@ class BaseClient:
         limit_param: query parameter of the page size (``limit``).
         max_pages: hard stop per walk (:class:`PaginationError` beyond it).
         headers: extra request headers (never put the key here: use ``api_key``).
-        read_env: read missing ``base_url``/``api_key`` from ``SOLVELENS_*`` settings.
+        read_env: read missing ``base_url``/``api_key``/``profile`` from ``SOLVELENS_*`` settings.
+        profile: a :class:`~solvelens.client.profile.Profile` or the path of a profile file (TOML, written
+            by ``solvelens probe``); ``None``: the file named by ``SOLVELENS_PROFILE`` (when ``read_env``),
+            else detection only. Every setting overrides detection for its endpoint. Raises
+            :class:`~solvelens.client.profile.ProfileError` for an unreadable or unknown setting.
     """
 
     def __init__(
@@ -247,6 +254,7 @@ class BaseClient:
         max_pages: int = DEFAULT_MAX_PAGES,
         headers: Mapping[str, str] | None = None,
         read_env: bool = True,
+        profile: str | Path | Profile | None = None,
     ) -> None:
         settings = None
         if read_env and (base_url is None or api_key is None):
@@ -283,9 +291,9 @@ class BaseClient:
             name: ep.max_page_size for name, ep in KNOWN_LIST_ENDPOINTS.items()
         }
         self._page_sizes.update(page_sizes or {})
-        self._rejected_page_sizes: set[str] = set()
-        self._learned_styles: dict[str, str] = {}
-        self._announced_styles: set[str] = set()
+        self.profile = resolve_profile(profile, read_env=read_env)
+        #: What this client knows about each endpoint (detected or from the profile); handed to each walk.
+        self.endpoints = EndpointMemory(self.profile)
         self._recent_tasks: dict[str, Task] = {}
         install_retry_logging()
         self._headers = {"User-Agent": USER_AGENT, "Accept": "application/json", **(headers or {})}
@@ -293,6 +301,11 @@ class BaseClient:
     def __repr__(self) -> str:
         key = "set" if self._auth is not None else None
         return f"{type(self).__name__}(base_url={self.base_url!r}, api_key={key})"
+
+    @property
+    def _rejected_page_sizes(self) -> set[str]:
+        """Endpoints whose page size the server refused (kept for callers of the former attribute)."""
+        return self.endpoints.rejected_page_sizes
 
     @property
     def has_api_key(self) -> bool:
@@ -430,21 +443,72 @@ class BaseClient:
         template = endpoint_key(path)
         key = name or template  # a rejected page size or a learned style holds for all problems' solutions
         known = KNOWN_LIST_ENDPOINTS.get(name) if name else None
+        state = self.endpoints[key]
         if style is None:
             style = self._styles.get(name or "") or self._styles.get(template) or self._styles.get(path)
-            if style is None and known is not None:
-                style = known.style
         if page_size is None:
             page_size = self._page_sizes.get(name) if name else None
         return PageWalk(
-            self,
+            state,
             path,
             params,
+            url=self._url(path),
             page_size=page_size,
             style=style,
             items_key=known.items_key if known else None,
-            key=key,
+            limit_param=self.limit_param,
+            max_pages=self.max_pages,
+            default_style=known.style if known else None,
         )
+
+    def _single(self, name: str, body: Any) -> dict[str, Any]:
+        """A single-resource answer (``problem``, ``bot``, ``bot_me``) in the canonical form: unwrapped from
+        its envelope (or found at the profile's ``data_selector``), flattened, camelCase, id under ``id``.
+        Identity on the real platform."""
+        state = self.endpoints[name]
+        if state.data_selector is not None:
+            obj = get_path(body, state.data_selector)
+            if obj is None:
+                raise ConfigurationError(
+                    f"{name}: the profile's [endpoints.{name}] data_selector = {state.data_selector!r} finds "
+                    "nothing in the answer; fix or remove it"
+                )
+        else:
+            obj = unwrap_single(body, RESOURCE_OF.get(name))
+        if not isinstance(obj, dict):
+            return {} if obj is None else obj
+        result: dict[str, Any] = state.record_style(obj).normalise(obj)
+        return result
+
+    def _stats(self, body: Any) -> dict[str, Any]:
+        """``/stats`` as one dict of figures (:func:`~solvelens.client.records.stats_figures`)."""
+        selector = self.endpoints["stats"].data_selector
+        return stats_figures(get_path(body, selector) if selector else body)
+
+    def _search(self, body: Any) -> dict[str, Any]:
+        """``/search`` with its ``problems`` and ``bots`` lists in the canonical form."""
+        body = self._single("search", body) if isinstance(body, dict) else {}
+        out = dict(body)
+        for key in ("problems", "bots"):
+            items = out.get(key)
+            if isinstance(items, dict):  # a list envelope inside (e.g. {"problems": {"data": [...]}})
+                items = next((v for v in items.values() if isinstance(v, list)), None)
+            if isinstance(items, list) and items:
+                state = self.endpoints[f"search_{key}"]
+                out[key] = state.record_style(items[0]).normalise_all(items)
+        return out
+
+    @staticmethod
+    def _path_id(template: str, value: Any) -> str:
+        """``template`` with an id filled in; raises :class:`ConfigurationError` for a missing id (``None`` or
+        empty) before anything is sent, so ``/problems/None/solutions`` can never be requested."""
+        if value is None or (isinstance(value, str) and not value.strip()) or isinstance(value, dict | list):
+            raise ConfigurationError(
+                f"GET {template.format('{id}')}: no id to put in the path (got {value!r}); the listing's records "
+                "carry no id the client could find: add to your profile the endpoint's id_field, e.g. "
+                '[endpoints.problems] id_field = "<the field that holds the id>"'
+            )
+        return template.format(value)
 
     @staticmethod
     def _endpoint_name(endpoint: str) -> str | None:
@@ -486,7 +550,9 @@ class BaseClient:
         return {"category": category, "status": status, "author_type": author_type, "sort": sort}
 
     def _task_or_none(self, body: Any) -> Task | None:
-        return self._remember(Task(body)) if is_task(body) else None
+        """A ``/tasks/next`` answer as a canonical :class:`Task`, ``None`` for any "no task" form; raises
+        :class:`~solvelens.client.errors.UnrecognizedResponseError` for anything else."""
+        return self._remember(parse_task(body, selector=self.endpoints["tasks_next"].data_selector))
 
     @staticmethod
     def _no_task_404(exc: NotFoundError) -> bool:

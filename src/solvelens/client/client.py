@@ -45,7 +45,7 @@ from solvelens.client.errors import (
     PlatformConnectionError,
 )
 from solvelens.client.models import Bot, Category, Health, Problem, SearchResult, Stats, SubmitResult, Task
-from solvelens.client.pagination import Page, PageNumberPaginator, PageRequest, Paginator, extract_items
+from solvelens.client.pagination import Page, PageNumberPaginator, PageRequest, Paginator
 from solvelens.client.submission import SubmitBody
 from solvelens.client.walk import KNOWN_LIST_ENDPOINTS, ListEndpoint, PageWalk
 
@@ -190,7 +190,8 @@ class PlatformClient(BaseClient):
     def solution_pages(self, problem_id: str, *, page_size: int | None = None) -> Iterator[Page]:
         """Pages of ``GET /problems/{id}/solutions`` (ranked by btScore desc; no total on the real
         platform)."""
-        return self._pages(self._walk("solutions", f"/problems/{problem_id}/solutions", None, page_size))
+        path = self._path_id("/problems/{}/solutions", problem_id)
+        return self._pages(self._walk("solutions", path, None, page_size))
 
     def list_solutions(self, problem_id: str, *, page_size: int | None = None) -> Iterator[dict[str, Any]]:
         """Every solution of a problem as a plain dict, in ranked order (first = best)."""
@@ -214,19 +215,19 @@ class PlatformClient(BaseClient):
     def get_problem(self, problem_id: str) -> Problem:
         """``GET /problems/{id}``: the problem with ``author`` and ``topSolutions``. Raises
         :class:`NotFoundError`."""
-        return Problem(self._get(f"/problems/{problem_id}"))
+        return Problem(self._single("problem", self._get(self._path_id("/problems/{}", problem_id))))
 
     def list_categories(self) -> list[Category]:
         """``GET /categories``: every category (a bare array on the real platform, or an envelope)."""
-        return [Category(c) for c in extract_items(self._get("/categories"), "categories")]
+        return [Category(c) for page in self._pages(self._walk("categories", "/categories", None, None)) for c in page]
 
     def get_bot(self, bot_id: str) -> Bot:
         """``GET /bots/{id}``: public profile with ``badges``, ``topSolutions``, ``recentActivity``."""
-        return Bot(self._get(f"/bots/{bot_id}"))
+        return Bot(self._single("bot", self._get(self._path_id("/bots/{}", bot_id))))
 
     def get_stats(self) -> Stats:
         """``GET /stats``: platform-wide figures."""
-        return Stats(self._get("/stats"))
+        return Stats(self._stats(self._get("/stats")))
 
     def search(
         self, q: str, *, type: str | None = None, category: str | None = None, limit: int | None = None
@@ -237,7 +238,7 @@ class PlatformClient(BaseClient):
             for k, v in {"q": q, "type": type, "category": category, "limit": limit}.items()
             if v is not None
         }
-        return SearchResult(self._get("/search", params=params) or {})
+        return SearchResult(self._search(self._get("/search", params=params)))
 
     def health(self) -> Health:
         """``GET <root>/health`` (outside ``/api/v1``): ``{status, timestamp, uptime, database[, clock]}``."""
@@ -247,7 +248,7 @@ class PlatformClient(BaseClient):
 
     def get_me(self) -> Bot:
         """``GET /bot/me`` (API key): the calling bot's profile, stats and status."""
-        return Bot(self._get("/bot/me", bot=True))
+        return Bot(self._single("bot_me", self._get("/bot/me", bot=True)))
 
     def next_task(self, **params: Any) -> Task | None:
         """``GET /tasks/next`` (API key): the next task, or ``None`` when there is nothing to do (204, 404,
@@ -470,7 +471,8 @@ class AsyncPlatformClient(BaseClient):
 
     def solution_pages(self, problem_id: str, *, page_size: int | None = None) -> AsyncIterator[Page]:
         """Pages of ``GET /problems/{id}/solutions`` (ranked by btScore desc)."""
-        return self._pages(self._walk("solutions", f"/problems/{problem_id}/solutions", None, page_size))
+        path = self._path_id("/problems/{}/solutions", problem_id)
+        return self._pages(self._walk("solutions", path, None, page_size))
 
     async def list_solutions(
         self, problem_id: str, *, page_size: int | None = None
@@ -498,19 +500,20 @@ class AsyncPlatformClient(BaseClient):
 
     async def get_problem(self, problem_id: str) -> Problem:
         """``GET /problems/{id}``. Raises :class:`NotFoundError`."""
-        return Problem(await self._get(f"/problems/{problem_id}"))
+        return Problem(self._single("problem", await self._get(self._path_id("/problems/{}", problem_id))))
 
     async def list_categories(self) -> list[Category]:
         """``GET /categories``: every category."""
-        return [Category(c) for c in extract_items(await self._get("/categories"), "categories")]
+        walk = self._walk("categories", "/categories", None, None)
+        return [Category(c) async for page in self._pages(walk) for c in page.items]
 
     async def get_bot(self, bot_id: str) -> Bot:
         """``GET /bots/{id}``: public bot profile."""
-        return Bot(await self._get(f"/bots/{bot_id}"))
+        return Bot(self._single("bot", await self._get(self._path_id("/bots/{}", bot_id))))
 
     async def get_stats(self) -> Stats:
         """``GET /stats``: platform-wide figures."""
-        return Stats(await self._get("/stats"))
+        return Stats(self._stats(await self._get("/stats")))
 
     async def search(
         self, q: str, *, type: str | None = None, category: str | None = None, limit: int | None = None
@@ -521,7 +524,7 @@ class AsyncPlatformClient(BaseClient):
             for k, v in {"q": q, "type": type, "category": category, "limit": limit}.items()
             if v is not None
         }
-        return SearchResult(await self._get("/search", params=params) or {})
+        return SearchResult(self._search(await self._get("/search", params=params)))
 
     async def health(self) -> Health:
         """``GET <root>/health`` (outside ``/api/v1``)."""
@@ -529,7 +532,7 @@ class AsyncPlatformClient(BaseClient):
 
     async def get_me(self) -> Bot:
         """``GET /bot/me`` (API key): the calling bot's profile, stats and status."""
-        return Bot(await self._get("/bot/me", bot=True))
+        return Bot(self._single("bot_me", await self._get("/bot/me", bot=True)))
 
     async def next_task(self, **params: Any) -> Task | None:
         """``GET /tasks/next`` (API key): the next task or ``None``; see :meth:`PlatformClient.next_task`."""
