@@ -504,8 +504,9 @@ class BaseClient:
         empty) before anything is sent, so ``/problems/None/solutions`` can never be requested."""
         if value is None or (isinstance(value, str) and not value.strip()) or isinstance(value, dict | list):
             raise ConfigurationError(
-                f"GET {template.format('{id}')}: no id to put in the path (got {value!r}); the listing's records "
-                "carry no id the client could find: add to your profile the endpoint's id_field, e.g. "
+                f"GET {template.format('{id}')}: no id to put in the path (got {value!r}); the listing's "
+                "records carry no id the client could find: add to your profile the endpoint's id_field, "
+                "e.g. "
                 '[endpoints.problems] id_field = "<the field that holds the id>"'
             )
         return template.format(value)

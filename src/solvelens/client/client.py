@@ -219,7 +219,11 @@ class PlatformClient(BaseClient):
 
     def list_categories(self) -> list[Category]:
         """``GET /categories``: every category (a bare array on the real platform, or an envelope)."""
-        return [Category(c) for page in self._pages(self._walk("categories", "/categories", None, None)) for c in page]
+        return [
+            Category(c)
+            for page in self._pages(self._walk("categories", "/categories", None, None))
+            for c in page
+        ]
 
     def get_bot(self, bot_id: str) -> Bot:
         """``GET /bots/{id}``: public profile with ``badges``, ``topSolutions``, ``recentActivity``."""

@@ -1,29 +1,24 @@
 """Detection of an endpoint's pagination from an answer: small pure detector functions, one list of them.
 
-Each detector looks at one :class:`Answer` (the decoded body, the headers, the query parameters the request
-sent, the records found) and returns a :class:`Detection` -- a :class:`~solvelens.client.pagination.PaginatorSpec`
-with its parameter names, a confidence between 0 and 1 and the reason -- or ``None`` when it sees nothing of
-its style. :func:`candidates` runs :data:`DETECTORS` and ranks what they found; the page walk builds the best
-one for the first page and, when a detected style's next page repeats the previous one (the server ignored
-the parameters), tries the next candidate of the same ranked list on the repeated answer (at most
-:data:`MAX_DETECTION_REQUESTS` extra requests per endpoint). To teach the client a new convention, add a
-detector here (and a recorded answer to ``tests/client/test_detect.py``).
+Each detector looks at one :class:`Answer` (the decoded body, the headers, the query parameters the
+request sent, the records found) and returns a :class:`Detection` -- a
+:class:`~solvelens.client.pagination.PaginatorSpec` with its parameter names, a confidence between 0 and 1
+and the reason -- or ``None`` when it sees nothing of its style. :func:`candidates` runs :data:`DETECTORS`
+and ranks what they found; the page walk builds the best one for the first page and, when a detected
+style's next page repeats the previous one (the server ignored the parameters), tries the next candidate of
+the same ranked list on the repeated answer (at most :data:`MAX_DETECTION_REQUESTS` extra requests per
+endpoint). To teach the client a new convention, add a detector here and a recorded answer to
+``tests/client/test_detect.py``.
 
-| detector              | sees                                                   | paginator                    | conf. |
-|-----------------------|--------------------------------------------------------|------------------------------|-------|
-| ``header_link``       | ``Link: <...>; rel="next"``                            | ``header_link``              | 0.95  |
-| ``json_link``         | a URL at ``next``, ``links.next``, ``_links.next.href``, | ``json_link`` + next_url_path | 0.9   |
-|                       | ``@odata.nextLink``, ``next_url``, ``paging.next``, ...  |                              |       |
-| ``relay_connection``  | ``pageInfo.endCursor`` / ``edges``                     | ``cursor`` after, first      | 0.9   |
-| ``cursor_token``      | ``next_cursor``, ``nextPageToken``, ``next_token``,     | ``cursor`` + the matching    | 0.85  |
-|                       | ``continuation``, ``next`` (a token), ...              | request parameter            |       |
-| ``stripe_list``       | ``{"object": "list", "data", "has_more"}``             | ``cursor`` starting_after    | 0.85  |
-| ``offset_fields``     | ``offset``/``skip``/``$skip`` in the metadata          | ``offset`` + its names       | 0.8   |
-| ``page_fields``       | ``page``/``page[number]``/``totalPages``/``X-Total-Pages`` | ``page_number`` + names, base | 0.8 |
-| ``complete_list``     | a list without paging hints, shorter than asked        | ``single_page``              | 0.3   |
-| ``page_guess``        | nothing (the real platform's solutions)                | ``page_number``              | 0.2   |
-| ``offset_guess``      | nothing                                                | ``offset``                   | 0.1   |
-| ``cursor_alternative``| a cursor value                                         | ``cursor`` under other names | 0.05  |
+Detectors (confidence): ``header_link`` (0.95) ``Link: <...>; rel="next"``; ``json_link`` (0.9) a URL at
+``next``, ``links.next``, ``_links.next.href``, ``@odata.nextLink``, ``next_url``, ``paging.next``, ...;
+``relay_connection`` (0.9) ``pageInfo.endCursor`` -> cursor ``after`` with ``first``; ``cursor_token`` (0.85)
+``next_cursor``, ``nextPageToken``, ``next_token``, ``continuation``, a ``next`` token -> the matching
+request parameter; ``stripe_list`` (0.85) ``{"object": "list", "has_more"}`` -> ``starting_after=<last id>``;
+``offset_fields`` (0.8) ``offset``/``skip``/``$skip``; ``page_fields`` (0.8) ``page``, ``page[number]``,
+``totalPages``, ``X-Total-Pages`` (0-based when the first page says 0); ``complete_list`` (0.3) a bare list
+shorter than asked -> single page; ``page_guess`` (0.2) nothing: page numbers (the real platform's
+solutions); ``offset_guess`` (0.1); ``cursor_alternative`` (0.05) a found cursor under other parameter names.
 """
 
 from __future__ import annotations
@@ -126,7 +121,7 @@ def _jsonapi(body: Any) -> bool:
     return isinstance(first, dict) and "type" in first and ("attributes" in first or "id" in first)
 
 
-# -- detectors ------------------------------------------------------------------------------------------------
+# -- detectors ---------------------------------------------------------------------------------------------
 
 
 def header_link(answer: Answer) -> Detection | None:
@@ -198,7 +193,7 @@ def relay_connection(answer: Answer) -> Detection | None:
 def _records_path(body: Any) -> tuple[str, list[Any]]:
     try:
         return find_records(body)
-    except Exception:  # noqa: BLE001 - a body without records has no connection
+    except Exception:  # a body without records has no connection
         return "$", []
 
 
@@ -238,8 +233,10 @@ def _cursor_fields(body: dict[str, Any]) -> list[tuple[str, str, Any]]:
                 sub_norm = norm_key(sub)
                 if isinstance(sub_value, dict) and sub_norm == "cursors" and "after" in sub_value:
                     found.append((f"{key}.{sub}.after", "after", sub_value["after"]))
-                elif sub_norm in _CURSOR_PARAMS and sub_value not in (None, "") and not isinstance(
-                    sub_value, dict | list | bool
+                elif (
+                    sub_norm in _CURSOR_PARAMS
+                    and sub_value not in (None, "")
+                    and not isinstance(sub_value, dict | list | bool)
                 ):
                     found.append((f"{key}.{sub}", sub_norm, sub_value))
     return [f for f in found if not (f[1] == "next" and is_link(f[2]))]
@@ -276,7 +273,8 @@ def cursor_alternative(answer: Answer) -> list[Detection] | None:
 
 
 def stripe_list(answer: Answer) -> Detection | None:
-    """Stripe's list object ``{"object": "list", "data": [...], "has_more"}``: ``starting_after=<last id>``."""
+    """Stripe's list object ``{"object": "list", "data": [...], "has_more"}``: ``starting_after=<last
+    id>``."""
     body = answer.body
     if isinstance(body, dict) and body.get("object") == "list" and "has_more" in body:
         options = {"cursor_param": "starting_after", "cursor_path": "$last.id"}
@@ -307,7 +305,9 @@ def page_fields(answer: Answer) -> Detection | None:
     counted = False
     for key, value in items:
         norm = norm_key(key)
-        if norm in ("page", "currentpage", "pagenumber", "number") and not isinstance(value, dict | list | bool):
+        if norm in ("page", "currentpage", "pagenumber", "number") and not isinstance(
+            value, dict | list | bool
+        ):
             page_key = page_key or (key, value)
         elif norm in ("totalpages", "pagecount", "lastpage"):
             counted = True

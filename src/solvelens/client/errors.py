@@ -29,7 +29,8 @@ PlatformError
 Messages are built from the error body: both shapes of the real platform, ``{"error": "..."}`` (optionally
 with ``details``) and Fastify's ``{"statusCode", "error", "message"}``; RFC 9457 problem details
 (``{"type", "title", "status", "detail"}``); ``{"error": {"code", "message", "target"?, "details"?}}`` (OData,
-Google, Microsoft); and JSON:API's ``{"errors": [{"status", "title", "detail", "source"}]}``. Anything that looks like
+Google, Microsoft); and JSON:API's ``{"errors": [{"status", "title", "detail", "source"}]}``. Anything that
+looks like
 an API key (``<prefix>_key_<random>``) is replaced by ``<redacted>`` in messages and body excerpts, and the
 client never puts the key in a URL, so no exception, repr or traceback line carries it.
 """
@@ -132,7 +133,8 @@ class PaginationError(PlatformError):
 
 
 class UnrecognizedResponseError(PlatformError):
-    """A 2xx answer the client cannot read as the endpoint's data (e.g. a ``/tasks/next`` body that is neither a
+    """A 2xx answer the client cannot read as the endpoint's data (e.g. a ``/tasks/next`` body that is
+    neither a
     task nor "no task", a list record without an id). Never read as "nothing".
 
     Attributes: ``endpoint`` (profile name of the endpoint, e.g. ``tasks_next``), ``keys`` (the body's
@@ -377,7 +379,8 @@ def _problem_text(problem: dict[str, Any]) -> str | None:
 
 
 def _error_object_text(error: dict[str, Any]) -> str | None:
-    """``{"code", "message", "target"?, "details"?}`` (OData/Google/Microsoft): ``code: message (details)``."""
+    """``{"code", "message", "target"?, "details"?}`` (OData/Google/Microsoft): ``code: message
+    (details)``."""
     message = error.get("message")
     if not isinstance(message, str) or not message:
         return None

@@ -8,7 +8,8 @@ absent. ``record.raw`` is a plain-``dict`` copy of the JSON.
 List iterators (``list_problems``, ``list_solutions``, ``list_leaderboard``) yield plain dicts for speed.
 
 Both task shapes are understood by :class:`Task`: the interface's ``{"id", "prompt"}`` and the real platform's
-``{"taskId", "taskType", "payload"}``. :func:`parse_task` reads a ``/tasks/next`` answer in any envelope (JSON:API
+``{"taskId", "taskType", "payload"}``. :func:`parse_task` reads a ``/tasks/next`` answer in any envelope
+(JSON:API
 resource, ``{"task": ...}``, ``{"value": [task]}``, ``{"node": ...}``, a one-item list) and field case back to
 the canonical ``{taskType, taskId, payload}`` (payload keys snake_case, as the real platform sends them).
 """
@@ -315,7 +316,8 @@ def _content_keys(body: dict[str, Any]) -> list[str]:
 
 
 def is_no_task(body: Any) -> bool:
-    """Whether a ``/tasks/next`` answer means "nothing to do": empty body/``None``, ``{}``, ``[]``, an envelope
+    """Whether a ``/tasks/next`` answer means "nothing to do": empty body/``None``, ``{}``, ``[]``, an
+    envelope
     whose only content is empty (``{"data": null}``, ``{"data": []}``, ``{"value": []}``, ``{"task": null}``),
     or a message that says so (``{"message": "No tasks available"}``)."""
     if body in (None, "", [], {}):
@@ -354,7 +356,11 @@ def _unwrap_task(body: Any) -> Any:
     for _ in range(3):
         if isinstance(body, list) and len(body) == 1:
             body = body[0]
-        elif isinstance(body, dict) and len(content := _content_keys(body)) == 1 and content[0] in _TASK_WRAPPERS:
+        elif (
+            isinstance(body, dict)
+            and len(content := _content_keys(body)) == 1
+            and content[0] in _TASK_WRAPPERS
+        ):
             body = body[content[0]]
         else:
             break
@@ -374,7 +380,7 @@ def _canonical_task(obj: dict[str, Any]) -> dict[str, Any] | None:
     if kind is not None:
         out["taskType"] = str(kind).lower()
     out["taskId"] = task_id
-    payload = obj.get(by_norm.get("payload", ""), None)
+    payload = obj.get(by_norm.get("payload", ""))
     if isinstance(payload, dict):
         out["payload"] = _snake_deep(payload)
     skip = {"taskid", "id", "tasktype", "type", "kind", "payload"}
@@ -411,7 +417,7 @@ def parse_task(body: Any, *, selector: str | None = None) -> Task | None:
     keys = sorted(map(str, body)) if isinstance(body, dict) else []
     shape = f"top-level keys: {', '.join(keys) or 'none'}" if isinstance(body, dict) else type(body).__name__
     raise UnrecognizedResponseError(
-        f"GET /tasks/next answered 200 with a body that is neither a task nor \"no task\" ({shape}); if it "
+        f'GET /tasks/next answered 200 with a body that is neither a task nor "no task" ({shape}); if it '
         'holds the task, add to your profile: [endpoints.tasks_next] data_selector = "<path to the task>"',
         endpoint="tasks_next",
         keys=keys,

@@ -2,30 +2,30 @@
 
 No HTTP happens here. A paginator reads each answer (:meth:`Paginator.update_state`) and builds the next
 request (:meth:`Paginator.update_request`), so every style is unit-tested from recorded responses. Which
-paginator fits an endpoint is decided by the detectors of :mod:`solvelens.client.detect` (or a profile); the
-page walk (:mod:`solvelens.client.walk`) sends the requests. Names follow dlt's rest_api vocabulary:
+paginator fits an endpoint is decided by the detectors of :mod:`solvelens.client.detect` (or a profile);
+the page walk (:mod:`solvelens.client.walk`) sends the requests. Types use dlt's rest_api vocabulary:
 
-| type            | class                   | next request                                   | own stop            |
-|-----------------|-------------------------|------------------------------------------------|---------------------|
-| ``page_number`` | ``PageNumberPaginator`` | ``page_param=N+1`` (``page``, ``page[number]``) | page count, total   |
-| ``offset``      | ``OffsetPaginator``     | ``offset_param=<records so far>`` (``$skip``)   | total reached       |
-| ``cursor``      | ``CursorPaginator``     | ``cursor_param=<cursor at cursor_path>``        | no next cursor      |
-| ``json_link``   | ``NextLinkPaginator``   | the URL at ``next_url_path`` in the body        | no next link        |
-| ``header_link`` | ``NextLinkPaginator``   | ``rel="next"`` of the ``Link`` header            | no next link        |
-| ``single_page`` | ``SinglePagePaginator`` | none                                           | after one page      |
+- ``page_number`` (:class:`PageNumberPaginator`): ``page_param=N+1`` (``page``, ``page[number]``), from
+  ``base_page`` 1 or 0; stops at the page count or total;
+- ``offset`` (:class:`OffsetPaginator`): ``offset_param=<records so far>`` (``offset``, ``skip``,
+  ``$skip``); stops at the total;
+- ``cursor`` (:class:`CursorPaginator`): ``cursor_param=<the cursor at cursor_path>``; stops without one;
+- ``json_link`` / ``header_link`` (:class:`NextLinkPaginator`): the URL at ``next_url_path`` in the body /
+  ``rel="next"`` of the ``Link`` header (``next_link``: whichever the answer carries); stops without one;
+- ``single_page`` (:class:`SinglePagePaginator`): one answer is the whole list.
 
-(``next_link`` is ``json_link`` or ``header_link``, whichever the answer carries.)
-
-Every style stops on an empty page and on ``has_more: false`` (``hasMore``, ``pageInfo.hasNextPage``). Page and
-offset styles also stop on a page shorter than the page size in effect -- but only when nothing says otherwise:
-a total not yet reached (body or ``X-Total-Count``), a page count not yet reached (``totalPages`` or
-``X-Total-Pages``), ``has_more: true`` or a next link mean the server capped the page size silently, and the
-walk goes on. Hard stops win: a page whose items repeat the previous page's, a cursor or link seen before, or
-more than ``max_pages`` pages raise :class:`PaginationError` -- a walk never loops forever.
+Every style stops on an empty page and on ``has_more: false`` (``hasMore``, ``pageInfo.hasNextPage``).
+Page and offset styles also stop on a page shorter than the page size in effect -- but only when nothing
+says otherwise: a total not yet reached (body or ``X-Total-Count``), a page count not yet reached
+(``totalPages`` or ``X-Total-Pages``), ``has_more: true`` or a next link mean the server capped the page
+size silently, and the walk goes on. Hard stops win: a page whose items repeat the previous page's, a cursor
+or link seen before, or more than ``max_pages`` pages raise :class:`PaginationError` -- a walk never loops
+forever.
 
 Where the records are (:func:`find_records`): a bare JSON array (selector ``$``), or the first list under
 ``data``/``items``/``results``/``records``/``value`` (OData)/``edges`` (Relay)/a named key (``problems``,
-``bots``, ...), HAL's ``_embedded.<name>``, a list one level down (``data.problems.edges``), or the only list in
+``bots``, ...), HAL's ``_embedded.<name>``, a list one level down (``data.problems.edges``), or the only
+list in
 the envelope. The dot path found is the endpoint's ``data_selector``. Metadata (:func:`page_metadata`) is read
 from the body's top level, a ``pagination``/``meta``/``pageInfo``/``paging`` object, ``links``/``_links``,
 OData's ``@odata.*`` keys and the ``X-Total-Count``/``X-Total-Pages``/``Link`` headers, with names compared
@@ -82,7 +82,14 @@ META_KEYS: frozenset[str] = frozenset({"pagination", "meta", "pageinfo", "paging
 #: Default hard stop on the number of pages in one walk.
 DEFAULT_MAX_PAGES = 1_000_000
 #: Normalised metadata keys of a total record count, in order of preference (``count`` is checked apart).
-TOTAL_KEYS: tuple[str, ...] = ("total", "totalcount", "totalitems", "totalresults", "totalrecords", "odatacount")
+TOTAL_KEYS: tuple[str, ...] = (
+    "total",
+    "totalcount",
+    "totalitems",
+    "totalresults",
+    "totalrecords",
+    "odatacount",
+)
 #: Normalised metadata keys of a page count.
 TOTAL_PAGES_KEYS: tuple[str, ...] = ("totalpages", "pagecount", "pages", "lastpage")
 #: Normalised metadata keys saying whether more pages follow.
@@ -223,7 +230,8 @@ def find_records(body: Any, items_key: str | None = None) -> tuple[str, list[Any
     """``(data_selector, records)`` of an answer: where its list of records is, and the list.
 
     A bare array is ``"$"``; otherwise the list under ``items_key`` (when given) or one of
-    :data:`ITEM_KEYS`, HAL's ``_embedded.<name>``, a known key one level down (``data.problems.edges``), or the
+    :data:`ITEM_KEYS`, HAL's ``_embedded.<name>``, a known key one level down (``data.problems.edges``), or
+    the
     only list in the envelope. An envelope whose known list key is ``null`` counts as empty. Raises
     :class:`PaginationError` when no list can be found.
     """
@@ -647,7 +655,7 @@ PAGINATORS: dict[str, tuple[type[Paginator], dict[str, Any]]] = {
     "single_page": (SinglePagePaginator, {}),
 }
 _ALIASES = {"page": "page_number", "link": "next_link"}
-#: The options each paginator type takes besides ``page_size``, ``limit_param``, ``max_pages``, ``total_path``.
+#: The options each paginator type takes (besides page_size, limit_param, max_pages, total_path).
 PAGINATOR_OPTIONS: dict[str, tuple[str, ...]] = {
     "page_number": ("page_param", "base_page"),
     "offset": ("offset_param",),
@@ -666,12 +674,16 @@ def make_paginator(style: str, **options: Any) -> Paginator:
     :class:`ValueError` for an unknown type or an option the type does not take."""
     key = _ALIASES.get(style, style)
     if key not in PAGINATORS:
-        raise ValueError(f"unknown pagination style (paginator type) {style!r}; choose one of {sorted(PAGINATORS)}")
+        raise ValueError(
+            f"unknown pagination style (paginator type) {style!r}; choose one of {sorted(PAGINATORS)}"
+        )
     cls, fixed = PAGINATORS[key]
     allowed = PAGINATOR_OPTIONS[key] + _COMMON_OPTIONS
     unknown = sorted(set(options) - set(allowed))
     if unknown:
-        raise ValueError(f"paginator type {key!r} takes no {', '.join(unknown)} (it takes {', '.join(allowed)})")
+        raise ValueError(
+            f"paginator type {key!r} takes no {', '.join(unknown)} (it takes {', '.join(allowed)})"
+        )
     return cls(**fixed, **options)
 
 

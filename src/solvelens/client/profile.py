@@ -13,7 +13,7 @@ naming the endpoint and the setting. Example::
     total_path = "header:X-Total-Count"    # or a dot path into the body
 
     [endpoints.problems.paginator]
-    type = "cursor"                        # page_number | offset | cursor | json_link | header_link | single_page
+    type = "cursor"                        # page_number offset cursor json_link header_link single_page
     cursor_param = "page_token"            # page_number: page_param, base_page; offset: offset_param;
     cursor_path = "next_page_token"        # cursor: cursor_param, cursor_path ("$last.id": last record's id);
     limit_param = "limit"                  # json_link: next_url_path
@@ -110,14 +110,17 @@ class Profile:
 
     @classmethod
     def loads(cls, text: str, *, source: str = "<profile>") -> Profile:
-        """Parse profile TOML. Raises :class:`ProfileError` naming ``source``, the endpoint and the setting."""
+        """Parse profile TOML. Raises :class:`ProfileError` naming ``source``, the endpoint and the
+        setting."""
         try:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
             raise ProfileError(f"{source} is not valid TOML: {exc}") from None
         unknown = sorted(set(data) - {"base_url", "endpoints"})
         if unknown:
-            raise ProfileError(f"{source}: unknown setting {unknown[0]!r} (a profile has base_url and [endpoints.*])")
+            raise ProfileError(
+                f"{source}: unknown setting {unknown[0]!r} (a profile has base_url and [endpoints.*])"
+            )
         endpoints: dict[str, EndpointProfile] = {}
         for name, settings in (data.get("endpoints") or {}).items():
             endpoints[name] = _endpoint(name, settings, source)
@@ -142,13 +145,13 @@ class Profile:
     def dumps(self) -> str:
         """The profile as TOML text (what :meth:`load` reads back to an equal profile)."""
         lines = [
-            "# solvelens profile: how this platform's endpoints answer. Every setting overrides detection for",
-            "# its endpoint; delete a setting to let the client detect it. Read with --profile FILE,",
+            "# solvelens profile: how this platform's endpoints answer. Every setting overrides detection",
+            "# for its endpoint; delete a setting to let the client detect it. Read with --profile FILE,",
             "# SOLVELENS_PROFILE or PlatformClient(profile=...).",
         ]
         if self.base_url:
             lines.append(f"base_url = {_toml(self.base_url)}")
-        for name in sorted(self.endpoints, key=lambda n: (ENDPOINT_NAMES + (n,)).index(n)):
+        for name in sorted(self.endpoints, key=lambda n: (*ENDPOINT_NAMES, n).index(n)):
             ep = self.endpoints[name]
             lines += ["", f"[endpoints.{name}]"]
             for key in ("data_selector", "record", "field_case", "id_field", "total_path"):
@@ -194,7 +197,9 @@ def _endpoint(name: str, settings: Any, source: str) -> EndpointProfile:
         raise ProfileError(f"{where} {exc}") from None
     paginator = settings.get("paginator")
     if paginator is not None:
-        ep.paginator, ep.page_size, total_path = _paginator(paginator, f"{source}: [endpoints.{name}.paginator]")
+        ep.paginator, ep.page_size, total_path = _paginator(
+            paginator, f"{source}: [endpoints.{name}.paginator]"
+        )
         ep.total_path = ep.total_path or total_path
     return ep
 

@@ -3,7 +3,8 @@
 Canonical form (what the store keeps as ``raw``): flat JSON objects, camelCase field names (``solutionCount``,
 ``btScore``, ``botId``), the id under the endpoint's canonical id field (``id``; ``slug`` for categories).
 
-A :class:`RecordStyle` says how an endpoint's records are sent and is decided ONCE per endpoint, from the first
+A :class:`RecordStyle` says how an endpoint's records are sent and is decided ONCE per endpoint, from the
+first
 record (:func:`detect_record_style`) or a profile (``record``, ``field_case``, ``id_field``):
 
 1. ``record``: ``flat``; ``resource_object`` (JSON:API ``{type, id, attributes, relationships}`` ->
@@ -18,7 +19,8 @@ On the real platform the style is "flat, camel, ``id``": :attr:`RecordStyle.iden
 passed through untouched (no per-record work, the store's ``raw`` stays byte-identical).
 
 Single resources (``/problems/{id}``, ``/bots/{id}``, ``/bot/me``) are unwrapped from ``{"data": ...}``,
-``{"node": ...}``, ``{"<resource>": ...}`` first (:func:`unwrap_single`); ``/stats`` as an object, nested objects
+``{"node": ...}``, ``{"<resource>": ...}`` first (:func:`unwrap_single`); ``/stats`` as an object, nested
+objects
 or a list of name/value pairs becomes one flat-or-nested dict of figures (:func:`stats_figures`).
 """
 
@@ -70,7 +72,9 @@ def to_camel(key: str) -> str:
     if "_" in key:
         head, *rest = (p for p in key.split("_") if p)
         first = head.lower() if head.isupper() else head[0].lower() + head[1:]
-        return first + "".join(p[0].upper() + p[1:].lower() if p.isupper() else p[0].upper() + p[1:] for p in rest)
+        return first + "".join(
+            p[0].upper() + p[1:].lower() if p.isupper() else p[0].upper() + p[1:] for p in rest
+        )
     if key.isupper() and len(key) <= 4:
         return key.lower()
     if key[0].isupper():
@@ -133,7 +137,8 @@ class RecordStyle:
 
     ``record``: ``flat`` | ``resource_object`` | ``relay_node``. ``field_case``: ``camel`` | ``snake`` |
     ``pascal``. ``id_field``: the id field as sent after flattening (``problem_id``, ``Id``), or ``None`` when
-    no id was found. ``canonical_id``: where the id goes (``id``; ``slug`` for categories). ``declared``: from a
+    no id was found. ``canonical_id``: where the id goes (``id``; ``slug`` for categories). ``declared``:
+    from a
     profile (then a record without ``id_field`` is an error naming the setting).
     """
 
@@ -161,7 +166,9 @@ class RecordStyle:
         flat = _flat(obj, self.record)
         if self.field_case != "camel":
             flat = _camel_deep(flat)
-        id_field = self.id_field if self.field_case == "camel" or self.id_field is None else to_camel(self.id_field)
+        id_field = (
+            self.id_field if self.field_case == "camel" or self.id_field is None else to_camel(self.id_field)
+        )
         if id_field is not None and id_field != self.canonical_id and id_field in flat:
             value = flat.pop(id_field)
             flat = {self.canonical_id: value, **flat}
@@ -227,7 +234,8 @@ _PAIR_VALUES = ("value", "count", "total", "amount")
 
 
 def _pairs(items: list[Any]) -> dict[str, Any] | None:
-    """``[{"name": "totalBots", "value": 3}, ...]`` -> ``{"totalBots": 3, ...}``; ``None`` if not such a list."""
+    """``[{"name": "totalBots", "value": 3}, ...]`` -> ``{"totalBots": 3, ...}``; ``None`` if not such a
+    list."""
     out: dict[str, Any] = {}
     for item in items:
         if not isinstance(item, dict):

@@ -1,4 +1,5 @@
-"""The page walk over a list endpoint, the client's memory of each endpoint, and the platform's list endpoints.
+"""The page walk over a list endpoint, the client's memory of each endpoint, and the platform's list
+endpoints.
 
 A :class:`PageWalk` holds the state of one walk: the next request, the paginator in use, the page-size
 fallback. The clients (``client.py``) send its requests and feed each answer to :meth:`PageWalk.accept`,
@@ -49,7 +50,6 @@ from solvelens.client.pagination import (
     PaginatorSpec,
     find_records,
     get_path,
-    make_paginator,
     select_records,
 )
 from solvelens.client.records import CANONICAL_ID, RecordStyle, detect_record_style
@@ -332,12 +332,15 @@ class PageWalk:
             self.tried.append(best.spec)
             self.paginator = self._make(best.spec)
             self._announce(f"{self.paginator.name} pagination (detected from the first answer)")
-        elif self.number == 0 and self.state.total_path is not None:
-            if get_path(body, self.state.total_path, headers) is None:
-                raise PaginationError(
-                    f"GET {self.template}: the profile's {_setting(self.state, 'total_path')} = "
-                    f"{self.state.total_path!r} is not in the answer ({_shape(body)}); fix or remove it"
-                )
+        elif (
+            self.number == 0
+            and self.state.total_path is not None
+            and get_path(body, self.state.total_path, headers) is None
+        ):
+            raise PaginationError(
+                f"GET {self.template}: the profile's {_setting(self.state, 'total_path')} = "
+                f"{self.state.total_path!r} is not in the answer ({_shape(body)}); fix or remove it"
+            )
         if self.number > 0 and self.paginator.repeats(items):
             if self.detected and self._switch_style(items, body, headers):
                 return None
@@ -418,7 +421,11 @@ class PageWalk:
 
 
 def _shape(body: Any) -> str:
-    return f"top-level keys: {', '.join(sorted(map(str, body)))}" if isinstance(body, dict) else type(body).__name__
+    return (
+        f"top-level keys: {', '.join(sorted(map(str, body)))}"
+        if isinstance(body, dict)
+        else type(body).__name__
+    )
 
 
 def _fields(record: Any, style: RecordStyle) -> list[Any]:
