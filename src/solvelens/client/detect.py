@@ -92,7 +92,7 @@ def _limit_param(answer: Answer, default: str = "limit") -> str:
     if not isinstance(answer.body, dict):
         return default
     for key, value in _meta_items(answer.body):
-        if norm_key(key) in ("perpage", "pagesize", "size", "limit", "take", "top") and not isinstance(
+        if norm_key(key) in ("perpage", "pagesize", "size", "limit", "take", "top", "pagelimit") and not isinstance(
             value, dict | list
         ):
             return _param_name(key, answer.body)
@@ -100,25 +100,19 @@ def _limit_param(answer: Answer, default: str = "limit") -> str:
 
 
 def _meta_items(body: dict[str, Any]) -> list[tuple[str, Any]]:
-    """``(key, value)`` of the body's top level and of its metadata objects, as sent (not normalised)."""
+    """``(key, value)`` of the body's top level and of its metadata objects, as sent (not normalised); the
+    keys of a ``page`` object are the request's ``page[...]`` parameters (JSON:API: ``page[number]``)."""
     out = list(body.items())
     for key, value in body.items():
         if norm_key(key) in META_KEYS and isinstance(value, dict):
-            out.extend(value.items())
+            page = norm_key(key) == "page"
+            out.extend((f"page[{k}]" if page else k, v) for k, v in value.items())
     return out
 
 
 def _param_name(key: str, body: dict[str, Any]) -> str:
-    """The request parameter for a metadata key: as sent, ``page[...]`` when the body is JSON:API."""
-    if "jsonapi" in body or _jsonapi(body):
-        return f"page[{key}]"
+    """The request parameter for a metadata key (as sent)."""
     return key
-
-
-def _jsonapi(body: Any) -> bool:
-    data = body.get("data") if isinstance(body, dict) else None
-    first = data[0] if isinstance(data, list) and data else data
-    return isinstance(first, dict) and "type" in first and ("attributes" in first or "id" in first)
 
 
 # -- detectors ---------------------------------------------------------------------------------------------
@@ -211,6 +205,8 @@ _CURSOR_PARAMS: dict[str, str | None] = {
 
 def _token_param(key: str) -> str:
     """``nextPageToken`` -> ``pageToken``, ``next_page_token`` -> ``page_token``, others as sent."""
+    if norm_key(key) == "nexttoken":
+        return key  # AWS: NextToken / next_token is sent back under its own name
     if key.startswith("next_"):
         return key[5:]
     if key.startswith("next") and key[4:5].isupper():
@@ -287,7 +283,7 @@ def offset_fields(answer: Answer) -> Detection | None:
     if not isinstance(answer.body, dict):
         return None
     for key, value in _meta_items(answer.body):
-        if norm_key(key) in ("offset", "skip") and not isinstance(value, dict | list | bool):
+        if norm_key(key) in ("offset", "skip", "pageoffset") and not isinstance(value, dict | list | bool):
             param = _param_name(key, answer.body)
             options = {"offset_param": param, "limit_param": _limit_param(answer)}
             if norm_key(key) == "skip":
@@ -318,8 +314,6 @@ def page_fields(answer: Answer) -> Detection | None:
     if page_key is not None:
         key, value = page_key
         param = "page" if norm_key(key) in ("page", "currentpage") else _param_name(key, body)
-        if isinstance(body, dict) and _jsonapi(body):
-            param = "page[number]"
         base = 0 if str(value) == "0" else 1
     options: dict[str, Any] = {"page_param": param, "base_page": base}
     limit = _limit_param(answer)

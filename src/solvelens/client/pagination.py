@@ -105,12 +105,12 @@ CURSOR_KEYS: tuple[str, ...] = (
     "continuation",
     "next",
 )
-_NORM = str.maketrans("", "", "_-@.$ ")
+_NORM = str.maketrans("", "", "_-@.$ []")
 
 
 def norm_key(key: str) -> str:
-    """A metadata key compared loosely: lower case without ``_ - @ . $`` (``@odata.nextLink`` ->
-    ``odatanextlink``)."""
+    """A metadata key compared loosely: lower case without ``_ - @ . $ [ ]`` (``@odata.nextLink`` ->
+    ``odatanextlink``, ``page[size]`` -> ``pagesize``)."""
     return key.translate(_NORM).lower()
 
 
