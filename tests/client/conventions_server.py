@@ -183,7 +183,9 @@ class ConventionServer:
         if p == "jsonapi_pages":
             links: dict[str, Any] = {"self": str(url)}
             if more:
-                links["next"] = str(url.copy_merge_params({"page[number]": int(q.get("page[number]", 1)) + 1}))
+                links["next"] = str(
+                    url.copy_merge_params({"page[number]": int(q.get("page[number]", 1)) + 1})
+                )
             return {"links": links, "meta": {"total": total}}, {}
         if p == "offset_limit":
             return {"offset": start, "limit": size, "total": total}, {}
@@ -207,7 +209,10 @@ class ConventionServer:
         if p == "continuation":
             return ({"continuation": token} if token else {}), {}
         if p == "next_relative":
-            return {"next": f"/api/v1/problems?after={token}&limit={size}" if token else None, "count": total}, {}
+            return {
+                "next": f"/api/v1/problems?after={token}&limit={size}" if token else None,
+                "count": total,
+            }, {}
         nxt = {"href": f"/api/v1/problems?page_token={token}&limit={size}"} if token else None
         links = {"self": {"href": str(url)}, **({"next": nxt} if nxt else {})}
         return {"_links": links}, {"X-Total-Count": str(total)}

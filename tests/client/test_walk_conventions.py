@@ -26,9 +26,7 @@ from tests.client.conventions_server import (
 )
 
 FAST = RetryPolicy(attempts=1)
-COMBINATIONS = [
-    (e, p, r) for e in ENVELOPES for p in PAGINGS for r in RECORD_STYLES if compatible(e, p, r)
-]
+COMBINATIONS = [(e, p, r) for e in ENVELOPES for p in PAGINGS for r in RECORD_STYLES if compatible(e, p, r)]
 
 
 def _walk(server: ConventionServer, page_size: int) -> list[dict]:

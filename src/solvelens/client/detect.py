@@ -105,8 +105,13 @@ def _meta_items(body: dict[str, Any]) -> list[tuple[str, Any]]:
     out = list(body.items())
     for key, value in body.items():
         if norm_key(key) in META_KEYS and isinstance(value, dict):
-            page = norm_key(key) == "page"
-            out.extend((f"page[{k}]" if page else k, v) for k, v in value.items())
+            for sub, sub_value in value.items():
+                if norm_key(key) == "page":
+                    out.append((f"page[{sub}]", sub_value))
+                elif norm_key(sub) == "page" and isinstance(sub_value, dict):  # JSON:API meta.page
+                    out.extend((f"page[{k}]", v) for k, v in sub_value.items())
+                else:
+                    out.append((sub, sub_value))
     return out
 
 
@@ -249,7 +254,7 @@ def cursor_token(answer: Answer) -> Detection | None:
         return None
     path, norm, _ = fields[0]
     leaf = path.rsplit(".", 1)[-1]
-    param = _CURSOR_PARAMS[norm] or _token_param(leaf)
+    param = "after" if norm == "after" else _CURSOR_PARAMS[norm] or _token_param(leaf)
     options = {"cursor_param": param, "cursor_path": path}
     return Detection(PaginatorSpec("cursor", options), 0.85, f"cursor at {path}")
 

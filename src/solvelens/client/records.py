@@ -241,6 +241,7 @@ def _pairs(items: list[Any]) -> dict[str, Any] | None:
         if not isinstance(item, dict):
             return None
         item = _flat(item, "resource_object" if "attributes" in item else "flat")
+        item = {to_camel(k): v for k, v in item.items()}
         name = next((item[k] for k in _PAIR_NAMES if isinstance(item.get(k), str)), None)
         value_key = next((k for k in _PAIR_VALUES if k in item), None)
         if name is None or value_key is None:
