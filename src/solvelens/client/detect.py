@@ -87,14 +87,15 @@ class Detection:
 Detector = Callable[[Answer], "Detection | list[Detection] | None"]
 
 
+_LIMIT_KEYS = frozenset({"perpage", "pagesize", "size", "limit", "take", "top", "pagelimit"})
+
+
 def _limit_param(answer: Answer, default: str = "limit") -> str:
     """The page-size parameter the answer's metadata names (``per_page``, ``pageSize``, ``page[size]``...)."""
     if not isinstance(answer.body, dict):
         return default
     for key, value in _meta_items(answer.body):
-        if norm_key(key) in ("perpage", "pagesize", "size", "limit", "take", "top", "pagelimit") and not isinstance(
-            value, dict | list
-        ):
+        if norm_key(key) in _LIMIT_KEYS and not isinstance(value, dict | list):
             return _param_name(key, answer.body)
     return default
 
