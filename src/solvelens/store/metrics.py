@@ -12,7 +12,8 @@ def flatten_metrics(stats: Any, prefix: str = "") -> list[tuple[str, float | Non
     Nested objects become dotted names (``{"a": {"b": 1}}`` -> ``("a.b", 1.0)``); a list of name/value pairs
     (``[{"name": "totalBots", "value": 3}]``, also ``metric``/``key`` with ``value``/``count``) becomes one
     figure per pair (``("totalBots", 3.0)``); other list items use their index (``"a.0"``). Numbers become
-    floats, booleans 1.0/0.0, ``null`` stays ``None``; strings that parse as numbers are kept, other strings are skipped (they are not figures; the raw JSON keeps them).
+    floats, booleans 1.0/0.0, ``null`` stays ``None``; strings that parse as numbers are kept, other strings
+    are skipped (they are not figures; the raw JSON keeps them).
     """
     out: list[tuple[str, float | None]] = []
     if isinstance(stats, dict):
