@@ -133,19 +133,33 @@ class PaginationError(PlatformError):
 
 
 class UnrecognizedResponseError(PlatformError):
-    """A 2xx answer the client cannot read as the endpoint's data (e.g. a ``/tasks/next`` body that is
-    neither a
-    task nor "no task", a list record without an id). Never read as "nothing".
+    """A 2xx answer the client cannot read as the endpoint's data: a ``/tasks/next`` body that is neither a
+    task nor "no task", a list record without an id, an id the listing gave that the API does not know. Never
+    read as "nothing" (a task the client cannot see is held by the bot until it expires).
 
-    Attributes: ``endpoint`` (profile name of the endpoint, e.g. ``tasks_next``), ``keys`` (the body's
-    top-level keys, sorted; ``[]`` for a non-object). The message names them and the profile setting that
-    fixes it.
+    Attributes: ``keys`` (the body's top-level keys, sorted; for a non-object body its JSON type),
+    ``path`` (the endpoint path), ``endpoint`` (its profile name, e.g. ``tasks_next``). The message names them
+    and the profile setting that fixes it.
     """
 
-    def __init__(self, message: str, *, endpoint: str, keys: list[str]) -> None:
-        super().__init__(redact(message))
+    def __init__(
+        self,
+        message: str | None = None,
+        *,
+        keys: tuple[str, ...] | list[str] = (),
+        path: str = "/tasks/next",
+        endpoint: str = "tasks_next",
+    ) -> None:
+        self.keys = tuple(keys)
+        self.path = path
         self.endpoint = endpoint
-        self.keys = keys
+        if message is None:
+            message = (
+                f"GET {path} answered 200 with a body that is neither a task nor 'no task' (top-level keys: "
+                f"{', '.join(self.keys) or 'none'}); describe its task envelope under [endpoints.tasks_next] "
+                "in a profile file (--profile; solvelens probe writes one)"
+            )
+        super().__init__(redact(message))
 
 
 class InvalidSubmissionError(PlatformError, ValueError):

@@ -65,6 +65,7 @@ __all__ = [
     "PageWalk",
     "endpoint_key",
     "endpoint_name",
+    "read_records",
 ]
 
 log = logging.getLogger("solvelens.client")
@@ -291,29 +292,8 @@ class PageWalk:
         return True
 
     def records(self, body: Any) -> list[Any]:
-        """The records of an answer in the canonical form: found at the endpoint's ``data_selector`` (found
-        once, on the first answer), normalised by its record style (decided once, from the first record)."""
-        state = self.state
-        raw: list[Any] | None = None
-        if state.data_selector is not None:
-            raw = select_records(body, state.data_selector)
-            if raw is None and state.selector_declared:
-                raise PaginationError(
-                    f"GET {self.template}: the profile's {_setting(state, 'data_selector')} = "
-                    f"{state.data_selector!r} finds no list in the answer ({_shape(body)}); fix or remove it"
-                )
-        if raw is None:
-            selector, raw = find_records(body, self.items_key)
-            state.data_selector = state.data_selector or selector
-        if not raw:
-            return raw
-        style = state.record_style(raw[0])
-        if style.declared and style.id_field and not style.identity and not _has_id(raw[0], style):
-            raise PaginationError(
-                f"GET {self.template}: the profile's {_setting(state, 'id_field')} = {style.id_field!r} is "
-                f"not a field of its records (fields: {', '.join(sorted(map(str, _fields(raw[0], style))))})"
-            )
-        return style.normalise_all(raw)
+        """The records of an answer in the canonical form (:func:`read_records`)."""
+        return read_records(self.state, body, self.items_key, self.template)
 
     def accept(self, body: Any, headers: Mapping[str, str], url: httpx.URL) -> Page | None:
         """Read one answer; return its :class:`Page` and prepare the next request (or mark the walk done).
@@ -418,6 +398,33 @@ class PageWalk:
             self.state.announced = True
             return True
         return False
+
+
+def read_records(state: EndpointState, body: Any, items_key: str | None, template: str) -> list[Any]:
+    """The records of an answer in the canonical form: found at the endpoint's ``data_selector`` (found once,
+    on the first answer, unless a profile declares it), normalised by its record style (decided once, from
+    the first record). Raises :class:`PaginationError` naming the profile setting that does not fit."""
+    raw: list[Any] | None = None
+    if state.data_selector is not None:
+        raw = select_records(body, state.data_selector)
+        if raw is None and state.selector_declared:
+            raise PaginationError(
+                f"GET {template}: the profile's {_setting(state, 'data_selector')} = "
+                f"{state.data_selector!r} finds no list in the answer ({_shape(body)}); fix or remove it"
+            )
+    if raw is None:
+        selector, raw = find_records(body, items_key)
+        state.data_selector = state.data_selector or selector
+    if not raw:
+        return raw
+    style = state.record_style(raw[0])
+    if style.declared and style.id_field and not style.identity and not _has_id(raw[0], style):
+        fields = ", ".join(sorted(map(str, _fields(raw[0], style))))
+        raise PaginationError(
+            f"GET {template}: the profile's {_setting(state, 'id_field')} = {style.id_field!r} is not a "
+            f"field of its records (fields: {fields})"
+        )
+    return style.normalise_all(raw)
 
 
 def _shape(body: Any) -> str:
