@@ -49,6 +49,7 @@ __all__ = [
     "Detector",
     "candidates",
     "detect_paginator",
+    "total_source",
 ]
 
 log = logging.getLogger(__name__)
@@ -374,6 +375,34 @@ def candidates(answer: Answer, detectors: list[Detector] | None = None) -> list[
             if all(d.spec != detection.spec for d in found):
                 found.append(detection)
     return sorted(found, key=lambda d: -d.confidence)
+
+
+#: Where a total record count may be, in order: dot paths into the body, then headers.
+TOTAL_PATHS: tuple[str, ...] = (
+    "pagination.total",
+    "meta.total",
+    "total",
+    "totalCount",
+    "total_count",
+    "@odata.count",
+    "meta.totalCount",
+    "count",
+    "header:X-Total-Count",
+)
+
+
+def total_source(body: Any, headers: Mapping[str, str]) -> str | None:
+    """Where an answer states its total record count (a ``total_path``: dot path or ``header:<name>``), or
+    ``None``."""
+    for path in TOTAL_PATHS:
+        value = get_path(body, path, headers)
+        if (
+            (isinstance(value, int)
+            and not isinstance(value, bool))
+            or (isinstance(value, str) and value.isdigit())
+        ):
+            return path
+    return None
 
 
 def detect_paginator(

@@ -140,6 +140,7 @@ class Page:
     when it does not say (never guessed). ``number``: 1-based position of this page in the walk. ``offset``:
     number of records before this page in the walk (so ``offset + i + 1`` is an item's position, e.g. its
     leaderboard rank). ``request``: what fetched it. ``body``: the decoded JSON envelope as sent.
+    ``headers``: the answer's headers.
     """
 
     items: list[dict[str, Any]]
@@ -148,6 +149,7 @@ class Page:
     offset: int
     request: PageRequest
     body: Any = None
+    headers: Mapping[str, str] = field(default_factory=dict)
 
     def __iter__(self) -> Any:
         return iter(self.items)
@@ -360,6 +362,11 @@ class Paginator(ABC):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(page_size={self.page_size!r})"
+
+    @property
+    def page_size_in_effect(self) -> int | None:
+        """The page size the answers show: the one asked for, else what the server said or sent first."""
+        return self._effective_size
 
     def drop_page_size(self, request: PageRequest) -> None:
         """Stop sending a page size (the server rejected it): use the server's default from now on."""

@@ -9,7 +9,8 @@ record (:func:`detect_record_style`) or a profile (``record``, ``field_case``, `
 
 1. ``record``: ``flat``; ``resource_object`` (JSON:API ``{type, id, attributes, relationships}`` ->
    ``{"id": id, **attributes}`` plus ``<name>Id`` for each to-one relationship); ``relay_node`` (Relay
-   ``edges[]`` -> ``node``). HAL's ``_links``/``_embedded`` are dropped from records.
+   ``edges[]`` -> ``node``). HAL's ``_links``/``_embedded`` and OData's ``@odata.*`` are dropped from
+   records.
 2. ``field_case``: ``camel`` (left alone), ``snake`` or ``pascal`` (every name converted to camelCase,
    recursively in nested objects; keys that are not names, e.g. ids used as keys, are left alone).
 3. ``id_field``: the field holding the id as sent: ``id``, ``<resource>_id``, ``<resource>Id``, ``Id``,
@@ -113,9 +114,13 @@ def _flat(obj: Any, record: str) -> Any:
         obj = node if isinstance(node, dict) else obj
     elif record == "resource_object" and "attributes" in obj:
         return _flatten_resource(obj)
-    if "_links" in obj or "_embedded" in obj:
-        obj = {k: v for k, v in obj.items() if k not in ("_links", "_embedded")}
+    if any(k in _NOT_FIELDS or k.startswith("@odata.") for k in obj):
+        obj = {k: v for k, v in obj.items() if k not in _NOT_FIELDS and not k.startswith("@odata.")}
     return obj
+
+
+#: Keys of a record that are document links, not fields (HAL; OData's ``@odata.*`` are dropped as well).
+_NOT_FIELDS = frozenset({"_links", "_embedded"})
 
 
 def id_candidates(endpoint: str) -> tuple[str, ...]:
@@ -276,7 +281,7 @@ def stats_figures(body: Any) -> dict[str, Any]:
     flat = _flat(body, "resource_object" if "attributes" in body and "type" in body else "flat")
     out: dict[str, Any] = {}
     for key, value in flat.items():
-        if key in ("id", "type") and isinstance(value, str):
+        if (key in ("id", "type") and isinstance(value, str)) or key.startswith("@") or key in _NOT_FIELDS:
             continue
         if isinstance(value, list) and (pairs := _pairs(value)) is not None:
             value = pairs

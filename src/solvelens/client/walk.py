@@ -230,13 +230,18 @@ class PageWalk:
         #: Whether the style was detected from the answers (then other styles are tried on a repeated page).
         self.detected = style is None and spec is None
         self.tried: list[PaginatorSpec] = []
+        #: The paginator in use as configuration (``None`` for a paginator instance passed in, or before the
+        #: first answer of a detected walk).
+        self.spec: PaginatorSpec | None = None
         self.paginator: Paginator | None
         if isinstance(style, Paginator):
             self.paginator = style
         elif style is not None:
-            self.paginator = self._make(PaginatorSpec(style))
+            self.spec = PaginatorSpec(style)
+            self.paginator = self._make(self.spec)
             self._announce(f"{self.paginator.name} pagination (declared)")
         elif spec is not None:
+            self.spec = spec
             self.paginator = self._make(spec)
             how = "declared in the profile" if state.paginator_declared else "learned"
             self._announce(f"{self.paginator.name} pagination ({how})")
@@ -310,6 +315,7 @@ class PageWalk:
             if self.default_style is not None and best.confidence < CLEAR:
                 best = Detection(PaginatorSpec(self.default_style), 1.0, "the endpoint's default")
             self.tried.append(best.spec)
+            self.spec = best.spec
             self.paginator = self._make(best.spec)
             self._announce(f"{self.paginator.name} pagination (detected from the first answer)")
         elif (
@@ -338,6 +344,7 @@ class PageWalk:
             offset=self.offset,
             request=used,
             body=body,
+            headers=headers,
         )
         self.offset += len(items)
         if self.paginator.has_next:
@@ -395,6 +402,7 @@ class PageWalk:
             self.paginator = candidate
             self.request = request
             self.state.paginator = detection.spec
+            self.spec = detection.spec
             self.state.announced = True
             return True
         return False
