@@ -396,10 +396,8 @@ def total_source(body: Any, headers: Mapping[str, str]) -> str | None:
     ``None``."""
     for path in TOTAL_PATHS:
         value = get_path(body, path, headers)
-        if (
-            (isinstance(value, int)
-            and not isinstance(value, bool))
-            or (isinstance(value, str) and value.isdigit())
+        if (isinstance(value, int) and not isinstance(value, bool)) or (
+            isinstance(value, str) and value.isdigit()
         ):
             return path
     return None
