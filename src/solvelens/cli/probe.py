@@ -44,7 +44,7 @@ def probe(base_url: BaseUrl, api_key: ApiKey = None, out: Out = None) -> None:
     from solvelens.client import PlatformClient
     from solvelens.client.probe import probe as run_probe
 
-    with PlatformClient(base_url, api_key=api_key, read_env=False, profile=None) as client:
+    with PlatformClient(base_url, api_key=api_key, read_env=False, profile=None, max_attempts=2) as client:
         findings, profile = run_probe(client)
     table_console = Console(stderr=out is None, width=min(Console().width, 80))
     table_console.print(_table(findings))
