@@ -480,7 +480,7 @@ class BotRunner:
             self._fail(
                 "outage",
                 f"the platform failed every poll for {down:.0f} s since {since} UTC (--max-outage "
-                f"{self.max_outage:g} s); last: GET /tasks/next: {exc}",
+                f"{self.max_outage:g} s); last: {exc}",
             )
             return False
         return self._backoff("polling GET /tasks/next", exc, cap=self.max_outage - down)
