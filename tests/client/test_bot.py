@@ -905,3 +905,23 @@ def test_solver_traceback_once_with_verbose_one_line_without(sandbox: SandboxSer
             assert "(same traceback as above)" in text and 'raise ValueError("no model configured")' in text
         else:
             assert "Traceback" not in text and "(-v shows the traceback)" in text
+
+
+def test_cli_second_signal_aborts_and_names_the_task_in_hand(sandbox: SandboxServer, tmp_path: Path) -> None:
+    _, key = _bot(sandbox)
+    (tmp_path / "stuck_solver.py").write_text(
+        "import sys, time\n\n\ndef solve(task):\n    print('solving', flush=True)\n    time.sleep(60)\n"
+    )
+    proc, out, err = _start_cli(
+        "--base-url", sandbox.base_url, "--api-key", key, "--solver", "stuck_solver:solve", cwd=tmp_path
+    )  # fmt: skip
+    out.wait_for("solving")
+    proc.send_signal(signal.SIGTERM)
+    out.wait_for("SIGTERM: finishing the current task")
+    elapsed = _time_to_exit(proc, signal.SIGTERM)
+    stdout = out.text()
+    assert proc.returncode == 130, stdout + err.text()
+    assert elapsed < 5
+    aborted = [line for line in stdout.splitlines() if line.startswith("aborted: task ")]
+    assert len(aborted) == 1 and "was not submitted; the platform holds it until it expires" in aborted[0]
+    assert "Traceback" not in err.text()

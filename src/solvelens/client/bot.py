@@ -307,6 +307,13 @@ class BotRunner:
                     self._loop()
                 if self.summary.stopped_by not in ("auth", "startup", "outage"):
                     self._me("end")
+        except KeyboardInterrupt:
+            held = self._in_task
+            lost = f": task {escape(describe_task(held))} was not submitted" if held is not None else ""
+            self.console.print(
+                f"[bold red]aborted[/]{lost}" + ("; the platform holds it until it expires" if lost else "")
+            )
+            raise
         finally:
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
@@ -545,10 +552,9 @@ class BotRunner:
     def _handle(self, task: Task) -> bool:
         """Solve and submit one task (a signal waits for it); returns False when the run must stop."""
         self._in_task = task
-        try:
-            return self._solve_and_submit(task)
-        finally:
-            self._in_task = None
+        going_on = self._solve_and_submit(task)
+        self._in_task = None  # left set when an abort (second signal) cuts the task: run() names it
+        return going_on
 
     def _note_reserved(self, task: Task) -> None:
         """Warn when the platform hands out again a task this bot holds (nothing submitted for it)."""
@@ -615,7 +621,8 @@ class BotRunner:
     def _submit(self, number: int, task: Task, body: dict[str, Any], started: float) -> bool:
         kind = task.type or "task"
         try:
-            answer = self.client.submit(task.id, body)
+            with retry_limit():  # a stop request does not cut a task in hand: its submit keeps its retries
+                answer = self.client.submit(task.id, body)
         except (AuthenticationError, PermissionDeniedError) as exc:
             self._line(number, task, f"[red]{exc.status_code}[/]", started)
             self._fail("auth", self._auth_message(exc))
