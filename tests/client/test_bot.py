@@ -252,6 +252,9 @@ def test_runner_counts_solver_errors_and_backs_off(sandbox: SandboxServer) -> No
     assert summary.stopped_by == "errors"
     assert summary.exit_code == 1
     assert "model offline" in out.getvalue()
+    # the sandbox re-serves the task the bot holds (nothing was submitted): counted each time, warned once
+    assert summary.reserved == 2
+    assert out.getvalue().count("re-serves task") == 1
 
 
 def test_string_solver_against_the_strict_sandbox_sends_typed_bodies(

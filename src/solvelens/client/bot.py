@@ -233,6 +233,7 @@ class BotRunner:
         self._outage_since_utc: datetime | None = None
         self._held: tuple[str, str] | None = None
         self._warned: set[tuple[str, str]] = set()
+        self._reserved_warned: set[str] = set()
         self._tracebacks: set[str] = set()
 
     # -- stopping ------------------------------------------------------------------------------------------
@@ -560,11 +561,13 @@ class BotRunner:
         """Warn when the platform hands out again a task this bot holds (nothing submitted for it)."""
         if self._held is not None and self._held[0] == task.id:
             self.summary.reserved += 1
-            self.console.print(
-                f"[yellow]warning: the platform re-serves task {escape(describe_task(task))}, which this bot "
-                f"holds: nothing was submitted for it since it was handed out ({self._held[1]}); handling it "
-                "again[/]"
-            )
+            if task.id not in self._reserved_warned:
+                self._reserved_warned.add(task.id)
+                what = escape(describe_task(task))
+                self.console.print(
+                    f"[yellow]warning: the platform re-serves task {what} (held by this bot, nothing "
+                    f"submitted: {self._held[1]}); handling it again[/]"
+                )
         self._held = None
 
     def _solve(self, number: int, task: Task, started: float) -> tuple[Any, Exception | None]:
@@ -586,7 +589,9 @@ class BotRunner:
         return result, None
 
     def _traceback(self, exc: BaseException) -> None:
-        text = "".join(traceback.format_exception(exc))
+        """Print the solver's traceback (without the runner's own frame), once per distinct error."""
+        tb = exc.__traceback__.tb_next if exc.__traceback__ is not None else None
+        text = "".join(traceback.format_exception(type(exc), exc, tb))
         key = "".join(traceback.format_exception_only(exc)) + str(
             traceback.extract_tb(exc.__traceback__)[-1:]
         )
@@ -605,7 +610,7 @@ class BotRunner:
         started = time.perf_counter()
         result, error = self._solve(number, task, started)
         if error is not None:
-            return self._backoff("the solver", error, quiet=True)
+            return self._backoff("the solver", f"{type(error).__name__}: {error}", quiet=True)
         result = self._with_declared_model(result)
         try:
             body = submission_body(
