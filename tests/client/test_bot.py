@@ -538,6 +538,7 @@ def test_cli_sigint_finishes_the_current_task(sandbox: SandboxServer, tmp_path: 
     assert len(progress) == 2, stdout
     assert all("submitted" in line for line in progress)
     assert "signal" in stdout.split("stopped by", 1)[1]
+    assert re.search(r"^solutions\s+\d+ -> \d+", stdout, re.M), stdout  # /bot/me recorded at the end
 
 
 # -- stopping when asked and when the platform is down ------------------------------------------------------

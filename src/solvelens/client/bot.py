@@ -324,9 +324,13 @@ class BotRunner:
 
     def _me(self, when: str) -> bool:
         """Record ``/bot/me`` at ``start``/``end`` (a signal cuts it); returns False when the run must not
-        start. After a stop request the end record is tried once, without retries."""
+        start. After a stop request the end record is tried once, without retries (none while the platform
+        is failing every poll)."""
         if when == "end" and self.stopping:
+            if self._outage_since is not None:
+                return False
             self._stop.set()  # from normal code, never the signal handler: no retries for this last call
+            return self._record_me(when)  # a second signal aborts it
         try:
             with self._cuttable():
                 return self._record_me(when)
