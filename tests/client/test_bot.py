@@ -929,3 +929,33 @@ def test_cli_second_signal_aborts_and_names_the_task_in_hand(sandbox: SandboxSer
     aborted = [line for line in stdout.splitlines() if line.startswith("aborted: task ")]
     assert len(aborted) == 1 and "was not submitted; the platform holds it until it expires" in aborted[0]
     assert "Traceback" not in err.text()
+
+
+def test_max_outage_counts_timeouts(make_sandbox: Callable[..., SandboxServer]) -> None:
+    """A platform that hangs (every poll slower than the client's timeout) is down too."""
+    server = make_sandbox(fault_rate=1.0, fault_kinds="slow", slow_ms=3000, fault_paths="/tasks/next")
+    _, key = _bot(server)
+    with PlatformClient(server.base_url, api_key=key, retry=FAST, timeout=0.3, read_env=False) as client:
+        runner, out = _runner(client, max_outage=1.0, max_errors=10_000)
+        summary = runner.run(handle_signals=False)
+    assert summary.stopped_by == "outage", out.getvalue()
+    assert "timed out" in summary.message and "(--max-outage 1 s)" in summary.message
+
+
+def test_max_outage_after_the_platform_went_away(make_sandbox: Callable[..., SandboxServer]) -> None:
+    """The server stops while the bot idles: connection errors for --max-outage end the run (exit 1)."""
+    server = make_sandbox(task_types="create")  # one task, then "no task"
+    _, key = _bot(server)
+    with _client(server, key) as client:
+        runner, out = _runner(client, idle_wait=0.1, max_outage=1.0, max_errors=10_000)
+        thread = threading.Thread(target=runner.run, kwargs={"handle_signals": False})
+        thread.start()
+        deadline = time.monotonic() + 20
+        while runner.summary.idle_polls == 0 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        server.stop()
+        thread.join(30)
+    assert not thread.is_alive()
+    summary = runner.summary
+    assert (summary.stopped_by, summary.exit_code, summary.submitted) == ("outage", 1, 1), out.getvalue()
+    assert "cannot reach" in summary.message
