@@ -10,7 +10,7 @@ from pathlib import Path
 
 import typer
 
-from solvelens.cli.common import DEFAULT_SANDBOX_DB, fail
+from solvelens.cli.common import DEFAULT_SANDBOX_DB, BadInputError, fail
 
 app = typer.Typer(
     help="The sandbox platform: a local stand-in for the real platform (SQLite file + HTTP server).",
@@ -104,27 +104,24 @@ def serve(
         "first/after). Each reads only its own paging parameters; see /openapi.json.",
     ),
 ) -> None:
-    """Serve the platform in DB on HOST:PORT (builds it first when the file does not exist)."""
-    import socket
+    """Serve the platform in DB on HOST:PORT (builds it first when the file does not exist).
 
+    Exit codes: 0 stopped (Ctrl-C); 1 the server failed; 2 bad input (an option's value, --db not a sandbox
+    database, the port in use).
+    """
     import uvicorn
 
     from solvelens.sandbox.app import create_app
     from solvelens.sandbox.faults import FaultConfig
-    from solvelens.sandbox.generate import build_platform
+    from solvelens.sandbox.generate import SCALES, build_platform
 
     if task_shape not in ("real", "interface"):
-        fail("--task-shape must be real or interface")
+        raise BadInputError(f"--task-shape must be real or interface, got {task_shape!r}")
     if pagination not in ("page", "offset", "cursor"):
-        fail("--pagination must be page, offset or cursor")
+        raise BadInputError(f"--pagination must be page, offset or cursor, got {pagination!r}")
     if solutions_paging not in ("default", "offset"):
-        fail("--solutions-paging must be default or offset")
+        raise BadInputError(f"--solutions-paging must be default or offset, got {solutions_paging!r}")
     _check_conventions(conventions, pagination, solutions_paging, task_shape)
-    if not db.exists():
-        summary = build_platform(db, seed=seed, scale=scale)
-        typer.echo(
-            f"Built a {scale} platform (seed {seed}) in {db}: {summary['problems']} problems.", err=True
-        )
     try:
         faults = FaultConfig(
             rate=fault_rate,
@@ -140,7 +137,17 @@ def serve(
             paths=tuple(p.strip() for p in fault_paths.split(",") if p.strip()),
         )
     except ValueError as exc:
-        fail(str(exc))
+        raise BadInputError(str(exc)) from exc
+    if db.exists():
+        _check_sandbox_file(db)
+    elif scale not in SCALES:
+        raise BadInputError(f"--scale must be one of {', '.join(SCALES)}, got {scale!r}")
+    port = _bindable_port(host, port)
+    if not db.exists():
+        summary = build_platform(db, seed=seed, scale=scale)
+        typer.echo(
+            f"Built a {scale} platform (seed {seed}) in {db}: {summary['problems']} problems.", err=True
+        )
     application = create_app(
         db,
         task_ttl_seconds=task_ttl,
@@ -151,10 +158,6 @@ def serve(
         faults=faults,
         conventions=conventions,
     )
-    if port == 0:  # pick a free port (uvicorn binds it itself: its own sockets get TCP_NODELAY)
-        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-            probe.bind((host, 0))
-            port = int(probe.getsockname()[1])
     typer.echo(f"http://{host}:{port}/api/v1")
     config = uvicorn.Config(
         application, host=host, port=port, log_level="warning", access_log=False, lifespan="off"
@@ -167,13 +170,15 @@ def _check_conventions(conventions: str, pagination: str, solutions_paging: str,
     from solvelens.sandbox.conventions import CONVENTIONS, make_convention
 
     if conventions not in CONVENTIONS:
-        fail(f"--conventions must be one of {', '.join(CONVENTIONS)} (got {conventions!r})", 2)
+        raise BadInputError(f"--conventions must be one of {', '.join(CONVENTIONS)}, got {conventions!r}")
     try:
         make_convention(conventions, pagination=pagination, solutions_paging=solutions_paging)
     except ValueError as exc:
-        fail(str(exc), 2)
+        raise BadInputError(str(exc)) from exc
     if conventions != "platform" and task_shape != "real":
-        fail(f"--task-shape interface applies to --conventions platform only, not {conventions}", 2)
+        raise BadInputError(
+            f"--task-shape interface applies to --conventions platform only, not {conventions}"
+        )
 
 
 @app.command("create-bot")
@@ -281,6 +286,44 @@ def build(
 def _need(db: Path) -> None:
     if not db.exists():
         fail(f"No sandbox platform at {db} (build one with `solvelens sandbox build --db {db}`).")
+    _check_sandbox_file(db)
+
+
+#: The first 16 bytes of every SQLite database file.
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def _check_sandbox_file(db: Path) -> None:
+    """Refuse (bad input) a --db that is a folder or a file other than an SQLite database, e.g. a DuckDB
+    snapshot store given by mistake."""
+    if db.is_dir():
+        raise BadInputError(
+            f"--db {db} is a directory; give the sandbox's SQLite file, e.g. {DEFAULT_SANDBOX_DB}"
+        )
+    with db.open("rb") as f:
+        header = f.read(16)
+    if header != _SQLITE_MAGIC:
+        kind = "a DuckDB file (a snapshot store?)" if header[8:12] == b"DUCK" else "not an SQLite database"
+        raise BadInputError(
+            f"--db {db} is {kind}, not a sandbox platform; give the sandbox's SQLite file, or a new path "
+            "to build one"
+        )
+
+
+def _bindable_port(host: str, port: int) -> int:
+    """``port`` (or, for 0, a free one) after checking it can be bound on ``host``, so a busy port is one line
+    before anything is printed; uvicorn then binds it itself (its own sockets get TCP_NODELAY)."""
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn does
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            raise BadInputError(
+                f"cannot listen on {host}:{port} ({exc.strerror}); pick another --port (0: any free port)"
+            ) from None
+        return int(probe.getsockname()[1])
 
 
 def register(root: typer.Typer) -> None:
