@@ -960,12 +960,12 @@ def test_sandbox_async_concurrent_pages_equal_the_sequential_walk(quiet_sandbox:
 
 
 def test_async_concurrent_pages_stop_when_an_answer_ends_the_walk_early() -> None:
-    """The first answer announces 4 pages but page 3 comes back short (the list shrank meanwhile): the walk
-    ends there and the pending page-4 request is not read."""
+    """The first answer announces 4 pages but the list shrank meanwhile: page 3 comes back short (not the end
+    while the page count says more) and page 4 empty, which ends the walk."""
 
     def answer(request: httpx.Request, n: int) -> httpx.Response:
         page = int(request.url.params.get("page", "1"))
-        size = 2 if page == 3 else 5
+        size = {3: 2, 4: 0}.get(page, 5)
         items = [{"id": f"p{page}-{i}"} for i in range(size)]
         return httpx.Response(
             200, json={"problems": items, "pagination": {"page": page, "limit": 5, "totalPages": 4}}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pickle
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
+from typing import Any
 
 import httpx
 import pytest
@@ -180,3 +181,62 @@ def test_status_errors_pickle() -> None:
     clone = pickle.loads(pickle.dumps(err))
     assert type(clone) is ConflictError
     assert str(clone) == str(err)
+
+
+# -- error shapes of other conventions ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("status", "body", "message"),
+    [
+        (
+            404,
+            {
+                "type": "https://x/probs/nf",
+                "title": "Not Found",
+                "status": 404,
+                "detail": "Problem p9 does not exist",
+            },
+            "Not Found: Problem p9 does not exist",
+        ),
+        (429, {"type": "about:blank", "title": "Too Many Requests", "status": 429}, "Too Many Requests"),
+        (
+            400,
+            {"error": {"code": "BadArgument", "message": "limit must be <= 50", "target": "limit"}},
+            "BadArgument: limit must be <= 50 (target: limit)",
+        ),
+        (
+            500,
+            {
+                "error": {
+                    "code": 500,
+                    "message": "backend failed",
+                    "details": [{"field": "db", "message": "down"}],
+                }
+            },
+            "500: backend failed (db: down)",
+        ),
+        (
+            422,
+            {
+                "errors": [
+                    {
+                        "status": "422",
+                        "title": "Invalid Attribute",
+                        "detail": "title is too short",
+                        "source": {"pointer": "/data/attributes/title"},
+                    }
+                ]
+            },
+            "Invalid Attribute: title is too short",
+        ),
+        (403, {"errors": [{"title": "Forbidden"}, {"detail": "bot suspended"}]}, "Forbidden; bot suspended"),
+    ],
+)
+def test_other_conventions_error_bodies_become_the_message(
+    status: int, body: dict[str, Any], message: str
+) -> None:
+    response = httpx.Response(status, json=body, request=httpx.Request("GET", "http://h/api/v1/x"))
+    error = status_error_from_response(response, method="GET", path="/x")
+    assert error.message == message
+    assert error.status_code == status

@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from solvelens.client.detect import detect_paginator
 from solvelens.client.errors import PaginationError
 from solvelens.client.pagination import (
     CursorPaginator,
@@ -15,7 +16,6 @@ from solvelens.client.pagination import (
     PageRequest,
     Paginator,
     SinglePagePaginator,
-    detect_paginator,
     extract_items,
     make_paginator,
     next_link_from_header,

@@ -28,6 +28,14 @@ def run(
         "path/to/file.py:solve. For typed tasks a str becomes the typed body where that is unambiguous "
         "(solve: the text; vote: a|b|skip; flag/create: a JSON object), else it is refused.",
     ),
+    profile: Path | None = typer.Option(
+        None,
+        "--profile",
+        envvar="SOLVELENS_PROFILE",
+        show_default=False,
+        help="Platform profile (TOML, written by `solvelens probe`); e.g. [endpoints.tasks_next] "
+        "data_selector names where the task sits in /tasks/next answers.",
+    ),
     app_dir: Path = typer.Option(
         Path("."),
         "--app-dir",
@@ -142,7 +150,7 @@ def run(
         return
     try:
         client = PlatformClient(
-            base_url, api_key=key, timeout=timeout, max_attempts=max_attempts, read_env=False
+            base_url, api_key=key, timeout=timeout, max_attempts=max_attempts, read_env=False, profile=profile
         )
     except PlatformError as exc:
         fail(str(exc))

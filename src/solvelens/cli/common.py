@@ -67,6 +67,17 @@ AllowMissingBotMe = Annotated[
         "with nothing written.",
     ),
 ]
+#: ``--profile FILE`` (``SOLVELENS_PROFILE``): a platform profile written by ``solvelens probe``.
+ProfileFile = Annotated[
+    Path | None,
+    typer.Option(
+        "--profile",
+        envvar="SOLVELENS_PROFILE",
+        show_default=False,
+        help="Platform profile (TOML, written by `solvelens probe`): every setting in it overrides "
+        "detection for its endpoint (where the records are, record style, id field, paginator).",
+    ),
+]
 #: ``--db PATH`` of the sandbox commands (``SOLVELENS_SANDBOX_DB``): the sandbox's SQLite file.
 SandboxDbPath = Annotated[
     Path, typer.Option("--db", envvar="SOLVELENS_SANDBOX_DB", help="SQLite file of the sandbox platform.")

@@ -24,6 +24,7 @@ from solvelens.cli.common import (
     CommandFailedError,
     DbPath,
     Full,
+    ProfileFile,
     on_failure,
 )
 
@@ -265,6 +266,17 @@ def _checked_plan(
     return plan, env
 
 
+def _checked_profile(profile: Path | None) -> str | None:
+    """The absolute path of a readable, valid profile file, or ``None``. Raises
+    :class:`solvelens.client.profile.ProfileError` (bad input) naming the file, endpoint and setting."""
+    if profile is None:
+        return None
+    from solvelens.client.profile import Profile
+
+    Profile.load(profile)
+    return str(profile.resolve())
+
+
 def snapshot(
     ctx: typer.Context,
     base_url: BaseUrl,
@@ -279,6 +291,7 @@ def snapshot(
     concurrency: Concurrency = 8,
     lock_timeout: LockTimeout = 60.0,
     verbose: Verbose = False,
+    profile: ProfileFile = None,
 ) -> None:
     """Take one complete snapshot of every public resource into the DuckDB store.
 
@@ -303,6 +316,7 @@ def snapshot(
         lock_timeout_s=lock_timeout,
         backfill=backfill,
         allow_missing_bot_me=allow_missing_bot_me,
+        profile=_checked_profile(profile),
     )
     use_prefect = prefect if prefect is not None else prefect_api_url() is not None
     with _interruptible():
@@ -359,6 +373,7 @@ def schedule(
     report_out: ReportOut = DEFAULT_REPORT,
     full: Full = False,
     allow_missing_bot_me: AllowMissingBotMe = False,
+    profile: ProfileFile = None,
 ) -> None:
     """Serve scheduled snapshots (--cron) and the report (--report-cron) until Ctrl-C or SIGTERM.
 
@@ -373,6 +388,7 @@ def schedule(
     """
     crons = {"--cron": cron, "--report-cron": report_cron}
     base_url = _check_schedule_inputs(base_url, db, crons, allow_missing_bot_me)
+    profile_path = _checked_profile(profile)
     _quiet_prefect(verbose=True)
     from solvelens.flows.deployments import build_deployments, serve_deployments
 
@@ -384,6 +400,7 @@ def schedule(
         report_cron=report_cron,
         full=full,
         allow_missing_bot_me=allow_missing_bot_me,
+        profile=profile_path,
     )
     try:
         line = serve_deployments(deployments)

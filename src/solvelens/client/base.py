@@ -29,6 +29,7 @@ import time
 from collections.abc import Callable, Generator, Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 import httpx
@@ -50,7 +51,6 @@ from solvelens.client.errors import (
     ResponseDecodeError,
     ServerError,
     ServiceUnavailableError,
-    UnrecognizedResponseError,
     redact,
     status_error_from_response,
 )
@@ -63,11 +63,20 @@ from solvelens.client.models import (
     Stats,
     SubmitResult,
     Task,
-    is_task,
+    parse_task,
 )
-from solvelens.client.pagination import DEFAULT_MAX_PAGES, PageRequest, Paginator, extract_items
+from solvelens.client.pagination import DEFAULT_MAX_PAGES, PageRequest, Paginator, get_path
+from solvelens.client.profile import Profile, resolve_profile
+from solvelens.client.records import RESOURCE_OF, stats_figures, unwrap_single
 from solvelens.client.submission import SubmitBody, submission_body
-from solvelens.client.walk import KNOWN_LIST_ENDPOINTS, PageWalk, endpoint_key, endpoint_name
+from solvelens.client.walk import (
+    KNOWN_LIST_ENDPOINTS,
+    EndpointMemory,
+    PageWalk,
+    endpoint_key,
+    endpoint_name,
+    read_records,
+)
 
 try:  # orjson decodes large pages ~3x faster; it ships with Prefect, but stay correct without it.
     import orjson
@@ -267,30 +276,6 @@ class Call(Generic[T]):
     recover: Callable[[APIStatusError], T] | None = None
 
 
-#: Envelope keys under which "no task" is an empty value (``{"data": null}``, ``{"value": []}``, ...).
-_EMPTY_ENVELOPES = frozenset({"data", "value", "task", "node", "items", "results"})
-#: Fields of a task without an id (the interface's shape: read as "no task", as before).
-_TASK_FIELDS = frozenset({"prompt", "taskType", "payload"})
-#: Keys of a message-only body (``{"message": "No tasks available"}``).
-_MESSAGE_KEYS = frozenset({"message", "error", "detail", "title", "status", "statusCode", "code"})
-
-
-def _is_no_task(body: Any) -> bool:
-    """Whether a 2xx ``/tasks/next`` body that is not a task means "no task": ``None`` (204, empty body),
-    ``{}``, ``[]``, an envelope holding nothing (``{"data": null}``, ``{"value": []}``), a message-only body
-    saying so (``{"message": "No tasks available"}``), or a task without id."""
-    if body is None or body == {} or body == []:
-        return True
-    if not isinstance(body, dict):
-        return False
-    if len(body) == 1 and next(iter(body)) in _EMPTY_ENVELOPES:
-        return next(iter(body.values())) in (None, [], {})
-    if set(body) <= _MESSAGE_KEYS:
-        text = " ".join(str(v) for v in body.values()).lower()
-        return "no task" in text or "nothing" in text
-    return bool(_TASK_FIELDS & set(body))
-
-
 class BearerAuth(httpx.Auth):
     """Adds ``Authorization: Bearer <key>`` to bot-endpoint requests; its repr never shows the key."""
 
@@ -326,7 +311,11 @@ class BaseClient:
         limit_param: query parameter of the page size (``limit``).
         max_pages: hard stop per walk (:class:`PaginationError` beyond it).
         headers: extra request headers (never put the key here: use ``api_key``).
-        read_env: read missing ``base_url``/``api_key`` from ``SOLVELENS_*`` settings.
+        read_env: read missing ``base_url``/``api_key``/``profile`` from ``SOLVELENS_*`` settings.
+        profile: a :class:`~solvelens.client.profile.Profile` or the path of a profile file (TOML, written
+            by ``solvelens probe``); ``None``: the file named by ``SOLVELENS_PROFILE`` (when ``read_env``),
+            else detection only. Every setting overrides detection for its endpoint. Raises
+            :class:`~solvelens.client.profile.ProfileError` for an unreadable or unknown setting.
     """
 
     _http: httpx.Client | httpx.AsyncClient
@@ -345,6 +334,7 @@ class BaseClient:
         max_pages: int = DEFAULT_MAX_PAGES,
         headers: Mapping[str, str] | None = None,
         read_env: bool = True,
+        profile: str | Path | Profile | None = None,
     ) -> None:
         settings = None
         if read_env and (base_url is None or api_key is None):
@@ -381,9 +371,9 @@ class BaseClient:
             name: ep.max_page_size for name, ep in KNOWN_LIST_ENDPOINTS.items()
         }
         self._page_sizes.update(page_sizes or {})
-        self._rejected_page_sizes: set[str] = set()
-        self._learned_styles: dict[str, str] = {}
-        self._announced_styles: set[str] = set()
+        self.profile = resolve_profile(profile, read_env=read_env)
+        #: What this client knows about each endpoint (detected or from the profile); handed to each walk.
+        self.endpoints = EndpointMemory(self.profile)
         self._recent_tasks: dict[str, Task] = {}
         install_retry_logging()
         self._headers = {"User-Agent": USER_AGENT, "Accept": "application/json", **(headers or {})}
@@ -391,6 +381,11 @@ class BaseClient:
     def __repr__(self) -> str:
         key = "set" if self._auth is not None else None
         return f"{type(self).__name__}(base_url={self.base_url!r}, api_key={key})"
+
+    @property
+    def _rejected_page_sizes(self) -> set[str]:
+        """Endpoints whose page size the server refused (kept for callers of the former attribute)."""
+        return self.endpoints.rejected_page_sizes
 
     @property
     def has_api_key(self) -> bool:
@@ -536,21 +531,73 @@ class BaseClient:
         template = endpoint_key(path)
         key = name or template  # a rejected page size or a learned style holds for all problems' solutions
         known = KNOWN_LIST_ENDPOINTS.get(name) if name else None
+        state = self.endpoints[key]
         if style is None:
             style = self._styles.get(name or "") or self._styles.get(template) or self._styles.get(path)
-            if style is None and known is not None:
-                style = known.style
         if page_size is None:
             page_size = self._page_sizes.get(name) if name else None
         return PageWalk(
-            self,
+            state,
             path,
             params,
+            url=self._url(path),
             page_size=page_size,
             style=style,
             items_key=known.items_key if known else None,
-            key=key,
+            limit_param=self.limit_param,
+            max_pages=self.max_pages,
+            default_style=known.style if known else None,
         )
+
+    def _single(self, name: str, body: Any) -> dict[str, Any]:
+        """A single-resource answer (``problem``, ``bot``, ``bot_me``) in the canonical form: unwrapped from
+        its envelope (or found at the profile's ``data_selector``), flattened, camelCase, id under ``id``.
+        Identity on the real platform."""
+        state = self.endpoints[name]
+        if state.data_selector is not None:
+            obj = get_path(body, state.data_selector)
+            if obj is None:
+                raise ConfigurationError(
+                    f"{name}: the profile's [endpoints.{name}] data_selector = {state.data_selector!r} finds "
+                    "nothing in the answer; fix or remove it"
+                )
+        else:
+            obj = unwrap_single(body, RESOURCE_OF.get(name))
+        if not isinstance(obj, dict):
+            return {} if obj is None else obj
+        result: dict[str, Any] = state.record_style(obj).normalise(obj)
+        return result
+
+    def _stats(self, body: Any) -> dict[str, Any]:
+        """``/stats`` as one dict of figures (:func:`~solvelens.client.records.stats_figures`)."""
+        selector = self.endpoints["stats"].data_selector
+        return stats_figures(get_path(body, selector) if selector else body)
+
+    def _search(self, body: Any) -> dict[str, Any]:
+        """``/search`` with its ``problems`` and ``bots`` lists in the canonical form."""
+        body = self._single("search", body) if isinstance(body, dict) else {}
+        out = dict(body)
+        for key in ("problems", "bots"):
+            items = out.get(key)
+            if isinstance(items, dict):  # a list envelope inside (e.g. {"problems": {"data": [...]}})
+                items = next((v for v in items.values() if isinstance(v, list)), None)
+            if isinstance(items, list) and items:
+                state = self.endpoints[f"search_{key}"]
+                out[key] = state.record_style(items[0]).normalise_all(items)
+        return out
+
+    @staticmethod
+    def _path_id(template: str, value: Any) -> str:
+        """``template`` with an id filled in; raises :class:`ConfigurationError` for a missing id (``None`` or
+        empty) before anything is sent, so ``/problems/None/solutions`` can never be requested."""
+        if value is None or (isinstance(value, str) and not value.strip()) or isinstance(value, dict | list):
+            raise ConfigurationError(
+                f"GET {template.format('{id}')}: no id to put in the path (got {value!r}); the listing's "
+                "records carry no id the client could find: add to your profile the endpoint's id_field, "
+                "e.g. "
+                '[endpoints.problems] id_field = "<the field that holds the id>"'
+            )
+        return template.format(value)
 
     @staticmethod
     def _endpoint_name(endpoint: str) -> str | None:
@@ -597,14 +644,9 @@ class BaseClient:
         return next(reversed(self._recent_tasks.values()), None)
 
     def _task_or_none(self, body: Any) -> Task | None:
-        """The task in a ``/tasks/next`` body, ``None`` for "no task"; raises
-        :class:`UnrecognizedResponseError` for a body that is neither (see :func:`_is_no_task`)."""
-        if is_task(body):
-            return self._remember(Task(body))
-        if _is_no_task(body):
-            return None
-        keys = tuple(str(k) for k in body) if isinstance(body, dict) else (type(body).__name__,)
-        raise UnrecognizedResponseError(keys=keys)
+        """A ``/tasks/next`` answer as a canonical :class:`Task`, ``None`` for any "no task" form; raises
+        :class:`UnrecognizedResponseError` for anything else (:func:`~solvelens.client.models.parse_task`)."""
+        return self._remember(parse_task(body, selector=self.endpoints["tasks_next"].data_selector))
 
     @staticmethod
     def _no_task_404(exc: NotFoundError) -> bool:
@@ -684,37 +726,41 @@ class BaseClient:
         return self._walk("problems", "/problems", params, page_size)
 
     def _solutions_walk(self, problem_id: str, page_size: int | None) -> PageWalk:
-        return self._walk("solutions", f"/problems/{problem_id}/solutions", None, page_size)
+        return self._walk("solutions", self._path_id("/problems/{}/solutions", problem_id), None, page_size)
 
     def _leaderboard_walk(self, sort: str | None, page_size: int | None) -> PageWalk:
         return self._walk("leaderboard", "/leaderboard", {"sort": sort}, page_size)
 
     def _problem_call(self, problem_id: str) -> Call[Problem]:
-        return self._get_call(f"/problems/{problem_id}", Problem)
+        path = self._path_id("/problems/{}", problem_id)
+        return self._get_call(path, lambda body: Problem(self._single("problem", body)))
 
     def _categories_call(self) -> Call[list[Category]]:
-        return self._get_call(
-            "/categories", lambda body: [Category(c) for c in extract_items(body, "categories")]
-        )
+        def parse(body: Any) -> list[Category]:
+            records = read_records(self.endpoints["categories"], body, "categories", "/categories")
+            return [Category(c) for c in records]
+
+        return self._get_call("/categories", parse)
 
     def _bot_call(self, bot_id: str) -> Call[Bot]:
-        return self._get_call(f"/bots/{bot_id}", Bot)
+        path = self._path_id("/bots/{}", bot_id)
+        return self._get_call(path, lambda body: Bot(self._single("bot", body)))
 
     def _stats_call(self) -> Call[Stats]:
-        return self._get_call("/stats", Stats)
+        return self._get_call("/stats", lambda body: Stats(self._stats(body)))
 
     def _search_call(
         self, q: str, type: str | None, category: str | None, limit: int | None
     ) -> Call[SearchResult]:
         given = {"q": q, "type": type, "category": category, "limit": limit}
         params = {k: v for k, v in given.items() if v is not None}
-        return self._get_call("/search", lambda body: SearchResult(body or {}), params=params)
+        return self._get_call("/search", lambda body: SearchResult(self._search(body)), params=params)
 
     def _health_call(self) -> Call[Health]:
         return self._get_call(self.root_url + "/health", lambda body: Health(body or {}))
 
     def _me_call(self) -> Call[Bot]:
-        return self._get_call("/bot/me", Bot, bot=True)
+        return self._get_call("/bot/me", lambda body: Bot(self._single("bot_me", body)), bot=True)
 
     def _next_task_call(self, params: Mapping[str, Any]) -> Call[Task | None]:
         def no_task(exc: APIStatusError) -> Task | None:

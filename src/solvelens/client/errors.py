@@ -8,7 +8,8 @@ PlatformError
 ├── ResponseDecodeError         a 2xx whose body is not the JSON the endpoint must send (truncated, HTML)
 │   └── NotJSONError            the server answered HTML/text: most likely a wrong base URL
 ├── PaginationError             a paginated list misbehaved (a page or cursor repeated, too many pages)
-├── UnrecognizedResponseError   /tasks/next answered 200 with neither a task nor "no task" (``keys``)
+├── UnrecognizedResponseError   a 2xx answer the client cannot read as the endpoint's data (names the body's
+│                               top-level keys and the profile setting that fixes it)
 ├── InvalidSubmissionError      a result that cannot become the body its task type requires (refused locally,
 │                               nothing sent)                                        (also a ValueError)
 └── APIStatusError              any non-2xx answer; ``status_code``, ``method``, ``path``, ``body_excerpt``
@@ -25,8 +26,11 @@ PlatformError
         errors)
 ```
 
-Messages are built from the error body: both shapes of the real platform are understood, ``{"error": "..."}``
-(optionally with ``details``) and Fastify's ``{"statusCode", "error", "message"}``. Anything that looks like
+Messages are built from the error body: both shapes of the real platform, ``{"error": "..."}`` (optionally
+with ``details``) and Fastify's ``{"statusCode", "error", "message"}``; RFC 9457 problem details
+(``{"type", "title", "status", "detail"}``); ``{"error": {"code", "message", "target"?, "details"?}}`` (OData,
+Google, Microsoft); and JSON:API's ``{"errors": [{"status", "title", "detail", "source"}]}``. Anything that
+looks like
 an API key (``<prefix>_key_<random>``) is replaced by ``<redacted>`` in messages and body excerpts, and the
 client never puts the key in a URL, so no exception, repr or traceback line carries it.
 """
@@ -129,19 +133,26 @@ class PaginationError(PlatformError):
 
 
 class UnrecognizedResponseError(PlatformError):
-    """Raised by ``next_task`` for a 200 body that is neither a task nor "no task".
+    """A 2xx answer the client cannot read as the endpoint's data: a ``/tasks/next`` body that is neither a
+    task nor "no task", a list record without an id, an id the listing gave that the API does not know. Never
+    read as "nothing" (a task the client cannot see is held by the bot until it expires).
 
-    Never read as "nothing to do": a task the client cannot see is held by the bot until it expires.
-    ``keys``: the body's top-level keys (for a non-object body its JSON type, e.g. ``("list",)``);
-    ``path``: the endpoint. The message names both and the profile setting that fixes it: the task envelope
-    described under ``[endpoints.tasks_next]`` in a profile file (``--profile`` / ``SOLVELENS_PROFILE``).
+    Attributes: ``keys`` (the body's top-level keys, sorted; for a non-object body its JSON type),
+    ``path`` (the endpoint path), ``endpoint`` (its profile name, e.g. ``tasks_next``). The message names them
+    and the profile setting that fixes it.
     """
 
     def __init__(
-        self, message: str | None = None, *, keys: tuple[str, ...] = (), path: str = "/tasks/next"
+        self,
+        message: str | None = None,
+        *,
+        keys: tuple[str, ...] | list[str] = (),
+        path: str = "/tasks/next",
+        endpoint: str = "tasks_next",
     ) -> None:
         self.keys = tuple(keys)
         self.path = path
+        self.endpoint = endpoint
         if message is None:
             message = (
                 f"GET {path} answered 200 with a body that is neither a task nor 'no task' (top-level keys: "
@@ -371,13 +382,43 @@ def _zod_issues(message: str) -> list[dict[str, Any]] | None:
     return None
 
 
+def _problem_text(problem: dict[str, Any]) -> str | None:
+    """RFC 9457 problem details or one JSON:API error object: ``title: detail`` (either alone), else None."""
+    title, detail = problem.get("title"), problem.get("detail")
+    title = title if isinstance(title, str) and title else None
+    detail = detail if isinstance(detail, str) and detail else None
+    if title and detail and detail != title:
+        return f"{title}: {detail}"
+    return title or detail
+
+
+def _error_object_text(error: dict[str, Any]) -> str | None:
+    """``{"code", "message", "target"?, "details"?}`` (OData/Google/Microsoft): ``code: message
+    (details)``."""
+    message = error.get("message")
+    if not isinstance(message, str) or not message:
+        return None
+    code = error.get("code")
+    text = f"{code}: {message}" if isinstance(code, str | int) and str(code) not in message else message
+    target = error.get("target")
+    if isinstance(target, str) and target:
+        text = f"{text} (target: {target})"
+    details = _details_text(error.get("details"))
+    return f"{text} ({details})" if details else text
+
+
 def _message_from_body(body: Any, fallback: str) -> str:
-    """Human message from either error shape: ``{"error": ...}`` or ``{"statusCode","error","message"}``."""
+    """Human message from any known error shape (see the module docstring), else ``fallback``."""
     if not isinstance(body, dict):
         return fallback
     error = body.get("error")
     message = body.get("message")
     details = _details_text(body.get("details"))
+    errors = body.get("errors")
+    if isinstance(errors, list) and errors and all(isinstance(e, dict) for e in errors):
+        texts = [t for e in errors[:3] if (t := _problem_text(e) or _error_object_text(e))]
+        if texts:
+            return "; ".join(texts)
     if isinstance(message, str) and message:
         issues = _zod_issues(message)
         if issues is not None:
@@ -388,8 +429,10 @@ def _message_from_body(body: Any, fallback: str) -> str:
         text = f"{error}: {message}" if isinstance(error, str) and error and error != message else message
     elif isinstance(error, str) and error:
         text = error
-    elif isinstance(error, dict) and isinstance(error.get("message"), str):
-        text = error["message"]
+    elif isinstance(error, dict) and (error_text := _error_object_text(error)):
+        return error_text
+    elif "title" in body and (problem := _problem_text(body)):
+        text = problem
     elif isinstance(body.get("detail"), str | list):
         text = body["detail"] if isinstance(body["detail"], str) else _details_text(body["detail"])
     else:

@@ -8,12 +8,19 @@ absent. ``record.raw`` is a plain-``dict`` copy of the JSON.
 List iterators (``list_problems``, ``list_solutions``, ``list_leaderboard``) yield plain dicts for speed.
 
 Both task shapes are understood by :class:`Task`: the interface's ``{"id", "prompt"}`` and the real platform's
-``{"taskId", "taskType", "payload"}``.
+``{"taskId", "taskType", "payload"}``. :func:`parse_task` reads a ``/tasks/next`` answer in any envelope
+(JSON:API
+resource, ``{"task": ...}``, ``{"value": [task]}``, ``{"node": ...}``, a one-item list) and field case back to
+the canonical ``{taskType, taskId, payload}`` (payload keys snake_case, as the real platform sends them).
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
+
+from solvelens.client.errors import UnrecognizedResponseError
+from solvelens.client.pagination import get_path, norm_key
 
 __all__ = [
     "Bot",
@@ -25,7 +32,9 @@ __all__ = [
     "Stats",
     "SubmitResult",
     "Task",
+    "is_no_task",
     "is_task",
+    "parse_task",
 ]
 
 
@@ -291,3 +300,129 @@ class SubmitResult(Record):
     def __init__(self, data: dict[str, Any] | None = None, *, recovered: bool = False) -> None:
         super().__init__(data or {})
         self.recovered = recovered
+
+
+#: Keys of a JSON document that are never the task itself.
+_DOCUMENT_KEYS = frozenset({"links", "meta", "included", "jsonapi", "_links", "@odata.context"})
+#: Keys that wrap a task: JSON:API ``data``, HAL-style ``task``, Relay ``node``, OData ``value``, others.
+_TASK_WRAPPERS = ("data", "task", "node", "value", "item", "result", "items", "tasks", "edges")
+#: Keys of an error-like body that may say "no task" (``{"message": "No tasks available"}``).
+_MESSAGE_KEYS = frozenset({"message", "error", "detail", "title", "status", "type", "code", "statuscode"})
+_NO_TASK_TEXT = re.compile(r"\bno\s+(?:tasks?|work)\b|nothing to do", re.IGNORECASE)
+
+
+def _content_keys(body: dict[str, Any]) -> list[str]:
+    return [k for k in body if k not in _DOCUMENT_KEYS]
+
+
+def is_no_task(body: Any) -> bool:
+    """Whether a ``/tasks/next`` answer means "nothing to do": empty body/``None``, ``{}``, ``[]``, an
+    envelope
+    whose only content is empty (``{"data": null}``, ``{"data": []}``, ``{"value": []}``, ``{"task": null}``),
+    or a message that says so (``{"message": "No tasks available"}``)."""
+    if body in (None, "", [], {}):
+        return True
+    if not isinstance(body, dict):
+        return False
+    content = _content_keys(body)
+    if not content:
+        return True
+    if len(content) == 1 and content[0] in _TASK_WRAPPERS and body[content[0]] in (None, [], {}):
+        return True
+    if all(norm_key(k) in _MESSAGE_KEYS for k in content):
+        return any(isinstance(body[k], str) and _NO_TASK_TEXT.search(body[k]) for k in content)
+    return False
+
+
+_SNAKE_1 = re.compile(r"(?<=[a-z0-9])([A-Z])")
+_SNAKE_2 = re.compile(r"([A-Z]+)([A-Z][a-z])")
+
+
+def to_snake(key: str) -> str:
+    """``problemTitle``/``ProblemTitle`` -> ``problem_title``, ``solutionAText`` -> ``solution_a_text``."""
+    return _SNAKE_1.sub(r"_\1", _SNAKE_2.sub(r"\1_\2", key)).lower()
+
+
+def _snake_deep(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {to_snake(k) if isinstance(k, str) else k: _snake_deep(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_snake_deep(v) for v in value]
+    return value
+
+
+def _unwrap_task(body: Any) -> Any:
+    """The task object inside an envelope (one level of wrapper, a one-item list, a JSON:API resource)."""
+    for _ in range(3):
+        if isinstance(body, list) and len(body) == 1:
+            body = body[0]
+        elif (
+            isinstance(body, dict)
+            and len(content := _content_keys(body)) == 1
+            and content[0] in _TASK_WRAPPERS
+        ):
+            body = body[content[0]]
+        else:
+            break
+    if isinstance(body, dict) and isinstance(body.get("attributes"), dict) and "type" in body:
+        body = {"id": body.get("id"), **body["attributes"]}
+    return body
+
+
+def _canonical_task(obj: dict[str, Any]) -> dict[str, Any] | None:
+    """``{taskType, taskId, payload, ...}`` from a task object in any field case; ``None`` without an id."""
+    by_norm = {norm_key(k): k for k in obj}
+    task_id = next((obj[by_norm[k]] for k in ("taskid", "id") if k in by_norm), None)
+    if task_id in (None, ""):
+        return None
+    out: dict[str, Any] = {}
+    kind = next((obj[by_norm[k]] for k in ("tasktype", "type", "kind") if k in by_norm), None)
+    if kind is not None:
+        out["taskType"] = str(kind).lower()
+    out["taskId"] = task_id
+    payload = obj.get(by_norm.get("payload", ""))
+    if isinstance(payload, dict):
+        out["payload"] = _snake_deep(payload)
+    skip = {"taskid", "id", "tasktype", "type", "kind", "payload"}
+    for key, value in obj.items():
+        if norm_key(key) not in skip:
+            out[key[0].lower() + key[1:] if key[:1].isupper() else key] = value
+    return out
+
+
+def parse_task(body: Any, *, selector: str | None = None) -> Task | None:
+    """A ``/tasks/next`` 200 answer as a :class:`Task`, or ``None`` for "nothing to do".
+
+    The real platform's ``{taskType, taskId, payload}`` and the interface's ``{id, prompt}`` are returned as
+    sent; a task in another envelope or field case becomes the canonical ``{taskType, taskId, payload}``
+    (payload keys snake_case). "No task": see :func:`is_no_task`, and a task without id (the interface's
+    reference loop treats it as nothing to do). ``selector``: the profile's ``[endpoints.tasks_next]
+    data_selector`` (dot path to the task object). Raises :class:`UnrecognizedResponseError` naming the body's
+    top-level keys and that profile setting for any other body.
+    """
+    if selector is not None:
+        body = get_path(body, selector)
+    if is_no_task(body):
+        return None
+    if isinstance(body, dict) and (
+        ("taskId" in body and "taskType" in body) or ("id" in body and "prompt" in body)
+    ):
+        return Task(body) if is_task(body) else None
+    obj = _unwrap_task(body)
+    if isinstance(obj, dict) and any(norm_key(k) in _TASKISH for k in obj):
+        canonical = _canonical_task(obj)
+        return None if canonical is None else Task(canonical)
+    if is_no_task(obj):
+        return None
+    keys = sorted(map(str, body)) if isinstance(body, dict) else []
+    shape = f"top-level keys: {', '.join(keys) or 'none'}" if isinstance(body, dict) else type(body).__name__
+    raise UnrecognizedResponseError(
+        f'GET /tasks/next answered 200 with a body that is neither a task nor "no task" ({shape}); if it '
+        'holds the task, add to your profile: [endpoints.tasks_next] data_selector = "<path to the task>"',
+        endpoint="tasks_next",
+        keys=keys,
+    )
+
+
+#: Normalised keys that make an object a task (with an id: a task; without: "nothing to do").
+_TASKISH = frozenset({"taskid", "tasktype", "payload", "prompt"})

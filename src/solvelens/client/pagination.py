@@ -1,37 +1,44 @@
-"""Paginators: one class per pagination style, plus detection of the style from a first response.
+"""Paginators: one class per pagination style, the records of an answer, and its paging metadata.
 
 No HTTP happens here. A paginator reads each answer (:meth:`Paginator.update_state`) and builds the next
-request (:meth:`Paginator.update_request`), so every style is unit-tested from recorded responses. The
-client's page walk (``client.py``) sends the requests.
+request (:meth:`Paginator.update_request`), so every style is unit-tested from recorded responses. Which
+paginator fits an endpoint is decided by the detectors of :mod:`solvelens.client.detect` (or a profile);
+the page walk (:mod:`solvelens.client.walk`) sends the requests. Types use dlt's rest_api vocabulary:
 
-| name            | class                   | next request                        | own stop           |
-|-----------------|-------------------------|-------------------------------------|--------------------|
-| ``page_number`` | ``PageNumberPaginator`` | ``page=N+1`` (1-based)              | totalPages, total  |
-| ``offset``      | ``OffsetPaginator``     | ``offset=<records so far>``         | total reached      |
-| ``cursor``      | ``CursorPaginator``     | ``cursor=<next cursor from body>``  | no next cursor     |
-| ``next_link``   | ``NextLinkPaginator``   | ``next`` URL (body or Link header)  | no next link       |
-| ``single_page`` | ``SinglePagePaginator`` | none                                | after one page     |
+- ``page_number`` (:class:`PageNumberPaginator`): ``page_param=N+1`` (``page``, ``page[number]``), from
+  ``base_page`` 1 or 0; stops at the page count or total;
+- ``offset`` (:class:`OffsetPaginator`): ``offset_param=<records so far>`` (``offset``, ``skip``,
+  ``$skip``); stops at the total;
+- ``cursor`` (:class:`CursorPaginator`): ``cursor_param=<the cursor at cursor_path>``; stops without one;
+- ``json_link`` / ``header_link`` (:class:`NextLinkPaginator`): the URL at ``next_url_path`` in the body /
+  ``rel="next"`` of the ``Link`` header (``next_link``: whichever the answer carries); stops without one;
+- ``single_page`` (:class:`SinglePagePaginator`): one answer is the whole list.
 
-Every style also stops on an empty page, on ``has_more: false`` (``hasMore``) and, for page/offset styles, on
-a short page (fewer items than the page size in effect). Hard stops win: a page whose items repeat the
-previous page's, a cursor or link seen before, or more than ``max_pages`` pages raise :class:`PaginationError`
-— a walk never loops forever.
+Every style stops on an empty page and on ``has_more: false`` (``hasMore``, ``pageInfo.hasNextPage``).
+Page and offset styles also stop on a page shorter than the page size in effect -- but only when nothing
+says otherwise: a total not yet reached (body or ``X-Total-Count``), a page count not yet reached
+(``totalPages`` or ``X-Total-Pages``), ``has_more: true`` or a next link mean the server capped the page
+size silently, and the walk goes on. Hard stops win: a page whose items repeat the previous page's, a cursor
+or link seen before, or more than ``max_pages`` pages raise :class:`PaginationError` -- a walk never loops
+forever.
 
-The list inside a response is found by :func:`extract_items`: a bare JSON array, or the first list under
-``data``/``items``/``results``/a named key (``problems``, ``bots``, ``solutions``, ...), or the only list in
-the envelope. Pagination metadata is read from the body's top level and from a
-``pagination``/``meta``/``pageInfo`` object, with camelCase and snake_case names treated alike (``totalPages``
-= ``total_pages``).
+Where the records are (:func:`find_records`): a bare JSON array (selector ``$``), or the first list under
+``data``/``items``/``results``/``records``/``value`` (OData)/``edges`` (Relay)/a named key (``problems``,
+``bots``, ...), HAL's ``_embedded.<name>``, a list one level down (``data.problems.edges``), or the only
+list in
+the envelope. The dot path found is the endpoint's ``data_selector``. Metadata (:func:`page_metadata`) is read
+from the body's top level, a ``pagination``/``meta``/``pageInfo``/``paging`` object, ``links``/``_links``,
+OData's ``@odata.*`` keys and the ``X-Total-Count``/``X-Total-Pages``/``Link`` headers, with names compared
+without case, ``_``, ``-``, ``@``, ``.`` and ``$`` (``totalPages`` = ``total_pages``).
 """
 
 from __future__ import annotations
 
-import logging
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any
 
 from solvelens.client.errors import PaginationError
 
@@ -44,30 +51,72 @@ __all__ = [
     "PageNumberPaginator",
     "PageRequest",
     "Paginator",
+    "PaginatorSpec",
     "SinglePagePaginator",
-    "detect_paginator",
     "extract_items",
+    "find_records",
+    "get_path",
     "make_paginator",
+    "next_link_from_header",
     "page_metadata",
+    "select_records",
 ]
-
-log = logging.getLogger(__name__)
 
 #: Envelope keys that hold the list, tried in this order (the named lists are the real platform's).
 ITEM_KEYS: tuple[str, ...] = (
     "data",
     "items",
     "results",
+    "records",
+    "value",
+    "edges",
     "problems",
     "solutions",
     "bots",
     "categories",
-    "records",
+    "entries",
+    "rows",
 )
-#: Envelope keys whose object holds pagination metadata.
-META_KEYS: tuple[str, ...] = ("pagination", "meta", "page_info", "pageinfo", "paging")
+#: Normalised envelope keys whose object holds pagination metadata.
+META_KEYS: frozenset[str] = frozenset({"pagination", "meta", "pageinfo", "paging", "page"})
 #: Default hard stop on the number of pages in one walk.
 DEFAULT_MAX_PAGES = 1_000_000
+#: Normalised metadata keys of a total record count, in order of preference (``count`` is checked apart).
+TOTAL_KEYS: tuple[str, ...] = (
+    "total",
+    "totalcount",
+    "totalitems",
+    "totalresults",
+    "totalrecords",
+    "odatacount",
+)
+#: Normalised metadata keys of a page count.
+TOTAL_PAGES_KEYS: tuple[str, ...] = ("totalpages", "pagecount", "pages", "lastpage")
+#: Normalised metadata keys saying whether more pages follow.
+HAS_MORE_KEYS: tuple[str, ...] = ("hasmore", "hasnext", "hasnextpage", "moreitems", "moreavailable")
+#: Normalised body keys that carry the next cursor, in order of preference.
+CURSOR_KEYS: tuple[str, ...] = (
+    "nextcursor",
+    "nextpagetoken",
+    "endcursor",
+    "cursornext",
+    "nexttoken",
+    "continuationtoken",
+    "continuation",
+    "next",
+)
+_NORM = str.maketrans("", "", "_-@.$ []")
+
+
+def norm_key(key: str) -> str:
+    """A metadata key compared loosely: lower case without ``_ - @ . $ [ ]`` (``@odata.nextLink`` ->
+    ``odatanextlink``, ``page[size]`` -> ``pagesize``)."""
+    return key.translate(_NORM).lower()
+
+
+def is_link(value: Any) -> bool:
+    """Whether ``value`` is a next link: an absolute http(s) URL, or a relative one (``/...`` or ``?...``)."""
+    return isinstance(value, str) and value.startswith(("http://", "https://", "/", "?"))
 
 
 @dataclass(slots=True)
@@ -86,10 +135,12 @@ class PageRequest:
 class Page:
     """One page of a list endpoint.
 
-    ``items``: the records (plain dicts, exactly as sent). ``total``: total records the server reported, or
-    ``None`` when it does not say (never guessed). ``number``: 1-based position of this page in the walk.
-    ``offset``: number of records before this page in the walk (so ``offset + i + 1`` is an item's position,
-    e.g. its leaderboard rank). ``request``: what fetched it. ``body``: the decoded JSON envelope.
+    ``items``: the records, in the canonical form (:mod:`solvelens.client.records`; on the real platform
+    exactly as sent). ``total``: total records the server reported (body or ``X-Total-Count``), or ``None``
+    when it does not say (never guessed). ``number``: 1-based position of this page in the walk. ``offset``:
+    number of records before this page in the walk (so ``offset + i + 1`` is an item's position, e.g. its
+    leaderboard rank). ``request``: what fetched it. ``body``: the decoded JSON envelope as sent.
+    ``headers``: the answer's headers.
     """
 
     items: list[dict[str, Any]]
@@ -98,6 +149,7 @@ class Page:
     offset: int
     request: PageRequest
     body: Any = None
+    headers: Mapping[str, str] = field(default_factory=dict)
 
     def __iter__(self) -> Any:
         return iter(self.items)
@@ -106,61 +158,135 @@ class Page:
         return len(self.items)
 
 
-def _norm(key: str) -> str:
-    return key.replace("_", "").replace("-", "").lower()
+def get_path(data: Any, path: str, headers: Mapping[str, str] | None = None) -> Any:
+    """The value at a dot ``path`` in ``data`` (``"$"``: ``data`` itself; ``"header:X-Total-Count"``: that
+    response header). A key that itself contains dots (``@odata.nextLink``) is matched whole first. Returns
+    ``None`` when any step is missing."""
+    if path in ("$", ""):
+        return data
+    if path.startswith("header:"):
+        return (headers or {}).get(path[7:])
+    parts = path.split(".")
+    current = data
+    i = 0
+    while i < len(parts):
+        if not isinstance(current, dict):
+            return None
+        for j in range(len(parts), i, -1):  # longest key first: "@odata.nextLink" before "@odata"
+            key = ".".join(parts[i:j])
+            if key in current:
+                current = current[key]
+                i = j
+                break
+        else:
+            return None
+    return current
 
 
-def page_metadata(body: Any) -> dict[str, Any]:
-    """Pagination metadata of a response body, keys normalised (lower case, no ``_``): top level first, then
-    a nested ``pagination``/``meta``/``pageInfo`` object. Returns ``{}`` for a bare list."""
-    if not isinstance(body, dict):
-        return {}
+def page_metadata(body: Any, headers: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """Pagination metadata of an answer, keys normalised (:func:`norm_key`): the body's top level first, then
+    a nested ``pagination``/``meta``/``pageInfo``/``paging`` object, ``links.next``/``_links.next.href`` and
+    ``@odata.nextLink`` as ``next``, then the headers ``X-Total-Count`` (``total``) and ``X-Total-Pages``
+    (``totalpages``). Returns only the header figures for a bare list."""
     meta: dict[str, Any] = {}
-    for key, value in body.items():
-        norm = _norm(key)
-        if norm in META_KEYS and isinstance(value, dict):
-            for sub_key, sub_value in value.items():
-                meta.setdefault(_norm(sub_key), sub_value)
-        elif not isinstance(value, list):
-            meta[norm] = value
-    links = body.get("links") or body.get("_links")
-    if isinstance(links, dict):
-        nxt = links.get("next")
-        if isinstance(nxt, dict):
-            nxt = nxt.get("href")
-        if isinstance(nxt, str) or nxt is None:
-            meta.setdefault("next", nxt)
+    if isinstance(body, dict):
+        for key, value in body.items():
+            norm = norm_key(key)
+            if norm in META_KEYS and isinstance(value, dict):
+                for sub_key, sub_value in value.items():
+                    meta.setdefault(norm_key(sub_key), sub_value)
+            elif not isinstance(value, list):
+                meta.setdefault(norm, value)
+        links = body.get("links") or body.get("_links")
+        if isinstance(links, dict) and "next" in links:
+            nxt = links["next"]
+            if isinstance(nxt, dict):
+                nxt = nxt.get("href")
+            if isinstance(nxt, str) or nxt is None:
+                meta["next"] = nxt
+        if "odatanextlink" in meta:
+            meta.setdefault("next", meta["odatanextlink"])
+    if headers:
+        for header, key in (("x-total-count", "total"), ("x-total-pages", "totalpages")):
+            value = headers.get(header)
+            if value is not None:
+                meta.setdefault(key, value)
     return meta
 
 
-def extract_items(body: Any, items_key: str | None = None) -> list[dict[str, Any]]:
-    """The list of records in a response body.
+def _lists_in(obj: dict[str, Any], prefix: str, depth: int) -> list[tuple[str, list[Any]]]:
+    """``(dot path, list)`` of every list in ``obj`` down to ``depth`` more levels, shallowest first."""
+    found: list[tuple[str, list[Any]]] = []
+    nested: list[tuple[str, dict[str, Any]]] = []
+    for key, value in obj.items():
+        if isinstance(value, list):
+            found.append((f"{prefix}{key}", value))
+        elif isinstance(value, dict) and depth > 0 and norm_key(key) not in META_KEYS | {"links"}:
+            nested.append((f"{prefix}{key}.", value))
+    for path, inner in nested:
+        found.extend(_lists_in(inner, path, depth - 1))
+    return found
 
-    Accepts a bare JSON array, or an object holding the list under ``items_key`` (tried first when given),
-    under one of :data:`ITEM_KEYS`, or as its only list value. An envelope whose known list key is ``null``
-    counts as empty. Raises :class:`PaginationError` when no list can be found.
+
+def find_records(body: Any, items_key: str | None = None) -> tuple[str, list[Any]]:
+    """``(data_selector, records)`` of an answer: where its list of records is, and the list.
+
+    A bare array is ``"$"``; otherwise the list under ``items_key`` (when given) or one of
+    :data:`ITEM_KEYS`, HAL's ``_embedded.<name>``, a known key one level down (``data.problems.edges``), or
+    the
+    only list in the envelope. An envelope whose known list key is ``null`` counts as empty. Raises
+    :class:`PaginationError` when no list can be found.
     """
     if isinstance(body, list):
-        return body
+        return "$", body
+    if body is None:
+        return "$", []
     if isinstance(body, dict):
         keys = (items_key, *ITEM_KEYS) if items_key else ITEM_KEYS
         for key in keys:
             value = body.get(key)
             if isinstance(value, list):
-                return value
-            if isinstance(value, dict):
-                inner = [v for k, v in value.items() if k in ITEM_KEYS and isinstance(v, list)]
-                if inner:
-                    return inner[0]
-        lists = [v for v in body.values() if isinstance(v, list)]
-        if len(lists) == 1:
-            return lists[0]
-        if not lists and any(k in body for k in ITEM_KEYS):
-            return []
-    if body is None:
-        return []
+                return key, value
+        lists = _lists_in(body, "", 2)
+        for prefix in ("_embedded.", ""):
+            for key in keys:
+                for path, value in lists:
+                    if path == f"{prefix}{key}" or path.endswith(f".{key}"):
+                        return path, value
+        embedded = [(p, v) for p, v in lists if p.startswith("_embedded.")]
+        if len(embedded) == 1:
+            return embedded[0]
+        top = [(p, v) for p, v in lists if "." not in p]
+        if len(top) == 1:
+            return top[0]
+        if not lists and any(body.get(k, 0) is None for k in keys):
+            return next(k for k in keys if k in body), []
     shape = f"keys {sorted(body)}" if isinstance(body, dict) else type(body).__name__
     raise PaginationError(f"cannot find the list of records in the response ({shape})")
+
+
+def select_records(body: Any, selector: str) -> list[Any] | None:
+    """The records at ``selector`` (a dot path, ``"$"`` for a bare array): a list, ``[]`` for ``null``, or
+    ``None`` when the path is not in the body at all."""
+    if selector == "$":
+        return body if isinstance(body, list) else ([] if body is None else None)
+    value = get_path(body, selector)
+    if isinstance(value, list):
+        return value
+    if value is None and isinstance(body, dict) and _has_path(body, selector):
+        return []
+    return None
+
+
+def _has_path(body: dict[str, Any], selector: str) -> bool:
+    head, _, rest = selector.rpartition(".")
+    parent = get_path(body, head) if head else body
+    return isinstance(parent, dict) and rest in parent
+
+
+def extract_items(body: Any, items_key: str | None = None) -> list[Any]:
+    """The list of records in a response body (see :func:`find_records`)."""
+    return find_records(body, items_key)[1]
 
 
 def _fingerprint(items: list[dict[str, Any]]) -> tuple[Any, ...]:
@@ -173,7 +299,8 @@ def _fingerprint(items: list[dict[str, Any]]) -> tuple[Any, ...]:
     return (len(items), repr(first), repr(last))
 
 
-def _as_int(value: Any) -> int | None:
+def as_int(value: Any) -> int | None:
+    """``value`` as an int when it is one (also a digit string or an integral float), else ``None``."""
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
@@ -185,21 +312,32 @@ def _as_int(value: Any) -> int | None:
     return None
 
 
+def _first(meta: Mapping[str, Any], keys: tuple[str, ...]) -> Any:
+    for key in keys:
+        value = meta.get(key)
+        if value is not None:
+            return value
+    return None
+
+
 class Paginator(ABC):
     """Base of all paginators: reads each answer, builds the next request, and applies the common stops.
 
     Args:
         page_size: the page size sent as ``limit_param`` (``None``: let the server choose its default).
-        limit_param: query parameter carrying the page size (default ``limit``).
+        limit_param: query parameter carrying the page size (``limit``, ``per_page``, ``page[size]``,
+            ``$top``, ``first``, ...).
         max_pages: hard stop; more pages raise :class:`PaginationError`.
+        total_path: where the total record count is (a dot path into the body or ``header:X-Total-Count``);
+            ``None``: any of the usual places.
 
     Use: ``p.init_request(req)`` once, then per answer ``p.update_state(items, body, headers)`` and, while
     ``p.has_next``, ``p.update_request(req)``.
     """
 
-    name: ClassVar[str] = "base"
-    #: Whether a page shorter than the page size ends the walk (true for page and offset styles).
-    short_page_stops: ClassVar[bool] = True
+    name: str = "base"
+    #: Whether a page shorter than the page size can end the walk (true for page and offset styles).
+    short_page_stops: bool = True
 
     def __init__(
         self,
@@ -207,19 +345,28 @@ class Paginator(ABC):
         page_size: int | None = None,
         limit_param: str = "limit",
         max_pages: int = DEFAULT_MAX_PAGES,
+        total_path: str | None = None,
     ) -> None:
         self.page_size = page_size
         self.limit_param = limit_param
         self.max_pages = max_pages
+        self.total_path = total_path
         self.has_next = True
         self.pages_seen = 0
         self.records_seen = 0
         self.total: int | None = None
+        #: The page count the last answer announced (``totalPages``, ``X-Total-Pages``), or ``None``.
+        self.total_pages: int | None = None
         self._effective_size: int | None = page_size
         self._last_fingerprint: tuple[Any, ...] | None = None
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(page_size={self.page_size!r})"
+
+    @property
+    def page_size_in_effect(self) -> int | None:
+        """The page size the answers show: the one asked for, else what the server said or sent first."""
+        return self._effective_size
 
     def drop_page_size(self, request: PageRequest) -> None:
         """Stop sending a page size (the server rejected it): use the server's default from now on."""
@@ -248,7 +395,22 @@ class Paginator(ABC):
         self._effective_size = previous._effective_size
         self._last_fingerprint = previous._last_fingerprint
         self.has_next = True
-        self._advance(items, page_metadata(body), headers)
+        self._advance(items, page_metadata(body, headers), headers, body)
+
+    def _read_total(
+        self, meta: Mapping[str, Any], body: Any, headers: Mapping[str, str], items: list[Any]
+    ) -> int | None:
+        if self.total_path is not None:
+            return as_int(get_path(body, self.total_path, headers))
+        total = as_int(_first(meta, TOTAL_KEYS))
+        if total is None:
+            # ``count`` is the total in Django REST framework, but the page's own length elsewhere: trust it
+            # only when it cannot be the page length of a full page.
+            count = as_int(meta.get("count"))
+            full = self._effective_size is not None and len(items) >= self._effective_size
+            if count is not None and (count != len(items) or not full):
+                total = count
+        return total
 
     def update_state(
         self, items: list[dict[str, Any]], body: Any, headers: Mapping[str, str] | None = None
@@ -257,6 +419,7 @@ class Paginator(ABC):
 
         Raises :class:`PaginationError` when the page repeats the previous one or ``max_pages`` is exceeded.
         """
+        headers = headers or {}
         self.pages_seen += 1
         if self.pages_seen > self.max_pages:
             raise PaginationError(f"more than {self.max_pages} pages: stopping ({type(self).__name__})")
@@ -267,37 +430,40 @@ class Paginator(ABC):
             )
         self._last_fingerprint = _fingerprint(items)
         self.records_seen += len(items)
-        meta = page_metadata(body)
-        total = _as_int(meta.get("total", meta.get("totalcount", meta.get("totalitems"))))
+        meta = page_metadata(body, headers)
+        total = self._read_total(meta, body, headers, items)
         if total is not None:
             self.total = total
+        pages = _first(meta, TOTAL_PAGES_KEYS)
+        self.total_pages = as_int(pages)
         if self._effective_size is None:
             # Page size in effect when none was requested: what the server says, else the first page's length.
-            self._effective_size = _as_int(meta.get("limit", meta.get("pagesize", meta.get("perpage")))) or (
-                len(items) or None
-            )
+            size = _first(meta, ("limit", "pagesize", "perpage", "size", "top", "first"))
+            self._effective_size = as_int(size) or (len(items) or None)
         if not items:
             self.has_next = False
             return
-        has_more = meta.get("hasmore", meta.get("hasnext", meta.get("hasnextpage")))
+        has_more = _first(meta, HAS_MORE_KEYS)
         if has_more is False:
             self.has_next = False
             return
-        if self.total is not None and self.records_seen >= self.total and self.short_page_stops:
+        if self.short_page_stops and self._ends_here(items, meta, has_more):
             self.has_next = False
             return
-        if (
-            self.short_page_stops
-            and has_more is not True
-            and self._effective_size is not None
-            and len(items) < self._effective_size
-        ):
-            self.has_next = False
-            return
-        self._advance(items, meta, headers or {})
+        self._advance(items, meta, headers, body)
+
+    def _ends_here(self, items: list[Any], meta: Mapping[str, Any], has_more: Any) -> bool:
+        """Page/offset styles: the walk ends at the total, or on a short page when nothing says otherwise."""
+        if self.total is not None:
+            return self.records_seen >= self.total
+        if has_more is True or is_link(meta.get("next")) or self.total_pages is not None:
+            return False
+        return self._effective_size is not None and len(items) < self._effective_size
 
     @abstractmethod
-    def _advance(self, items: list[dict[str, Any]], meta: dict[str, Any], headers: Mapping[str, str]) -> None:
+    def _advance(
+        self, items: list[dict[str, Any]], meta: dict[str, Any], headers: Mapping[str, str], body: Any
+    ) -> None:
         """Style-specific: read the answer's cursor/link/page count; set ``has_next``."""
 
     @abstractmethod
@@ -311,7 +477,9 @@ class SinglePagePaginator(Paginator):
     name = "single_page"
     short_page_stops = False
 
-    def _advance(self, items: list[dict[str, Any]], meta: dict[str, Any], headers: Mapping[str, str]) -> None:
+    def _advance(
+        self, items: list[dict[str, Any]], meta: dict[str, Any], headers: Mapping[str, str], body: Any
+    ) -> None:
         self.has_next = False
 
     def update_request(self, request: PageRequest) -> None:
@@ -319,34 +487,34 @@ class SinglePagePaginator(Paginator):
 
 
 class PageNumberPaginator(Paginator):
-    """``page``/``limit`` (1-based page numbers), as on the real platform's /problems, /leaderboard and a
-    problem's /solutions. Stops at ``totalPages`` (or ``total`` records) when the server reports them, else on
-    a short or empty page."""
+    """Page numbers: ``page_param`` (``page``; ``page[number]``, ``pageNumber``) counted from ``base_page``
+    (1, or 0), as on the real platform's /problems, /leaderboard and a problem's /solutions. The first request
+    sends no page number (the server's first page). Stops at the page count (``totalPages``,
+    ``X-Total-Pages``) or the total when the server reports them, else on a short or empty page."""
 
     name = "page_number"
 
     def __init__(self, *, page_param: str = "page", base_page: int = 1, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.page_param = page_param
+        self.base_page = base_page
         self.page = base_page
-        #: The page count the last answer announced (``totalPages``), or ``None`` when it did not say.
-        self.total_pages: int | None = None
 
-    def _advance(self, items: list[dict[str, Any]], meta: dict[str, Any], headers: Mapping[str, str]) -> None:
-        total_pages = _as_int(meta.get("totalpages", meta.get("pages", meta.get("pagecount"))))
-        self.total_pages = total_pages
-        current = _as_int(meta.get("page", meta.get("currentpage"))) or self.page
-        if total_pages is not None and current >= total_pages:
+    def _advance(
+        self, items: list[dict[str, Any]], meta: dict[str, Any], headers: Mapping[str, str], body: Any
+    ) -> None:
+        current = as_int(_first(meta, ("page", "currentpage", "pagenumber", "number"))) or self.page
+        if self.total_pages is not None and current - self.base_page + 1 >= self.total_pages:
             self.has_next = False
 
     def announced_requests(self, request: PageRequest) -> list[PageRequest]:
         """The requests of every further page the last answer announced: from ``request`` (the next
-        request, already advanced by :meth:`update_request`) to page ``totalPages`` (at most ``max_pages``);
+        request, already advanced by :meth:`update_request`) to the last page (at most ``max_pages``);
         ``[]`` when the server announced no page count. Lets a caller fetch them concurrently and feed the
         answers back in order."""
         if not self.has_next or self.total_pages is None:
             return []
-        last = min(self.total_pages, self.max_pages)
+        last = min(self.total_pages - 1 + self.base_page, self.max_pages)
         return [
             PageRequest(params={**request.params, self.page_param: number})
             for number in range(self.page, last + 1)
@@ -359,7 +527,8 @@ class PageNumberPaginator(Paginator):
 
 
 class OffsetPaginator(Paginator):
-    """``offset``/``limit``: the next offset is the number of records received so far; stops at ``total``."""
+    """Offsets: ``offset_param`` (``offset``, ``skip``, ``$skip``) = the number of records received so far,
+    with the page size as ``limit_param`` (``limit``, ``take``, ``$top``); stops at the total."""
 
     name = "offset"
 
@@ -371,7 +540,9 @@ class OffsetPaginator(Paginator):
         super().init_request(request)
         request.params[self.offset_param] = 0
 
-    def _advance(self, items: list[dict[str, Any]], meta: dict[str, Any], headers: Mapping[str, str]) -> None:
+    def _advance(
+        self, items: list[dict[str, Any]], meta: dict[str, Any], headers: Mapping[str, str], body: Any
+    ) -> None:
         if self.total is not None and self.records_seen >= self.total:
             self.has_next = False
 
@@ -380,34 +551,41 @@ class OffsetPaginator(Paginator):
         request.url = None
 
 
-#: Normalised body keys that carry the next cursor, in order of preference.
-CURSOR_KEYS: tuple[str, ...] = ("nextcursor", "nextpagetoken", "endcursor", "cursornext", "next")
-
-
 class CursorPaginator(Paginator):
-    """Cursor in the body (``next_cursor``/``nextCursor``/``next_page_token``/``pageInfo.endCursor``), sent
-    back as ``cursor_param``. Stops when the cursor is missing, null or empty; a cursor seen before raises
+    """A cursor sent back as ``cursor_param`` (``cursor``, ``after``, ``page_token``, ``continuation``, ...).
+
+    ``cursor_path``: where the next cursor is -- a dot path into the body (``next_cursor``,
+    ``pageInfo.endCursor``), ``"$last.<field>"`` for a field of the page's last record (Stripe's
+    ``starting_after=<last id>``), or ``None``: any of :data:`CURSOR_KEYS` in the metadata. Stops when the
+    cursor is missing, null or empty (or on ``has_more: false``); a cursor seen before raises
     :class:`PaginationError`."""
 
     name = "cursor"
     short_page_stops = False
 
-    def __init__(self, *, cursor_param: str = "cursor", cursor_key: str | None = None, **kwargs: Any) -> None:
+    def __init__(
+        self, *, cursor_param: str = "cursor", cursor_path: str | None = None, **kwargs: Any
+    ) -> None:
         super().__init__(**kwargs)
         self.cursor_param = cursor_param
-        self.cursor_key = _norm(cursor_key) if cursor_key else None
+        self.cursor_path = cursor_path
         self.cursor: str | None = None
         self._seen: set[str] = set()
 
-    def _advance(self, items: list[dict[str, Any]], meta: dict[str, Any], headers: Mapping[str, str]) -> None:
-        keys = (self.cursor_key,) if self.cursor_key else CURSOR_KEYS
-        cursor: Any = None
-        for key in keys:
-            value = meta.get(key)
-            if value not in (None, ""):
-                cursor = value
-                break
-        if cursor is None or isinstance(cursor, bool):
+    def _find(self, items: list[dict[str, Any]], meta: dict[str, Any], body: Any) -> Any:
+        if self.cursor_path is None:
+            found = (meta[k] for k in CURSOR_KEYS if meta.get(k) not in (None, "") and not is_link(meta[k]))
+            return next(found, None)
+        if self.cursor_path.startswith("$last."):
+            last = items[-1] if items else None
+            return last.get(self.cursor_path[6:]) if isinstance(last, dict) else None
+        return get_path(body, self.cursor_path)
+
+    def _advance(
+        self, items: list[dict[str, Any]], meta: dict[str, Any], headers: Mapping[str, str], body: Any
+    ) -> None:
+        cursor = self._find(items, meta, body)
+        if cursor in (None, "") or isinstance(cursor, bool | dict | list):
             self.has_next = False
             return
         cursor = str(cursor)
@@ -435,23 +613,32 @@ def next_link_from_header(value: str | None) -> str | None:
 
 
 class NextLinkPaginator(Paginator):
-    """Follows a next link: ``next`` (or ``links.next``) in the body, else ``rel="next"`` in a ``Link``
-    header. The link may be relative; the client resolves it against the request URL. Stops when there is no
-    link; a link seen before raises :class:`PaginationError`."""
+    """Follows a next link: at ``next_url_path`` in the body (``json_link``; ``None``: ``next``,
+    ``links.next``, ``_links.next.href`` or ``@odata.nextLink``), or ``rel="next"`` in a ``Link`` header
+    (``header_link``); ``next_link`` takes whichever the answer carries. The link may be relative; the walk
+    resolves it against the request URL. Stops when there is no link; a link seen before raises
+    :class:`PaginationError`."""
 
     name = "next_link"
     short_page_stops = False
 
-    def __init__(self, **kwargs: Any) -> None:
+    def __init__(self, *, next_url_path: str | None = None, source: str = "any", **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        self.next_url_path = next_url_path
+        self.source = source
+        self.name = {"body": "json_link", "header": "header_link"}.get(source, "next_link")
         self.next_url: str | None = None
         self._seen: set[str] = set()
 
-    def _advance(self, items: list[dict[str, Any]], meta: dict[str, Any], headers: Mapping[str, str]) -> None:
-        link = meta.get("next")
-        if not isinstance(link, str) or not link:
+    def _advance(
+        self, items: list[dict[str, Any]], meta: dict[str, Any], headers: Mapping[str, str], body: Any
+    ) -> None:
+        link: Any = None
+        if self.source != "header":
+            link = get_path(body, self.next_url_path) if self.next_url_path else meta.get("next")
+        if (not isinstance(link, str) or not link) and self.source != "body":
             link = next_link_from_header(headers.get("link") or headers.get("Link"))
-        if not link:
+        if not isinstance(link, str) or not link:
             self.has_next = False
             return
         if link in self._seen:
@@ -464,61 +651,67 @@ class NextLinkPaginator(Paginator):
         request.params = {}
 
 
-#: Registry: style name -> paginator class (used by ``pagination=`` options of the client).
-PAGINATORS: dict[str, type[Paginator]] = {
-    cls.name: cls
-    for cls in (PageNumberPaginator, OffsetPaginator, CursorPaginator, NextLinkPaginator, SinglePagePaginator)
+#: Registry: paginator type -> (class, fixed options). ``next_link`` reads a body link or a Link header.
+PAGINATORS: dict[str, tuple[type[Paginator], dict[str, Any]]] = {
+    "page_number": (PageNumberPaginator, {}),
+    "offset": (OffsetPaginator, {}),
+    "cursor": (CursorPaginator, {}),
+    "json_link": (NextLinkPaginator, {"source": "body"}),
+    "header_link": (NextLinkPaginator, {"source": "header"}),
+    "next_link": (NextLinkPaginator, {}),
+    "single_page": (SinglePagePaginator, {}),
 }
+_ALIASES = {"page": "page_number", "link": "next_link"}
+#: The options each paginator type takes (besides page_size, limit_param, max_pages, total_path).
+PAGINATOR_OPTIONS: dict[str, tuple[str, ...]] = {
+    "page_number": ("page_param", "base_page"),
+    "offset": ("offset_param",),
+    "cursor": ("cursor_param", "cursor_path"),
+    "json_link": ("next_url_path",),
+    "header_link": (),
+    "next_link": ("next_url_path",),
+    "single_page": (),
+}
+_COMMON_OPTIONS = ("page_size", "limit_param", "max_pages", "total_path")
 
 
 def make_paginator(style: str, **options: Any) -> Paginator:
-    """A paginator from its registry name (``page_number``, ``offset``, ``cursor``, ``next_link``,
-    ``single_page``; ``page`` is accepted for ``page_number``). Raises :class:`ValueError` for an unknown
-    name."""
-    key = {"page": "page_number", "link": "next_link", "header_link": "next_link"}.get(style, style)
-    try:
-        cls = PAGINATORS[key]
-    except KeyError:
-        raise ValueError(f"unknown pagination style {style!r}; choose one of {sorted(PAGINATORS)}") from None
-    return cls(**options)
+    """A paginator from its type (``page_number``, ``offset``, ``cursor``, ``json_link``, ``header_link``,
+    ``next_link``, ``single_page``; ``page`` is accepted for ``page_number``) and options. Raises
+    :class:`ValueError` for an unknown type or an option the type does not take."""
+    key = _ALIASES.get(style, style)
+    if key not in PAGINATORS:
+        raise ValueError(
+            f"unknown pagination style (paginator type) {style!r}; choose one of {sorted(PAGINATORS)}"
+        )
+    cls, fixed = PAGINATORS[key]
+    allowed = PAGINATOR_OPTIONS[key] + _COMMON_OPTIONS
+    unknown = sorted(set(options) - set(allowed))
+    if unknown:
+        raise ValueError(
+            f"paginator type {key!r} takes no {', '.join(unknown)} (it takes {', '.join(allowed)})"
+        )
+    return cls(**fixed, **options)
 
 
-def detect_paginator(
-    body: Any,
-    headers: Mapping[str, str] | None = None,
-    *,
-    page_size: int | None = None,
-    limit_param: str = "limit",
-    max_pages: int = DEFAULT_MAX_PAGES,
-) -> Paginator:
-    """Pick the paginator for a list endpoint from its first answer (``body`` decoded, ``headers``).
+@dataclass(frozen=True, slots=True)
+class PaginatorSpec:
+    """A paginator as configuration: its ``type`` and options in dlt's rest_api vocabulary (``page_param``,
+    ``base_page``, ``offset_param``, ``cursor_param``, ``cursor_path``, ``next_url_path``, ``limit_param``,
+    ``total_path``). What a detector returns and a profile's ``[endpoints.<name>.paginator]`` table holds."""
 
-    Rules, first match wins: a next link in the body or a ``Link: rel="next"`` header: next link; a next
-    cursor: cursor; ``offset`` in the metadata: offset; ``page``/``totalPages``: page number; a bare array
-    without a Link header that is shorter than the requested page size (or with no page size requested):
-    single page; otherwise page number (the real platform's style), which is logged as a fallback. The
-    returned paginator has *not* yet read ``body``: call ``update_state`` with it.
-    """
-    common: dict[str, Any] = {"page_size": page_size, "limit_param": limit_param, "max_pages": max_pages}
-    meta = page_metadata(body)
-    link_header = (headers or {}).get("link") or (headers or {}).get("Link")
-    nxt = meta.get("next")
-    if (isinstance(nxt, str) and nxt.startswith(("http://", "https://", "/", "?"))) or next_link_from_header(
-        link_header
-    ):
-        return NextLinkPaginator(**common)
-    if any(key in meta for key in ("nextcursor", "nextpagetoken", "endcursor", "cursornext")) or (
-        isinstance(nxt, str) and nxt
-    ):
-        return CursorPaginator(**common)
-    if "offset" in meta:
-        return OffsetPaginator(**common)
-    if any(key in meta for key in ("page", "totalpages", "currentpage")):
-        return PageNumberPaginator(**common)
-    if "next" in meta:
-        # A ``next: null`` envelope with nothing else: next-link style on its last page.
-        return NextLinkPaginator(**common)
-    if isinstance(body, list) and (page_size is None or len(body) < page_size):
-        return SinglePagePaginator(**common)
-    log.debug("no pagination metadata in the first answer: assuming page/limit")
-    return PageNumberPaginator(**common)
+    type: str
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+    def build(self, *, page_size: int | None, limit_param: str, max_pages: int) -> Paginator:
+        """The paginator (``limit_param`` of the spec wins over the given default)."""
+        options = dict(self.options)
+        options.setdefault("limit_param", limit_param)
+        return make_paginator(self.type, page_size=page_size, max_pages=max_pages, **options)
+
+    def as_toml(self) -> str:
+        """Inline TOML of the spec, e.g. ``type = "cursor", cursor_param = "after"``."""
+        parts = [f'type = "{self.type}"']
+        for key, value in self.options.items():
+            parts.append(f'{key} = "{value}"' if isinstance(value, str) else f"{key} = {value}")
+        return ", ".join(parts)

@@ -1,19 +1,28 @@
-"""The page walk over a list endpoint, and the registry of the platform's list endpoints.
+"""The page walk over a list endpoint, the client's memory of each endpoint, and the platform's list
+endpoints.
 
 A :class:`PageWalk` holds the state of one walk: the next request, the paginator in use, the page-size
 fallback. The clients (``client.py``) send its requests and feed each answer to :meth:`PageWalk.accept`,
-which returns the :class:`~solvelens.client.pagination.Page` and prepares the next request. No HTTP here.
+which returns the :class:`~solvelens.client.pagination.Page` (records in the canonical form,
+:mod:`solvelens.client.records`) and prepares the next request. No HTTP here.
 
-Style, in order: the ``style`` passed to ``iter_pages``; the client's ``pagination=`` option for the endpoint;
-a style learned by an earlier walk of the same endpoint; detection from the first answer
-(:func:`~solvelens.client.pagination.detect_paginator`). The style in use is logged at INFO once per endpoint.
+What a client knows about an endpoint lives in its :class:`EndpointMemory` (one :class:`EndpointState` per
+endpoint, seeded from the profile): where the records are (``data_selector``), their :class:`RecordStyle`
+(decided once, from the first record), a learned or declared paginator, a rejected page size. The client
+hands the state to each walk; walks never touch the client.
+
+Paginator, in order: the ``style`` passed to ``iter_pages`` or the client's ``pagination=`` option; the
+profile's ``[endpoints.<name>.paginator]``; a style learned by an earlier walk of the same endpoint; detection
+from the first answer (:func:`~solvelens.client.detect.candidates`). The style in use is logged at INFO once
+per endpoint.
 
 When the style was *detected* (not declared) and a page repeats the previous one (the server ignored the
-paging parameters), the walk tries the other request styles before failing: ``offset`` (``offset=<records so
-far>``), then ``cursor`` or ``next_link`` when the repeated answer offers a cursor or a next link. The style
-that works is remembered for the endpoint (every problem's ``/solutions`` walk then uses it from the first
-request). When none works, :class:`~solvelens.client.errors.PaginationError` names the endpoint, the styles
-tried and the fix (declare the style with ``pagination=``).
+paging parameters), the walk tries the next candidate the same detectors find in the repeated answer (an
+offset, a cursor or a next link it offers), spending at most
+:data:`~solvelens.client.detect.MAX_DETECTION_REQUESTS` extra requests per endpoint. The style that works is
+remembered for the endpoint (every problem's ``/solutions`` walk then uses it from the first request). When
+none works, :class:`~solvelens.client.errors.PaginationError` names the endpoint, the styles tried and the
+profile line that fixes it.
 """
 
 from __future__ import annotations
@@ -21,11 +30,12 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import httpx
 
+from solvelens.client.detect import MAX_DETECTION_REQUESTS, Answer, Detection, candidates
 from solvelens.client.errors import (
     APIStatusError,
     BadRequestError,
@@ -34,21 +44,29 @@ from solvelens.client.errors import (
     UnprocessableEntityError,
 )
 from solvelens.client.pagination import (
-    CURSOR_KEYS,
     Page,
     PageRequest,
     Paginator,
-    detect_paginator,
-    extract_items,
-    make_paginator,
-    next_link_from_header,
-    page_metadata,
+    PaginatorSpec,
+    find_records,
+    get_path,
+    select_records,
 )
+from solvelens.client.records import CANONICAL_ID, RecordStyle, detect_record_style
 
 if TYPE_CHECKING:
-    from solvelens.client.base import BaseClient
+    from solvelens.client.profile import Profile
 
-__all__ = ["KNOWN_LIST_ENDPOINTS", "ListEndpoint", "PageWalk", "endpoint_key", "endpoint_name"]
+__all__ = [
+    "KNOWN_LIST_ENDPOINTS",
+    "EndpointMemory",
+    "EndpointState",
+    "ListEndpoint",
+    "PageWalk",
+    "endpoint_key",
+    "endpoint_name",
+    "read_records",
+]
 
 log = logging.getLogger("solvelens.client")
 
@@ -56,7 +74,8 @@ log = logging.getLogger("solvelens.client")
 @dataclass(frozen=True, slots=True)
 class ListEndpoint:
     """A known list endpoint: path template, the envelope key of its list, the largest page size the real
-    platform accepts, and its default pagination style (``None``: detect from the first answer)."""
+    platform accepts, and its default pagination style when the answers show no clear one (``None``: detect;
+    a detector at least :data:`CLEAR` confident still wins, e.g. a next link on paged categories)."""
 
     path: str
     items_key: str | None
@@ -64,7 +83,7 @@ class ListEndpoint:
     style: str | None = None
 
 
-#: The paginated endpoints of the platform, keyed by the name used in ``pagination=``/``page_sizes=`` options.
+#: The paginated endpoints of the platform, keyed by the name used in profiles and ``pagination=`` options.
 KNOWN_LIST_ENDPOINTS: dict[str, ListEndpoint] = {
     "problems": ListEndpoint("/problems", "problems", 50),
     "solutions": ListEndpoint("/problems/{problem_id}/solutions", "solutions", 100),
@@ -72,10 +91,10 @@ KNOWN_LIST_ENDPOINTS: dict[str, ListEndpoint] = {
     "categories": ListEndpoint("/categories", "categories", None, "single_page"),
 }
 
-_ID_SEGMENT = re.compile(r"^[0-9a-fA-F-]{8,}$|^\d+$")
+#: Confidence from which a detection wins over an endpoint's default style.
+CLEAR = 0.5
 
-#: Styles tried, in order, when a detected style's second page repeats the first.
-_FALLBACK_ORDER = ("offset", "cursor", "next_link")
+_ID_SEGMENT = re.compile(r"^[0-9a-fA-F-]{8,}$|^\d+$")
 
 
 def endpoint_key(path: str) -> str:
@@ -93,63 +112,139 @@ def endpoint_name(endpoint: str) -> str | None:
     return None
 
 
-def _offered_styles(body: Any, headers: Mapping[str, str]) -> set[str]:
-    """Request styles an answer makes possible besides page numbers: always ``offset``; ``cursor`` when it
-    carries a next cursor; ``next_link`` when it carries a next link (body or ``Link`` header)."""
-    offered = {"offset"}
-    meta = page_metadata(body)
-    nxt = meta.get("next")
-    link = isinstance(nxt, str) and nxt.startswith(("http://", "https://", "/", "?"))
-    if any(meta.get(key) not in (None, "", False, True) for key in CURSOR_KEYS if key != "next") or (
-        isinstance(nxt, str) and nxt and not link
-    ):
-        offered.add("cursor")
-    if link or next_link_from_header(headers.get("link") or headers.get("Link")):
-        offered.add("next_link")
-    return offered
+@dataclass(slots=True)
+class EndpointState:
+    """What a client knows about one endpoint (``name``: ``problems``, ``solutions``, ``problem``, ``stats``,
+    ``tasks_next``, ... or a path template), kept across walks and calls.
+
+    ``paginator``: declared (profile) or learned (a fallback that worked) spec; ``paginator_declared``.
+    ``page_size``: declared page size. ``data_selector`` / ``selector_declared``: where the records are.
+    ``records``: the :class:`RecordStyle`, decided once. ``total_path``: declared place of the total.
+    ``page_size_rejected``: the server refused our page size (its default is used). ``announced``: the style
+    was logged. ``detection_requests``: extra requests detection spent here (at most
+    :data:`~solvelens.client.detect.MAX_DETECTION_REQUESTS`).
+    """
+
+    name: str
+    paginator: PaginatorSpec | None = None
+    paginator_declared: bool = False
+    page_size: int | None = None
+    data_selector: str | None = None
+    selector_declared: bool = False
+    records: RecordStyle | None = None
+    total_path: str | None = None
+    page_size_rejected: bool = False
+    announced: bool = False
+    detection_requests: int = 0
+
+    def record_style(self, sample: Any) -> RecordStyle:
+        """The endpoint's record style, detected from ``sample`` (one record as sent) the first time."""
+        if self.records is None:
+            self.records = detect_record_style(sample, self.name)
+        elif self.records.declared and self.records.id_field is None:
+            detected = detect_record_style(sample, self.name)
+            self.records = RecordStyle(
+                self.records.record, self.records.field_case, detected.id_field, detected.canonical_id, True
+            )
+        return self.records
+
+
+@dataclass(slots=True)
+class EndpointMemory:
+    """The client's memory of every endpoint: one :class:`EndpointState` per name, created on first use and
+    seeded from ``profile`` (a :class:`~solvelens.client.profile.Profile`, or ``None``)."""
+
+    profile: Profile | None = None
+    states: dict[str, EndpointState] = field(default_factory=dict)
+
+    def __getitem__(self, name: str) -> EndpointState:
+        state = self.states.get(name)
+        if state is None:
+            state = EndpointState(name)
+            if self.profile is not None:
+                self.profile.seed(state)
+            self.states[name] = state
+        return state
+
+    @property
+    def rejected_page_sizes(self) -> set[str]:
+        """Names of the endpoints whose page size the server refused."""
+        return {name for name, s in self.states.items() if s.page_size_rejected}
+
+    @property
+    def learned_styles(self) -> dict[str, str]:
+        """Paginator type per endpoint that a walk learned or a profile declared."""
+        return {name: s.paginator.type for name, s in self.states.items() if s.paginator is not None}
+
+
+def _setting(state: EndpointState, key: str) -> str:
+    return f"[endpoints.{state.name}] {key}"
 
 
 class PageWalk:
     """State of one walk over a list endpoint: the next request, the paginator, the page-size fallback and
     the style fallback (see the module docstring).
 
-    ``client`` supplies ``limit_param``, ``max_pages`` and the per-client memory of rejected page sizes and
-    learned styles. ``key`` names the endpoint in that memory (``solutions`` for every problem's solutions).
+    Args:
+        state: the endpoint's :class:`EndpointState` (from the client's :class:`EndpointMemory`).
+        path: the path walked (relative to the base URL). ``url``: its absolute URL (relative next links are
+            resolved against the answers' URLs, a fallback's first request against this).
+        params: the endpoint's query parameters. ``page_size``: size to ask for (``None``: server default).
+        style: a paginator type or instance that overrides everything else (``None``: see the module).
+        items_key: the real platform's envelope key of the list. ``limit_param``, ``max_pages``: defaults.
+        default_style: the style to use when detection finds nothing clear (:data:`CLEAR`).
     """
 
     def __init__(
         self,
-        client: BaseClient,
+        state: EndpointState,
         path: str,
         params: Mapping[str, Any] | None,
         *,
+        url: str,
         page_size: int | None,
         style: str | Paginator | None,
         items_key: str | None,
-        key: str,
+        limit_param: str = "limit",
+        max_pages: int = 1_000_000,
+        default_style: str | None = None,
     ) -> None:
-        self.client = client
+        self.state = state
+        self.default_style = default_style
         self.path = path
-        known = KNOWN_LIST_ENDPOINTS.get(key)
+        self.url = url
+        known = KNOWN_LIST_ENDPOINTS.get(state.name)
         self.template = known.path.replace("{problem_id}", "{id}") if known else endpoint_key(path)
-        self.key = key
+        self.key = state.name
         self.items_key = items_key
-        self.limit_param = client.limit_param
-        if key in client._rejected_page_sizes:
+        self.limit_param = limit_param
+        self.max_pages = max_pages
+        if state.page_size is not None and style is None:
+            page_size = state.page_size
+        if state.page_size_rejected:
             page_size = None
         self.page_size = page_size
         self.base_params = {k: v for k, v in (params or {}).items() if v is not None}
         self.request = PageRequest(params=dict(self.base_params))
-        learned = client._learned_styles.get(key) if style is None else None
+        spec = state.paginator if style is None else None
         #: Whether the style was detected from the answers (then other styles are tried on a repeated page).
-        self.detected = style is None and learned is None
-        self.tried: list[str] = []
+        self.detected = style is None and spec is None
+        self.tried: list[PaginatorSpec] = []
+        #: The paginator in use as configuration (``None`` for a paginator instance passed in, or before the
+        #: first answer of a detected walk).
+        self.spec: PaginatorSpec | None = None
         self.paginator: Paginator | None
         if isinstance(style, Paginator):
             self.paginator = style
-        elif style is not None or learned is not None:
-            self.paginator = self._make(str(style or learned))
-            self._announce(f"{self.paginator.name} pagination" + (" (learned)" if learned else " (declared)"))
+        elif style is not None:
+            self.spec = PaginatorSpec(style)
+            self.paginator = self._make(self.spec)
+            self._announce(f"{self.paginator.name} pagination (declared)")
+        elif spec is not None:
+            self.spec = spec
+            self.paginator = self._make(spec)
+            how = "declared in the profile" if state.paginator_declared else "learned"
+            self._announce(f"{self.paginator.name} pagination ({how})")
         else:
             self.paginator = None
         if self.paginator is not None:
@@ -160,15 +255,21 @@ class PageWalk:
         self.offset = 0
         self.done = False
 
-    def _make(self, style: str) -> Paginator:
-        return make_paginator(
-            style, page_size=self.page_size, limit_param=self.limit_param, max_pages=self.client.max_pages
-        )
+    def _make(self, spec: PaginatorSpec) -> Paginator:
+        options = dict(spec.options)
+        if self.state.total_path is not None:
+            options.setdefault("total_path", self.state.total_path)
+        try:
+            return PaginatorSpec(spec.type, options).build(
+                page_size=self.page_size, limit_param=self.limit_param, max_pages=self.max_pages
+            )
+        except ValueError as exc:
+            raise PaginationError(f"GET {self.template}: [endpoints.{self.key}.paginator]: {exc}") from None
 
     def _announce(self, what: str) -> None:
         """Log the endpoint's style at INFO, once per endpoint and client."""
-        if self.key not in self.client._announced_styles:
-            self.client._announced_styles.add(self.key)
+        if not self.state.announced:
+            self.state.announced = True
             log.info("GET %s: %s", self.template, what)
 
     def fall_back(self, exc: APIStatusError) -> bool:
@@ -187,7 +288,7 @@ class PageWalk:
             self.request.params[self.limit_param],
             exc.message[:120],
         )
-        self.client._rejected_page_sizes.add(self.key)
+        self.state.page_size_rejected = True
         self.page_size = None
         if self.paginator is not None:
             self.paginator.drop_page_size(self.request)
@@ -195,33 +296,41 @@ class PageWalk:
             self.request.params.pop(self.limit_param, None)
         return True
 
+    def records(self, body: Any) -> list[Any]:
+        """The records of an answer in the canonical form (:func:`read_records`)."""
+        return read_records(self.state, body, self.items_key, self.template)
+
     def accept(self, body: Any, headers: Mapping[str, str], url: httpx.URL) -> Page | None:
         """Read one answer; return its :class:`Page` and prepare the next request (or mark the walk done).
 
         Returns ``None`` when the answer repeated the previous page and the walk switched to another request
         style: send :attr:`request` again and feed its answer here. Raises :class:`PaginationError` (naming
-        the endpoint and the fix) when no style gets past a repeated page.
+        the endpoint and the profile line that fixes it) when no style gets past a repeated page, or when a
+        profile setting does not fit the answer.
         """
-        items = extract_items(body, self.items_key)
+        items = self.records(body)
         if self.paginator is None:
-            self.paginator = detect_paginator(
-                body,
-                headers,
-                page_size=self.page_size,
-                limit_param=self.limit_param,
-                max_pages=self.client.max_pages,
-            )
+            answer = Answer(body, headers, self.request.params, items, self.page_size)
+            best = candidates(answer)[0]
+            if self.default_style is not None and best.confidence < CLEAR:
+                best = Detection(PaginatorSpec(self.default_style), 1.0, "the endpoint's default")
+            self.tried.append(best.spec)
+            self.spec = best.spec
+            self.paginator = self._make(best.spec)
             self._announce(f"{self.paginator.name} pagination (detected from the first answer)")
+        elif (
+            self.number == 0
+            and self.state.total_path is not None
+            and get_path(body, self.state.total_path, headers) is None
+        ):
+            raise PaginationError(
+                f"GET {self.template}: the profile's {_setting(self.state, 'total_path')} = "
+                f"{self.state.total_path!r} is not in the answer ({_shape(body)}); fix or remove it"
+            )
         if self.number > 0 and self.paginator.repeats(items):
             if self.detected and self._switch_style(items, body, headers):
                 return None
-            tried = ", ".join(self.tried or [self.paginator.name])
-            raise PaginationError(
-                f"GET {self.template}: page {self.number + 1} repeats page {self.number} with {tried} "
-                "pagination: the server ignores these paging parameters; declare the style of this "
-                f"endpoint, e.g. pagination={{{self.key!r}: 'cursor'}} (one of page_number, offset, cursor, "
-                "next_link)"
-            )
+            raise PaginationError(self._repeat_message())
         used = PageRequest(params=dict(self.request.params), url=self.request.url)
         try:
             self.paginator.update_state(items, body, headers)
@@ -235,6 +344,7 @@ class PageWalk:
             offset=self.offset,
             request=used,
             body=body,
+            headers=headers,
         )
         self.offset += len(items)
         if self.paginator.has_next:
@@ -245,17 +355,30 @@ class PageWalk:
             self.done = True
         return page
 
+    def _repeat_message(self) -> str:
+        assert self.paginator is not None
+        tried = ", ".join(dict.fromkeys([s.type for s in self.tried] or [self.paginator.name]))
+        return (
+            f"GET {self.template}: page {self.number + 1} repeats page {self.number} with {tried} "
+            "pagination: the server ignores these paging parameters; add to your profile: "
+            f'[endpoints.{self.key}.paginator] type = "cursor", cursor_param = "<the parameter the API '
+            'documents>" (or type = "page_number" with page_param, "offset" with offset_param, "json_link" '
+            f"with next_url_path; in Python: pagination={{{self.key!r}: 'cursor'}})"
+        )
+
     def _switch_style(self, items: list[dict[str, Any]], body: Any, headers: Mapping[str, str]) -> bool:
-        """Replace the paginator by the next untried style the repeated answer allows; prepare its request.
-        Returns False when no style is left."""
+        """Replace the paginator by the best untried candidate the repeated answer allows; prepare its
+        request. Returns False when none is left or the endpoint's detection budget is spent."""
         assert self.paginator is not None
         failed = self.paginator
-        self.tried.append(failed.name)
-        offered = _offered_styles(body, headers)
-        for style in _FALLBACK_ORDER:
-            if style in self.tried or style not in offered:
+        answer = Answer(body, headers, self.request.params, items, self.page_size)
+        for detection in candidates(answer):
+            if self.state.detection_requests >= MAX_DETECTION_REQUESTS:
+                return False
+            if detection.spec in self.tried or detection.spec.type == "single_page":
                 continue
-            candidate = self._make(style)
+            self.tried.append(detection.spec)
+            candidate = self._make(detection.spec)
             candidate.adopt(failed, items, body, headers)
             if not candidate.has_next:
                 continue
@@ -263,7 +386,7 @@ class PageWalk:
             candidate.init_request(request)
             candidate.update_request(request)
             if request.url is not None:
-                request.url = str(httpx.URL(self.client._url(self.path)).join(request.url))
+                request.url = str(httpx.URL(self.url).join(request.url))
             log.info(
                 "GET %s: page %d repeated page %d with %s pagination (the server ignores %s); switching to "
                 "%s pagination",
@@ -273,11 +396,64 @@ class PageWalk:
                 failed.name,
                 ", ".join(sorted(set(self.request.params) - set(self.base_params) - {self.limit_param}))
                 or "its parameters",
-                style,
+                candidate.name,
             )
+            self.state.detection_requests += 1
             self.paginator = candidate
             self.request = request
-            self.client._learned_styles[self.key] = style
-            self.client._announced_styles.add(self.key)
+            self.state.paginator = detection.spec
+            self.spec = detection.spec
+            self.state.announced = True
             return True
         return False
+
+
+def read_records(state: EndpointState, body: Any, items_key: str | None, template: str) -> list[Any]:
+    """The records of an answer in the canonical form: found at the endpoint's ``data_selector`` (found once,
+    on the first answer, unless a profile declares it), normalised by its record style (decided once, from
+    the first record). Raises :class:`PaginationError` naming the profile setting that does not fit."""
+    raw: list[Any] | None = None
+    if state.data_selector is not None:
+        raw = select_records(body, state.data_selector)
+        if raw is None and state.selector_declared:
+            raise PaginationError(
+                f"GET {template}: the profile's {_setting(state, 'data_selector')} = "
+                f"{state.data_selector!r} finds no list in the answer ({_shape(body)}); fix or remove it"
+            )
+    if raw is None:
+        selector, raw = find_records(body, items_key)
+        state.data_selector = state.data_selector or selector
+    if not raw:
+        return raw
+    style = state.record_style(raw[0])
+    if style.declared and style.id_field and not style.identity and not _has_id(raw[0], style):
+        fields = ", ".join(sorted(map(str, _fields(raw[0], style))))
+        raise PaginationError(
+            f"GET {template}: the profile's {_setting(state, 'id_field')} = {style.id_field!r} is not a "
+            f"field of its records (fields: {fields})"
+        )
+    return style.normalise_all(raw)
+
+
+def _shape(body: Any) -> str:
+    return (
+        f"top-level keys: {', '.join(sorted(map(str, body)))}"
+        if isinstance(body, dict)
+        else type(body).__name__
+    )
+
+
+def _fields(record: Any, style: RecordStyle) -> list[Any]:
+    if not isinstance(record, dict):
+        return []
+    inner = record.get("attributes") if style.record == "resource_object" else record.get("node")
+    return [*record, *(inner if isinstance(inner, dict) else [])]
+
+
+def _has_id(record: Any, style: RecordStyle) -> bool:
+    return style.id_field in _fields(record, style)
+
+
+def canonical_id(name: str) -> str:
+    """The canonical id field of endpoint ``name`` (``id``; ``slug`` for categories)."""
+    return CANONICAL_ID.get(name, "id")

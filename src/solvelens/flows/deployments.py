@@ -60,6 +60,7 @@ def snapshot_deployment(
     full: bool = False,
     allow_missing_bot_me: bool = False,
     name: str | None = None,
+    profile: str | None = None,
 ) -> Any:
     """A ``RunnerDeployment`` of :func:`solvelens.flows.snapshot.snapshot_flow` on ``cron`` (UTC), named
     ``snapshot-<deployment_suffix(db_path, base_url=base_url)>`` unless ``name`` is given.
@@ -74,8 +75,12 @@ def snapshot_deployment(
         cron=cron,
         parameters={
             "plan": SnapshotPlan(
-                base_url=base_url, db_path=db_path, full=full, allow_missing_bot_me=allow_missing_bot_me
-            ).model_dump(include={"base_url", "db_path", "full", "allow_missing_bot_me"})
+                base_url=base_url,
+                db_path=db_path,
+                full=full,
+                allow_missing_bot_me=allow_missing_bot_me,
+                profile=profile,
+            ).model_dump(include={"base_url", "db_path", "full", "allow_missing_bot_me", "profile"})
         },
         tags=TAGS,
         description=f"One complete snapshot of {base_url} into {db_path}.",
@@ -108,11 +113,18 @@ def build_deployments(
     report_cron: str = REPORT_CRON,
     full: bool = False,
     allow_missing_bot_me: bool = False,
+    profile: str | None = None,
 ) -> list[Any]:
-    """The snapshot and the report deployments, ready for :func:`serve_deployments`."""
+    """The snapshot and the report deployments, ready for :func:`serve_deployments` (``profile``: the path
+    of a platform profile the snapshot runs read)."""
     return [
         snapshot_deployment(
-            base_url, db_path, cron=snapshot_cron, full=full, allow_missing_bot_me=allow_missing_bot_me
+            base_url,
+            db_path,
+            cron=snapshot_cron,
+            full=full,
+            allow_missing_bot_me=allow_missing_bot_me,
+            profile=profile,
         ),
         report_deployment(db_path, report_out, cron=report_cron),
     ]

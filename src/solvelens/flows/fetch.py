@@ -1,6 +1,7 @@
 """Plain async fetch steps of a snapshot (no Prefect here): platform HTTP -> staging directory.
 
-Each step opens its own :class:`solvelens.client.AsyncPlatformClient`, fetches one group of resources, writes
+Each step opens its own :class:`solvelens.client.AsyncPlatformClient` (with the run's profile, ``profile``:
+the path of a ``solvelens probe`` file, when there is one), fetches one group of resources, writes
 them to a :class:`solvelens.store.StagingArea` and returns a small JSON-serialisable report::
 
     {"step": str, "counts": {resource: n}, "warnings": [str], "info": {...}}
@@ -19,7 +20,9 @@ Steps (endpoints relative to the base URL ``.../api/v1``):
 The steps know only HTTP and the staging area: what the last snapshot held is staged beforehand by the
 flow (``previous_problems``, ``previous_bots``; absent on a full run), never read from the store here. A
 paging walk that sees an id twice keeps the first copy; a server ``total`` that differs from the unique
-records collected is recorded as a warning (never a failure). The step list that runs them (in-process or
+records collected is recorded as a warning (never a failure). A record the snapshot cannot identify (no id,
+or a 404 for an id the listing just gave) fails the step with one line naming the profile setting that
+fixes it: nothing is written. The step list that runs them (in-process or
 as Prefect task runs) is :mod:`solvelens.flows.steps`.
 """
 
@@ -40,6 +43,7 @@ from solvelens.client import (
     NotFoundError,
     Page,
     PermissionDeniedError,
+    UnrecognizedResponseError,
 )
 from solvelens.store.staging import StagingArea, dump_json, version_key
 
@@ -63,20 +67,54 @@ def _report(step: str, counts: dict[str, int], warnings: list[str], **info: Any)
     return {"step": step, "counts": counts, "warnings": warnings, "info": info}
 
 
-def _client(base_url: str, api_key: SecretStr | None = None, concurrency: int = DEFAULT_CONCURRENCY) -> Any:
-    # read_env=False: public steps never pick up a key from the environment.
+def _client(
+    base_url: str,
+    api_key: SecretStr | None = None,
+    concurrency: int = DEFAULT_CONCURRENCY,
+    profile: str | None = None,
+) -> Any:
+    # read_env=False: public steps never pick up a key (or a profile) from the environment; the plan says.
     return AsyncPlatformClient(
-        base_url, api_key=api_key, read_env=False, max_connections=max(concurrency, 4) + 2
+        base_url, api_key=api_key, read_env=False, max_connections=max(concurrency, 4) + 2, profile=profile
+    )
+
+
+def _unidentified(endpoint: str, path: str, position: int, item: Any) -> UnrecognizedResponseError:
+    fields = ", ".join(sorted(map(str, item))[:12]) if isinstance(item, dict) else type(item).__name__
+    return UnrecognizedResponseError(
+        f"GET {path}: record {position} has no id (fields seen: {fields}); the snapshot cannot identify it "
+        f'and writes nothing: add to your profile: [endpoints.{endpoint}] id_field = "<the field that holds '
+        'the id>"',
+        endpoint=endpoint,
+        keys=sorted(map(str, item)) if isinstance(item, dict) else [],
+    )
+
+
+def _gone(endpoint: str, path: str, ident: str, listing: str) -> UnrecognizedResponseError:
+    return UnrecognizedResponseError(
+        f"GET {path} -> 404 for the id {ident!r} that {listing} just listed: the listed ids are not the ids "
+        "this API takes; the snapshot writes nothing: add to your profile the listing's id field, e.g. "
+        f'[endpoints.{endpoint}] id_field = "<the field that holds the id>"',
+        endpoint=endpoint,
+        keys=[],
     )
 
 
 async def collect_pages(
-    pages: AsyncIterator[Page], resource: str, warnings: list[str], *, progress_step: str | None = None
+    pages: AsyncIterator[Page],
+    resource: str,
+    warnings: list[str],
+    *,
+    progress_step: str | None = None,
+    endpoint: str | None = None,
+    path: str | None = None,
 ) -> list[dict[str, Any]]:
     """All items of a paging walk, deduplicated by ``id`` (first copy kept), in walk order.
 
     Appends to ``warnings`` when ids repeated (the listing changed during the walk) or when the server's
-    reported ``total`` differs from the number of unique records collected.
+    reported ``total`` differs from the number of unique records collected. With ``endpoint`` (the profile
+    name, e.g. ``problems``) a record without ``id`` raises :class:`UnrecognizedResponseError` naming
+    ``path``, the fields seen and the profile setting that fixes it.
     """
     seen: set[Any] = set()
     items: list[dict[str, Any]] = []
@@ -87,6 +125,8 @@ async def collect_pages(
             total = page.total
         for item in page.items:
             key = item.get("id") if isinstance(item, dict) else None
+            if key is None and endpoint is not None:
+                raise _unidentified(endpoint, path or endpoint, len(items) + duplicates + 1, item)
             if key is not None and key in seen:
                 duplicates += 1
                 continue
@@ -108,7 +148,7 @@ def _previous(area: StagingArea, table: str) -> list[dict[str, Any]]:
 
 
 async def fetch_problems_step(
-    base_url: str, staging_dir: str, *, concurrency: int = DEFAULT_CONCURRENCY
+    base_url: str, staging_dir: str, *, concurrency: int = DEFAULT_CONCURRENCY, profile: str | None = None
 ) -> dict[str, Any]:
     """Stage ``problems``, ``solutions``, ``solution_problems`` and ``solution_carryover``.
 
@@ -116,9 +156,11 @@ async def fetch_problems_step(
     are fetched ``concurrency`` at a time), then ``GET /problems/{id}/solutions`` of every listed problem,
     ``concurrency`` problems at a time -- except problems whose ``solutionCount`` and ``comparisonCount``
     equal those staged in ``previous_problems`` (the last complete snapshot; not staged on a full run):
-    their stored solution list carries over. A problem that vanished between listing and fetching (404) is
-    skipped with a warning. Returns the step report; ``info`` has ``refetched`` and ``carried_over``
-    (problem counts). Raises :class:`solvelens.client.PlatformError` when the platform keeps failing.
+    their stored solution list carries over. A listed problem without id, or one whose solutions answer 404
+    (the listing's ids are not the API's), raises :class:`UnrecognizedResponseError` naming the profile
+    setting that fixes it: the snapshot is never complete with records it cannot identify. Returns the step
+    report; ``info`` has ``refetched`` and ``carried_over`` (problem counts). Raises
+    :class:`solvelens.client.PlatformError` when the platform keeps failing.
     """
     area = StagingArea(staging_dir)
     warnings: list[str] = []
@@ -126,12 +168,14 @@ async def fetch_problems_step(
         r["problem_id"]: (r["solution_count"], r["comparison_count"], r["manifest_id"])
         for r in _previous(area, "previous_problems")
     }
-    async with _client(base_url, concurrency=concurrency) as client:
+    async with _client(base_url, concurrency=concurrency, profile=profile) as client:
         problems = await collect_pages(
             client.problem_pages(sort="oldest", concurrency=concurrency),
             "problems",
             warnings,
             progress_step="problems",
+            endpoint="problems",
+            path="/problems",
         )
         to_fetch: list[str] = []
         carried: dict[str, int] = {}
@@ -148,7 +192,6 @@ async def fetch_problems_step(
 
         semaphore = asyncio.Semaphore(concurrency)
         done = 0
-        missing: list[str] = []
         n_solutions = 0
         with area.writer("solutions") as sink, area.writer("solution_problems") as fetched:
 
@@ -158,11 +201,14 @@ async def fetch_problems_step(
                     try:
                         walk_warnings: list[str] = []
                         solutions = await collect_pages(
-                            client.solution_pages(pid), f"solutions of {pid}", walk_warnings
+                            client.solution_pages(pid),
+                            f"solutions of {pid}",
+                            walk_warnings,
+                            endpoint="solutions",
+                            path=f"/problems/{pid}/solutions",
                         )
                     except NotFoundError:
-                        missing.append(pid)
-                        return
+                        raise _gone("problems", f"/problems/{pid}/solutions", pid, "/problems") from None
                     finally:
                         done += 1
                         report_progress("solutions", done, len(to_fetch))
@@ -175,19 +221,17 @@ async def fetch_problems_step(
 
             report_progress("solutions", 0, len(to_fetch))
             await asyncio.gather(*(one(pid) for pid in to_fetch))
-    if missing:
-        warnings.append(f"solutions: {len(missing)} listed problems were gone (404) when fetched")
     return _report(
         "problems",
         {"problems": len(problems), "solutions_fetched": n_solutions},
         warnings,
-        refetched=len(to_fetch) - len(missing),
+        refetched=len(to_fetch),
         carried_over=len(carried),
     )
 
 
 async def fetch_leaderboard_step(
-    base_url: str, staging_dir: str, *, concurrency: int = DEFAULT_CONCURRENCY
+    base_url: str, staging_dir: str, *, concurrency: int = DEFAULT_CONCURRENCY, profile: str | None = None
 ) -> dict[str, Any]:
     """Stage ``leaderboard``, ``bots`` and ``bot_carryover``.
 
@@ -197,7 +241,9 @@ async def fetch_leaderboard_step(
     byte-identical (same points, solutions, votes, accuracy, Elo, ``lastActiveAt``, status and name) keeps
     its stored profile (``bot_carryover``). Fields of a profile that can change while its listing entry does
     not (e.g. the scores of its top solutions, moved by other bots' votes) are as of the last refetch; a
-    full run (``--full``) refetches every profile. A bot gone meanwhile (404) is skipped with a warning.
+    full run (``--full``) refetches every profile. A 404 for a listed bot fails the step (the listing's ids
+    are not the API's: :class:`UnrecognizedResponseError` naming the profile setting), as does a leaderboard
+    entry without id.
     ``info`` has ``profiles_refetched`` and ``profiles_carried_over``.
     """
     area = StagingArea(staging_dir)
@@ -206,12 +252,14 @@ async def fetch_leaderboard_step(
         r["bot_id"]: (r["listing_version_id"], r["profile_version_id"])
         for r in _previous(area, "previous_bots")
     }
-    async with _client(base_url, concurrency=concurrency) as client:
+    async with _client(base_url, concurrency=concurrency, profile=profile) as client:
         board = await collect_pages(
             client.leaderboard_pages(concurrency=concurrency),
             "leaderboard",
             warnings,
             progress_step="leaderboard",
+            endpoint="leaderboard",
+            path="/leaderboard",
         )
         area.write_records("leaderboard", board, rank=list(range(1, len(board) + 1)))
         to_fetch: list[str] = []
@@ -242,7 +290,7 @@ async def fetch_leaderboard_step(
                 try:
                     profiles[i] = dict(await client.get_bot(bot_id))
                 except NotFoundError:
-                    pass
+                    raise _gone("leaderboard", f"/bots/{bot_id}", bot_id, "/leaderboard") from None
                 finally:
                     done += 1
                     report_progress("bots", done, len(to_fetch))
@@ -250,8 +298,6 @@ async def fetch_leaderboard_step(
         report_progress("bots", 0, len(to_fetch))
         await asyncio.gather(*(one(i, bot_id) for i, bot_id in enumerate(to_fetch)))
     found = [p for p in profiles if p is not None]
-    if len(found) < len(to_fetch):
-        warnings.append(f"bots: {len(to_fetch) - len(found)} leaderboard bots were gone (404) when fetched")
     area.write_records("bots", found)
     return _report(
         "leaderboard",
@@ -262,10 +308,12 @@ async def fetch_leaderboard_step(
     )
 
 
-async def fetch_reference_step(base_url: str, staging_dir: str) -> dict[str, Any]:
+async def fetch_reference_step(
+    base_url: str, staging_dir: str, *, profile: str | None = None
+) -> dict[str, Any]:
     """Stage ``categories`` (``GET /categories``) and ``platform_stats`` (``GET /stats``, one record)."""
     area = StagingArea(staging_dir)
-    async with _client(base_url) as client:
+    async with _client(base_url, profile=profile) as client:
         categories, stats = await asyncio.gather(client.list_categories(), client.get_stats())
     area.write_records("categories", [dict(c) for c in categories])
     area.write_records("platform_stats", [dict(stats)])
@@ -279,7 +327,7 @@ class ApiKeyRejectedError(RuntimeError):
 
 
 async def fetch_bot_me_step(
-    base_url: str, staging_dir: str, *, allow_missing: bool = False
+    base_url: str, staging_dir: str, *, allow_missing: bool = False, profile: str | None = None
 ) -> dict[str, Any]:
     """Stage ``bot_me`` (``GET /bot/me``) with the API key of :class:`solvelens.config.Settings`
     (``SOLVELENS_API_KEY`` or ``SOLVELENS_API_KEY_FILE``); the key is never a parameter, never logged.
@@ -301,7 +349,7 @@ async def fetch_bot_me_step(
     if key is None:
         return _report("bot_me", {"bot_me": 0}, [], skipped="no API key configured")
     area = StagingArea(staging_dir)
-    async with _client(base_url, api_key=key) as client:
+    async with _client(base_url, api_key=key, profile=profile) as client:
         try:
             me = dict(await client.get_me())
         except (AuthenticationError, PermissionDeniedError) as exc:

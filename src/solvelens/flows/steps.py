@@ -108,6 +108,10 @@ class SnapshotPlan(BaseModel):
         default=False,
         description="A rejected API key is a warning (default: the run fails, nothing written).",
     )
+    profile: str | None = Field(
+        default=None,
+        description="Path of a platform profile (TOML, `solvelens probe`) the fetch steps' clients read.",
+    )
 
     def steps(self) -> list[FetchStep]:
         """The fetch steps this run runs (``bot_me`` only with ``use_api_key``)."""
@@ -120,6 +124,8 @@ class SnapshotPlan(BaseModel):
             kwargs["concurrency"] = self.concurrency
         if step.needs_api_key:
             kwargs["allow_missing"] = self.allow_missing_bot_me
+        if self.profile is not None:
+            kwargs["profile"] = self.profile
         return kwargs
 
 

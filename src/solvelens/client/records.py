@@ -1,0 +1,294 @@
+"""Records in the canonical form: whatever the wire style, the client hands out the real platform's records.
+
+Canonical form (what the store keeps as ``raw``): flat JSON objects, camelCase field names (``solutionCount``,
+``btScore``, ``botId``), the id under the endpoint's canonical id field (``id``; ``slug`` for categories).
+
+A :class:`RecordStyle` says how an endpoint's records are sent and is decided ONCE per endpoint, from the
+first
+record (:func:`detect_record_style`) or a profile (``record``, ``field_case``, ``id_field``):
+
+1. ``record``: ``flat``; ``resource_object`` (JSON:API ``{type, id, attributes, relationships}`` ->
+   ``{"id": id, **attributes}`` plus ``<name>Id`` for each to-one relationship); ``relay_node`` (Relay
+   ``edges[]`` -> ``node``). HAL's ``_links``/``_embedded`` and OData's ``@odata.*`` are dropped from
+   records.
+2. ``field_case``: ``camel`` (left alone), ``snake`` or ``pascal`` (every name converted to camelCase,
+   recursively in nested objects; keys that are not names, e.g. ids used as keys, are left alone).
+3. ``id_field``: the field holding the id as sent: ``id``, ``<resource>_id``, ``<resource>Id``, ``Id``,
+   ``<Resource>Id`` (resource = problem, solution, bot, category); moved to the canonical field.
+
+On the real platform the style is "flat, camel, ``id``": :attr:`RecordStyle.identity` is true and records are
+passed through untouched (no per-record work, the store's ``raw`` stays byte-identical).
+
+Single resources (``/problems/{id}``, ``/bots/{id}``, ``/bot/me``) are unwrapped from ``{"data": ...}``,
+``{"node": ...}``, ``{"<resource>": ...}`` first (:func:`unwrap_single`); ``/stats`` as an object, nested
+objects
+or a list of name/value pairs becomes one flat-or-nested dict of figures (:func:`stats_figures`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from typing import Any
+
+from solvelens.client.errors import UnrecognizedResponseError
+
+__all__ = [
+    "CANONICAL_ID",
+    "RESOURCE_OF",
+    "RecordStyle",
+    "detect_record_style",
+    "id_candidates",
+    "stats_figures",
+    "to_camel",
+    "unwrap_single",
+]
+
+#: Endpoint name -> the singular resource its records are (for ``<resource>_id`` id fields).
+RESOURCE_OF: dict[str, str] = {
+    "problems": "problem",
+    "problem": "problem",
+    "solutions": "solution",
+    "leaderboard": "bot",
+    "bots": "bot",
+    "bot": "bot",
+    "bot_me": "bot",
+    "categories": "category",
+    "search_problems": "problem",
+    "search_bots": "bot",
+}
+#: Endpoint name -> canonical id field (``id`` unless named here).
+CANONICAL_ID: dict[str, str] = {"categories": "slug"}
+
+_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
+_RECORD_STYLES = ("flat", "resource_object", "relay_node")
+_FIELD_CASES = ("camel", "snake", "pascal")
+
+
+def to_camel(key: str) -> str:
+    """``solution_count``/``SolutionCount`` -> ``solutionCount``; ``ID`` -> ``id``; keys that are not names
+    (``@odata.count``, ``_links``, ids such as ``3f2a-...`` or ``42``) are returned unchanged."""
+    if not _NAME.match(key):
+        return key
+    if "_" in key:
+        head, *rest = (p for p in key.split("_") if p)
+        first = head.lower() if head.isupper() else head[0].lower() + head[1:]
+        return first + "".join(
+            p[0].upper() + p[1:].lower() if p.isupper() else p[0].upper() + p[1:] for p in rest
+        )
+    if key.isupper() and len(key) <= 4:
+        return key.lower()
+    if key[0].isupper():
+        return key[0].lower() + key[1:]
+    return key
+
+
+def _camel_deep(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {to_camel(k) if isinstance(k, str) else k: _camel_deep(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_camel_deep(v) for v in value]
+    return value
+
+
+def _flatten_resource(obj: dict[str, Any]) -> dict[str, Any]:
+    """JSON:API resource object -> ``{"id": id, **attributes, "<name>Id": related id, ...}``."""
+    attributes = obj.get("attributes")
+    out: dict[str, Any] = {"id": obj.get("id")} if "id" in obj else {}
+    if isinstance(attributes, dict):
+        out.update(attributes)
+    relationships = obj.get("relationships")
+    if isinstance(relationships, dict):
+        for name, rel in relationships.items():
+            data = rel.get("data") if isinstance(rel, dict) else None
+            if isinstance(data, dict) and "id" in data:
+                out.setdefault(to_camel(name) + "Id", data["id"])
+    return out
+
+
+def _flat(obj: Any, record: str) -> Any:
+    if not isinstance(obj, dict):
+        return obj
+    if record == "relay_node":
+        node = obj.get("node")
+        obj = node if isinstance(node, dict) else obj
+    elif record == "resource_object" and "attributes" in obj:
+        return _flatten_resource(obj)
+    if any(k in _NOT_FIELDS or k.startswith("@odata.") for k in obj):
+        obj = {k: v for k, v in obj.items() if k not in _NOT_FIELDS and not k.startswith("@odata.")}
+    return obj
+
+
+#: Keys of a record that are document links, not fields (HAL; OData's ``@odata.*`` are dropped as well).
+_NOT_FIELDS = frozenset({"_links", "_embedded"})
+
+
+def id_candidates(endpoint: str) -> tuple[str, ...]:
+    """Field names (after camelCase) that may hold an endpoint's id: canonical, ``<resource>Id``, ``_id``."""
+    canonical = CANONICAL_ID.get(endpoint, "id")
+    resource = RESOURCE_OF.get(endpoint)
+    names = [canonical]
+    if resource:
+        names.append(f"{resource}Id")
+        if canonical == "slug":
+            names += [f"{resource}Slug", "id"]
+    names.append("_id")
+    return tuple(dict.fromkeys(names))
+
+
+@dataclass(frozen=True, slots=True)
+class RecordStyle:
+    """How an endpoint sends its records (see the module docstring).
+
+    ``record``: ``flat`` | ``resource_object`` | ``relay_node``. ``field_case``: ``camel`` | ``snake`` |
+    ``pascal``. ``id_field``: the id field as sent after flattening (``problem_id``, ``Id``), or ``None`` when
+    no id was found. ``canonical_id``: where the id goes (``id``; ``slug`` for categories). ``declared``:
+    from a
+    profile (then a record without ``id_field`` is an error naming the setting).
+    """
+
+    record: str = "flat"
+    field_case: str = "camel"
+    id_field: str | None = "id"
+    canonical_id: str = "id"
+    declared: bool = False
+
+    def __post_init__(self) -> None:
+        if self.record not in _RECORD_STYLES:
+            raise ValueError(f"record = {self.record!r}: choose one of {', '.join(_RECORD_STYLES)}")
+        if self.field_case not in _FIELD_CASES:
+            raise ValueError(f"field_case = {self.field_case!r}: choose one of {', '.join(_FIELD_CASES)}")
+
+    @property
+    def identity(self) -> bool:
+        """True when records are already canonical (the real platform): they are handed out untouched."""
+        return self.record == "flat" and self.field_case == "camel" and self.id_field == self.canonical_id
+
+    def normalise(self, obj: Any) -> Any:
+        """One record in the canonical form (a non-object is returned as it is)."""
+        if self.identity or not isinstance(obj, dict):
+            return obj
+        flat = _flat(obj, self.record)
+        if self.field_case != "camel":
+            flat = _camel_deep(flat)
+        id_field = (
+            self.id_field if self.field_case == "camel" or self.id_field is None else to_camel(self.id_field)
+        )
+        if id_field is not None and id_field != self.canonical_id and id_field in flat:
+            value = flat.pop(id_field)
+            flat = {self.canonical_id: value, **flat}
+        return flat
+
+    def normalise_all(self, items: list[Any]) -> list[Any]:
+        """Every record of a page in the canonical form; the same list object when :attr:`identity`."""
+        if self.identity:
+            return items
+        return [self.normalise(item) for item in items]
+
+
+def _field_case(keys: list[str]) -> str:
+    names = [k for k in keys if _NAME.match(k)]
+    if any("_" in k for k in names):
+        return "snake"
+    if names and sum(k[0].isupper() for k in names) * 2 >= len(names):
+        return "pascal"
+    return "camel"
+
+
+def detect_record_style(sample: Any, endpoint: str) -> RecordStyle:
+    """The :class:`RecordStyle` of an endpoint from one record as sent (the first of a list, or a single
+    resource after :func:`unwrap_single`). ``endpoint``: ``problems``, ``solutions``, ``leaderboard``,
+    ``categories``, ``problem``, ``bot``, ``bot_me``, ... (picks the resource of ``<resource>_id``)."""
+    canonical = CANONICAL_ID.get(endpoint, "id")
+    if not isinstance(sample, dict):
+        return RecordStyle(canonical_id=canonical, id_field=canonical)
+    if isinstance(sample.get("node"), dict) and set(sample) <= {"node", "cursor"}:
+        record = "relay_node"
+    elif isinstance(sample.get("attributes"), dict) and "type" in sample:
+        record = "resource_object"
+    else:
+        record = "flat"
+    flat = _flat(sample, record)
+    case = _field_case(list(flat))
+    camel = {to_camel(k): k for k in flat} if case != "camel" else {k: k for k in flat}
+    id_field = next((camel[name] for name in id_candidates(endpoint) if name in camel), None)
+    return RecordStyle(record, case, id_field, canonical)
+
+
+#: Keys that wrap a single resource (JSON:API ``data``, Relay ``node``, others).
+_WRAPPERS = ("data", "node", "item", "result", "resource", "task")
+#: Keys that may sit beside the wrapper without being part of the resource.
+_DOCUMENT_KEYS = frozenset({"links", "meta", "included", "jsonapi", "_links", "@odata.context"})
+
+
+def unwrap_single(body: Any, resource: str | None = None) -> Any:
+    """The resource object of a single-resource answer: the value of ``data``/``node``/``item``/``result``/
+    ``<resource>`` when that is the answer's only content (JSON:API document keys aside), else the body."""
+    if not isinstance(body, dict):
+        return body
+    content = [k for k in body if k not in _DOCUMENT_KEYS]
+    if len(content) == 1:
+        key = content[0]
+        if (key in _WRAPPERS or key == resource) and isinstance(body[key], dict):
+            return body[key]
+    return body
+
+
+_PAIR_NAMES = ("name", "metric", "key", "label", "stat")
+_PAIR_VALUES = ("value", "count", "total", "amount")
+
+
+def _pairs(items: list[Any]) -> dict[str, Any] | None:
+    """``[{"name": "totalBots", "value": 3}, ...]`` -> ``{"totalBots": 3, ...}``; ``None`` if not such a
+    list."""
+    out: dict[str, Any] = {}
+    for item in items:
+        if not isinstance(item, dict):
+            return None
+        item = _flat(item, "resource_object" if "attributes" in item else "flat")
+        item = {to_camel(k): v for k, v in item.items()}
+        name = next((item[k] for k in _PAIR_NAMES if isinstance(item.get(k), str)), None)
+        value_key = next((k for k in _PAIR_VALUES if k in item), None)
+        if name is None or value_key is None:
+            return None
+        out[to_camel(name)] = item[value_key]
+    return out
+
+
+def stats_figures(body: Any) -> dict[str, Any]:
+    """``/stats`` as one dict of figures (camelCase names, nested objects kept for dotted flattening):
+    an object, a JSON:API/Relay wrapper, a list of name/value pairs (bare, or under ``data``/``value``/
+    ``items``/``metrics``/``stats``). Raises :class:`UnrecognizedResponseError` for anything else."""
+    body = unwrap_single(body, "stats")
+    if isinstance(body, dict) and len([k for k in body if k not in _DOCUMENT_KEYS]) == 1:
+        (key,) = [k for k in body if k not in _DOCUMENT_KEYS]
+        if isinstance(body[key], list) and key in ("data", "value", "items", "metrics", "stats", "results"):
+            body = body[key]
+    if isinstance(body, list):
+        pairs = _pairs(body)
+        if pairs is None:
+            raise UnrecognizedResponseError(
+                "GET /stats: a list that is not name/value pairs; add to your profile: "
+                '[endpoints.stats] data_selector = "<path to the figures>"',
+                endpoint="stats",
+                keys=[],
+            )
+        return pairs
+    if not isinstance(body, dict):
+        raise UnrecognizedResponseError(
+            f"GET /stats answered {type(body).__name__}, not figures", endpoint="stats", keys=[]
+        )
+    flat = _flat(body, "resource_object" if "attributes" in body and "type" in body else "flat")
+    out: dict[str, Any] = {}
+    for key, value in flat.items():
+        if (key in ("id", "type") and isinstance(value, str)) or key.startswith("@") or key in _NOT_FIELDS:
+            continue
+        if isinstance(value, list) and (pairs := _pairs(value)) is not None:
+            value = pairs
+        out[to_camel(key)] = _camel_deep(value)
+    return out
+
+
+def with_declared(style: RecordStyle, **changes: Any) -> RecordStyle:
+    """``style`` with profile settings applied (``record``, ``field_case``, ``id_field``), marked declared."""
+    return replace(style, declared=True, **{k: v for k, v in changes.items() if v is not None})

@@ -1,0 +1,70 @@
+"""Tests of ``solvelens.client.probe`` against the sandbox over real HTTP, in two convention modes: what it
+finds, how many requests it spends, and that its profile reads the platform as detection does."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import httpx
+import pytest
+
+from solvelens.client import PlatformClient
+from solvelens.client.pagination import PaginatorSpec
+from solvelens.client.probe import probe
+from solvelens.client.profile import Profile
+from solvelens.sandbox.process import SandboxServer
+
+
+class Counting(httpx.HTTPTransport):
+    """A real HTTP transport that counts what it sends."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.paths: list[str] = []
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        self.paths.append(request.url.path)
+        return super().handle_request(request)
+
+
+def _listing(client: PlatformClient) -> tuple[list[str], list[str], list[str]]:
+    problems = [p["id"] for p in client.list_problems(sort="oldest")]
+    board = [b["id"] for b in client.list_leaderboard()]
+    cats = [c["slug"] for c in client.list_categories()]
+    return problems, board, cats
+
+
+@pytest.mark.parametrize("mode", ["platform", "hal"])
+def test_probe_findings_requests_and_profile(
+    mode: str, convention_sandbox: Callable[..., SandboxServer]
+) -> None:
+    server = convention_sandbox(mode)
+    transport = Counting()
+    with PlatformClient(server.base_url, read_env=False, transport=transport, profile=None) as client:
+        findings, profile = probe(client)
+    by_name = {f.name: f for f in findings}
+    assert list(by_name) == ["problems", "solutions", "leaderboard", "categories", "problem", "bot", "stats"]
+    assert all(f.error is None for f in findings)
+    assert len(transport.paths) <= 14, transport.paths  # two small pages of each list, one of each resource
+    problems = profile.endpoints["problems"]
+    if mode == "platform":
+        assert (by_name["problems"].envelope, by_name["problems"].record) == ("problems", "flat camel")
+        assert problems.paginator == PaginatorSpec("page_number", {"page_param": "page", "base_page": 1})
+        assert problems.total_path == "pagination.total"
+        assert "problem" not in profile.endpoints  # identity: nothing to declare
+    else:
+        assert (problems.data_selector, problems.field_case, problems.id_field) == (
+            "_embedded.problems",
+            "snake",
+            "problem_id",
+        )
+        assert problems.paginator == PaginatorSpec("json_link", {"next_url_path": "_links.next.href"})
+        assert problems.total_path == "header:X-Total-Count"
+        assert by_name["bot"].id_field == "bot_id"
+    assert by_name["categories"].id_field == "slug"
+    again = Profile.loads(profile.dumps())
+    with (
+        PlatformClient(server.base_url, read_env=False, profile=None) as detected,
+        PlatformClient(server.base_url, read_env=False, profile=again) as profiled,
+    ):
+        assert _listing(profiled) == _listing(detected)

@@ -1,0 +1,134 @@
+"""Tests of ``solvelens.client.profile``: round trip, every setting overriding detection, settings that do not
+fit failing with the endpoint and the setting named, and a wrong detection fixed by one profile line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from solvelens.client import PaginationError, PlatformClient, RetryPolicy
+from solvelens.client.pagination import PaginatorSpec
+from solvelens.client.profile import EndpointProfile, Profile, ProfileError, resolve_profile
+
+BASE = "http://profile.test/api/v1"
+ROWS = [{"id": f"p{i}", "title": f"T{i}"} for i in range(23)]
+
+
+def _client(handler: Any, **kwargs: Any) -> PlatformClient:
+    return PlatformClient(
+        BASE, transport=httpx.MockTransport(handler), read_env=False, retry=RetryPolicy(attempts=1), **kwargs
+    )
+
+
+def test_round_trip() -> None:
+    profile = Profile(
+        {
+            "problems": EndpointProfile(
+                data_selector="_embedded.problems",
+                record="flat",
+                field_case="snake",
+                id_field="problem_id",
+                total_path="header:X-Total-Count",
+                paginator=PaginatorSpec(
+                    "cursor", {"cursor_param": "page_token", "cursor_path": "next_page_token"}
+                ),
+                page_size=50,
+            ),
+            "categories": EndpointProfile(paginator=PaginatorSpec("single_page")),
+            "tasks_next": EndpointProfile(data_selector="task"),
+        },
+        base_url="http://x/api/v1",
+    )
+    text = profile.dumps()
+    again = Profile.loads(text)
+    assert again.endpoints == profile.endpoints
+    assert again.base_url == profile.base_url
+    assert again.dumps() == text
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[endpoints.problemz]\nrecord = 'flat'", r"\[endpoints.problemz\]: unknown endpoint"),
+        ("[endpoints.problems]\nrecords = 'flat'", "unknown setting 'records'"),
+        ("[endpoints.problems]\nrecord = 'document'", "record = 'document'"),
+        ("[endpoints.problems.paginator]\ntype = 'sideways'", "type = 'sideways'"),
+        ("[endpoints.problems.paginator]\ntype = 'offset'\ncursor_param = 'x'", "takes no 'cursor_param'"),
+        ("[endpoints.problems\n", "not valid TOML"),
+    ],
+)
+def test_bad_profiles_name_the_endpoint_and_setting(text: str, message: str) -> None:
+    with pytest.raises(ProfileError, match=message):
+        Profile.loads(text, source="p.toml")
+
+
+def test_env_var_and_missing_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "p.toml"
+    path.write_text("[endpoints.categories.paginator]\ntype = 'single_page'\n")
+    monkeypatch.setenv("SOLVELENS_PROFILE", str(path))
+    loaded = resolve_profile(None)
+    assert loaded is not None and loaded.endpoints["categories"].paginator == PaginatorSpec("single_page")
+    assert resolve_profile(None, read_env=False) is None
+    with pytest.raises(ProfileError, match="cannot read the profile"):
+        resolve_profile(tmp_path / "nope.toml")
+
+
+def _continuation_server(requests: list[httpx.Request]) -> Any:
+    """Pages by ``continuation=<token>`` and ignores ``cursor``; the body calls the token ``next_cursor``."""
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        requests.append(request)
+        start = int(request.url.params.get("continuation", "0"))
+        page = ROWS[start : start + 5]
+        nxt = str(start + 5) if start + 5 < len(ROWS) else None
+        return httpx.Response(200, json={"items": page, "next_cursor": nxt})
+
+    return answer
+
+
+def test_a_wrong_detection_is_fixed_by_one_profile_line(tmp_path: Path) -> None:
+    requests: list[httpx.Request] = []
+    with _client(_continuation_server(requests)) as c, pytest.raises(PaginationError) as info:
+        list(c.list_problems())
+    message = str(info.value)
+    assert "add to your profile: [endpoints.problems.paginator]" in message
+    assert len(requests) <= 1 + 1 + 3  # the first page, its repeat, at most 3 detection requests
+    path = tmp_path / "profile.toml"
+    path.write_text('[endpoints.problems]\npaginator = { type = "cursor", cursor_param = "continuation" }\n')
+    requests.clear()
+    with _client(_continuation_server(requests), profile=str(path)) as c:
+        assert [p["id"] for p in c.list_problems()] == [r["id"] for r in ROWS]
+    assert len(requests) == 5
+
+
+def test_settings_override_detection_and_misfits_name_the_setting() -> None:
+    snake = [{"problem_id": r["id"], "title": r["title"]} for r in ROWS]
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        offset = int(request.url.params.get("offset", "0"))
+        return httpx.Response(
+            200, json={"result": {"rows": snake[offset : offset + 10]}}, headers={"X-Total-Count": "23"}
+        )
+
+    profile = Profile.loads(
+        '[endpoints.problems]\ndata_selector = "result.rows"\nid_field = "problem_id"\nfield_case = "snake"\n'
+        'total_path = "header:X-Total-Count"\n'
+        '[endpoints.problems.paginator]\ntype = "offset"\npage_size = 10\n'
+    )
+    with _client(answer, profile=profile) as c:
+        assert [p["id"] for p in c.list_problems()] == [r["id"] for r in ROWS]
+    wrong = Profile.loads('[endpoints.problems]\ndata_selector = "result.items"\n')
+    with (
+        _client(answer, profile=wrong) as c,
+        pytest.raises(PaginationError, match=r"\[endpoints.problems\] data_selector"),
+    ):
+        list(c.list_problems())
+    wrong_id = Profile.loads('[endpoints.problems]\ndata_selector = "result.rows"\nid_field = "pid"\n')
+    with (
+        _client(answer, profile=wrong_id) as c,
+        pytest.raises(PaginationError, match=r"id_field = 'pid'.*problem_id"),
+    ):
+        list(c.list_problems())

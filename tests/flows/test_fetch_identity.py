@@ -1,0 +1,83 @@
+"""A snapshot is never complete with records it cannot identify (issue 15): the fetch steps against
+answers a sandbox cannot be made to give on demand (httpx.MockTransport behind the steps' client)."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from solvelens.client import AsyncPlatformClient, RetryPolicy, UnrecognizedResponseError
+from solvelens.flows import fetch
+from solvelens.store.staging import StagingArea
+
+BASE = "http://identity.test/api/v1"
+
+
+def _serve(monkeypatch: pytest.MonkeyPatch, answer: Any) -> list[httpx.Request]:
+    requests: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        requests.append(request)
+        return answer(request)
+
+    def client(base_url: str, api_key: Any = None, concurrency: int = 8, profile: str | None = None) -> Any:
+        return AsyncPlatformClient(
+            base_url,
+            read_env=False,
+            transport=httpx.MockTransport(handler),
+            retry=RetryPolicy(attempts=1),
+            profile=profile,
+        )
+
+    monkeypatch.setattr(fetch, "_client", client)
+    return requests
+
+
+def test_listed_records_without_id_fail_the_step_naming_the_fix(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    rows = [{"Ref": f"p{i}", "Title": f"T{i}"} for i in range(3)]
+    requests = _serve(monkeypatch, lambda r: httpx.Response(200, json={"problems": rows, "total": 3}))
+    with pytest.raises(UnrecognizedResponseError) as info:
+        asyncio.run(fetch.fetch_problems_step(BASE, str(tmp_path)))
+    message = str(info.value)
+    assert "GET /problems: record 1 has no id" in message and "ref, title" in message
+    assert '[endpoints.problems] id_field = "<the field that holds the id>"' in message
+    assert all("/solutions" not in str(r.url) for r in requests)  # never /problems/None/solutions
+    assert StagingArea(tmp_path).read_table("problems") is None  # nothing staged
+
+
+def test_a_404_for_a_listed_id_fails_the_step(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    def answer(request: httpx.Request) -> httpx.Response:
+        if request.url.path.endswith("/problems"):
+            return httpx.Response(200, json={"problems": [{"id": "p1", "solutionCount": 1}], "total": 1})
+        return httpx.Response(404, json={"error": "Problem not found"})
+
+    _serve(monkeypatch, answer)
+    with pytest.raises(UnrecognizedResponseError, match=r"404 for the id 'p1' that /problems just listed"):
+        asyncio.run(fetch.fetch_problems_step(BASE, str(tmp_path)))
+
+
+def test_leaderboard_is_not_stopped_by_a_capped_page_while_the_header_total_says_more(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    bots = [{"Id": f"b{i}", "Name": f"bot{i}"} for i in range(30)]
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        if request.url.path.endswith("/leaderboard"):
+            skip = (int(request.url.params.get("page", 1)) - 1) * 13
+            page = {"value": bots[skip : skip + 13]}  # the server's own page size, whatever limit asks
+            return httpx.Response(200, json=page, headers={"X-Total-Count": "30"})
+        bot_id = request.url.path.rsplit("/", 1)[-1]
+        return httpx.Response(200, json={"Id": bot_id, "Name": "x"})
+
+    requests = _serve(monkeypatch, answer)
+    report = asyncio.run(fetch.fetch_leaderboard_step(BASE, str(tmp_path), concurrency=2))
+    assert report["counts"]["leaderboard"] == 30
+    assert report["warnings"] == []
+    listing = [r for r in requests if r.url.path.endswith("/leaderboard")]
+    assert len(listing) <= 3 + 1 + 3  # three pages (+ what detection may spend)
