@@ -21,10 +21,11 @@ install: $(STAMP) ## create .venv and install solvelens with its dev and noteboo
 demo: install ## sandbox + 30 simulated days + one snapshot a day + the leaderboard history report
 	$(VENV)/bin/solvelens demo
 
-lint: install ## ruff (lint and format check) and mypy on src/
+lint: install ## ruff (lint and format check), mypy on src/, and the layer contracts (import-linter)
 	$(VENV)/bin/ruff check src tests benchmarks
 	$(VENV)/bin/ruff format --check src tests benchmarks
 	$(VENV)/bin/mypy src
+	$(VENV)/bin/lint-imports --no-cache
 
 format: install
 	$(VENV)/bin/ruff check --fix src tests benchmarks

@@ -130,7 +130,7 @@ def _run_demo_bot(base_url: str, api_key: str, max_tasks: int) -> int:
 async def _take_snapshots(
     base_url: str, db_path: Path, sandbox_db: Path, days: int, bot_tasks: int, console: Console
 ) -> list[dict]:
-    from solvelens.flows.snapshot import snapshot_flow
+    from solvelens.flows.snapshot import SnapshotPlan, snapshot_flow
     from solvelens.sandbox.simulate import advance
 
     summaries: list[dict] = []
@@ -146,9 +146,10 @@ async def _take_snapshots(
                         key = os.environ["SOLVELENS_API_KEY"]
                         await asyncio.to_thread(_run_demo_bot, base_url, key, bot_tasks)
                 clock = (await http.get(health_url)).json()["clock"]
-                summary = await snapshot_flow(
-                    base_url, str(db_path), taken_at=clock, use_api_key=bot_tasks > 0
+                plan = SnapshotPlan(
+                    base_url=base_url, db_path=str(db_path), taken_at=clock, use_api_key=bot_tasks > 0
                 )
+                summary = await snapshot_flow(plan)
                 summaries.append(summary)
                 progress.update(task, advance=1, description=f"snapshots (simulated {clock[:10]})")
     return summaries

@@ -158,10 +158,12 @@ def test_snapshot_deployment_schedule_and_parameters():
 
     deployment = snapshot_deployment("http://127.0.0.1:1/api/v1", "/data/s.duckdb", cron="15 * * * *")
     assert deployment.parameters == {
-        "base_url": "http://127.0.0.1:1/api/v1",
-        "db_path": "/data/s.duckdb",
-        "full": False,
-        "allow_missing_bot_me": False,
+        "plan": {
+            "base_url": "http://127.0.0.1:1/api/v1",
+            "db_path": "/data/s.duckdb",
+            "full": False,
+            "allow_missing_bot_me": False,
+        }
     }
     assert deployment.name.startswith("snapshot-127.0.0.1-1-s-")
     assert [s.schedule.cron for s in deployment.schedules] == ["15 * * * *"]

@@ -47,7 +47,10 @@ def _staged(area: StagingArea, table: str) -> pl.DataFrame:
 def test_fetch_steps_stage_what_the_platform_holds(quiet_sandbox: SandboxServer, tmp_path: Path):
     truth = sqlite_truth(quiet_sandbox)
     plan = SnapshotPlan(
-        quiet_sandbox.base_url, str(tmp_path / "store.duckdb"), use_api_key=False, concurrency=4
+        base_url=quiet_sandbox.base_url,
+        db_path=str(tmp_path / "store.duckdb"),
+        use_api_key=False,
+        concurrency=4,
     )
     run = prepare(plan)
     area = run.area
@@ -90,7 +93,7 @@ def test_unchanged_lists_and_profiles_are_not_refetched_unless_full(
     quiet_sandbox: SandboxServer, tmp_path: Path, full: bool
 ):
     db = tmp_path / "store.duckdb"
-    plan = SnapshotPlan(quiet_sandbox.base_url, str(db), full=full, use_api_key=False)
+    plan = SnapshotPlan(base_url=quiet_sandbox.base_url, db_path=str(db), full=full, use_api_key=False)
     first = run_snapshot(plan)
     second = run_snapshot(plan)
     assert first["mode"] == second["mode"] == "plain"

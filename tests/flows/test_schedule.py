@@ -99,7 +99,7 @@ def _stop(proc: subprocess.Popen[str], sig: int) -> tuple[float, list[str], str]
 
 def _deployment(api: str, base_url: str) -> dict[str, Any]:
     deployments = httpx.post(f"{api}/deployments/filter", json={}, timeout=10).json()
-    return next(d for d in deployments if d["parameters"].get("base_url") == base_url)
+    return next(d for d in deployments if d["parameters"].get("plan", {}).get("base_url") == base_url)
 
 
 def _state(api: str, run_id: str) -> str:
@@ -118,7 +118,7 @@ def test_schedule_stops_cleanly_and_cancels_stale_runs(tmp_path: Path):
         assert started[-1].startswith(f"serving {name}, report-")
         deployment = _deployment(api, server.base_url)
         assert deployment["name"] == name
-        assert deployment["parameters"]["full"] is False
+        assert deployment["parameters"]["plan"]["full"] is False
 
         # A run now (in progress when SIGTERM arrives), and one for later that must not survive a restart
         # with other parameters.
@@ -148,7 +148,7 @@ def test_schedule_stops_cleanly_and_cancels_stale_runs(tmp_path: Path):
         assert any(line.startswith("cancelled ") and "earlier process" in line for line in started), started
         assert _state(api, later["id"]) == "CANCELLED"
         assert _state(api, now["id"]) == "CANCELLED"  # the stopped run is not left RUNNING
-        assert _deployment(api, server.base_url)["parameters"]["full"] is True
+        assert _deployment(api, server.base_url)["parameters"]["plan"]["full"] is True
         seconds, lines, err = _stop(second, signal.SIGINT)
         assert second.returncode == 0 and seconds < 5, (seconds, lines, err)
         assert lines[-1] == "stopped; no run was in progress" and not _lines(err), (lines, err)

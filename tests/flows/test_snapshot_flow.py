@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from solvelens.client import PlatformClient
-from solvelens.flows.snapshot import ARTIFACT_KEY, snapshot_flow
+from solvelens.flows.snapshot import ARTIFACT_KEY, SnapshotPlan, snapshot_flow
 from solvelens.store import read_frame
 from tests.fixtures.sandbox import SandboxServer
 from tests.flows.conftest import sqlite_truth
@@ -20,7 +20,7 @@ pytestmark = pytest.mark.usefixtures("prefect_harness")
 
 
 def _run(server: SandboxServer, db: Path, **kwargs: Any) -> dict[str, Any]:
-    return asyncio.run(snapshot_flow(server.base_url, str(db), **kwargs))
+    return asyncio.run(snapshot_flow(SnapshotPlan(base_url=server.base_url, db_path=str(db), **kwargs)))
 
 
 def _assert_store_equals_platform(db: Path, sid: int, truth: dict[str, Any]) -> None:
@@ -176,12 +176,15 @@ def test_a_client_error_fails_the_run_at_once_and_leaves_no_snapshot(
     from solvelens.client import ConfigurationError, NotFoundError
 
     with pytest.raises(ConfigurationError):
-        asyncio.run(snapshot_flow(quiet_sandbox.root_url, str(store_path)))  # no /api/v1
+        asyncio.run(
+            snapshot_flow(SnapshotPlan(base_url=quiet_sandbox.root_url, db_path=str(store_path)))
+        )  # no /api/v1
     with pytest.raises(ValueError, match="ISO-8601"):
-        asyncio.run(snapshot_flow(quiet_sandbox.base_url, str(store_path), taken_at="yesterday"))
+        plan = SnapshotPlan(base_url=quiet_sandbox.base_url, db_path=str(store_path), taken_at="yesterday")
+        asyncio.run(snapshot_flow(plan))
     wrong = quiet_sandbox.root_url + "/nothing-here/api/v1"
     with pytest.raises(NotFoundError):
-        asyncio.run(snapshot_flow(wrong, str(store_path), use_api_key=False))
+        asyncio.run(snapshot_flow(SnapshotPlan(base_url=wrong, db_path=str(store_path), use_api_key=False)))
 
     async def problem_task_runs() -> list[int]:
         from prefect.client.orchestration import get_client

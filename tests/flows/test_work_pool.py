@@ -112,7 +112,7 @@ def test_prefect_yaml_deploys_to_a_process_pool_and_a_worker_takes_a_snapshot(
     assert {d["name"] for d in deployments} == {"snapshot", "report"}
     snapshot = next(d for d in deployments if d["name"] == "snapshot")
     assert snapshot["entrypoint"] == "solvelens.flows.snapshot:snapshot_flow"
-    assert snapshot["parameters"] == {"base_url": sandbox.base_url, "db_path": str(db)}
+    assert snapshot["parameters"] == {"plan": {"base_url": sandbox.base_url, "db_path": str(db)}}
     assert snapshot["work_pool_name"] == POOL
     crons = {d["name"]: [s["schedule"]["cron"] for s in d["schedules"]] for d in deployments}
     assert crons == {"snapshot": ["0 * * * *"], "report": ["30 6 * * *"]}
@@ -131,10 +131,16 @@ def test_prefect_yaml_deploys_to_a_process_pool_and_a_worker_takes_a_snapshot(
             "deployment",
             "run",
             "solvelens-snapshot/snapshot",
-            "--param",
-            'taken_at="2026-04-01T00:00:00Z"',
-            "--param",
-            "concurrency=4",
+            "--param",  # the one parameter, given whole (it replaces the deployment's)
+            "plan="
+            + json.dumps(
+                {
+                    "base_url": sandbox.base_url,
+                    "db_path": str(db),
+                    "taken_at": "2026-04-01T00:00:00Z",
+                    "concurrency": 4,
+                }
+            ),
         )
         match = re.search(r"UUID:\s*([0-9a-f-]{36})", out)
         assert match, out

@@ -1,7 +1,10 @@
 """The ``solvelens`` command line (typer).
 
-Each command or command group lives in its own module of this package, registered by its ``register(app)``;
-shared options and the one error printer are in :mod:`solvelens.cli.common`. Heavy libraries (Prefect,
+Each command or command group lives in its own module of this package as module-level functions, added to
+the root app by the module's ``register(app)``; the options several commands share (``Annotated`` types)
+and the one exception -> exit code table are in :mod:`solvelens.cli.common`: the root app's group
+(:class:`~solvelens.cli.common.SolvelensGroup`) turns every command's exception into one line and its exit
+code. Heavy libraries (Prefect,
 DuckDB, Altair, FastAPI) are imported inside the command functions, so ``solvelens --help`` stays fast.
 
 Every option also reads an environment variable ``SOLVELENS_<NAME>`` (e.g. ``--base-url`` reads
@@ -13,9 +16,11 @@ from __future__ import annotations
 import typer
 
 from solvelens.cli import bot, db, demo, report, sandbox, snapshot
+from solvelens.cli.common import SolvelensGroup
 
 app = typer.Typer(
     name="solvelens",
+    cls=SolvelensGroup,
     help=(
         "solvelens: API client, sandbox platform and analytics pipeline for a bot problem-solving "
         "platform.\n\n"

@@ -1,17 +1,27 @@
-"""What every ``solvelens`` command shares: the options ``--db``, ``--base-url`` and ``--api-key`` (defined
-once, each reading ``SOLVELENS_<NAME>``), the path defaults, and the one error printer. Every command
-module registers itself the same way: ``register(app)`` adds its command or command group to the root app.
+"""What every ``solvelens`` command shares: the options used by more than one command (defined once, as
+``Annotated`` types, each reading ``SOLVELENS_<NAME>``), the path defaults, and the one table that turns an
+exception into an exit code and a one-line error.
 
-This module imports only typer, so ``solvelens --help`` stays fast (no pydantic-settings: the option
-defaults equal :class:`solvelens.config.Settings`'s, whose ``base_url``/``api_key`` default to ``None``).
+Exit codes (every command): 0 done; 1 failed (platform unreachable or failing, store busy, nothing to
+report, ...); 2 bad input (a malformed option, a file that is not what the option needs); 130 interrupted.
+A command does not catch exceptions to print them: it raises (:class:`BadInputError` for a check of its own,
+or the library's error), and :func:`exit_for` -- run by the root app for every command -- looks the
+exception up in :data:`EXIT_RULES` and prints ``error: <one line>`` on stderr. A command that writes
+something names what a failure leaves unchanged with :func:`on_failure` (e.g. ``no snapshot was written``).
+
+This module imports only typer, so ``solvelens --help`` stays fast: the rules name exception classes by
+their qualified name and match them along the exception's MRO, without importing the modules that define
+them (``tests/cli/test_common.py`` checks that every name resolves to a class).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Annotated, Any, NoReturn
 
 import typer
+import typer.core
 
 #: Default paths of the snapshot store, the report and the demo's sandbox database (relative to the cwd).
 DEFAULT_DB = Path("data/solvelens.duckdb")
@@ -19,37 +29,180 @@ DEFAULT_REPORTS_DIR = Path("data/reports")
 DEFAULT_REPORT = DEFAULT_REPORTS_DIR / "leaderboard.html"
 DEFAULT_SANDBOX_DB = Path("data/sandbox.sqlite")
 
+# -- options shared by several commands ------------------------------------------------------------------
 
-def fail(message: str, code: int = 1) -> NoReturn:
-    """Print ``error: <message>`` (one line, red, on stderr) and exit with ``code`` (1 failed, 2 bad
-    input)."""
-    typer.secho(f"error: {message}", err=True, fg=typer.colors.RED)
-    raise typer.Exit(code)
+#: ``--db PATH`` (``SOLVELENS_DB``): the DuckDB snapshot store.
+DbPath = Annotated[Path, typer.Option("--db", envvar="SOLVELENS_DB", help="DuckDB snapshot store.")]
+#: ``--base-url URL`` (``SOLVELENS_BASE_URL``), required.
+BaseUrl = Annotated[
+    str,
+    typer.Option("--base-url", envvar="SOLVELENS_BASE_URL", help="Platform API base URL, ending in /api/v1."),
+]
+#: ``--api-key KEY`` (``SOLVELENS_API_KEY``); never printed.
+ApiKey = Annotated[
+    str | None,
+    typer.Option(
+        "--api-key",
+        envvar="SOLVELENS_API_KEY",
+        show_default=False,
+        help="Bot API key (<prefix>_key_...); never printed. Snapshots also record /bot/me with it.",
+    ),
+]
+#: ``--full`` (``SOLVELENS_FULL``): refetch every solution list and bot profile.
+Full = Annotated[
+    bool,
+    typer.Option(
+        "--full",
+        envvar="SOLVELENS_FULL",
+        help="Refetch every solution list and bot profile (default: only where the listing changed).",
+    ),
+]
+#: ``--allow-missing-bot-me`` (``SOLVELENS_ALLOW_MISSING_BOT_ME``): a rejected API key is a warning.
+AllowMissingBotMe = Annotated[
+    bool,
+    typer.Option(
+        "--allow-missing-bot-me",
+        envvar="SOLVELENS_ALLOW_MISSING_BOT_ME",
+        help="When the platform rejects the API key, snapshot without /bot/me (a warning) instead of failing "
+        "with nothing written.",
+    ),
+]
+#: ``--db PATH`` of the sandbox commands (``SOLVELENS_SANDBOX_DB``): the sandbox's SQLite file.
+SandboxDbPath = Annotated[
+    Path, typer.Option("--db", envvar="SOLVELENS_SANDBOX_DB", help="SQLite file of the sandbox platform.")
+]
 
 
 def db_option(help: str = "DuckDB snapshot store.") -> Any:
-    """``--db PATH`` (``SOLVELENS_DB``, default ``data/solvelens.duckdb``)."""
+    """``--db PATH`` as a default value (for command modules not yet on :data:`DbPath`)."""
     return typer.Option(DEFAULT_DB, "--db", envvar="SOLVELENS_DB", help=help)
 
 
 def base_url_option() -> Any:
-    """``--base-url URL`` (``SOLVELENS_BASE_URL``), required."""
+    """``--base-url URL`` as a default value (for command modules not yet on :data:`BaseUrl`)."""
     return typer.Option(
         ..., "--base-url", envvar="SOLVELENS_BASE_URL", help="Platform API base URL, ending in /api/v1."
     )
 
 
 def api_key_option(help: str) -> Any:
-    """``--api-key KEY`` (``SOLVELENS_API_KEY``, default none); never printed."""
+    """``--api-key KEY`` as a default value (for command modules not yet on :data:`ApiKey`)."""
     return typer.Option(None, "--api-key", envvar="SOLVELENS_API_KEY", show_default=False, help=help)
 
 
-def allow_missing_bot_me_option() -> Any:
-    """``--allow-missing-bot-me`` (``SOLVELENS_ALLOW_MISSING_BOT_ME``): a rejected API key is a warning."""
-    return typer.Option(
-        False,
-        "--allow-missing-bot-me",
-        envvar="SOLVELENS_ALLOW_MISSING_BOT_ME",
-        help="When the platform rejects the API key, snapshot without /bot/me (a warning) instead of failing "
-        "with nothing written.",
-    )
+# -- errors ----------------------------------------------------------------------------------------------
+
+
+class BadInputError(ValueError):
+    """A command's own input check failed (exit 2); the message names the problem and the fix."""
+
+
+class CommandFailedError(RuntimeError):
+    """A command's own step failed for a reason that is not bad input (exit 1); the message says why."""
+
+
+def fail(message: str, code: int = 1) -> NoReturn:
+    """Print ``error: <message>`` (one line, red, on stderr) and exit with ``code`` (1 failed, 2 bad
+    input). Prefer raising :class:`BadInputError` / :class:`CommandFailedError` in new code."""
+    typer.secho(f"error: {message}", err=True, fg=typer.colors.RED)
+    raise typer.Exit(code)
+
+
+@dataclass(frozen=True)
+class ExitRule:
+    """How one family of exceptions ends a command: ``code`` (the exit code) and ``kind``: ``bad-input``
+    (the message alone), ``failure`` (with the failing command's context from :func:`on_failure`:
+    ``<what> failed (<Type>): <message>; <unchanged>``) or ``interrupt``."""
+
+    code: int
+    kind: str
+
+
+BAD_INPUT = ExitRule(2, "bad-input")
+FAILURE = ExitRule(1, "failure")
+INTERRUPT = ExitRule(130, "interrupt")
+
+#: Exception class (qualified name) -> how it ends a command. The most specific class of the exception's MRO
+#: that is listed decides; an exception matching none is a bug and keeps its traceback, unless the command
+#: declared :func:`on_failure` (then it is a failure, in one line).
+EXIT_RULES: dict[str, ExitRule] = {
+    "builtins.KeyboardInterrupt": INTERRUPT,
+    # bad input: exit 2
+    "solvelens.cli.common.BadInputError": BAD_INPUT,
+    "solvelens.flows.preflight.PreflightError": BAD_INPUT,
+    "solvelens.apikey.InvalidApiKeyError": BAD_INPUT,
+    "solvelens.store.errors.NotAStoreError": BAD_INPUT,
+    "solvelens.client.errors.ConfigurationError": BAD_INPUT,
+    "builtins.FileExistsError": BAD_INPUT,
+    "builtins.FileNotFoundError": BAD_INPUT,
+    "builtins.IsADirectoryError": BAD_INPUT,
+    "builtins.NotADirectoryError": BAD_INPUT,
+    # failed: exit 1
+    "solvelens.cli.common.CommandFailedError": FAILURE,
+    "solvelens.flows.preflight.PlatformUnreachableError": FAILURE,
+    "solvelens.store.errors.StoreError": FAILURE,
+    "solvelens.client.errors.PlatformError": FAILURE,
+    "solvelens.analysis.bot.BotNotFoundError": FAILURE,
+    "solvelens.sandbox.accounts.AccountError": FAILURE,
+    "solvelens.sandbox.generate.PlatformExistsError": FAILURE,
+    "solvelens.demo.DemoError": FAILURE,
+    "builtins.OSError": FAILURE,
+}
+
+_FAILURE_KEY = "solvelens.on_failure"
+
+
+def on_failure(ctx: typer.Context, what: str, unchanged: str) -> None:
+    """Declare, at the start of a command, what it is (``snapshot``) and what a failure leaves unchanged
+    (``no snapshot was written``): its error lines then read ``<what> failed (<Type>): <message>;
+    <unchanged>``, ``interrupted; <unchanged>``, and any unexpected exception is a failure too (one line,
+    exit 1) instead of a traceback."""
+    ctx.meta[_FAILURE_KEY] = (what, unchanged)
+
+
+def rule_for(exc: BaseException) -> ExitRule | None:
+    """The :data:`EXIT_RULES` entry of ``exc``'s most specific listed class, or ``None``."""
+    for cls in type(exc).__mro__:
+        rule = EXIT_RULES.get(f"{cls.__module__}.{cls.__qualname__}")
+        if rule is not None:
+            return rule
+    return None
+
+
+def _first_line(exc: BaseException) -> str:
+    if isinstance(exc, OSError) and exc.strerror and exc.filename is not None:  # not "[Errno 17] ..."
+        return f"{exc.filename}: {exc.strerror}"
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+def exit_for(exc: BaseException, ctx: typer.Context) -> tuple[int, str] | None:
+    """``(exit code, one-line message)`` for an exception that ended a command, or ``None`` when it is not
+    ours to print (a bug in a command that declared no :func:`on_failure`: the traceback is kept)."""
+    context: tuple[str, str] | None = ctx.meta.get(_FAILURE_KEY)
+    rule = rule_for(exc)
+    if rule is None and context is None:
+        return None
+    rule = rule or FAILURE
+    if rule.kind == "interrupt":
+        return rule.code, "interrupted" + (f"; {context[1]}" if context else "")
+    if rule.kind == "bad-input" or context is None:
+        return rule.code, _first_line(exc)
+    what, unchanged = context
+    return rule.code, f"{what} failed ({type(exc).__name__}): {_first_line(exc)}; {unchanged}"
+
+
+class SolvelensGroup(typer.core.TyperGroup):
+    """The root command group: every command's exception goes through :func:`exit_for` (one line on
+    stderr and the rule's exit code, no traceback)."""
+
+    def invoke(self, ctx: typer.Context) -> Any:  # type: ignore[override]
+        try:
+            return super().invoke(ctx)
+        except (typer.Exit, typer.Abort, typer.TyperException):  # typer's own: exit codes, usage errors
+            raise
+        except (Exception, KeyboardInterrupt) as exc:
+            outcome = exit_for(exc, ctx)
+            if outcome is None:
+                raise
+            fail(outcome[1], outcome[0])

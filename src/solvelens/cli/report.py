@@ -7,54 +7,55 @@ Heavy libraries (polars, DuckDB, Altair) are imported inside the command so ``so
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated
 
 import typer
 
-from solvelens.cli.common import DEFAULT_REPORT, DEFAULT_REPORTS_DIR, db_option, fail
+from solvelens.cli.common import DEFAULT_DB, DEFAULT_REPORT, DEFAULT_REPORTS_DIR, DbPath
 
-
-def report(
-    db: Path = db_option("DuckDB snapshot store to read (opened read-only)."),
-    out: Path | None = typer.Option(
-        None,
+Out = Annotated[
+    Path | None,
+    typer.Option(
         "--out",
         envvar="SOLVELENS_OUT",
         help="HTML file to write (self-contained: opens offline). Default: data/reports/leaderboard.html, "
         "or data/reports/bot-<name>.html with --bot.",
         show_default=False,
     ),
-    bot: str | None = typer.Option(
-        None,
+]
+Bot = Annotated[
+    str | None,
+    typer.Option(
         "--bot",
         envvar="SOLVELENS_BOT",
         help="Write the page of this one bot instead (its name, any case, or its id): rank, points and Elo "
         "over time, peak rank, time in the top 10, percentile, its solutions by problem and category "
         "next to the median bot. Works for any bot in the store, ranked or not.",
     ),
-    png: Path | None = typer.Option(
-        None,
-        "--png",
-        envvar="SOLVELENS_PNG",
-        help="Also write every chart as a PNG into this folder.",
-    ),
-) -> None:
+]
+Png = Annotated[
+    Path | None,
+    typer.Option("--png", envvar="SOLVELENS_PNG", help="Also write every chart as a PNG into this folder."),
+]
+
+
+def report(db: DbPath = DEFAULT_DB, out: Out = None, bot: Bot = None, png: Png = None) -> None:
     """Write the leaderboard history report: every bot (sortable, filterable, and as CSV), rank history,
     movers, stability, your bot (when snapshots ran with an API key), the model leaderboard, trends, growth
-    and coverage. With --bot, write the page of one bot."""
+    and coverage. With --bot, write the page of one bot. The store is opened read-only.
+
+    Exit codes: 0 written; 1 the store is missing, busy or has no complete snapshot, or no bot matches
+    --bot (the line names close matches); 2 --db is not a solvelens store."""
     import re
 
-    from solvelens.analysis import BotNotFoundError, StoreError
     from solvelens.report import build_bot_report, build_report, csv_path
 
-    try:
-        if bot is not None:
-            slug = re.sub(r"[^A-Za-z0-9_.-]+", "-", bot.strip()).strip("-") or "bot"
-            target = out or DEFAULT_REPORTS_DIR / f"bot-{slug}.html"
-            path = build_bot_report(db, bot, target, png_dir=png)
-        else:
-            path = build_report(db, out or DEFAULT_REPORT, png_dir=png)
-    except (StoreError, BotNotFoundError) as exc:
-        fail(str(exc))
+    if bot is not None:
+        slug = re.sub(r"[^A-Za-z0-9_.-]+", "-", bot.strip()).strip("-") or "bot"
+        target = out or DEFAULT_REPORTS_DIR / f"bot-{slug}.html"
+        path = build_bot_report(db, bot, target, png_dir=png)
+    else:
+        path = build_report(db, out or DEFAULT_REPORT, png_dir=png)
     typer.echo(f"Report: {path}")
     if bot is None:
         typer.echo(f"Bot table as CSV: {csv_path(path)}")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import typer
 
-from solvelens.cli.common import DEFAULT_SANDBOX_DB, fail
+from solvelens.cli.common import DEFAULT_SANDBOX_DB, BadInputError, fail
 
 app = typer.Typer(
     help="The sandbox platform: a local stand-in for the real platform (SQLite file + HTTP server).",
@@ -95,27 +95,33 @@ def serve(
     rate_window: float = typer.Option(
         60.0, envvar="SOLVELENS_SANDBOX_RATE_WINDOW", help="Rate-limit window (seconds)."
     ),
+    conventions: str = typer.Option(
+        "platform",
+        envvar="SOLVELENS_SANDBOX_CONVENTIONS",
+        help="Wire convention: platform (the real platform's shapes), jsonapi (JSON:API, page[number]/"
+        "page[size]), hal (HAL, page_token cursors, X-Total-Count, problem details), odata (value/"
+        "@odata.nextLink, $top/$skip, the server's own page size, PascalCase) or relay (edges/pageInfo, "
+        "first/after). Each reads only its own paging parameters; see /openapi.json.",
+    ),
 ) -> None:
-    """Serve the platform in DB on HOST:PORT (builds it first when the file does not exist)."""
-    import socket
+    """Serve the platform in DB on HOST:PORT (builds it first when the file does not exist).
 
+    Exit codes: 0 stopped (Ctrl-C); 1 the server failed; 2 bad input (an option's value, --db not a sandbox
+    database, the port in use).
+    """
     import uvicorn
 
     from solvelens.sandbox.app import create_app
     from solvelens.sandbox.faults import FaultConfig
-    from solvelens.sandbox.generate import build_platform
+    from solvelens.sandbox.generate import SCALES, build_platform
 
     if task_shape not in ("real", "interface"):
-        fail("--task-shape must be real or interface")
+        raise BadInputError(f"--task-shape must be real or interface, got {task_shape!r}")
     if pagination not in ("page", "offset", "cursor"):
-        fail("--pagination must be page, offset or cursor")
+        raise BadInputError(f"--pagination must be page, offset or cursor, got {pagination!r}")
     if solutions_paging not in ("default", "offset"):
-        fail("--solutions-paging must be default or offset")
-    if not db.exists():
-        summary = build_platform(db, seed=seed, scale=scale)
-        typer.echo(
-            f"Built a {scale} platform (seed {seed}) in {db}: {summary['problems']} problems.", err=True
-        )
+        raise BadInputError(f"--solutions-paging must be default or offset, got {solutions_paging!r}")
+    _check_conventions(conventions, pagination, solutions_paging, task_shape)
     try:
         faults = FaultConfig(
             rate=fault_rate,
@@ -131,7 +137,17 @@ def serve(
             paths=tuple(p.strip() for p in fault_paths.split(",") if p.strip()),
         )
     except ValueError as exc:
-        fail(str(exc))
+        raise BadInputError(str(exc)) from exc
+    if db.exists():
+        _check_sandbox_file(db)
+    elif scale not in SCALES:
+        raise BadInputError(f"--scale must be one of {', '.join(SCALES)}, got {scale!r}")
+    port = _bindable_port(host, port)
+    if not db.exists():
+        summary = build_platform(db, seed=seed, scale=scale)
+        typer.echo(
+            f"Built a {scale} platform (seed {seed}) in {db}: {summary['problems']} problems.", err=True
+        )
     application = create_app(
         db,
         task_ttl_seconds=task_ttl,
@@ -140,16 +156,29 @@ def serve(
         solutions_paging=solutions_paging,  # type: ignore[arg-type]
         task_types=tuple(t.strip() for t in task_types.split(",") if t.strip()),
         faults=faults,
+        conventions=conventions,
     )
-    if port == 0:  # pick a free port (uvicorn binds it itself: its own sockets get TCP_NODELAY)
-        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-            probe.bind((host, 0))
-            port = int(probe.getsockname()[1])
     typer.echo(f"http://{host}:{port}/api/v1")
     config = uvicorn.Config(
         application, host=host, port=port, log_level="warning", access_log=False, lifespan="off"
     )
     uvicorn.Server(config).run()
+
+
+def _check_conventions(conventions: str, pagination: str, solutions_paging: str, task_shape: str) -> None:
+    """Fail with one line for an unknown mode or a platform-only switch given with another mode."""
+    from solvelens.sandbox.conventions import CONVENTIONS, make_convention
+
+    if conventions not in CONVENTIONS:
+        raise BadInputError(f"--conventions must be one of {', '.join(CONVENTIONS)}, got {conventions!r}")
+    try:
+        make_convention(conventions, pagination=pagination, solutions_paging=solutions_paging)
+    except ValueError as exc:
+        raise BadInputError(str(exc)) from exc
+    if conventions != "platform" and task_shape != "real":
+        raise BadInputError(
+            f"--task-shape interface applies to --conventions platform only, not {conventions}"
+        )
 
 
 @app.command("create-bot")
@@ -257,6 +286,44 @@ def build(
 def _need(db: Path) -> None:
     if not db.exists():
         fail(f"No sandbox platform at {db} (build one with `solvelens sandbox build --db {db}`).")
+    _check_sandbox_file(db)
+
+
+#: The first 16 bytes of every SQLite database file.
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def _check_sandbox_file(db: Path) -> None:
+    """Refuse (bad input) a --db that is a folder or a file other than an SQLite database, e.g. a DuckDB
+    snapshot store given by mistake."""
+    if db.is_dir():
+        raise BadInputError(
+            f"--db {db} is a directory; give the sandbox's SQLite file, e.g. {DEFAULT_SANDBOX_DB}"
+        )
+    with db.open("rb") as f:
+        header = f.read(16)
+    if header != _SQLITE_MAGIC:
+        kind = "a DuckDB file (a snapshot store?)" if header[8:12] == b"DUCK" else "not an SQLite database"
+        raise BadInputError(
+            f"--db {db} is {kind}, not a sandbox platform; give the sandbox's SQLite file, or a new path "
+            "to build one"
+        )
+
+
+def _bindable_port(host: str, port: int) -> int:
+    """``port`` (or, for 0, a free one) after checking it can be bound on ``host``, so a busy port is one line
+    before anything is printed; uvicorn then binds it itself (its own sockets get TCP_NODELAY)."""
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn does
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            raise BadInputError(
+                f"cannot listen on {host}:{port} ({exc.strerror}); pick another --port (0: any free port)"
+            ) from None
+        return int(probe.getsockname()[1])
 
 
 def register(root: typer.Typer) -> None:

@@ -11,18 +11,24 @@ import asyncio
 import os
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from solvelens.cli.common import (
+    DEFAULT_DB,
     DEFAULT_REPORT,
-    allow_missing_bot_me_option,
-    api_key_option,
-    base_url_option,
-    db_option,
-    fail,
+    AllowMissingBotMe,
+    ApiKey,
+    BaseUrl,
+    CommandFailedError,
+    DbPath,
+    Full,
+    on_failure,
 )
+
+if TYPE_CHECKING:
+    from solvelens.flows.steps import SnapshotPlan
 
 _STEP_LABELS = {
     "problems": "problems (pages)",
@@ -111,27 +117,27 @@ def _progress(first_label: str) -> Any:
             progress_callback.reset(token)
 
 
-def _run_plain(kwargs: dict[str, Any]) -> dict[str, Any]:
-    from solvelens.flows.steps import SnapshotPlan, run_snapshot
+def _run_plain(plan: SnapshotPlan) -> dict[str, Any]:
+    from solvelens.flows.steps import run_snapshot
 
     with _progress("reading the store's last snapshot"):
-        return run_snapshot(SnapshotPlan(**kwargs))
+        return run_snapshot(plan)
 
 
-def _run_prefect(kwargs: dict[str, Any], verbose: bool) -> dict[str, Any]:
+def _run_prefect(plan: SnapshotPlan, verbose: bool) -> dict[str, Any]:
     _quiet_prefect(verbose)
     with _progress("starting the Prefect flow run"):
         from solvelens.flows.snapshot import snapshot_flow
 
         with _prefect_console(verbose):
-            result: dict[str, Any] = asyncio.run(snapshot_flow(**kwargs))
+            result: dict[str, Any] = asyncio.run(snapshot_flow(plan))
     return result
 
 
 @contextmanager
 def _interruptible() -> Any:
     """Ctrl-C raises ``KeyboardInterrupt`` wherever the main thread is (also inside the event loop and a
-    DuckDB query, which then stops with its own error); yields an event telling whether it happened."""
+    DuckDB query, which then stops with its own error: that error is turned into ``KeyboardInterrupt``)."""
     import signal
     import threading
 
@@ -143,7 +149,11 @@ def _interruptible() -> Any:
 
     previous = signal.signal(signal.SIGINT, on_sigint)
     try:
-        yield interrupted
+        yield
+    except Exception as exc:  # e.g. DuckDB's own error when Ctrl-C stopped a query
+        if interrupted.is_set():
+            raise KeyboardInterrupt from exc
+        raise
     finally:
         signal.signal(signal.SIGINT, previous)
 
@@ -177,207 +187,212 @@ def _print_summary(summary: dict[str, Any]) -> None:
         console.print(f"[yellow]warning[/] {w}")
 
 
+# -- snapshot ---------------------------------------------------------------------------------------------
+
+BotMe = Annotated[
+    bool,
+    typer.Option(
+        "--bot-me/--no-bot-me",
+        envvar="SOLVELENS_BOT_ME",
+        help="Snapshot /bot/me when an API key is configured.",
+    ),
+]
+TakenAt = Annotated[
+    str | None,
+    typer.Option(
+        "--taken-at",
+        envvar="SOLVELENS_TAKEN_AT",
+        help="Snapshot time, ISO-8601 UTC (default: now). Refused when older than the store's newest "
+        "snapshot of this platform, unless --backfill.",
+    ),
+]
+Backfill = Annotated[
+    bool,
+    typer.Option(
+        "--backfill",
+        envvar="SOLVELENS_BACKFILL",
+        help="Allow a snapshot time older than the store's newest snapshot of this platform.",
+    ),
+]
+UsePrefect = Annotated[
+    bool | None,
+    typer.Option(
+        "--prefect/--no-prefect",
+        envvar="SOLVELENS_PREFECT",
+        show_default=False,
+        help="Run as a Prefect flow run (--prefect) or in-process (--no-prefect). Default: a flow run when a "
+        "Prefect API is configured (PREFECT_API_URL or the active Prefect profile), else in-process (no "
+        "temporary Prefect server).",
+    ),
+]
+Concurrency = Annotated[
+    int,
+    typer.Option(
+        "--concurrency", envvar="SOLVELENS_CONCURRENCY", min=1, help="Requests in flight per fan-out."
+    ),
+]
+LockTimeout = Annotated[
+    float,
+    typer.Option(
+        "--lock-timeout",
+        envvar="SOLVELENS_LOCK_TIMEOUT",
+        help="Seconds to wait while another writer holds the store.",
+    ),
+]
+Verbose = Annotated[
+    bool, typer.Option("--verbose", envvar="SOLVELENS_VERBOSE", help="Show Prefect's flow and task logs.")
+]
+
+
+def _checked_plan(
+    base_url: str, db: Path, api_key: str | None, taken_at: str | None, **flags: Any
+) -> tuple[SnapshotPlan, dict[str, str]]:
+    """The run's plan from checked inputs, and the environment the ``/bot/me`` step reads the key from.
+    No I/O beyond the store file's header: the first request comes right after. Raises
+    :class:`solvelens.flows.preflight.PreflightError` / ``InvalidApiKeyError`` (bad input)."""
+    from solvelens.apikey import check_api_key
+    from solvelens.flows.preflight import check_base_url, check_db_path, normalise_taken_at
+    from solvelens.flows.steps import SnapshotPlan
+
+    check_db_path(db)
+    env = {"SOLVELENS_API_KEY": check_api_key(api_key).get_secret_value()} if api_key else {}
+    plan = SnapshotPlan(
+        base_url=check_base_url(base_url),
+        db_path=str(db),
+        taken_at=None if taken_at is None else normalise_taken_at(taken_at),
+        **flags,
+    )
+    return plan, env
+
+
+def snapshot(
+    ctx: typer.Context,
+    base_url: BaseUrl,
+    db: DbPath = DEFAULT_DB,
+    api_key: ApiKey = None,
+    full: Full = False,
+    bot_me: BotMe = True,
+    taken_at: TakenAt = None,
+    backfill: Backfill = False,
+    allow_missing_bot_me: AllowMissingBotMe = False,
+    prefect: UsePrefect = None,
+    concurrency: Concurrency = 8,
+    lock_timeout: LockTimeout = 60.0,
+    verbose: Verbose = False,
+) -> None:
+    """Take one complete snapshot of every public resource into the DuckDB store.
+
+    Inputs are checked and the platform probed (GET /categories, a few seconds at most) before anything
+    is fetched. Unchanged solution lists and bot profiles are carried over from the last snapshot.
+
+    Exit codes: 0 the snapshot is complete; 1 it failed (platform unreachable or failing, API key
+    rejected, store busy), nothing written; 2 bad input (URL, --db not a store, --taken-at malformed or
+    older than the store's newest snapshot), nothing written; 130 interrupted (Ctrl-C), nothing written.
+    """
+    from solvelens.flows.preflight import prefect_api_url, probe
+
+    on_failure(ctx, "snapshot", "no snapshot was written")
+    plan, env = _checked_plan(
+        base_url,
+        db,
+        api_key,
+        taken_at,
+        full=full,
+        use_api_key=bot_me,
+        concurrency=concurrency,
+        lock_timeout_s=lock_timeout,
+        backfill=backfill,
+        allow_missing_bot_me=allow_missing_bot_me,
+    )
+    use_prefect = prefect if prefect is not None else prefect_api_url() is not None
+    with _interruptible():
+        probe(plan.base_url)
+        with _env(env):
+            summary = _run_prefect(plan, verbose) if use_prefect else _run_plain(plan)
+    _print_summary(summary)
+
+
+# -- schedule ---------------------------------------------------------------------------------------------
+
+Cron = Annotated[str, typer.Option("--cron", envvar="SOLVELENS_CRON", help="Snapshot schedule (cron, UTC).")]
+ReportCron = Annotated[
+    str, typer.Option("--report-cron", envvar="SOLVELENS_REPORT_CRON", help="Report schedule (cron, UTC).")
+]
+ReportOut = Annotated[
+    Path,
+    typer.Option("--report-out", envvar="SOLVELENS_REPORT_OUT", help="Where the daily report is written."),
+]
+
+
+def _check_schedule_inputs(base_url: str, db: Path, crons: dict[str, str], allow_missing_bot_me: bool) -> str:
+    """Check what ``schedule`` serves, as ``snapshot`` does, and return the base URL without a trailing
+    slash. Raises :class:`solvelens.flows.preflight.PreflightError` (bad input; a subclass when the
+    platform is unreachable)."""
+    from solvelens.config import Settings
+    from solvelens.flows.preflight import (
+        check_base_url,
+        check_cron,
+        check_db_path,
+        check_taken_at_order,
+        normalise_taken_at,
+        probe,
+        probe_api_key,
+    )
+
+    base_url = check_base_url(base_url)
+    check_db_path(db)
+    check_taken_at_order(db, base_url, normalise_taken_at(None))
+    key = Settings().resolved_api_key()
+    probe(base_url)
+    if key is not None and not allow_missing_bot_me:
+        probe_api_key(base_url, key)
+    for option, expression in crons.items():  # last: Prefect's check imports Prefect (and makes its home)
+        check_cron(expression, option)
+    return base_url
+
+
+def schedule(
+    base_url: BaseUrl,
+    db: DbPath = DEFAULT_DB,
+    cron: Cron = "0 * * * *",
+    report_cron: ReportCron = "30 6 * * *",
+    report_out: ReportOut = DEFAULT_REPORT,
+    full: Full = False,
+    allow_missing_bot_me: AllowMissingBotMe = False,
+) -> None:
+    """Serve scheduled snapshots (--cron) and the report (--report-cron) until Ctrl-C or SIGTERM.
+
+    Checks at start, as `solvelens snapshot` does: the base URL, the cron expressions, the store, the
+    platform answering, and the API key (SOLVELENS_API_KEY / SOLVELENS_API_KEY_FILE of this process: its
+    form, and that the platform accepts it). Deployment names are derived from the platform and the store;
+    runs an earlier process scheduled with other parameters are cancelled. Ctrl-C or SIGTERM cancels a run
+    in progress (nothing written) and exits 0 within a few seconds with one line.
+
+    Exit codes: 0 stopped by Ctrl-C/SIGTERM; 1 the platform is unreachable or Prefect did not start;
+    2 bad input (URL, cron, store, API key).
+    """
+    crons = {"--cron": cron, "--report-cron": report_cron}
+    base_url = _check_schedule_inputs(base_url, db, crons, allow_missing_bot_me)
+    _quiet_prefect(verbose=True)
+    from solvelens.flows.deployments import build_deployments, serve_deployments
+
+    deployments = build_deployments(
+        base_url,
+        str(db.resolve()),
+        str(report_out.resolve()),
+        snapshot_cron=cron,
+        report_cron=report_cron,
+        full=full,
+        allow_missing_bot_me=allow_missing_bot_me,
+    )
+    try:
+        line = serve_deployments(deployments)
+    except RuntimeError as exc:  # the local Prefect server did not start
+        raise CommandFailedError(str(exc)) from exc
+    typer.echo(line)
+
+
 def register(app: typer.Typer) -> None:
     """Add ``snapshot`` and ``schedule`` to the root app."""
-
-    @app.command("snapshot")
-    def snapshot(
-        base_url: str = base_url_option(),
-        db: Path = db_option(),
-        api_key: str | None = api_key_option(
-            "Bot API key: also snapshot /bot/me (passed to that step through the environment only)."
-        ),
-        full: bool = typer.Option(
-            False,
-            "--full",
-            envvar="SOLVELENS_FULL",
-            help="Refetch every solution list and bot profile (default: only where the listing changed).",
-        ),
-        bot_me: bool = typer.Option(
-            True,
-            "--bot-me/--no-bot-me",
-            envvar="SOLVELENS_BOT_ME",
-            help="Snapshot /bot/me when an API key is configured.",
-        ),
-        taken_at: str | None = typer.Option(
-            None,
-            "--taken-at",
-            envvar="SOLVELENS_TAKEN_AT",
-            help="Snapshot time, ISO-8601 UTC (default: now). Refused when older than the store's newest "
-            "snapshot of this platform, unless --backfill.",
-        ),
-        backfill: bool = typer.Option(
-            False,
-            "--backfill",
-            envvar="SOLVELENS_BACKFILL",
-            help="Allow a snapshot time older than the store's newest snapshot of this platform.",
-        ),
-        allow_missing_bot_me: bool = allow_missing_bot_me_option(),
-        prefect: bool | None = typer.Option(
-            None,
-            "--prefect/--no-prefect",
-            envvar="SOLVELENS_PREFECT",
-            show_default=False,
-            help=(
-                "Run as a Prefect flow run (--prefect) or in-process (--no-prefect). Default: a flow run "
-                "when a Prefect API is configured (PREFECT_API_URL or the active Prefect profile), else "
-                "in-process (no temporary Prefect server)."
-            ),
-        ),
-        concurrency: int = typer.Option(
-            8, "--concurrency", envvar="SOLVELENS_CONCURRENCY", min=1, help="Requests in flight per fan-out."
-        ),
-        lock_timeout: float = typer.Option(
-            60.0,
-            "--lock-timeout",
-            envvar="SOLVELENS_LOCK_TIMEOUT",
-            help="Seconds to wait while another writer holds the store.",
-        ),
-        verbose: bool = typer.Option(
-            False, "--verbose", envvar="SOLVELENS_VERBOSE", help="Show Prefect's flow and task logs."
-        ),
-    ) -> None:
-        """Take one complete snapshot of every public resource into the DuckDB store.
-
-        Inputs are checked and the platform probed (GET /categories, a few seconds at most) before anything
-        is fetched. Unchanged solution lists and bot profiles are carried over from the last snapshot.
-
-        Exit codes: 0 the snapshot is complete; 1 it failed (platform unreachable or failing, API key
-        rejected, store busy), nothing written; 2 bad input (URL, --db not a store, --taken-at malformed or
-        older than the store's newest snapshot), nothing written; 130 interrupted (Ctrl-C), nothing written.
-        """
-        from solvelens.apikey import InvalidApiKeyError, check_api_key
-        from solvelens.flows.preflight import (
-            PlatformUnreachableError,
-            PreflightError,
-            check_base_url,
-            check_db_path,
-            normalise_taken_at,
-            prefect_api_url,
-            probe,
-        )
-
-        env: dict[str, str] = {}
-        try:  # no I/O beyond the store file's header: the first request comes right after
-            base_url = check_base_url(base_url)
-            check_db_path(db)
-            if taken_at is not None:
-                taken_at = normalise_taken_at(taken_at)
-            if api_key:
-                env["SOLVELENS_API_KEY"] = check_api_key(api_key).get_secret_value()
-        except (PreflightError, InvalidApiKeyError) as exc:
-            fail(str(exc), 2)
-        use_prefect = prefect if prefect is not None else prefect_api_url() is not None
-        kwargs = {
-            "base_url": base_url,
-            "db_path": str(db),
-            "taken_at": taken_at,
-            "full": full,
-            "use_api_key": bot_me,
-            "concurrency": concurrency,
-            "lock_timeout_s": lock_timeout,
-            "backfill": backfill,
-            "allow_missing_bot_me": allow_missing_bot_me,
-        }
-        with _interruptible() as interrupted:
-            try:
-                probe(base_url)
-                with _env(env):
-                    summary = _run_prefect(kwargs, verbose) if use_prefect else _run_plain(kwargs)
-            except PlatformUnreachableError as exc:
-                fail(f"{exc}; nothing was written")
-            except PreflightError as exc:
-                # Checks that read the store (a --taken-at older than its newest snapshot: steps.prepare)
-                # run after the probe, so the first request is not held up by DuckDB's import.
-                fail(str(exc), 2)
-            except KeyboardInterrupt:
-                fail("interrupted; no snapshot was written", 130)
-            except Exception as exc:
-                if interrupted.is_set():
-                    fail("interrupted; no snapshot was written", 130)
-                from solvelens.store.errors import NotAStoreError
-
-                if isinstance(exc, NotAStoreError):  # a DuckDB file of another application: bad input
-                    fail(str(exc), 2)
-                first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-                fail(f"snapshot failed ({type(exc).__name__}): {first}; no snapshot was written")
-        _print_summary(summary)
-
-    @app.command("schedule")
-    def schedule(
-        base_url: str = base_url_option(),
-        db: Path = db_option(),
-        cron: str = typer.Option(
-            "0 * * * *", "--cron", envvar="SOLVELENS_CRON", help="Snapshot schedule (cron, UTC)."
-        ),
-        report_cron: str = typer.Option(
-            "30 6 * * *", "--report-cron", envvar="SOLVELENS_REPORT_CRON", help="Report schedule (cron, UTC)."
-        ),
-        report_out: Path = typer.Option(
-            DEFAULT_REPORT,
-            "--report-out",
-            envvar="SOLVELENS_REPORT_OUT",
-            help="Where the daily report is written.",
-        ),
-        full: bool = typer.Option(
-            False, "--full", envvar="SOLVELENS_FULL", help="Scheduled snapshots refetch every solution."
-        ),
-        allow_missing_bot_me: bool = allow_missing_bot_me_option(),
-    ) -> None:
-        """Serve scheduled snapshots (--cron) and the report (--report-cron) until Ctrl-C or SIGTERM.
-
-        Checks at start, as `solvelens snapshot` does: the base URL, the store, the platform answering, and
-        the API key (SOLVELENS_API_KEY / SOLVELENS_API_KEY_FILE of this process: its form, and that the
-        platform accepts it). Deployment names are derived from the platform and the store; runs an earlier
-        process scheduled with other parameters are cancelled. Ctrl-C or SIGTERM cancels a run in progress
-        (nothing written) and exits 0 within a few seconds with one line.
-
-        Exit codes: 0 stopped by Ctrl-C/SIGTERM; 1 the platform is unreachable or Prefect did not start;
-        2 bad input (URL, store, API key).
-        """
-        from solvelens.apikey import InvalidApiKeyError
-        from solvelens.config import Settings
-        from solvelens.flows.preflight import (
-            PlatformUnreachableError,
-            PreflightError,
-            check_base_url,
-            check_db_path,
-            check_taken_at_order,
-            normalise_taken_at,
-            probe,
-            probe_api_key,
-        )
-        from solvelens.store import StoreError
-
-        try:
-            base_url = check_base_url(base_url)
-            check_db_path(db)
-            check_taken_at_order(db, base_url, normalise_taken_at(None))
-            key = Settings().resolved_api_key()
-        except (PreflightError, InvalidApiKeyError, StoreError, OSError) as exc:
-            fail(str(exc), 2)
-        try:
-            probe(base_url)
-            if key is not None and not allow_missing_bot_me:
-                probe_api_key(base_url, key)
-        except PlatformUnreachableError as exc:
-            fail(str(exc))
-        except PreflightError as exc:
-            fail(str(exc), 2)
-        _quiet_prefect(verbose=True)
-        from solvelens.flows.deployments import build_deployments, serve_deployments
-
-        deployments = build_deployments(
-            base_url,
-            str(db.resolve()),
-            str(report_out.resolve()),
-            snapshot_cron=cron,
-            report_cron=report_cron,
-            full=full,
-            allow_missing_bot_me=allow_missing_bot_me,
-        )
-        try:
-            line = serve_deployments(deployments)
-        except RuntimeError as exc:
-            fail(str(exc))
-        typer.echo(line)
+    app.command("snapshot")(snapshot)
+    app.command("schedule")(schedule)

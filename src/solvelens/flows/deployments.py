@@ -19,6 +19,7 @@ import logging
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -32,7 +33,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from solvelens.flows.snapshot import snapshot_flow
-from solvelens.sandbox.process import free_port
+from solvelens.flows.steps import SnapshotPlan
 
 #: Default schedules (cron, UTC): a snapshot at the top of every hour, the report every day at 06:30.
 SNAPSHOT_CRON = "0 * * * *"
@@ -63,17 +64,18 @@ def snapshot_deployment(
     """A ``RunnerDeployment`` of :func:`solvelens.flows.snapshot.snapshot_flow` on ``cron`` (UTC), named
     ``snapshot-<deployment_suffix(db_path, base_url=base_url)>`` unless ``name`` is given.
 
-    Parameters carry only the base URL, the store path and flags: the API key comes from the serving
-    process's environment (``SOLVELENS_API_KEY`` / ``SOLVELENS_API_KEY_FILE``), never from the deployment.
+    The one parameter, ``plan`` (a :class:`solvelens.flows.steps.SnapshotPlan`), carries only the base URL,
+    the store path and flags (the rest keep their defaults; ``taken_at``: each run's start): the API key
+    comes from the serving process's environment (``SOLVELENS_API_KEY`` / ``SOLVELENS_API_KEY_FILE``),
+    never from the deployment.
     """
     return snapshot_flow.to_deployment(
         name=name or f"snapshot-{deployment_suffix(db_path, base_url=base_url)}",
         cron=cron,
         parameters={
-            "base_url": base_url,
-            "db_path": db_path,
-            "full": full,
-            "allow_missing_bot_me": allow_missing_bot_me,
+            "plan": SnapshotPlan(
+                base_url=base_url, db_path=db_path, full=full, allow_missing_bot_me=allow_missing_bot_me
+            ).model_dump(include={"base_url", "db_path", "full", "allow_missing_bot_me"})
         },
         tags=TAGS,
         description=f"One complete snapshot of {base_url} into {db_path}.",
@@ -116,6 +118,13 @@ def build_deployments(
     ]
 
 
+def _free_port() -> int:
+    """A TCP port on 127.0.0.1 that was free a moment ago (for the local Prefect server)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
 class ServeStopped(Exception):
     """SIGINT or SIGTERM arrived while the Prefect API was being prepared (nothing was served)."""
 
@@ -153,7 +162,7 @@ def local_prefect_server(
     Raises ``RuntimeError`` when the server does not answer ``/api/health`` within ``start_timeout_s``
     seconds, :class:`ServeStopped` when ``stop`` is set meanwhile.
     """
-    port = free_port()
+    port = _free_port()
     url = f"http://127.0.0.1:{port}/api"
     child_env = {**(os.environ if env is None else env), "PREFECT_SERVER_ANALYTICS_ENABLED": "false"}
     cmd = [sys.executable, "-m", "prefect", "server", "start", "--host", "127.0.0.1", "--port", str(port)]

@@ -2,6 +2,7 @@
 
 - :func:`check_base_url`, :func:`normalise_taken_at`, :func:`check_db_path`: the inputs, with no I/O beyond
   a look at the store file's header (no DuckDB import, no lock).
+- :func:`check_cron`: a schedule's cron expression (Prefect's own check, imported when called).
 - :func:`check_taken_at_order`: the snapshot time is not older than the store's newest snapshot of the
   platform (reads the store once, read-only), unless it is a backfill.
 - :func:`probe`: one ``GET /categories`` with a short bounded retry (the client's stamina retries, capped
@@ -116,6 +117,23 @@ def check_db_path(db_path: str | os.PathLike[str]) -> Path:
     if not folder.is_dir() or not os.access(folder, os.W_OK | os.X_OK):
         raise PreflightError(f"--db {path} cannot be created: {folder} is not a writable folder")
     return path
+
+
+def check_cron(expression: str, option: str = "--cron") -> str:
+    """``expression``, checked as Prefect's cron schedules check it (five fields, UTC; no random or hashed
+    fields). Imports Prefect's schedule schema when called. Raises :class:`PreflightError` naming
+    ``option`` and the fix."""
+    from prefect.client.schemas.schedules import CronSchedule
+    from pydantic import ValidationError
+
+    try:
+        CronSchedule(cron=expression, timezone="UTC")
+    except ValidationError:
+        raise PreflightError(
+            f"{option} {expression!r} is not a cron expression; give five fields (minute hour day-of-month "
+            "month day-of-week, UTC), e.g. '0 * * * *' for every hour"
+        ) from None
+    return expression
 
 
 def check_taken_at_order(

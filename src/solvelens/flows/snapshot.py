@@ -1,6 +1,6 @@
 """The snapshot flow (Prefect 3): the steps of :mod:`solvelens.flows.steps` as task runs, plus a summary.
 
-``await snapshot_flow(base_url, db_path)`` runs the same functions as the plain path
+``await snapshot_flow(SnapshotPlan(base_url=..., db_path=...))`` runs the same functions as the plain path
 (:func:`solvelens.flows.steps.run_snapshot`): it stages the last snapshot's state, runs one Prefect task per
 fetch step of :data:`solvelens.flows.steps.FETCH_STEPS` concurrently (problems + solutions, leaderboard + bot
 profiles, categories + stats, ``/bot/me``), then one write task that holds the DuckDB file for a single
@@ -17,7 +17,6 @@ parameters, retry transient failures with a delay list and cache nothing.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 from typing import Any
 
 from prefect import flow, get_run_logger, task
@@ -33,7 +32,6 @@ from solvelens.client import (
     RateLimitError,
     ServerError,
 )
-from solvelens.flows.fetch import DEFAULT_CONCURRENCY
 from solvelens.flows.steps import (
     FETCH_STEPS,
     FetchStep,
@@ -52,6 +50,7 @@ __all__ = [
     "ARTIFACT_KEY",
     "FETCH_RETRY_DELAYS",
     "FETCH_TASKS",
+    "SnapshotPlan",
     "normalise_taken_at",
     "snapshot_flow",
     "staging_dir_for",
@@ -95,10 +94,10 @@ async def _run_task(step: FetchStep, kwargs: dict[str, Any]) -> dict[str, Any]:
 
 
 @task(name="write-snapshot", **_task_options)
-async def write_snapshot_task(plan: dict[str, Any], staging_dir: str) -> dict[str, Any]:
+async def write_snapshot_task(plan: SnapshotPlan, staging_dir: str) -> dict[str, Any]:
     """Write the staged run as one atomic snapshot (in a worker thread); returns
-    ``SnapshotResult.as_dict()``. ``plan`` holds the fields of :class:`SnapshotPlan`."""
-    return await asyncio.to_thread(write, SnapshotPlan(**plan), staging_dir)
+    ``SnapshotResult.as_dict()``."""
+    return await asyncio.to_thread(write, plan, staging_dir)
 
 
 def summary_markdown(summary: dict[str, Any]) -> str:
@@ -144,49 +143,28 @@ def summary_markdown(summary: dict[str, Any]) -> str:
 
 
 @flow(name="solvelens-snapshot", log_prints=False)
-async def snapshot_flow(
-    base_url: str,
-    db_path: str,
-    taken_at: str | None = None,
-    full: bool = False,
-    use_api_key: bool = True,
-    concurrency: int = DEFAULT_CONCURRENCY,
-    lock_timeout_s: float = 60.0,
-    backfill: bool = False,
-    allow_missing_bot_me: bool = False,
-) -> dict[str, Any]:
-    """Take one complete snapshot of the platform at ``base_url`` (ending ``/api/v1``) into ``db_path``.
+async def snapshot_flow(plan: SnapshotPlan) -> dict[str, Any]:
+    """Take one complete snapshot of the platform at ``plan.base_url`` into ``plan.db_path`` (the fields:
+    :class:`solvelens.flows.steps.SnapshotPlan`; a deployment passes them as the ``plan`` parameter, e.g.
+    ``{"plan": {"base_url": ..., "db_path": ...}}``).
 
-    ``taken_at``: the snapshot's time (ISO-8601, UTC; default now). ``full``: refetch every problem's
-    solutions and every bot profile (default: only those whose listing entry changed). ``use_api_key``: also
-    snapshot ``/bot/me`` when an API key is configured (``SOLVELENS_API_KEY`` / ``SOLVELENS_API_KEY_FILE``);
-    a key the platform rejects fails the run (nothing written) unless ``allow_missing_bot_me``.
-    ``backfill``: allow a ``taken_at`` older than the store's newest snapshot of ``base_url`` (else the run
-    fails before fetching).
+    The API key is read from the environment (``SOLVELENS_API_KEY`` / ``SOLVELENS_API_KEY_FILE``) by the
+    ``/bot/me`` step, never from a parameter; a key the platform rejects fails the run (nothing written)
+    unless ``plan.allow_missing_bot_me``.
 
     Returns :func:`solvelens.flows.steps.summarise`'s dict (``mode`` ``prefect``). Raises when a fetch keeps
-    failing after its retries, or the store lock is not obtained within ``lock_timeout_s`` seconds; then no
+    failing after its retries, ``taken_at`` is older than the store's newest snapshot of the platform (unless
+    ``plan.backfill``), or the store lock is not obtained within ``plan.lock_timeout_s`` seconds; then no
     snapshot is visible.
     """
     logger = get_run_logger()
-    plan = SnapshotPlan(
-        base_url=base_url,
-        db_path=db_path,
-        taken_at=taken_at,
-        full=full,
-        use_api_key=use_api_key,
-        concurrency=concurrency,
-        lock_timeout_s=lock_timeout_s,
-        backfill=backfill,
-        allow_missing_bot_me=allow_missing_bot_me,
-    )
     # Fail fast on a malformed base URL (ConfigurationError) or taken_at (ValueError), before any task.
-    await AsyncPlatformClient(base_url, read_env=False).aclose()
-    normalise_taken_at(taken_at)
+    await AsyncPlatformClient(plan.base_url, read_env=False).aclose()
+    normalise_taken_at(plan.taken_at)
     run = await asyncio.to_thread(prepare, plan)
     try:
         reports = await fetch(plan, run, _run_task)
-        result = await write_snapshot_task(dataclasses.asdict(plan), run.path)
+        result = await write_snapshot_task(plan, run.path)
     finally:
         discard(run)
     summary = summarise(run, result, reports, "prefect")

@@ -29,6 +29,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from solvelens.flows.fetch import (
     DEFAULT_CONCURRENCY,
     fetch_bot_me_step,
@@ -77,27 +79,36 @@ def staging_dir_for(db_path: str) -> Path:
     return db.parent / f".{db.name}.staging" / uuid.uuid4().hex
 
 
-@dataclass(frozen=True)
-class SnapshotPlan:
-    """The parameters of one snapshot run (plain values; checked by :mod:`solvelens.flows.preflight`).
+class SnapshotPlan(BaseModel):
+    """The parameters of one snapshot run: the one parameter of
+    :func:`solvelens.flows.snapshot.snapshot_flow` and of :func:`run_snapshot`, and what ``solvelens
+    snapshot``'s options build (plain JSON values, so Prefect records it as the flow run's ``plan``
+    parameter; checked by :mod:`solvelens.flows.preflight`)."""
 
-    ``base_url`` ends in ``/api/v1``; ``db_path`` is the DuckDB store; ``taken_at`` the snapshot's time
-    (ISO-8601 UTC, ``None``: now); ``full`` refetches every solution list and bot profile; ``use_api_key``
-    also snapshots ``/bot/me`` when a key is configured; ``concurrency`` bounds requests in flight per
-    fan-out; ``lock_timeout_s`` bounds the wait for the store's writer lock (seconds); ``backfill`` allows a
-    ``taken_at`` older than the store's newest snapshot of ``base_url``; ``allow_missing_bot_me`` turns a
-    rejected API key into a warning (default: the run fails and writes nothing).
-    """
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
-    base_url: str
-    db_path: str
-    taken_at: str | None = None
-    full: bool = False
-    use_api_key: bool = True
-    concurrency: int = DEFAULT_CONCURRENCY
-    lock_timeout_s: float = 60.0
-    backfill: bool = False
-    allow_missing_bot_me: bool = False
+    base_url: str = Field(description="The platform's API base URL, ending in /api/v1.")
+    db_path: str = Field(description="The DuckDB snapshot store.")
+    taken_at: str | None = Field(
+        default=None, description="The snapshot's time, ISO-8601 UTC (default: now)."
+    )
+    full: bool = Field(default=False, description="Refetch every solution list and bot profile.")
+    use_api_key: bool = Field(
+        default=True, description="Also snapshot /bot/me when an API key is configured."
+    )
+    concurrency: int = Field(default=DEFAULT_CONCURRENCY, ge=1, description="Requests in flight per fan-out.")
+    lock_timeout_s: float = Field(
+        default=60.0,
+        ge=0,
+        description="Seconds to wait for the store's writer lock while another writer holds it.",
+    )
+    backfill: bool = Field(
+        default=False, description="Allow a taken_at older than the store's newest snapshot of base_url."
+    )
+    allow_missing_bot_me: bool = Field(
+        default=False,
+        description="A rejected API key is a warning (default: the run fails, nothing written).",
+    )
 
     def steps(self) -> list[FetchStep]:
         """The fetch steps this run runs (``bot_me`` only with ``use_api_key``)."""

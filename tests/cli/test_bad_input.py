@@ -1,0 +1,163 @@
+"""Every bad input of issue 18 (and the usual suspects around them), run as a real ``solvelens`` process:
+one line on stderr starting ``error:``, exit 2, no traceback, and nothing changed on disk."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from tests.fixtures.sandbox import SandboxServer
+
+#: (case id, arguments given (tmp folder, base URL) -> the command line, words the error line must hold)
+Case = tuple[str, Callable[[Path, str], list[str]], str]
+
+
+def _duckdb_file(folder: Path) -> Path:
+    path = folder / "store.duckdb"
+    if not path.exists():
+        con = duckdb.connect(str(path))
+        con.execute("CREATE TABLE orders AS SELECT 1 AS id")
+        con.close()
+    return path
+
+
+def _a_file(folder: Path) -> Path:
+    path = folder / "notes.txt"
+    path.write_text("not a folder\n")
+    return path
+
+
+@pytest.fixture
+def busy_port() -> Iterator[int]:
+    """A port on 127.0.0.1 with a listener on it."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        yield int(listener.getsockname()[1])
+
+
+CASES: list[Case] = [
+    (
+        "schedule-cron",
+        lambda d, url: ["schedule", "--base-url", url, "--db", str(d / "s.duckdb"), "--cron", "* * *"],
+        "--cron '* * *' is not a cron expression",
+    ),
+    (
+        "schedule-report-cron",
+        lambda d, url: [
+            "schedule",
+            "--base-url",
+            url,
+            "--db",
+            str(d / "s.duckdb"),
+            "--report-cron",
+            "61 * * * *",
+        ],
+        "--report-cron '61 * * * *'",
+    ),
+    (
+        "sandbox-serve-duckdb",
+        lambda d, url: ["sandbox", "serve", "--db", str(_duckdb_file(d)), "--port", "0"],
+        "is a DuckDB file (a snapshot store?), not a sandbox platform",
+    ),
+    (
+        "sandbox-create-bot-duckdb",
+        lambda d, url: ["sandbox", "create-bot", "SomeBot", "--db", str(_duckdb_file(d))],
+        "not a sandbox platform",
+    ),
+    (
+        "sandbox-serve-pagination",
+        lambda d, url: ["sandbox", "serve", "--db", str(d / "new.sqlite"), "--pagination", "pages"],
+        "--pagination must be page, offset or cursor",
+    ),
+    (
+        "sandbox-serve-scale",
+        lambda d, url: ["sandbox", "serve", "--db", str(d / "new.sqlite"), "--scale", "huge"],
+        "--scale must be one of",
+    ),
+    (
+        "sandbox-serve-fault-rate",
+        lambda d, url: ["sandbox", "serve", "--db", str(d / "new.sqlite"), "--fault-rate", "3"],
+        "fault rate",
+    ),
+    (
+        "db-export-into-a-file",
+        lambda d, url: ["db", "export", "--db", str(d / "s.duckdb"), "--parquet", str(_a_file(d))],
+        "notes.txt",
+    ),
+    (
+        "snapshot-taken-at",
+        lambda d, url: [
+            "snapshot",
+            "--base-url",
+            url,
+            "--db",
+            str(d / "s.duckdb"),
+            "--taken-at",
+            "yesterday",
+        ],
+        "--taken-at must be an ISO-8601 time",
+    ),
+    ("snapshot-db-folder", lambda d, url: ["snapshot", "--base-url", url, "--db", str(d)], "is a directory"),
+    (
+        "snapshot-foreign-duckdb",
+        lambda d, url: ["snapshot", "--base-url", url, "--db", str(_duckdb_file(d)), "--no-bot-me"],
+        "not a solvelens store",
+    ),
+    (
+        "report-foreign-duckdb",
+        lambda d, url: ["report", "--db", str(_duckdb_file(d)), "--out", str(d / "r.html")],
+        "not a solvelens store",
+    ),
+]
+
+
+def _solvelens(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SOLVELENS_", "PREFECT_API"))}
+    return subprocess.run(
+        [sys.executable, "-m", "solvelens", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**env, "COLUMNS": "200"},
+        cwd=cwd,
+    )
+
+
+def _assert_one_line_exit_2(proc: subprocess.CompletedProcess[str], expected: str) -> None:
+    assert proc.returncode == 2, (proc.returncode, proc.stdout, proc.stderr)
+    assert "Traceback" not in proc.stderr + proc.stdout, proc.stderr
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: "), proc.stderr
+    assert expected in lines[0], lines[0]
+    assert not proc.stdout.strip(), proc.stdout  # nothing printed before the error (no URL, no progress)
+
+
+@pytest.mark.parametrize(("case", "args", "expected"), CASES, ids=[c[0] for c in CASES])
+def test_a_bad_input_is_one_line_and_exit_2(
+    case: str, args: Callable[[Path, str], list[str]], expected: str, tmp_path: Path, sandbox: SandboxServer
+) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    argv = args(work, sandbox.base_url)
+    before = {p: p.read_bytes() for p in work.rglob("*") if p.is_file()}
+    proc = _solvelens(*argv, cwd=work)
+    _assert_one_line_exit_2(proc, expected)
+    # The store's lock file may be left beside a DuckDB file it refused (empty; the store layer's, not data).
+    after = {p: p.read_bytes() for p in work.rglob("*") if p.is_file() and p.suffix != ".lock"}
+    assert after == before, f"{case} changed files: {sorted(set(after) ^ set(before))}"
+
+
+def test_sandbox_serve_on_a_busy_port_is_one_line_before_any_url(busy_port: int, tmp_path: Path) -> None:
+    proc = _solvelens(
+        "sandbox", "serve", "--db", str(tmp_path / "new.sqlite"), "--port", str(busy_port), cwd=tmp_path
+    )
+    _assert_one_line_exit_2(proc, f"cannot listen on 127.0.0.1:{busy_port}")
+    assert not (tmp_path / "new.sqlite").exists()  # nothing built for a server that cannot start
