@@ -143,6 +143,7 @@ EXIT_RULES: dict[str, ExitRule] = {
     "solvelens.flows.preflight.PreflightError": BAD_INPUT,
     "solvelens.apikey.InvalidApiKeyError": BAD_INPUT,
     "solvelens.store.errors.NotAStoreError": BAD_INPUT,
+    "solvelens.store.errors.StoreInputError": BAD_INPUT,
     "solvelens.client.errors.ConfigurationError": BAD_INPUT,
     "builtins.FileExistsError": BAD_INPUT,
     "builtins.FileNotFoundError": BAD_INPUT,
