@@ -153,7 +153,12 @@ def minutes_store_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     db = write_store(
         tmp_path_factory.mktemp("minutes") / "solvelens.duckdb",
         StoreSpec(
-            days=3, bots=65, gap_days=(), extra_snapshot_days=(), base_url="https://platform.example/api/v1"
+            days=3,
+            bots=65,
+            gap_days=(),
+            extra_snapshot_days=(),
+            base_url="https://platform.example/api/v1",
+            platform={},  # a real platform declares nothing
         ),
     )
     with duckdb.connect(str(db)) as con:

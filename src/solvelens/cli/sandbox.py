@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Annotated
 
 import typer
 
-from solvelens.cli.common import DEFAULT_SANDBOX_DB, BadInputError, fail
+from solvelens.cli.common import DEFAULT_SANDBOX_DB, BadInputError, SandboxDbPath, fail
 
 app = typer.Typer(
     help="The sandbox platform: a local stand-in for the real platform (SQLite file + HTTP server).",
@@ -24,77 +25,111 @@ def _db_option() -> Path:
     return typer.Option(DEFAULT_SANDBOX_DB, "--db", envvar="SOLVELENS_SANDBOX_DB", help=_DB_HELP)
 
 
-@app.command()
-def serve(
-    host: str = typer.Option("127.0.0.1", envvar="SOLVELENS_SANDBOX_HOST", help="Interface to listen on."),
-    port: int = typer.Option(8000, envvar="SOLVELENS_SANDBOX_PORT", help="Port (0 = any free port)."),
-    db: Path = _db_option(),
-    seed: int = typer.Option(0, envvar="SOLVELENS_SANDBOX_SEED", help="Seed used when the DB must be built."),
-    scale: str = typer.Option(
-        "small",
-        envvar="SOLVELENS_SANDBOX_SCALE",
-        help="empty|small|medium|large, used when the DB must be built.",
+# -- serve: its options -----------------------------------------------------------------------------------
+
+Host = Annotated[str, typer.Option(envvar="SOLVELENS_SANDBOX_HOST", help="Interface to listen on.")]
+Port = Annotated[int, typer.Option(envvar="SOLVELENS_SANDBOX_PORT", help="Port (0 = any free port).")]
+Seed = Annotated[
+    int, typer.Option(envvar="SOLVELENS_SANDBOX_SEED", help="Seed used when the DB must be built.")
+]
+Scale = Annotated[
+    str,
+    typer.Option(
+        envvar="SOLVELENS_SANDBOX_SCALE", help="empty|small|medium|large, used when the DB must be built."
     ),
-    task_ttl: float = typer.Option(
-        180.0, envvar="SOLVELENS_SANDBOX_TASK_TTL", help="Task lifetime (seconds)."
-    ),
-    task_shape: str = typer.Option(
-        "real",
+]
+TaskTtl = Annotated[float, typer.Option(envvar="SOLVELENS_SANDBOX_TASK_TTL", help="Task lifetime (seconds).")]
+TaskShape = Annotated[
+    str,
+    typer.Option(
         envvar="SOLVELENS_SANDBOX_TASK_SHAPE",
         help="real ({taskType,taskId,payload}; typed submit bodies only, as the real platform) or interface "
         "({id,prompt} tasks; {'content': ...} submissions accepted too).",
     ),
-    task_types: str = typer.Option(
-        "flag,solve,vote,create",
-        envvar="SOLVELENS_SANDBOX_TASK_TYPES",
-        help="Comma-separated task kinds handed out.",
-    ),
-    pagination: str = typer.Option(
-        "page", envvar="SOLVELENS_SANDBOX_PAGINATION", help="List envelope style: page, offset or cursor."
-    ),
-    solutions_paging: str = typer.Option(
-        "default",
+]
+TaskTypes = Annotated[
+    str, typer.Option(envvar="SOLVELENS_SANDBOX_TASK_TYPES", help="Comma-separated task kinds handed out.")
+]
+Pagination = Annotated[
+    str,
+    typer.Option(envvar="SOLVELENS_SANDBOX_PAGINATION", help="List envelope style: page, offset or cursor."),
+]
+SolutionsPaging = Annotated[
+    str,
+    typer.Option(
         envvar="SOLVELENS_SANDBOX_SOLUTIONS_PAGING",
         help="A problem's solutions: default (as --pagination) or offset (another implementation: "
         'offset/limit, answered {"items": [...], "has_more": ..., "total": N}; page ignored; at most 10 a '
         "page).",
     ),
-    fault_rate: float = typer.Option(
-        0.0, envvar="SOLVELENS_SANDBOX_FAULT_RATE", help="Probability of a fault."
+]
+FaultRate = Annotated[
+    float, typer.Option(envvar="SOLVELENS_SANDBOX_FAULT_RATE", help="Probability of a fault.")
+]
+FaultKinds = Annotated[str, typer.Option(envvar="SOLVELENS_SANDBOX_FAULT_KINDS", help="Fault kinds to draw.")]
+FaultSeed = Annotated[
+    int, typer.Option(envvar="SOLVELENS_SANDBOX_FAULT_SEED", help="Seed of the fault draws.")
+]
+FaultSchedule = Annotated[
+    str,
+    typer.Option(
+        envvar="SOLVELENS_SANDBOX_FAULT_SCHEDULE", help="Faults of the first requests, e.g. 503,ok,429."
     ),
-    fault_kinds: str = typer.Option(
-        "429,500,502,503,slow,truncate,html",
-        envvar="SOLVELENS_SANDBOX_FAULT_KINDS",
-        help="Fault kinds to draw.",
-    ),
-    fault_seed: int = typer.Option(0, envvar="SOLVELENS_SANDBOX_FAULT_SEED", help="Seed of the fault draws."),
-    fault_schedule: str = typer.Option(
-        "", envvar="SOLVELENS_SANDBOX_FAULT_SCHEDULE", help="Faults of the first requests, e.g. 503,ok,429."
-    ),
-    fault_paths: str = typer.Option(
-        "",
+]
+FaultPaths = Annotated[
+    str,
+    typer.Option(
         envvar="SOLVELENS_SANDBOX_FAULT_PATHS",
         help="Inject faults only on these path prefixes (comma-separated, e.g. /tasks/next); default: every "
         "/api/ route.",
     ),
-    latency_ms: float = typer.Option(0.0, envvar="SOLVELENS_SANDBOX_LATENCY_MS", help="Added latency (ms)."),
-    slow_ms: float = typer.Option(
-        1500.0, envvar="SOLVELENS_SANDBOX_SLOW_MS", help="Latency of a 'slow' fault."
-    ),
-    retry_after: int = typer.Option(
-        1, envvar="SOLVELENS_SANDBOX_RETRY_AFTER", help="Retry-After of 429/503."
-    ),
-    max_body_bytes: int = typer.Option(
-        0,
+]
+LatencyMs = Annotated[float, typer.Option(envvar="SOLVELENS_SANDBOX_LATENCY_MS", help="Added latency (ms).")]
+SlowMs = Annotated[float, typer.Option(envvar="SOLVELENS_SANDBOX_SLOW_MS", help="Latency of a 'slow' fault.")]
+RetryAfter = Annotated[
+    int, typer.Option(envvar="SOLVELENS_SANDBOX_RETRY_AFTER", help="Retry-After of 429/503.")
+]
+MaxBodyBytes = Annotated[
+    int,
+    typer.Option(
         envvar="SOLVELENS_SANDBOX_MAX_BODY_BYTES",
         help="Request body cap in bytes (413, with or without Content-Length); 0 = the default 64 KiB.",
     ),
-    rate_limit: int = typer.Option(
-        0, envvar="SOLVELENS_SANDBOX_RATE_LIMIT", help="Requests per window per API key (429); 0 = none."
+]
+RateLimit = Annotated[
+    int,
+    typer.Option(
+        envvar="SOLVELENS_SANDBOX_RATE_LIMIT", help="Requests per window per API key (429); 0 = none."
     ),
-    rate_window: float = typer.Option(
-        60.0, envvar="SOLVELENS_SANDBOX_RATE_WINDOW", help="Rate-limit window (seconds)."
-    ),
+]
+RateWindow = Annotated[
+    float, typer.Option(envvar="SOLVELENS_SANDBOX_RATE_WINDOW", help="Rate-limit window (seconds).")
+]
+
+
+@app.command()
+def serve(
+    host: Host = "127.0.0.1",
+    port: Port = 8000,
+    db: SandboxDbPath = DEFAULT_SANDBOX_DB,
+    seed: Seed = 0,
+    scale: Scale = "small",
+    task_ttl: TaskTtl = 180.0,
+    task_shape: TaskShape = "real",
+    task_types: TaskTypes = "flag,solve,vote,create",
+    pagination: Pagination = "page",
+    solutions_paging: SolutionsPaging = "default",
+    fault_rate: FaultRate = 0.0,
+    fault_kinds: FaultKinds = "429,500,502,503,slow,truncate,html",
+    fault_seed: FaultSeed = 0,
+    fault_schedule: FaultSchedule = "",
+    fault_paths: FaultPaths = "",
+    latency_ms: LatencyMs = 0.0,
+    slow_ms: SlowMs = 1500.0,
+    retry_after: RetryAfter = 1,
+    max_body_bytes: MaxBodyBytes = 0,
+    rate_limit: RateLimit = 0,
+    rate_window: RateWindow = 60.0,
 ) -> None:
     """Serve the platform in DB on HOST:PORT (builds it first when the file does not exist).
 

@@ -2,6 +2,10 @@
 
 Routes (all JSON; every error body is ``{"error": str}``, plus ``details`` on 422 and on a submit's 400):
 
+Every answer carries two headers declaring what this platform is: ``X-Platform-Id`` (a UUID made when the
+platform is first served and kept in its database, so it survives a new port) and ``X-Platform-Clock:
+simulated`` (its dates are on the simulated clock). Snapshots record them; the real platform sends neither.
+
 - ``GET /health`` (root):
 ``{"status":"healthy","timestamp":iso (wall clock),"uptime":s,"database":"ok","clock":iso}``;
   ``clock`` is the simulated UTC time.
@@ -32,6 +36,7 @@ query parameters with their limits, the bearer key of the bot routes, the submit
 from __future__ import annotations
 
 import time
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -40,10 +45,11 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.utils import get_openapi
 from fastapi.responses import Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from solvelens.sandbox import dispatcher, schemas
 from solvelens.sandbox.accounts import AuthError
-from solvelens.sandbox.db import get_meta
+from solvelens.sandbox.db import connect, get_meta, set_meta, transaction
 from solvelens.sandbox.faults import FaultConfig, install_faults
 from solvelens.sandbox.http import (
     JSON,
@@ -131,12 +137,56 @@ def create_app(
     app.state.options = opts
     app.state.db = db
     install_faults(app, opts.faults)
-    app.add_middleware(BodyLimitMiddleware, max_bytes=ctx.body_cap)  # type: ignore[arg-type]  # outermost
+    app.add_middleware(BodyLimitMiddleware, max_bytes=ctx.body_cap)  # type: ignore[arg-type]
+    app.add_middleware(DeclarationMiddleware, platform_id=platform_id(db_path))  # type: ignore[arg-type]  # outermost
     _install_error_handlers(app)
     app.include_router(public_router(ctx))
     app.include_router(bot_router(ctx))
     app.openapi = lambda: _openapi(app, opts)  # type: ignore[method-assign]
     return app
+
+
+#: Response headers declaring the platform's identity and its clock (see the module docstring).
+PLATFORM_ID_HEADER = "X-Platform-Id"
+PLATFORM_CLOCK_HEADER = "X-Platform-Clock"
+
+
+def platform_id(db_path: Path) -> str:
+    """The platform's stable identity: ``meta('platform_id')``, a UUID written on first call."""
+    conn = connect(db_path)
+    try:
+        with transaction(conn, immediate=True):
+            value = get_meta(conn, "platform_id")
+            if value is None:
+                value = str(uuid.uuid4())
+                set_meta(conn, "platform_id", value)
+    finally:
+        conn.close()
+    return value
+
+
+class DeclarationMiddleware:
+    """Adds ``X-Platform-Id`` and ``X-Platform-Clock: simulated`` to every answer (pure ASGI: no body
+    buffering)."""
+
+    def __init__(self, app: ASGIApp, platform_id: str) -> None:
+        self.app = app
+        self.headers = [
+            (PLATFORM_ID_HEADER.lower().encode(), platform_id.encode()),
+            (PLATFORM_CLOCK_HEADER.lower().encode(), b"simulated"),
+        ]
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_declared(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message = {**message, "headers": [*message.get("headers", ()), *self.headers]}
+            await send(message)
+
+        await self.app(scope, receive, send_declared)
 
 
 def _install_error_handlers(app: FastAPI) -> None:

@@ -29,8 +29,9 @@ import duckdb
 
 from solvelens.store.errors import SchemaVersionError
 
-#: Bumped when the internal tables change incompatibly.
-SCHEMA_VERSION = 1
+#: Bumped when the internal tables change (2: ``snapshot_log.platform``); older stores are migrated in place
+#: by :func:`ensure_schema` (:data:`MIGRATIONS`).
+SCHEMA_VERSION = 2
 #: The DuckDB schema holding the internal tables (views live in ``main``).
 INTERNAL = "solvelens_store"
 #: The table linking snapshots to record versions (all resources).
@@ -171,6 +172,33 @@ PUBLIC_VIEWS: tuple[str, ...] = (
 )
 
 
+#: The snapshot log's columns and SQL types. ``platform``: what the platform declared about itself (JSON
+#: ``{"id": str, "clock": "simulated" | ...}`` from its ``X-Platform-Id`` / ``X-Platform-Clock`` response
+#: headers; ``{}`` when it declared nothing, as the real platform; NULL when unknown: not read, or written
+#: before schema version 2).
+SNAPSHOT_LOG_COLUMNS: dict[str, str] = {
+    "snapshot_id": "BIGINT PRIMARY KEY",
+    "taken_at": "TIMESTAMPTZ NOT NULL",
+    "base_url": "VARCHAR NOT NULL",
+    "status": "VARCHAR NOT NULL",
+    "started_at": "TIMESTAMPTZ",
+    "finished_at": "TIMESTAMPTZ",
+    "duration_s": "DOUBLE",
+    "counts": "JSON",
+    "warnings": "JSON",
+    "drift": "JSON",
+    "changes": "JSON",
+    "platform": "JSON",
+}
+#: The columns of the public ``snapshots`` view (the log's, without ``changes``).
+SNAPSHOTS_VIEW_COLUMNS: tuple[str, ...] = tuple(c for c in SNAPSHOT_LOG_COLUMNS if c != "changes")
+#: Statements that bring a store of schema version ``n - 1`` to ``n`` (run in one transaction before the
+#: idempotent DDL; every one must be harmless on a store that already has what it adds).
+MIGRATIONS: dict[int, tuple[str, ...]] = {
+    2: (f"ALTER TABLE {INTERNAL}.snapshot_log ADD COLUMN IF NOT EXISTS platform JSON",),
+}
+
+
 def _version_table_ddl(resource: Resource, extra: str = "") -> str:
     cols = "".join(f", {f.column} {f.sql_type}" for f in resource.fields)
     return (
@@ -184,10 +212,8 @@ def _tables_ddl() -> list[str]:
     ddl = [
         f"CREATE SCHEMA IF NOT EXISTS {s}",
         f"CREATE TABLE IF NOT EXISTS {s}.meta (key VARCHAR PRIMARY KEY, value VARCHAR)",
-        f"""CREATE TABLE IF NOT EXISTS {s}.snapshot_log (
-            snapshot_id BIGINT PRIMARY KEY, taken_at TIMESTAMPTZ NOT NULL, base_url VARCHAR NOT NULL,
-            status VARCHAR NOT NULL, started_at TIMESTAMPTZ, finished_at TIMESTAMPTZ, duration_s DOUBLE,
-            counts JSON, warnings JSON, drift JSON, changes JSON)""",
+        f"CREATE TABLE IF NOT EXISTS {s}.snapshot_log "
+        f"({', '.join(f'{name} {sql_type}' for name, sql_type in SNAPSHOT_LOG_COLUMNS.items())})",
         f"""CREATE TABLE IF NOT EXISTS {LINKS} (
             snapshot_id BIGINT NOT NULL, resource UTINYINT NOT NULL, version_id UBIGINT NOT NULL,
             rank INTEGER, manifest_id UBIGINT)""",
@@ -230,8 +256,7 @@ def _views_ddl() -> list[str]:
     )
     return [
         f"""CREATE OR REPLACE VIEW main.snapshots AS
-            SELECT snapshot_id, taken_at, base_url, status, started_at, finished_at, duration_s,
-                   counts, warnings, drift
+            SELECT {", ".join(SNAPSHOTS_VIEW_COLUMNS)}
             FROM {s}.snapshot_log WHERE status = '{COMPLETE}'""",
         _simple_view(PROBLEMS),
         f"""CREATE OR REPLACE VIEW main.solutions AS
@@ -255,7 +280,9 @@ def _views_ddl() -> list[str]:
 
 
 def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
-    """Create the internal tables and the public views when missing; idempotent, changes nothing otherwise.
+    """Create the internal tables and the public views when missing, and migrate a store of an older
+    schema version in place (:data:`MIGRATIONS`, then the views again); idempotent, changes nothing
+    otherwise.
 
     Must run on a read-write connection. Raises :class:`SchemaVersionError` when the file carries a newer
     ``schema_version`` than this code knows.
@@ -263,14 +290,16 @@ def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
     exists = con.execute(
         "SELECT count(*) FROM duckdb_tables() WHERE schema_name = ? AND table_name = 'meta'", [INTERNAL]
     ).fetchall()[0][0]
+    version = 0
     if exists:
         row = con.execute(f"SELECT value FROM {INTERNAL}.meta WHERE key = 'schema_version'").fetchall()
-        if row and int(row[0][0]) > SCHEMA_VERSION:
+        version = int(row[0][0]) if row else 0
+        if version > SCHEMA_VERSION:
             raise SchemaVersionError(
                 f"the store was written by schema version {row[0][0]}; "
                 f"this solvelens knows up to {SCHEMA_VERSION}"
             )
-        if row and int(row[0][0]) == SCHEMA_VERSION:
+        if version == SCHEMA_VERSION:
             return
     # One transaction: a process interrupted here leaves either no schema or all of it (never a version row
     # without its views, which the early return above would then keep forever).
@@ -278,6 +307,9 @@ def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
     try:
         for statement in _tables_ddl():
             con.execute(statement)
+        for step in range(version + 1, SCHEMA_VERSION + 1) if exists else ():
+            for statement in MIGRATIONS.get(step, ()):
+                con.execute(statement)
         con.execute(
             f"INSERT OR REPLACE INTO {INTERNAL}.meta VALUES ('schema_version', ?)", [str(SCHEMA_VERSION)]
         )
