@@ -4,6 +4,8 @@
 - ``tests/fixtures/sandbox.py``: the sandbox server on 127.0.0.1 (real uvicorn subprocess, real SQLite file).
 - ``tests/fixtures/prefect.py``: a session-scoped Prefect test harness.
 - ``tests/fixtures/store.py``: small DuckDB stores in the public schema for analysis, chart and report tests.
+- ``tests/fixtures/conventions.py``: the sandbox served in each wire convention mode (one fresh copy of one
+  small platform per server).
 
 The environment every test and every process a test starts sees (set here, so ``make test`` on a fresh clone
 needs no variables of its own, and two test runs on one machine share nothing):
@@ -30,6 +32,7 @@ pytest_plugins = [
     "tests.fixtures.sandbox",
     "tests.fixtures.prefect",
     "tests.fixtures.store",
+    "tests.fixtures.conventions",
 ]
 
 _PREFECT_ENV = {

@@ -28,6 +28,16 @@ def _duckdb_file(folder: Path) -> Path:
     return path
 
 
+def _a_store(folder: Path) -> Path:
+    """A real solvelens store with one snapshot (written by the store's writer from a staged fake run)."""
+    from solvelens.store import write_snapshot
+    from tests.store.fakes import make_platform, stage_run
+
+    path = folder / "real.duckdb"
+    write_snapshot(path, stage_run(folder / "staging", make_platform()))
+    return path
+
+
 def _a_file(folder: Path) -> Path:
     path = folder / "notes.txt"
     path.write_text("not a folder\n")
@@ -89,7 +99,7 @@ CASES: list[Case] = [
     ),
     (
         "db-export-into-a-file",
-        lambda d, url: ["db", "export", "--db", str(d / "s.duckdb"), "--parquet", str(_a_file(d))],
+        lambda d, url: ["db", "export", "--db", str(_a_store(d)), "--parquet", str(_a_file(d))],
         "notes.txt",
     ),
     (
@@ -147,7 +157,7 @@ def test_a_bad_input_is_one_line_and_exit_2(
     work = tmp_path / "work"
     work.mkdir()
     argv = args(work, sandbox.base_url)
-    before = {p: p.read_bytes() for p in work.rglob("*") if p.is_file()}
+    before = {p: p.read_bytes() for p in work.rglob("*") if p.is_file() and p.suffix != ".lock"}
     proc = _solvelens(*argv, cwd=work)
     _assert_one_line_exit_2(proc, expected)
     # The store's lock file may be left beside a DuckDB file it refused (empty; the store layer's, not data).

@@ -45,6 +45,7 @@ from solvelens.client import (
     ResponseDecodeError,
     RetryPolicy,
     ServerError,
+    UnrecognizedResponseError,
 )
 from solvelens.client.example_solver import solve as example_solve
 from solvelens.config import InvalidApiKeyError
@@ -1002,3 +1003,48 @@ def test_snapshot_fetch_collects_offset_paged_solutions_completely(
     got, warnings = asyncio.run(run())
     assert got == expected["solutions"]
     assert warnings == []
+
+
+def test_both_clients_offer_the_same_methods_with_the_same_parameters() -> None:
+    """The clients are not hand-mirrored (every request is built once in the base), but their public faces
+    must stay twins: same methods, same parameters, same defaults; only the async one adds ``concurrency``
+    to the page walks that can fetch ahead, and closes with ``aclose``."""
+
+    def public(cls: type) -> dict[str, inspect.Signature]:
+        return {
+            name: inspect.signature(member)
+            for name, member in vars(cls).items()
+            if callable(member) and not name.startswith("_") and name not in ("close", "aclose")
+        }
+
+    sync, async_ = public(PlatformClient), public(AsyncPlatformClient)
+    assert sorted(sync) == sorted(async_)
+    assert len(sync) == 16  # one per endpoint use: 7 list walks, 9 single requests
+    fetch_ahead = {"iter_pages", "problem_pages", "leaderboard_pages"}
+    for name, signature in sync.items():
+        extra = {"concurrency"} if name in fetch_ahead else set()
+        params = [p for p in async_[name].parameters.values() if p.name not in extra]
+        assert list(signature.parameters.values()) == params, name
+        assert extra <= set(async_[name].parameters), name
+        assert (inspect.getdoc(getattr(PlatformClient, name)) or "") != "", name
+        assert (inspect.getdoc(getattr(AsyncPlatformClient, name)) or "") != "", name
+
+
+@pytest.mark.parametrize(
+    ("body", "keys"),
+    [
+        ({"job": {"ref": "j1", "kind": "solve"}, "ok": True}, ("job", "ok")),
+        ({"message": "Service degraded"}, ("message",)),
+    ],
+)
+def test_unknown_200_task_body_is_an_error_naming_keys_and_fix(
+    client: ClientFactory, body: Any, keys: tuple[str, ...]
+) -> None:
+    """A body that is neither a task nor "no task" is never read as idle (the bot would hold the task)."""
+    c = client(lambda r: httpx.Response(200, json=body), api_key=KEY)
+    with pytest.raises(UnrecognizedResponseError) as info:
+        c.next_task()
+    assert info.value.keys == keys
+    message = str(info.value)
+    assert "[endpoints.tasks_next]" in message and all(key in message for key in keys)
+    assert c.last_task is None

@@ -75,3 +75,18 @@ def test_unknown_bot_and_missing_platform(sandbox, tmp_path: Path) -> None:
 def test_db_path_from_the_environment(sandbox) -> None:
     result = _run("create-bot", "CliEnvBot", env={"SOLVELENS_SANDBOX_DB": str(sandbox.db_path)})
     assert result.exit_code == 0 and _me(sandbox, result.stdout.strip()).status_code == 200
+
+
+def test_serve_refuses_an_unknown_convention_or_a_platform_only_switch_in_one_line(tmp_path: Path) -> None:
+    db = str(tmp_path / "never-built.sqlite")
+    cases = {
+        ("--conventions", "soap"): "--conventions must be one of platform, jsonapi, hal, odata, relay",
+        ("--conventions", "hal", "--pagination", "cursor"): "apply to --conventions platform only",
+        ("--conventions", "odata", "--task-shape", "interface"): "applies to --conventions platform only",
+    }
+    for args, message in cases.items():
+        result = _run("serve", "--db", db, "--port", "0", *args)
+        assert result.exit_code == 2, result.output
+        lines = [line for line in result.stderr.splitlines() if line.strip()]
+        assert len(lines) == 1 and message in lines[0], result.stderr
+    assert not Path(db).exists()  # checked before anything is built

@@ -36,7 +36,7 @@ def test_db_commands(db: Path, platform: FakePlatform, tmp_path: Path):
     assert "solutions: 300 rows" in export.output
     assert (out / "leaderboard" / "snapshot_id=3").is_dir()
 
-    pruned = runner.invoke(app, ["db", "prune", "--keep", "1", "--db", str(db)])
+    pruned = runner.invoke(app, ["db", "prune", "--keep", "1", "--db", str(db), "--yes"])
     assert pruned.exit_code == 0, pruned.output
     assert "kept snapshots [3]" in pruned.output
     assert read_frame(db, "SELECT snapshot_id FROM snapshots")["snapshot_id"].to_list() == [3]

@@ -23,9 +23,16 @@ def run(
         ...,
         "--solver",
         envvar="SOLVELENS_SOLVER",
-        help="MODULE:FUNCTION taking the task dict and returning a str or a dict, e.g. "
-        "solvelens.client.example_solver:solve. For typed tasks a str becomes the typed body where that is "
-        "unambiguous (solve: the text; vote: a|b|skip; flag/create: a JSON object), else it is refused.",
+        help="MODULE:FUNCTION taking the task dict and returning a str or a dict, e.g. mysolver:solve "
+        "(mysolver.py in the current folder or --app-dir), solvelens.client.example_solver:solve, or "
+        "path/to/file.py:solve. For typed tasks a str becomes the typed body where that is unambiguous "
+        "(solve: the text; vote: a|b|skip; flag/create: a JSON object), else it is refused.",
+    ),
+    app_dir: Path = typer.Option(
+        Path("."),
+        "--app-dir",
+        envvar="SOLVELENS_APP_DIR",
+        help="Folder put first on the import path for --solver MODULE:FUNCTION (as uvicorn's --app-dir).",
     ),
     api_key: str | None = api_key_option("Bot API key (<prefix>_key_...). Never printed."),
     api_key_file: Path | None = typer.Option(
@@ -60,7 +67,8 @@ def run(
         None,
         "--llm-model",
         envvar="SOLVELENS_LLM_MODEL",
-        help="Model name sent as llm_model in solve bodies (default: the solver's llm_model attribute).",
+        help="Model name sent as llm_model in solve bodies; wins over the solver's own (its llm_model "
+        "attribute or the llm_model of its answers), with one warning line when they differ.",
     ),
     llm_model_version: str | None = typer.Option(
         None, "--llm-model-version", envvar="SOLVELENS_LLM_MODEL_VERSION", help="Sent as llm_model_version."
@@ -80,6 +88,20 @@ def run(
         min=1,
         help="Stop (exit 1) after this many errors in a row, e.g. polls answered 5xx after all retries.",
     ),
+    max_outage: float = typer.Option(
+        120.0,
+        "--max-outage",
+        envvar="SOLVELENS_MAX_OUTAGE",
+        min=0.0,
+        help="Stop (exit 1) when every poll has failed (5xx, connection error, timeout) for this many "
+        "seconds; 0: never.",
+    ),
+    verbose: bool = typer.Option(
+        False,
+        "--verbose",
+        "-v",
+        help="Show a failing solver's traceback (once per distinct error) and the client's INFO lines.",
+    ),
     max_attempts: int = typer.Option(
         5,
         "--max-attempts",
@@ -90,10 +112,13 @@ def run(
 ) -> None:
     """Poll /tasks/next, call SOLVER on each task and submit its answer, until stopped.
 
-    Ctrl-C (or SIGTERM) finishes the current task, then exits. Prints one line per task and a summary.
+    Ctrl-C (or SIGTERM) ends a poll or a wait at once (also in the middle of retries); a task in hand is
+    finished (solved and submitted) first; again to abort. Prints one line per task (type, problem title,
+    id suffix, outcome) and a summary.
 
     Exit code 0 on a normal end (--max-tasks, --stop-when-idle, a signal); 1 when stopped by an error
-    (rejected key, suspended bot, unreachable platform, --max-rejections rejected answers or --max-errors
+    (rejected key, suspended bot, unreachable platform, a platform down for --max-outage, 3 polls answered
+    with a body that is neither a task nor "no task", --max-rejections rejected answers or --max-errors
     errors in a row). Each retry of a request is logged as one line on stderr.
     """
     import logging
@@ -127,12 +152,12 @@ def run(
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s", "%H:%M:%S"))
     client_log = logging.getLogger("solvelens.client")
     client_log.addHandler(handler)
-    client_log.setLevel(logging.WARNING)
+    client_log.setLevel(logging.INFO if verbose else logging.WARNING)
     client_log.propagate = False
     params = {"brief": "true", "categories": "slim"} if brief else {}
     with client:
         try:
-            solve = load_solver(solver)
+            solve = load_solver(solver, app_dir=app_dir)
         except SolverLoadError as exc:
             fail(str(exc))
             return
@@ -144,9 +169,11 @@ def run(
             stop_when_idle=stop_when_idle,
             max_rejections=max_rejections,
             max_errors=max_errors,
+            max_outage=max_outage,
             llm_model=llm_model,
             llm_model_version=llm_model_version,
             task_params=params,
+            verbose=verbose,
         )
         summary = runner.run()
     raise typer.Exit(summary.exit_code)

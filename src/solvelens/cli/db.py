@@ -1,4 +1,5 @@
-"""``solvelens db ...``: look into the snapshot store, export it to Parquet, prune old snapshots.
+"""``solvelens db ...``: look into the snapshot store, export it to Parquet, prune or delete snapshots,
+compact the file.
 
 DuckDB and polars are imported inside the commands so ``solvelens --help`` stays fast.
 """
@@ -14,7 +15,7 @@ import typer
 from solvelens.cli.common import db_option, fail
 
 app = typer.Typer(
-    help="The DuckDB snapshot store: info, snapshots, export, prune, delete.", no_args_is_help=True
+    help="The DuckDB snapshot store: info, snapshots, export, prune, delete, compact.", no_args_is_help=True
 )
 
 
@@ -42,6 +43,13 @@ def info(db: Path = db_option()) -> None:
     for view, n in data["rows"].items():
         table.add_row(view, f"{n:,}", f"{data['versions'][view]:,}" if view in data["versions"] else "")
     console.print(table)
+    free = data["free_bytes"]
+    if free:
+        console.print(
+            f"{free / 2**20:.1f} MiB of the file are free blocks (reused by later snapshots); "
+            f"`solvelens db compact --db {db}` gives them back to the disk",
+            highlight=False,
+        )
 
 
 def _snapshot_records(frame: Any) -> list[dict[str, Any]]:
@@ -58,6 +66,59 @@ def _snapshot_records(frame: Any) -> list[dict[str, Any]]:
                 record[key] = value
         records.append(record)
     return records
+
+
+#: Console width from which ``db snapshots`` adds the leaderboard and category counts.
+WIDE_COLUMNS = 120
+
+
+def _count_cell(counts: dict[str, Any], key: str) -> str:
+    value = counts.get(key)
+    return f"{value:,}" if isinstance(value, int) else ""
+
+
+def _took(seconds: float | None) -> str:
+    """A run's duration in at most 5 characters: ``12.3`` (seconds), ``2.5h``, ``3d``."""
+    if seconds is None:
+        return ""
+    if seconds < 1000:
+        return f"{seconds:.1f}"
+    return f"{seconds / 3600:.1f}h" if seconds < 86400 else f"{seconds / 86400:.0f}d"
+
+
+def _snapshots_table(frame: Any, width: int, platforms: list[str]) -> Any:
+    """The snapshot log as a rich table that fits 80 columns: id, time to the second, problems, solutions,
+    bots, how long it took, warnings, drift; ``plat`` (the number of the base URL in ``platforms``) when
+    there are several, ``status`` when a row is not complete; from :data:`WIDE_COLUMNS` also the
+    leaderboard and category counts. Nothing is cut: --json / --csv give every field."""
+    from rich import box
+    from rich.table import Table
+
+    wide = width >= WIDE_COLUMNS
+    several = len(platforms) > 1
+    incomplete = any(status != "complete" for status in frame["status"].to_list())
+    columns = ["id", "taken at (UTC)", *(["plat"] if several else []), "problems", "solutions", "bots"]
+    columns += [*(["leaderboard", "categories"] if wide else []), *(["status"] if incomplete else [])]
+    columns += ["took", "warn", "drift"]
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
+    for col in columns:
+        text = col in ("taken at (UTC)", "status")
+        least = 19 if col == "taken at (UTC)" else None  # a date is never cut
+        table.add_column(col, justify="left" if text else "right", no_wrap=True, min_width=least)
+    for row in frame.iter_rows(named=True):
+        counts = json.loads(row["counts"]) if row["counts"] else {}
+        cells = [str(row["snapshot_id"]), f"{row['taken_at']:%Y-%m-%d %H:%M:%S}"]
+        cells += [str(platforms.index(row["base_url"]) + 1)] if several else []
+        cells += [_count_cell(counts, k) for k in ("problems", "solutions", "bots")]
+        cells += [_count_cell(counts, k) for k in ("leaderboard", "categories")] if wide else []
+        cells += [row["status"]] if incomplete else []
+        cells += [
+            _took(row["duration_s"]),
+            str(len(json.loads(row["warnings"]))) if row["warnings"] else "0",
+            str(len(json.loads(row["drift"]))) if row["drift"] else "0",
+        ]
+        table.add_row(*cells)
+    return table
 
 
 @app.command()
@@ -80,7 +141,11 @@ def snapshots(
         "finished_at, duration_s, counts (JSON), warnings and drift (numbers of entries).",
     ),
 ) -> None:
-    """One line per snapshot: id, time, duration, counts, warnings and drift entries (or --json / --csv)."""
+    """One line per snapshot: id, time, counts, seconds, warnings and drift entries (or --json / --csv).
+
+    The table fits 80 columns: the base URL is printed above it (several platforms: numbered, and the
+    ``plat`` column names each row's); from 120 columns it adds the leaderboard and category counts.
+    """
     from solvelens.store import StoreError, list_snapshots
 
     if as_json and as_csv:
@@ -93,41 +158,35 @@ def snapshots(
         typer.echo(json.dumps(_snapshot_records(frame), indent=2))
         return
     if as_csv:
-        import csv
-        import sys
-
-        writer = csv.writer(sys.stdout, lineterminator="\n")
-        columns = ["snapshot_id", "taken_at", "base_url", "status", "started_at", "finished_at", "duration_s"]
-        writer.writerow([*columns, "counts", "warnings", "drift"])
-        for r in _snapshot_records(frame):
-            writer.writerow(
-                [
-                    *("" if r[c] is None else r[c] for c in columns),
-                    json.dumps(r["counts"] or {}),
-                    len(r["warnings"] or []),
-                    len(r["drift"] or []),
-                ]
-            )
+        _print_csv(frame)
         return
     from rich.console import Console
-    from rich.table import Table
 
-    table = Table()
-    for col in ("id", "taken at (UTC)", "base URL", "status", "duration s", "counts", "warnings", "drift"):
-        table.add_column(col)
-    for row in frame.iter_rows(named=True):
-        counts = json.loads(row["counts"]) if row["counts"] else {}
-        table.add_row(
-            str(row["snapshot_id"]),
-            f"{row['taken_at']:%Y-%m-%d %H:%M:%S}",
-            row["base_url"],
-            row["status"],
-            f"{row['duration_s']:.1f}" if row["duration_s"] is not None else "",
-            ", ".join(f"{k} {v}" for k, v in counts.items()),
-            str(len(json.loads(row["warnings"]))) if row["warnings"] else "0",
-            str(len(json.loads(row["drift"]))) if row["drift"] else "0",
+    console = Console()
+    platforms = sorted(set(frame["base_url"].to_list()))
+    if len(platforms) == 1:
+        console.print(f"{frame.height} snapshots of {platforms[0]}", highlight=False, soft_wrap=True)
+    for i, url in enumerate(platforms if len(platforms) > 1 else [], start=1):
+        console.print(f"plat {i}: {url}", highlight=False, soft_wrap=True)
+    console.print(_snapshots_table(frame, console.width, platforms))
+
+
+def _print_csv(frame: Any) -> None:
+    import csv
+    import sys
+
+    writer = csv.writer(sys.stdout, lineterminator="\n")
+    columns = ["snapshot_id", "taken_at", "base_url", "status", "started_at", "finished_at", "duration_s"]
+    writer.writerow([*columns, "counts", "warnings", "drift"])
+    for r in _snapshot_records(frame):
+        writer.writerow(
+            [
+                *("" if r[c] is None else r[c] for c in columns),
+                json.dumps(r["counts"] or {}),
+                len(r["warnings"] or []),
+                len(r["drift"] or []),
+            ]
         )
-    Console().print(table)
 
 
 @app.command()
@@ -136,23 +195,107 @@ def export(
         ...,
         "--parquet",
         envvar="SOLVELENS_EXPORT_DIR",
-        help="Output directory (Hive partitions by snapshot).",
+        help="Output folder (Hive partitions by snapshot): new, empty, or holding an earlier export, which "
+        "is replaced.",
     ),
     db: Path = db_option(),
     since: int | None = typer.Option(
         None, "--since", envvar="SOLVELENS_EXPORT_SINCE", help="Only snapshots with id >= this."
     ),
 ) -> None:
-    """Export every public view to Parquet: DIR/<view>/snapshot_id=<n>/*.parquet."""
-    from solvelens.store import StoreError, export_parquet
+    """Export every public view to Parquet: DIR/<view>/snapshot_id=<n>/*.parquet, and a manifest
+    DIR/solvelens-export.json.
+
+        An earlier export in DIR is replaced (only what it wrote); a folder holding anything else, or a file,
+        is refused (exit 2) and left unchanged.
+    """
+    from solvelens.store import StoreError, StoreInputError, export_parquet
 
     try:
         written = export_parquet(db, parquet, min_snapshot_id=since)
+    except StoreInputError as exc:
+        fail(str(exc), 2)
     except StoreError as exc:
         fail(str(exc))
     for view, n in written.items():
         typer.echo(f"{view}: {n:,} rows")
     typer.echo(f"written under {parquet}")
+
+
+def _confirm(question: str) -> bool:
+    """Ask a yes/no question (default no); no answer (end of input) is a no."""
+    try:
+        return typer.confirm(question, default=False)
+    except typer.Abort:
+        typer.echo("")
+        return False
+
+
+def _compact_option() -> Any:
+    return typer.Option(
+        None,
+        "--compact/--no-compact",
+        help="Then rewrite the store to give the freed space back to the disk (see `solvelens db compact`). "
+        "Default: ask on a terminal, else only say how much could be given back.",
+        show_default=False,
+    )
+
+
+def _offer_compact(db: Path, compact_now: bool | None) -> None:
+    """After a prune or delete: compact when asked (or confirmed on a terminal), else print a hint."""
+    import sys
+
+    from solvelens.store import StoreError, store_info
+
+    try:
+        free = store_info(db)["free_bytes"]
+    except StoreError as exc:
+        fail(str(exc))
+    if compact_now is None and sys.stdin.isatty() and free:
+        compact_now = _confirm(f"The file holds {free / 2**20:.1f} MiB of free blocks; compact it now?")
+    if compact_now:
+        _run_compact(db)
+    elif free:
+        typer.echo(
+            f"{db} keeps its size ({free / 2**20:.1f} MiB of free blocks are reused by later snapshots); "
+            f"`solvelens db compact --db {db}` gives them back to the disk"
+        )
+
+
+def _run_compact(db: Path) -> None:
+    from solvelens.store import StoreError
+    from solvelens.store.compact import compact as compact_store
+
+    try:
+        result = compact_store(db)
+    except StoreError as exc:
+        fail(str(exc))
+    mib = 2**20
+    typer.echo(
+        f"compacted {db}: {result['before_bytes'] / mib:.1f} MiB -> {result['after_bytes'] / mib:.1f} MiB, "
+        f"{result['reclaimed_bytes'] / mib:.1f} MiB given back in {result['seconds']:.1f} s"
+    )
+
+
+@app.command()
+def compact(db: Path = db_option()) -> None:
+    """Rewrite the store into a fresh file and swap it in atomically, giving back the space of deleted and
+    pruned snapshots (DuckDB reuses freed blocks but never shrinks its file).
+
+    Holds the store's writer lock meanwhile (snapshots and readers wait); a crash at any point leaves a
+    whole store. Prints the space given back. Exit codes: 0 compacted; 1 missing, busy or not a store.
+    """
+    _run_compact(db)
+
+
+def _prune_plan(db: Path, keep: int) -> tuple[list[int], Any]:
+    """(ids kept, frame of the snapshots prune would remove) -- read-only."""
+    from solvelens.store import list_snapshots
+
+    frame = list_snapshots(db, include_incomplete=True)
+    complete = [r["snapshot_id"] for r in frame.iter_rows(named=True) if r["status"] == "complete"]
+    kept = sorted(complete)[-keep:]
+    return kept, frame.filter(~frame["snapshot_id"].is_in(kept))
 
 
 @app.command()
@@ -161,19 +304,50 @@ def prune(
         ..., "--keep", envvar="SOLVELENS_KEEP", help="Complete snapshots to keep (newest)."
     ),
     db: Path = db_option(),
+    yes: bool = typer.Option(False, "--yes", "-y", help="Prune without asking."),
+    compact_now: bool | None = _compact_option(),
 ) -> None:
-    """Delete all but the newest N snapshots and the record versions no kept snapshot references."""
+    """Delete all but the newest N complete snapshots (and any incomplete ones) and the record versions no
+    kept snapshot references, in one transaction, after saying how many go and asking (or --yes).
+
+    Exit codes: 0 pruned (or nothing to prune); 1 not a store, store busy, or not confirmed (nothing
+    deleted); 2 --keep below 1.
+    """
     from solvelens.store import StoreError
     from solvelens.store import prune as prune_store
 
+    if keep < 1:
+        fail(f"--keep must be at least 1 (got {keep}); `solvelens db delete ID` removes single snapshots", 2)
     try:
+        kept, removed = _prune_plan(db, keep)
+        if removed.height == 0:
+            typer.echo(f"nothing to prune: {db} holds {len(kept)} complete snapshots (--keep {keep})")
+            return
+        first, last = removed["taken_at"].min(), removed["taken_at"].max()
+        what = (
+            f"{removed.height} snapshots (ids {_ids(removed['snapshot_id'].to_list())}, taken "
+            f"{first:%Y-%m-%d %H:%M} .. {last:%Y-%m-%d %H:%M} UTC), keeping the newest {len(kept)}"
+        )
+        if not yes and not _confirm(f"Remove {what} from {db}?"):
+            fail("not confirmed; nothing was deleted")
         result = prune_store(db, keep=keep)
-    except (ValueError, StoreError) as exc:
+    except StoreError as exc:
         fail(str(exc))
+    versions = ", ".join(f"{n} {k}" for k, n in result["removed_versions"].items() if n)
     typer.echo(
-        f"kept snapshots {result['kept']}; removed {result['removed_snapshots']} snapshots, "
-        + ", ".join(f"{n} {k} versions" for k, n in result["removed_versions"].items())
+        f"kept snapshots {result['kept']}; removed {result['removed_snapshots']} snapshots and the record "
+        f"versions only they used: {versions or 'none'}"
     )
+    _offer_compact(db, compact_now)
+
+
+def _ids(ids: list[int]) -> str:
+    """``1-28`` for a run of ids, else ``1, 4, 9`` (at most 6 shown)."""
+    ids = sorted(ids)
+    if ids == list(range(ids[0], ids[-1] + 1)) and len(ids) > 2:
+        return f"{ids[0]}-{ids[-1]}"
+    shown = ", ".join(str(i) for i in ids[:6])
+    return shown + (f" and {len(ids) - 6} more" if len(ids) > 6 else "")
 
 
 @app.command()
@@ -183,6 +357,7 @@ def delete(
     ),
     db: Path = db_option(),
     yes: bool = typer.Option(False, "--yes", "-y", help="Delete without asking."),
+    compact_now: bool | None = _compact_option(),
 ) -> None:
     """Delete one snapshot and the record versions only it referenced, in one transaction; every other
     snapshot stays whole and later snapshots carry over from the newest remaining one.
@@ -199,13 +374,14 @@ def delete(
             what += (
                 f" ({row['status']}, taken at {row['taken_at']:%Y-%m-%d %H:%M:%S} UTC of {row['base_url']})"
             )
-            if not yes and not typer.confirm(f"Delete {what} from {db}?", default=False):
+            if not yes and not _confirm(f"Delete {what} from {db}?"):
                 fail("not confirmed; nothing was deleted")
         result = delete_snapshot(db, snapshot_id)
     except StoreError as exc:
         fail(str(exc))
     freed = ", ".join(f"{n} {k}" for k, n in result["removed_versions"].items() if n)
     typer.echo(f"deleted {what}; record versions no other snapshot used: {freed or 'none'}")
+    _offer_compact(db, compact_now)
 
 
 def register(root: typer.Typer) -> None:

@@ -105,6 +105,16 @@ RateLimit = Annotated[
 RateWindow = Annotated[
     float, typer.Option(envvar="SOLVELENS_SANDBOX_RATE_WINDOW", help="Rate-limit window (seconds).")
 ]
+Conventions = Annotated[
+    str,
+    typer.Option(
+        envvar="SOLVELENS_SANDBOX_CONVENTIONS",
+        help="Wire convention: platform (the real platform's shapes), jsonapi (JSON:API, page[number]/"
+        "page[size]), hal (HAL, page_token cursors, X-Total-Count, problem details), odata (value/"
+        "@odata.nextLink, $top/$skip, the server's own page size, PascalCase) or relay (edges/pageInfo, "
+        "first/after). Each reads only its own paging parameters; see /openapi.json.",
+    ),
+]
 
 
 @app.command()
@@ -130,6 +140,7 @@ def serve(
     max_body_bytes: MaxBodyBytes = 0,
     rate_limit: RateLimit = 0,
     rate_window: RateWindow = 60.0,
+    conventions: Conventions = "platform",
 ) -> None:
     """Serve the platform in DB on HOST:PORT (builds it first when the file does not exist).
 
@@ -142,12 +153,7 @@ def serve(
     from solvelens.sandbox.faults import FaultConfig
     from solvelens.sandbox.generate import SCALES, build_platform
 
-    if task_shape not in ("real", "interface"):
-        raise BadInputError(f"--task-shape must be real or interface, got {task_shape!r}")
-    if pagination not in ("page", "offset", "cursor"):
-        raise BadInputError(f"--pagination must be page, offset or cursor, got {pagination!r}")
-    if solutions_paging not in ("default", "offset"):
-        raise BadInputError(f"--solutions-paging must be default or offset, got {solutions_paging!r}")
+    _check_conventions(conventions, pagination, solutions_paging, task_shape)
     try:
         faults = FaultConfig(
             rate=fault_rate,
@@ -182,12 +188,36 @@ def serve(
         solutions_paging=solutions_paging,  # type: ignore[arg-type]
         task_types=tuple(t.strip() for t in task_types.split(",") if t.strip()),
         faults=faults,
+        conventions=conventions,
     )
     typer.echo(f"http://{host}:{port}/api/v1")
     config = uvicorn.Config(
         application, host=host, port=port, log_level="warning", access_log=False, lifespan="off"
     )
     uvicorn.Server(config).run()
+
+
+def _check_conventions(conventions: str, pagination: str, solutions_paging: str, task_shape: str) -> None:
+    """Fail with one line for an unknown choice, an unknown mode or a platform-only switch given with another
+    mode."""
+    from solvelens.sandbox.conventions import CONVENTIONS, make_convention
+
+    if task_shape not in ("real", "interface"):
+        raise BadInputError(f"--task-shape must be real or interface, got {task_shape!r}")
+    if pagination not in ("page", "offset", "cursor"):
+        raise BadInputError(f"--pagination must be page, offset or cursor, got {pagination!r}")
+    if solutions_paging not in ("default", "offset"):
+        raise BadInputError(f"--solutions-paging must be default or offset, got {solutions_paging!r}")
+    if conventions not in CONVENTIONS:
+        raise BadInputError(f"--conventions must be one of {', '.join(CONVENTIONS)}, got {conventions!r}")
+    try:
+        make_convention(conventions, pagination=pagination, solutions_paging=solutions_paging)
+    except ValueError as exc:
+        raise BadInputError(str(exc)) from exc
+    if conventions != "platform" and task_shape != "real":
+        raise BadInputError(
+            f"--task-shape interface applies to --conventions platform only, not {conventions}"
+        )
 
 
 @app.command("create-bot")

@@ -32,6 +32,7 @@ from solvelens.client.errors import (
     ServerError,
     ServiceUnavailableError,
     UnprocessableEntityError,
+    UnrecognizedResponseError,
 )
 from solvelens.client.models import (
     Bot,
@@ -107,6 +108,7 @@ __all__ = [
     "SubmitResult",
     "Task",
     "UnprocessableEntityError",
+    "UnrecognizedResponseError",
     "load_solver",
     "submission_body",
 ]

@@ -1,7 +1,9 @@
-"""What both clients share: base URL handling, authentication, response decoding, retry decisions.
+"""What both clients share: every endpoint's request, base URL handling, authentication, response decoding,
+retry decisions.
 
-:class:`BaseClient` holds everything but the sending of requests (``client.py`` adds that, sync and async,
-like httpx's ``Client``/``AsyncClient``).
+:class:`BaseClient` builds each endpoint's request once, as a :class:`Call` (what to send, when to retry, how
+to read the answer), like openai-python's ``BaseClient`` builds its ``FinalRequestOptions``; ``client.py``
+only sends calls, sync and async (like httpx's ``Client``/``AsyncClient``), each in one ``_request`` method.
 
 - **Base URL**: must be an http(s) URL ending in ``/api/v1`` (:func:`normalise_base_url`); ``/health`` lives
   at the root outside it.
@@ -22,10 +24,12 @@ import contextlib
 import functools
 import logging
 import ssl
+import threading
+import time
 from collections.abc import Callable, Generator, Iterator, Mapping
 from contextvars import ContextVar
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Any, Generic, TypeVar
 
 import httpx
 import stamina
@@ -46,11 +50,22 @@ from solvelens.client.errors import (
     ResponseDecodeError,
     ServerError,
     ServiceUnavailableError,
+    UnrecognizedResponseError,
     redact,
     status_error_from_response,
 )
-from solvelens.client.models import SubmitResult, Task, is_task
-from solvelens.client.pagination import DEFAULT_MAX_PAGES, Paginator
+from solvelens.client.models import (
+    Bot,
+    Category,
+    Health,
+    Problem,
+    SearchResult,
+    Stats,
+    SubmitResult,
+    Task,
+    is_task,
+)
+from solvelens.client.pagination import DEFAULT_MAX_PAGES, PageRequest, Paginator, extract_items
 from solvelens.client.submission import SubmitBody, submission_body
 from solvelens.client.walk import KNOWN_LIST_ENDPOINTS, PageWalk, endpoint_key, endpoint_name
 
@@ -67,9 +82,11 @@ __all__ = [
     "API_SUFFIX",
     "BaseClient",
     "BearerAuth",
+    "Call",
     "RetryPolicy",
     "log_retry",
     "normalise_base_url",
+    "retry_limit",
     "retry_scope",
 ]
 
@@ -144,6 +161,32 @@ def retry_scope(method: str, path: str, attempts: int) -> Iterator[None]:
         _RETRY_SCOPE.reset(token)
 
 
+@dataclass(frozen=True, slots=True)
+class _RetryLimit:
+    stop: threading.Event | None
+    deadline: float | None
+
+    def reached(self) -> bool:
+        if self.stop is not None and self.stop.is_set():
+            return True
+        return self.deadline is not None and time.monotonic() >= self.deadline
+
+
+_RETRY_LIMIT: ContextVar[_RetryLimit | None] = ContextVar("solvelens_retry_limit", default=None)
+
+
+@contextlib.contextmanager
+def retry_limit(*, stop: threading.Event | None = None, deadline: float | None = None) -> Iterator[None]:
+    """Within this block (this thread or task), no further retry is scheduled once ``stop`` is set or the
+    ``deadline`` (``time.monotonic()`` seconds) has passed: the failure at hand is raised at once. The bot
+    runner uses it so a stop request or ``--max-outage`` is not held up by a request's remaining retries."""
+    token = _RETRY_LIMIT.set(_RetryLimit(stop, deadline))
+    try:
+        yield
+    finally:
+        _RETRY_LIMIT.reset(token)
+
+
 def _outcome(exc: BaseException) -> str:
     if isinstance(exc, APIStatusError):
         return f"{exc.status_code} {exc.message[:80]}"
@@ -196,6 +239,58 @@ def install_retry_logging() -> None:
     _retry_logging_installed = True
 
 
+T = TypeVar("T")
+
+#: What a page fetch hands to :meth:`PageWalk.accept`: the decoded body, the headers, the URL requested.
+PageAnswer = tuple[Any, httpx.Headers, httpx.URL]
+
+
+@dataclass(frozen=True, slots=True)
+class Call(Generic[T]):
+    """One request to one endpoint, built once by :class:`BaseClient` for both clients.
+
+    ``method``/``url`` (absolute)/``params``/``json``/``auth``: what is sent. ``retry_on``: the stamina hook
+    deciding each failure (see :meth:`BaseClient._get_retry_hook`). ``read(response, lost)``: the result
+    from the answer (raises the typed error of a non-2xx answer inside the retry loop, so 5xx are retried);
+    ``lost`` says an earlier attempt reached the server but its answer was lost (submits use it).
+    ``recover``: for a status error left after the retries, a result instead (``/tasks/next``'s 404 "no
+    task"), or the error re-raised.
+    """
+
+    method: str
+    url: str
+    read: Callable[[httpx.Response, bool], T]
+    retry_on: Callable[[Exception], bool | float]
+    params: Any = None
+    json: Any = None
+    auth: httpx.Auth | None = None
+    recover: Callable[[APIStatusError], T] | None = None
+
+
+#: Envelope keys under which "no task" is an empty value (``{"data": null}``, ``{"value": []}``, ...).
+_EMPTY_ENVELOPES = frozenset({"data", "value", "task", "node", "items", "results"})
+#: Fields of a task without an id (the interface's shape: read as "no task", as before).
+_TASK_FIELDS = frozenset({"prompt", "taskType", "payload"})
+#: Keys of a message-only body (``{"message": "No tasks available"}``).
+_MESSAGE_KEYS = frozenset({"message", "error", "detail", "title", "status", "statusCode", "code"})
+
+
+def _is_no_task(body: Any) -> bool:
+    """Whether a 2xx ``/tasks/next`` body that is not a task means "no task": ``None`` (204, empty body),
+    ``{}``, ``[]``, an envelope holding nothing (``{"data": null}``, ``{"value": []}``), a message-only body
+    saying so (``{"message": "No tasks available"}``), or a task without id."""
+    if body is None or body == {} or body == []:
+        return True
+    if not isinstance(body, dict):
+        return False
+    if len(body) == 1 and next(iter(body)) in _EMPTY_ENVELOPES:
+        return next(iter(body.values())) in (None, [], {})
+    if set(body) <= _MESSAGE_KEYS:
+        text = " ".join(str(v) for v in body.values()).lower()
+        return "no task" in text or "nothing" in text
+    return bool(_TASK_FIELDS & set(body))
+
+
 class BearerAuth(httpx.Auth):
     """Adds ``Authorization: Bearer <key>`` to bot-endpoint requests; its repr never shows the key."""
 
@@ -211,7 +306,8 @@ class BearerAuth(httpx.Auth):
 
 
 class BaseClient:
-    """Logic shared by :class:`PlatformClient` and :class:`AsyncPlatformClient` (no I/O here).
+    """Logic shared by :class:`PlatformClient` and :class:`AsyncPlatformClient` (no I/O here): every
+    endpoint's request is built here once as a :class:`Call`; the clients only send it.
 
     Args:
         base_url: the API base ending in ``/api/v1`` (``None``: ``SOLVELENS_BASE_URL``). Raises
@@ -232,6 +328,8 @@ class BaseClient:
         headers: extra request headers (never put the key here: use ``api_key``).
         read_env: read missing ``base_url``/``api_key`` from ``SOLVELENS_*`` settings.
     """
+
+    _http: httpx.Client | httpx.AsyncClient
 
     def __init__(
         self,
@@ -402,10 +500,18 @@ class BaseClient:
 
     def _retrying(self, hook: Callable[[Exception], bool | float]) -> Any:
         """stamina's retry context with this client's policy; wrap its loop in :meth:`_retry_scope` so the
-        retry lines name the request."""
+        retry lines name the request. Inside a :func:`retry_limit` block nothing is retried once the limit
+        is reached."""
         policy = self.retry
+
+        def decide(exc: Exception) -> bool | float:
+            limit = _RETRY_LIMIT.get()
+            if limit is not None and limit.reached():
+                return False
+            return hook(exc)
+
         return stamina.retry_context(
-            on=hook,
+            on=decide,
             attempts=policy.attempts,
             timeout=None,
             wait_initial=policy.wait_initial,
@@ -485,8 +591,20 @@ class BaseClient:
     ) -> dict[str, Any]:
         return {"category": category, "status": status, "author_type": author_type, "sort": sort}
 
+    @property
+    def last_task(self) -> Task | None:
+        """The task this client's ``next_task`` handed out last (``None`` before any)."""
+        return next(reversed(self._recent_tasks.values()), None)
+
     def _task_or_none(self, body: Any) -> Task | None:
-        return self._remember(Task(body)) if is_task(body) else None
+        """The task in a ``/tasks/next`` body, ``None`` for "no task"; raises
+        :class:`UnrecognizedResponseError` for a body that is neither (see :func:`_is_no_task`)."""
+        if is_task(body):
+            return self._remember(Task(body))
+        if _is_no_task(body):
+            return None
+        keys = tuple(str(k) for k in body) if isinstance(body, dict) else (type(body).__name__,)
+        raise UnrecognizedResponseError(keys=keys)
 
     @staticmethod
     def _no_task_404(exc: NotFoundError) -> bool:
@@ -505,3 +623,115 @@ class BaseClient:
         except ResponseDecodeError:
             return SubmitResult({})  # a 2xx: accepted, whatever the body says
         return SubmitResult(data if isinstance(data, dict) else {"result": data})
+
+    # -- every endpoint's request, built once for both clients -----------------------------------------------
+
+    def _build_request(self, call: Call[Any]) -> httpx.Request:
+        """The ``httpx.Request`` of ``call`` (both clients send it as built here)."""
+        return self._http.build_request(call.method, call.url, params=call.params, json=call.json)
+
+    def _sent(self, call: Call[Any], response: httpx.Response, started: float) -> None:
+        """Log one answered request at DEBUG (``GET /problems -> 200 in 0.012 s``)."""
+        elapsed = time.perf_counter() - started
+        log.debug(
+            "%s %s -> %s in %.3f s", call.method, self._rel_path(call.url), response.status_code, elapsed
+        )
+
+    def _get_call(
+        self, path: str, parse: Callable[[Any], T], *, params: Any = None, bot: bool = False
+    ) -> Call[T]:
+        """A retried GET of ``path`` (relative to the base URL, or absolute) whose decoded JSON becomes
+        ``parse(body)``; ``bot``: an API-key endpoint."""
+        auth = self._bot_auth(path) if bot else None
+
+        def read(response: httpx.Response, lost: bool) -> T:
+            return parse(self._decode(response, "GET"))
+
+        return Call("GET", self._url(path), read, self._get_retry_hook, params=params, auth=auth)
+
+    def _page_call(self, walk: PageWalk, request: PageRequest | None = None) -> Call[PageAnswer]:
+        """The GET of the walk's next page (or of ``request``, a page announced ahead by its params)."""
+        params: Any
+        if request is not None:
+            url, params = self._url(walk.path), request.params
+        else:
+            url = walk.request.url or self._url(walk.path)
+            params = None if walk.request.url else walk.request.params
+
+        def read(response: httpx.Response, lost: bool) -> PageAnswer:
+            return self._decode(response, "GET"), response.headers, response.request.url
+
+        return Call("GET", url, read, self._get_retry_hook, params=params)
+
+    def _endpoint_walk(
+        self,
+        endpoint: str,
+        params: Mapping[str, Any] | None,
+        page_size: int | None,
+        style: str | Paginator | None,
+    ) -> PageWalk:
+        return self._walk(self._endpoint_name(endpoint), endpoint, params, page_size, style)
+
+    def _problems_walk(
+        self,
+        category: str | None,
+        status: str | None,
+        author_type: str | None,
+        sort: str | None,
+        page_size: int | None,
+    ) -> PageWalk:
+        params = self._problem_params(category, status, author_type, sort)
+        return self._walk("problems", "/problems", params, page_size)
+
+    def _solutions_walk(self, problem_id: str, page_size: int | None) -> PageWalk:
+        return self._walk("solutions", f"/problems/{problem_id}/solutions", None, page_size)
+
+    def _leaderboard_walk(self, sort: str | None, page_size: int | None) -> PageWalk:
+        return self._walk("leaderboard", "/leaderboard", {"sort": sort}, page_size)
+
+    def _problem_call(self, problem_id: str) -> Call[Problem]:
+        return self._get_call(f"/problems/{problem_id}", Problem)
+
+    def _categories_call(self) -> Call[list[Category]]:
+        return self._get_call(
+            "/categories", lambda body: [Category(c) for c in extract_items(body, "categories")]
+        )
+
+    def _bot_call(self, bot_id: str) -> Call[Bot]:
+        return self._get_call(f"/bots/{bot_id}", Bot)
+
+    def _stats_call(self) -> Call[Stats]:
+        return self._get_call("/stats", Stats)
+
+    def _search_call(
+        self, q: str, type: str | None, category: str | None, limit: int | None
+    ) -> Call[SearchResult]:
+        given = {"q": q, "type": type, "category": category, "limit": limit}
+        params = {k: v for k, v in given.items() if v is not None}
+        return self._get_call("/search", lambda body: SearchResult(body or {}), params=params)
+
+    def _health_call(self) -> Call[Health]:
+        return self._get_call(self.root_url + "/health", lambda body: Health(body or {}))
+
+    def _me_call(self) -> Call[Bot]:
+        return self._get_call("/bot/me", Bot, bot=True)
+
+    def _next_task_call(self, params: Mapping[str, Any]) -> Call[Task | None]:
+        def no_task(exc: APIStatusError) -> Task | None:
+            if isinstance(exc, NotFoundError) and self._no_task_404(exc):
+                return None
+            raise exc
+
+        call = self._get_call("/tasks/next", self._task_or_none, params=dict(params) or None, bot=True)
+        return replace(call, recover=no_task)
+
+    def _submit_call(
+        self, task: Task | str, result: SubmitBody, llm_model: str | None, llm_model_version: str | None
+    ) -> Call[SubmitResult]:
+        """The submit of ``result`` for ``task``; raises :class:`InvalidSubmissionError` (nothing sent)."""
+        task_id, body = self._submission(task, result, llm_model, llm_model_version)
+        path = f"/tasks/{task_id}/submit"
+        auth = self._bot_auth(path)
+        return Call(
+            "POST", self._url(path), self._submit_answer, self._submit_retry_hook, json=body, auth=auth
+        )

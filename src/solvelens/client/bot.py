@@ -2,14 +2,17 @@
 
 Rules (the platform's bot guide, and the interface's reference loop):
 
-- "No task" (204, 404, empty body, ``{}``, ``null``, a task without id) -> wait ``idle_wait`` seconds (30 by
-  default) and poll again; with ``stop_when_idle`` the run ends instead.
+- "No task" (204, 404, empty body, ``{}``, ``null``, an empty envelope) -> wait ``idle_wait`` seconds (30 by
+  default) and poll again; with ``stop_when_idle`` the run ends instead. A 200 body that is neither a task
+  nor "no task" (:class:`~solvelens.client.errors.UnrecognizedResponseError`) is never idle: after
+  ``max_unrecognized`` (3) such polls in a row the run stops (exit code 1) with one line naming the body's
+  keys and the profile setting that fixes it.
 - The solver gets the task dict as the server sent it and returns a ``str`` or a ``dict``. For a typed task
   (``taskType``) the runner sends the typed body of its type (:mod:`solvelens.client.submission`): a string
-  becomes it where that is unambiguous (a solve's ``solution_text`` plus the model the bot declares with
-  ``llm_model``, or the solver's ``llm_model`` attribute), otherwise the answer is refused locally and nothing
-  is sent. Only an interface task (``{"id", "prompt"}``) gets ``{"content": <string>}``. A solver exception
-  skips the submission and counts as an error.
+  becomes it where that is unambiguous, otherwise the answer is refused locally and nothing is sent. The
+  model declared with ``llm_model`` (``--llm-model``) wins over the solver's own (its ``llm_model``
+  attribute or the ``llm_model`` of the dicts it returns); a disagreement is one warning line. A solver
+  exception skips the submission and counts as an error (one line; its traceback with ``verbose``).
 - 401/403 (bad key, no bot profile, suspended, banned): stop at once with a clear message (exit code 1).
 - A rejected answer (400/422 from the server, or refused locally) counts towards ``max_rejections`` (3): that
   many in a row stop the run (exit code 1), because the real platform fails each rejected task and counts a
@@ -17,23 +20,28 @@ Rules (the platform's bot guide, and the interface's reference loop):
   and 404 (expired): move on. A ``duplicate: true`` answer (solution already submitted, title already taken)
   is counted as a duplicate, not as submitted.
 - Other errors (after the client's own bounded retries, each logged as one line): back off
-  ``error_backoff`` seconds, doubling up to ``error_backoff_max``; after ``max_errors`` in a row (e.g. every
-  poll answered 500) the run stops (exit code 1) with a summary saying why.
-- SIGINT/SIGTERM: the current task is finished (solved and submitted), then the run ends; a second
-  signal aborts.
-- ``GET /bot/me`` is recorded at start and end; one progress line per task and a summary at exit (rich).
+  ``error_backoff`` seconds, doubling up to ``error_backoff_max``; after ``max_errors`` in a row the run
+  stops (exit code 1). A platform whose every poll fails (5xx, connection error, timeout) for longer than
+  ``max_outage`` seconds (120) stops the run (exit code 1) with one line, also in the middle of a poll's
+  retries (:func:`~solvelens.client.base.retry_limit`).
+- The same task handed out again on the next poll although nothing was submitted for it (the solver failed,
+  the answer was refused) is reported in one warning line: the platform re-serves a task the bot holds.
+- SIGINT/SIGTERM: a poll in progress (its request or its retries' back-off) or a wait is cut at once and the
+  run ends; a task in hand is finished (solved and submitted) first; a second signal aborts.
+- ``GET /bot/me`` is recorded at start and end; one progress line per task (number, type, problem title, id
+  suffix, outcome, time) and a summary at exit (rich).
 """
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
+import contextlib
 import signal
 import threading
 import time
-from collections.abc import Callable, Mapping
+import traceback
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
+from datetime import UTC, datetime
 from types import FrameType
 from typing import Any
 
@@ -41,6 +49,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from solvelens.client.base import retry_limit
 from solvelens.client.client import PlatformClient
 from solvelens.client.errors import (
     APIStatusError,
@@ -54,48 +63,26 @@ from solvelens.client.errors import (
     PermissionDeniedError,
     PlatformConnectionError,
     PlatformError,
+    QueryValidationError,
+    ServerError,
     UnprocessableEntityError,
+    UnrecognizedResponseError,
 )
 from solvelens.client.models import Bot, SubmitResult, Task
+from solvelens.client.solver import Solver, SolverLoadError, load_solver
 from solvelens.client.submission import submission_body
 
-__all__ = ["BotRunner", "RunSummary", "Solver", "SolverLoadError", "load_solver"]
+__all__ = ["BotRunner", "RunSummary", "Solver", "SolverLoadError", "describe_task", "load_solver"]
 
-#: A solver: the task dict as sent -> a string or a dict (see :mod:`solvelens.client.submission` for what is
-#: sent). A solver may declare its model as attributes ``llm_model`` / ``llm_model_version``.
-Solver = Callable[[dict[str, Any]], str | Mapping[str, Any]]
-
-
-class SolverLoadError(ValueError):
-    """``MODULE:FUNCTION`` could not be imported or is not callable."""
+#: Characters of the problem title shown in a task's progress line.
+TITLE_CHARS = 40
+#: Characters of the task id shown (its end: sandbox and platform ids share long prefixes).
+ID_SUFFIX_CHARS = 8
 
 
-def load_solver(spec: str) -> Solver:
-    """Import a solver from ``"package.module:function"`` (or ``"path/to/file.py:function"``).
-
-    Raises :class:`SolverLoadError` with a one-line reason when the module or function is missing.
-    """
-    module_name, sep, func_name = spec.rpartition(":")
-    if not sep or not module_name or not func_name:
-        raise SolverLoadError(
-            f"--solver must be MODULE:FUNCTION (e.g. solvelens.client.example_solver:solve), got {spec!r}"
-        )
-    try:
-        if module_name.endswith(".py"):
-            path = Path(module_name)
-            loader_spec = importlib.util.spec_from_file_location(path.stem, path)
-            if loader_spec is None or loader_spec.loader is None or not path.is_file():
-                raise SolverLoadError(f"solver file {module_name} not found")
-            module = importlib.util.module_from_spec(loader_spec)
-            loader_spec.loader.exec_module(module)
-        else:
-            module = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise SolverLoadError(f"cannot import solver module {module_name!r}: {exc}") from exc
-    func = getattr(module, func_name, None)
-    if not callable(func):
-        raise SolverLoadError(f"{module_name!r} has no callable {func_name!r}")
-    return func  # type: ignore[no-any-return]
+class StopRequested(BaseException):
+    """Raised by the signal handler to cut a poll in progress (a BaseException, like KeyboardInterrupt, so no
+    ``except Exception`` in the client swallows it)."""
 
 
 @dataclass
@@ -104,9 +91,11 @@ class RunSummary:
 
     ``submitted``: accepted as new work; ``duplicates``: accepted but ``duplicate: true`` (nothing created);
     ``rejected``: answered 400/422 by the server; ``refused``: not sent because the answer could not become
-    the typed body (see :mod:`solvelens.client.submission`); ``expired``: 404 on submit.
-    ``stopped_by``: ``max_tasks`` | ``idle`` | ``signal`` | ``auth`` | ``rejections`` | ``errors`` |
-    ``startup``. ``message``: the reason in one line when the run stopped on an error.
+    the typed body (see :mod:`solvelens.client.submission`); ``expired``: 404 on submit; ``unrecognized``:
+    polls answered with a body that is neither a task nor "no task"; ``reserved``: tasks handed out again
+    while held. ``stopped_by``: ``max_tasks`` | ``idle`` | ``signal`` | ``auth`` | ``rejections`` |
+    ``errors`` | ``outage`` | ``unrecognized`` | ``startup``. ``message``: the reason in one line when the
+    run stopped on an error.
     """
 
     tasks: int = 0
@@ -120,6 +109,8 @@ class RunSummary:
     solver_errors: int = 0
     errors: int = 0
     idle_polls: int = 0
+    unrecognized: int = 0
+    reserved: int = 0
     by_type: dict[str, int] = field(default_factory=dict)
     stopped_by: str = ""
     message: str = ""
@@ -131,12 +122,40 @@ class RunSummary:
     @property
     def exit_code(self) -> int:
         """0 for a normal end (max tasks, idle, signal); 1 when the run stopped on an error."""
-        return 1 if self.stopped_by in ("auth", "rejections", "errors", "startup") else 0
+        failed = ("auth", "rejections", "errors", "outage", "unrecognized", "startup")
+        return 1 if self.stopped_by in failed else 0
 
 
 def _attribute(solver: Solver, name: str) -> str | None:
     value = getattr(solver, name, None)
     return value if isinstance(value, str) and value else None
+
+
+def _strip_data(text: str) -> str:
+    for marker in ("---DATA---", "---/DATA---", "===BEGIN CONTENT===", "===END CONTENT==="):
+        text = text.replace(marker, "")
+    return " ".join(text.split())
+
+
+def describe_task(task: Task) -> str:
+    """What tells a task apart in one progress line: ``solve  "Leaky tap in a rented flat"  …9f3a1c2e`` (its
+    type, the problem title or the prompt's first line cut to :data:`TITLE_CHARS`, the id's last
+    :data:`ID_SUFFIX_CHARS` characters)."""
+    payload = task.payload
+    title = payload.get("problem_title") or payload.get("title") or task.get("title") or task.prompt or ""
+    text = _strip_data(str(title))
+    if len(text) > TITLE_CHARS:
+        text = text[: TITLE_CHARS - 1].rstrip() + "…"
+    ident = task.id if len(task.id) <= ID_SUFFIX_CHARS + 1 else "…" + task.id[-ID_SUFFIX_CHARS:]
+    kind = task.type or "task"
+    return f"{kind:<6} {ident:<9} " + (f'"{text}"' if text else "(no title)")
+
+
+def _is_outage(exc: PlatformError) -> bool:
+    """A failure that says the platform is down: 5xx (not a validation 500), no connection, a timeout."""
+    if isinstance(exc, QueryValidationError):
+        return False
+    return isinstance(exc, ServerError | PlatformConnectionError)
 
 
 class BotRunner:
@@ -151,10 +170,14 @@ class BotRunner:
         error_backoff / error_backoff_max: first and longest wait after an error, seconds (doubles in
         between). max_errors: stop after this many errors in a row (polling, submitting, the solver).
         max_rejections: stop after this many rejected answers in a row (400/422, or refused locally).
-        llm_model / llm_model_version: the model the bot declares in solve bodies (default: the solver's
-        ``llm_model`` / ``llm_model_version`` attributes). task_params: query options for ``/tasks/next``
-        (e.g. ``{"brief": "true"}``). console: where progress lines and the summary go (rich); ``None``:
-        stdout.
+        max_outage: stop when every poll has failed (5xx, connection error, timeout) for this many seconds
+        (default 120; 0: never). max_unrecognized: stop after this many polls in a row answered with a body
+        that is neither a task nor "no task" (default 3).
+        llm_model / llm_model_version: the model the bot declares in solve bodies; when given they win over
+        the solver's own (its attributes, or the fields of the dicts it returns), with one warning line per
+        disagreement. task_params: query options for ``/tasks/next`` (e.g. ``{"brief": "true"}``).
+        console: where progress lines and the summary go (rich); ``None``: stdout. verbose: print a failing
+        solver's traceback (once per distinct error), not only its one-line summary.
     """
 
     def __init__(
@@ -169,10 +192,13 @@ class BotRunner:
         error_backoff_max: float = 60.0,
         max_errors: int = 5,
         max_rejections: int = 3,
+        max_outage: float = 120.0,
+        max_unrecognized: int = 3,
         llm_model: str | None = None,
         llm_model_version: str | None = None,
         task_params: Mapping[str, str] | None = None,
         console: Console | None = None,
+        verbose: bool = False,
     ) -> None:
         self.client = client
         self.solver = solver
@@ -181,41 +207,81 @@ class BotRunner:
         self.stop_when_idle = stop_when_idle
         self.error_backoff = error_backoff
         self.error_backoff_max = error_backoff_max
-        if max_errors < 1 or max_rejections < 1:
-            raise ValueError("max_errors and max_rejections must be at least 1")
+        if max_errors < 1 or max_rejections < 1 or max_unrecognized < 1:
+            raise ValueError("max_errors, max_rejections and max_unrecognized must be at least 1")
         self.max_errors = max_errors
         self.max_rejections = max_rejections
+        self.max_outage = max(0.0, max_outage)
+        self.max_unrecognized = max_unrecognized
+        self._declared = {"llm_model": llm_model, "llm_model_version": llm_model_version}
         self.llm_model = llm_model or _attribute(solver, "llm_model")
         self.llm_model_version = llm_model_version or _attribute(solver, "llm_model_version")
         self.task_params = dict(task_params or {})
         self.console = console or Console(highlight=False)
+        self.verbose = verbose
         self.summary = RunSummary()
         self._stop = threading.Event()
         self._stop_reason = ""
+        self._signalled = False
+        self._signals_seen = 0
+        self._cuttable_now = False
+        self._in_task: Task | None = None
         self._consecutive_errors = 0
         self._consecutive_rejections = 0
-        self._signals_seen = 0
+        self._unrecognized_in_row = 0
+        self._outage_since: float | None = None
+        self._outage_since_utc: datetime | None = None
+        self._held: tuple[str, str] | None = None
+        self._warned: set[tuple[str, str]] = set()
+        self._tracebacks: set[str] = set()
 
     # -- stopping ------------------------------------------------------------------------------------------
 
     def request_stop(self, reason: str = "signal") -> None:
-        """Ask the run to end after the current task (thread-safe; waits are interrupted at once)."""
+        """Ask the run to end (thread-safe): waits end at once, a poll schedules no further retry, a task in
+        hand is finished first."""
         if not self._stop_reason:
             self._stop_reason = reason
         self._stop.set()
 
     @property
     def stopping(self) -> bool:
-        """Whether a stop was requested."""
-        return self._stop.is_set()
+        """Whether a stop was requested (by :meth:`request_stop` or a signal)."""
+        return self._stop.is_set() or self._signalled
 
     def _on_signal(self, signum: int, frame: FrameType | None) -> None:
+        # No locks here (the main thread may hold them): a poll or wait in progress is cut by raising; a task
+        # in hand sees the flag once it is finished.
         self._signals_seen += 1
         if self._signals_seen > 1:
             raise KeyboardInterrupt
         name = signal.Signals(signum).name
-        self.console.print(f"[yellow]{name}: finishing the current task, then exiting (again to abort)[/]")
-        self.request_stop("signal")
+        if not self._stop_reason:
+            self._stop_reason = "signal"
+        self._signalled = True
+        if self._cuttable_now:
+            self._cuttable_now = False
+            self.console.print(f"[yellow]{name}: stopping now (no task in hand)[/]")
+            raise StopRequested(name)
+        if self._in_task is not None:
+            what = escape(describe_task(self._in_task))
+            self.console.print(
+                f"[yellow]{name}: finishing the current task ({what}), then exiting (again to abort)[/]"
+            )
+        else:
+            self.console.print(f"[yellow]{name}: stopping (again to abort)[/]")
+
+    @contextlib.contextmanager
+    def _cuttable(self) -> Iterator[None]:
+        """A block a signal cuts at once by raising :class:`StopRequested`: polls, ``/bot/me``, waits; never
+        a task in hand."""
+        if self._signalled:
+            raise StopRequested("signal")
+        self._cuttable_now = True
+        try:
+            yield
+        finally:
+            self._cuttable_now = False
 
     def _install_signal_handlers(self) -> dict[int, Any]:
         if threading.current_thread() is not threading.main_thread():
@@ -225,25 +291,40 @@ class BotRunner:
             previous[sig] = signal.signal(sig, self._on_signal)
         return previous
 
-    # -- the loop ------------------------------------------------------------------------------------------
+    # -- the run -------------------------------------------------------------------------------------------
 
     def run(self, *, handle_signals: bool = True) -> RunSummary:
         """Poll, solve and submit until ``max_tasks``, a stop request, idle (``stop_when_idle``), an auth
-        error or too many errors in a row. Prints one line per task and a summary; returns the
+        error, too many errors or rejections in a row, an outage longer than ``max_outage`` or
+        ``max_unrecognized`` unrecognized polls. Prints one line per task and a summary; returns the
         :class:`RunSummary`."""
         previous = self._install_signal_handlers() if handle_signals else {}
         started = time.perf_counter()
         try:
-            if self._record_me("start"):
-                self._loop()
-            if self.summary.stopped_by not in ("auth", "startup"):
-                self._record_me("end")
+            with retry_limit(stop=self._stop):
+                if self._me("start"):
+                    self._announce_declared_model()
+                    self._loop()
+                if self.summary.stopped_by not in ("auth", "startup", "outage"):
+                    self._me("end")
         finally:
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
             self.summary.duration_s = time.perf_counter() - started
         self.print_summary()
         return self.summary
+
+    def _me(self, when: str) -> bool:
+        """Record ``/bot/me`` at ``start``/``end`` (a signal cuts it); returns False when the run must not
+        start. After a stop request the end record is tried once, without retries."""
+        if when == "end" and self.stopping:
+            self._stop.set()  # from normal code, never the signal handler: no retries for this last call
+        try:
+            with self._cuttable():
+                return self._record_me(when)
+        except StopRequested:
+            self.summary.stopped_by = self.summary.stopped_by or "signal"
+            return False
 
     def _record_me(self, when: str) -> bool:
         try:
@@ -287,11 +368,145 @@ class BotRunner:
             "or check that the bot is active"
         )
 
-    def _wait(self, seconds: float) -> None:
-        self._stop.wait(max(0.0, seconds))
+    # -- the declared model --------------------------------------------------------------------------------
 
-    def _backoff(self, what: str, exc: BaseException | str) -> bool:
-        """Count an error and wait; returns False when the run must stop (too many in a row)."""
+    def _warn_model(self, field_name: str, own: str, declared: str, where: str) -> None:
+        if (field_name, own) in self._warned:
+            return
+        self._warned.add((field_name, own))
+        option = "--" + field_name.replace("_", "-")
+        self.console.print(
+            f"[yellow]warning: {option} {escape(declared)} wins over {escape(where)} {field_name} "
+            f"{escape(own)!r}; {escape(declared)} is sent[/]"
+        )
+
+    def _announce_declared_model(self) -> None:
+        for field_name, declared in self._declared.items():
+            own = _attribute(self.solver, field_name)
+            if declared and own and own != declared:
+                self._warn_model(field_name, own, declared, "the solver's attribute")
+
+    def _with_declared_model(self, result: Any) -> Any:
+        """``result`` with the declared ``llm_model``/``llm_model_version`` in place of the solver's own."""
+        if not isinstance(result, Mapping):
+            return result
+        changed = dict(result)
+        for field_name, declared in self._declared.items():
+            own = result.get(field_name)
+            if declared and own is not None and own != declared:
+                self._warn_model(field_name, str(own), declared, "the solver's answer's")
+                changed[field_name] = declared
+        return changed
+
+    # -- the loop ------------------------------------------------------------------------------------------
+
+    def _wait(self, seconds: float) -> None:
+        """Wait ``seconds``; a stop request or a signal ends the wait at once."""
+        try:
+            with self._cuttable():
+                self._stop.wait(max(0.0, seconds))
+        except StopRequested:
+            pass
+
+    def _should_end(self) -> bool:
+        if self.stopping:
+            self.summary.stopped_by = self._stop_reason or "signal"
+            return True
+        if self.max_tasks is not None and self.summary.tasks >= self.max_tasks:
+            self.summary.stopped_by = "max_tasks"
+            return True
+        return False
+
+    def _loop(self) -> None:
+        while not self._should_end():
+            started = time.monotonic()
+            before = self.client.last_task
+            try:
+                with self._cuttable(), retry_limit(stop=self._stop, deadline=self._outage_deadline(started)):
+                    task = self.client.next_task(**self.task_params)
+            except StopRequested:
+                task = self._handed_out_since(before)
+                if task is None:
+                    continue  # _should_end ends the run
+            except (AuthenticationError, PermissionDeniedError) as exc:
+                self._fail("auth", self._auth_message(exc))
+                return
+            except UnrecognizedResponseError as exc:
+                if not self._unrecognized(exc):
+                    return
+                continue
+            except PlatformError as exc:
+                if not self._poll_failed(exc, started):
+                    return
+                continue
+            self._platform_up()
+            if task is None:
+                self.summary.idle_polls += 1
+                if self.stop_when_idle:
+                    self.summary.stopped_by = "idle"
+                    return
+                self._wait(self.idle_wait)
+                continue
+            if not self._handle(task):
+                return
+
+    def _handed_out_since(self, before: Task | None) -> Task | None:
+        """The task the client handed out during a poll a signal cut (the answer had arrived), if any."""
+        last = self.client.last_task
+        return last if last is not None and last is not before else None
+
+    def _outage_deadline(self, poll_started: float) -> float | None:
+        """When retries of this poll must stop: ``max_outage`` after the outage (or this poll) began."""
+        if not self.max_outage:
+            return None
+        return (self._outage_since or poll_started) + self.max_outage
+
+    def _platform_up(self) -> None:
+        self._outage_since = self._outage_since_utc = None
+        self._unrecognized_in_row = 0
+
+    def _poll_failed(self, exc: PlatformError, started: float) -> bool:
+        """Count a failed poll; returns False when the run must stop (outage too long, too many errors)."""
+        if not _is_outage(exc) or not self.max_outage:
+            self._outage_since = self._outage_since_utc = None
+            return self._backoff("polling GET /tasks/next", exc)
+        if self._outage_since is None:
+            self._outage_since = started
+            self._outage_since_utc = datetime.now(UTC).replace(microsecond=0)
+        down = time.monotonic() - self._outage_since
+        if down >= self.max_outage:
+            self.summary.errors += 1
+            since = self._outage_since_utc.strftime("%H:%M:%S") if self._outage_since_utc else "?"
+            self._fail(
+                "outage",
+                f"the platform failed every poll for {down:.0f} s since {since} UTC (--max-outage "
+                f"{self.max_outage:g} s); last: GET /tasks/next: {exc}",
+            )
+            return False
+        return self._backoff("polling GET /tasks/next", exc, cap=self.max_outage - down)
+
+    def _unrecognized(self, exc: UnrecognizedResponseError) -> bool:
+        """Count a poll answered with an unknown body (never idle); returns False at ``max_unrecognized``."""
+        self._outage_since = self._outage_since_utc = None
+        self.summary.unrecognized += 1
+        self._unrecognized_in_row += 1
+        count = self._unrecognized_in_row
+        if count >= self.max_unrecognized:
+            self._fail("unrecognized", f"{count} polls in a row: {exc}")
+            return False
+        keys = ", ".join(exc.keys) or "none"
+        self.console.print(
+            f"[yellow]GET /tasks/next: a body that is neither a task nor 'no task' (keys: {escape(keys)}); "
+            f"polling again ({count}/{self.max_unrecognized})[/]"
+        )
+        self._wait(min(self.error_backoff, self.idle_wait))
+        return True
+
+    def _backoff(
+        self, what: str, exc: BaseException | str, *, cap: float | None = None, quiet: bool = False
+    ) -> bool:
+        """Count an error and wait (at most ``cap`` seconds); returns False when the run must stop (too many
+        in a row). ``quiet``: the caller's line already said what failed."""
         self.summary.errors += 1
         self._consecutive_errors += 1
         if self._consecutive_errors >= self.max_errors:
@@ -302,7 +517,12 @@ class BotRunner:
             )
             return False
         delay = min(self.error_backoff * 2 ** (self._consecutive_errors - 1), self.error_backoff_max)
-        self.console.print(f"[yellow]{escape(what)} failed: {escape(str(exc))}; retrying in {delay:g} s[/]")
+        if cap is not None:
+            delay = max(0.0, min(delay, cap))
+        if not quiet:
+            self.console.print(
+                f"[yellow]{escape(what)} failed: {escape(str(exc))}; retrying in {delay:g} s[/]"
+            )
         self._wait(delay)
         return True
 
@@ -320,103 +540,126 @@ class BotRunner:
             return False
         return True
 
-    def _loop(self) -> None:
-        while True:
-            if self._stop.is_set():
-                self.summary.stopped_by = self._stop_reason or "signal"
-                return
-            if self.max_tasks is not None and self.summary.tasks >= self.max_tasks:
-                self.summary.stopped_by = "max_tasks"
-                return
-            try:
-                task = self.client.next_task(**self.task_params)
-            except (AuthenticationError, PermissionDeniedError) as exc:
-                self._fail("auth", self._auth_message(exc))
-                return
-            except PlatformError as exc:
-                if not self._backoff("polling GET /tasks/next", exc):
-                    return
-                continue
-            if task is None:
-                self.summary.idle_polls += 1
-                if self.stop_when_idle:
-                    self.summary.stopped_by = "idle"
-                    return
-                self._wait(self.idle_wait)
-                continue
-            if not self._handle(task):
-                return
+    # -- one task ------------------------------------------------------------------------------------------
 
     def _handle(self, task: Task) -> bool:
-        """Solve and submit one task; returns False when the run must stop."""
-        self.summary.tasks += 1
-        number = self.summary.tasks
-        kind = task.type or "task"
-        self.summary.by_type[kind] = self.summary.by_type.get(kind, 0) + 1
-        started = time.perf_counter()
+        """Solve and submit one task (a signal waits for it); returns False when the run must stop."""
+        self._in_task = task
+        try:
+            return self._solve_and_submit(task)
+        finally:
+            self._in_task = None
+
+    def _note_reserved(self, task: Task) -> None:
+        """Warn when the platform hands out again a task this bot holds (nothing submitted for it)."""
+        if self._held is not None and self._held[0] == task.id:
+            self.summary.reserved += 1
+            self.console.print(
+                f"[yellow]warning: the platform re-serves task {escape(describe_task(task))}, which this bot "
+                f"holds: nothing was submitted for it since it was handed out ({self._held[1]}); handling it "
+                "again[/]"
+            )
+        self._held = None
+
+    def _solve(self, number: int, task: Task, started: float) -> tuple[Any, Exception | None]:
+        """The solver's answer and ``None``, or ``None`` and its error (one line; the traceback with
+        verbose)."""
         try:
             result = self.solver(task.raw)
             if not isinstance(result, str | Mapping):
                 raise TypeError(f"the solver returned {type(result).__name__}; expected str or dict")
         except Exception as exc:
             self.summary.solver_errors += 1
-            self._line(number, kind, task.id, f"[red]solver error[/]: {escape(repr(exc))[:200]}", started)
-            return self._backoff("the solver", exc)
+            summary = f"{type(exc).__name__}: {exc}"
+            hint = "" if self.verbose else " (-v shows the traceback)"
+            self._line(number, task, f"[red]solver error[/]: {escape(summary[:200])}{hint}", started)
+            if self.verbose:
+                self._traceback(exc)
+            self._held = (task.id, "the solver failed")
+            return None, exc
+        return result, None
+
+    def _traceback(self, exc: BaseException) -> None:
+        text = "".join(traceback.format_exception(exc))
+        key = "".join(traceback.format_exception_only(exc)) + str(
+            traceback.extract_tb(exc.__traceback__)[-1:]
+        )
+        if key in self._tracebacks:
+            self.console.print("  (same traceback as above)", markup=False)
+            return
+        self._tracebacks.add(key)
+        self.console.print(text.rstrip(), markup=False, highlight=False)
+
+    def _solve_and_submit(self, task: Task) -> bool:
+        self._note_reserved(task)
+        self.summary.tasks += 1
+        number = self.summary.tasks
+        kind = task.type or "task"
+        self.summary.by_type[kind] = self.summary.by_type.get(kind, 0) + 1
+        started = time.perf_counter()
+        result, error = self._solve(number, task, started)
+        if error is not None:
+            return self._backoff("the solver", error, quiet=True)
+        result = self._with_declared_model(result)
         try:
             body = submission_body(
                 task, result, llm_model=self.llm_model, llm_model_version=self.llm_model_version
             )
         except InvalidSubmissionError as exc:
             self.summary.refused += 1
-            self._line(number, kind, task.id, f"[red]refused, not sent[/]: {escape(str(exc))}", started)
+            self._held = (task.id, "the answer was refused locally")
+            self._line(number, task, f"[red]refused, not sent[/]: {escape(str(exc))}", started)
             return self._rejection(f"{kind} refused locally", str(exc))
+        return self._submit(number, task, body, started)
+
+    def _submit(self, number: int, task: Task, body: dict[str, Any], started: float) -> bool:
+        kind = task.type or "task"
         try:
             answer = self.client.submit(task.id, body)
         except (AuthenticationError, PermissionDeniedError) as exc:
-            self._line(number, kind, task.id, f"[red]{exc.status_code}[/]", started)
+            self._line(number, task, f"[red]{exc.status_code}[/]", started)
             self._fail("auth", self._auth_message(exc))
             return False
         except ConflictError as exc:
             self.summary.conflicts += 1
-            self._line(number, kind, task.id, f"[yellow]409 {escape(exc.message)}[/] (moving on)", started)
+            self._line(number, task, f"[yellow]409 {escape(exc.message)}[/] (moving on)", started)
             self._consecutive_errors = 0
             return True
         except NotFoundError as exc:
             self.summary.expired += 1
-            self._line(number, kind, task.id, f"[yellow]404 {escape(exc.message)}[/] (moving on)", started)
+            self._line(number, task, f"[yellow]404 {escape(exc.message)}[/] (moving on)", started)
             self._consecutive_errors = 0
             return True
         except (BadRequestError, UnprocessableEntityError) as exc:
             self.summary.rejected += 1
             reason = f"{exc.status_code} {exc.message}"
-            self._line(number, kind, task.id, f"[red]rejected[/] {escape(reason)}", started)
+            self._line(number, task, f"[red]rejected[/] {escape(reason)}", started)
             return self._rejection(f"{kind} rejected by the server", reason)
         except PlatformError as exc:
-            self._line(number, kind, task.id, f"[red]submit failed[/]: {escape(str(exc))}", started)
+            self._held = (task.id, "its submit failed")
+            self._line(number, task, f"[red]submit failed[/]: {escape(str(exc))}", started)
             return self._backoff("submitting", exc)
         self._consecutive_errors = 0
         self._consecutive_rejections = 0
-        self._accepted(number, kind, task.id, answer, started)
+        self._accepted(number, task, answer, started)
         return True
 
-    def _accepted(self, number: int, kind: str, task_id: str, answer: SubmitResult, started: float) -> None:
+    def _accepted(self, number: int, task: Task, answer: SubmitResult, started: float) -> None:
         if answer.get("duplicate") is True:
             self.summary.duplicates += 1
             message = str(answer.get("message") or "duplicate")
-            self._line(number, kind, task_id, f"[yellow]duplicate[/]: {escape(message)}", started)
+            self._line(number, task, f"[yellow]duplicate[/]: {escape(message)}", started)
             return
         self.summary.submitted += 1
         if answer.recovered:
             self.summary.recovered += 1
-            self._line(
-                number, kind, task_id, "[green]submitted[/] (response lost; confirmed by 409)", started
-            )
+            self._line(number, task, "[green]submitted[/] (response lost; confirmed by 409)", started)
         else:
-            self._line(number, kind, task_id, "[green]submitted[/]", started)
+            self._line(number, task, "[green]submitted[/]", started)
 
-    def _line(self, number: int, kind: str, task_id: str, outcome: str, started: float) -> None:
+    def _line(self, number: int, task: Task, outcome: str, started: float) -> None:
         elapsed = time.perf_counter() - started
-        self.console.print(f"[{number}] {kind:<6} {escape(task_id[:13]):<13} -> {outcome} ({elapsed:.2f} s)")
+        self.console.print(f"[{number}] {escape(describe_task(task))} -> {outcome} ({elapsed:.2f} s)")
 
     # -- summary -------------------------------------------------------------------------------------------
 
@@ -440,6 +683,10 @@ class BotRunner:
         table.add_row("solver errors", str(s.solver_errors))
         table.add_row("errors", str(s.errors))
         table.add_row("idle polls", str(s.idle_polls))
+        if s.unrecognized:
+            table.add_row("unrecognized polls", str(s.unrecognized))
+        if s.reserved:
+            table.add_row("re-served tasks", str(s.reserved))
         table.add_row("duration", f"{s.duration_s:.1f} s")
         table.add_row("stopped by", s.stopped_by + (f": {escape(s.message)}" if s.message else ""))
         if s.me_start is not None and s.me_end is not None:

@@ -1,8 +1,12 @@
 """``PlatformClient`` (sync) and ``AsyncPlatformClient`` (async): one method per platform endpoint.
 
-Both share :class:`~solvelens.client.base.BaseClient` (URL handling, authentication, response decoding, retry
-decisions) and :class:`~solvelens.client.walk.PageWalk` (the page walk), and differ only in how they send a
-request, like httpx's ``Client``/``AsyncClient``.
+Both share :class:`~solvelens.client.base.BaseClient`, which builds every endpoint's request once as a
+:class:`~solvelens.client.base.Call` (URL, parameters, authentication, retry decisions, how the answer is
+read), and :class:`~solvelens.client.walk.PageWalk` (the page walk). They differ only in how they send a call,
+like httpx's ``Client``/``AsyncClient``: one ``_request`` each (stamina's retry loop around one send), and the
+page loops (the async one can fetch announced pages concurrently). Every public method is a one-line
+delegation to a request built in the base; ``tests/client/test_client.py`` checks that both clients offer the
+same methods with the same parameters.
 
 Endpoints (paths relative to the base URL, which ends in ``/api/v1``):
 
@@ -33,19 +37,14 @@ import logging
 import time
 from collections.abc import AsyncIterator, Iterator, Mapping
 from types import TracebackType
-from typing import Any, Self
+from typing import Any, Self, TypeVar
 
 import httpx
 
-from solvelens.client.base import BaseClient, RetryPolicy, ssl_context
-from solvelens.client.errors import (
-    APIStatusError,
-    InvalidSubmissionError,
-    NotFoundError,
-    PlatformConnectionError,
-)
+from solvelens.client.base import BaseClient, Call, PageAnswer, RetryPolicy, ssl_context
+from solvelens.client.errors import APIStatusError, InvalidSubmissionError, PlatformConnectionError
 from solvelens.client.models import Bot, Category, Health, Problem, SearchResult, Stats, SubmitResult, Task
-from solvelens.client.pagination import Page, PageNumberPaginator, PageRequest, Paginator, extract_items
+from solvelens.client.pagination import Page, PageNumberPaginator, PageRequest, Paginator
 from solvelens.client.submission import SubmitBody
 from solvelens.client.walk import KNOWN_LIST_ENDPOINTS, ListEndpoint, PageWalk
 
@@ -62,6 +61,8 @@ __all__ = [
 
 log = logging.getLogger("solvelens.client")
 
+T = TypeVar("T")
+
 
 class PlatformClient(BaseClient):
     """Synchronous client (httpx.Client). Use as a context manager or call :meth:`close`.
@@ -69,6 +70,8 @@ class PlatformClient(BaseClient):
     See :class:`BaseClient` for the arguments and the module docstring for the endpoints, retries and errors.
     ``transport`` (an ``httpx.BaseTransport``) is for tests.
     """
+
+    _http: httpx.Client
 
     def __init__(
         self, base_url: str | None = None, *, transport: httpx.BaseTransport | None = None, **kwargs: Any
@@ -90,57 +93,47 @@ class PlatformClient(BaseClient):
         """Close the connection pool."""
         self._http.close()
 
-    def _send(self, method: str, url: str, *, params: Any = None, json: Any = None, auth: Any = None) -> Any:
+    def _send(self, call: Call[Any]) -> httpx.Response:
         started = time.perf_counter()
         try:
-            response = self._http.request(
-                method, url, params=params, json=json, auth=auth or httpx.USE_CLIENT_DEFAULT
-            )
+            response = self._http.send(self._build_request(call), auth=call.auth or httpx.USE_CLIENT_DEFAULT)
         except httpx.HTTPError as exc:
-            raise self._transport_error(exc, method, url) from exc
-        log.debug(
-            "%s %s -> %s in %.3f s",
-            method,
-            self._rel_path(url),
-            response.status_code,
-            time.perf_counter() - started,
-        )
+            raise self._transport_error(exc, call.method, call.url) from exc
+        self._sent(call, response, started)
         return response
 
-    def _get(self, path: str, *, params: Any = None, bot: bool = False) -> Any:
-        """GET ``path`` (relative to the base URL, or absolute) with retries; returns the decoded JSON."""
-        url = self._url(path)
-        auth = self._bot_auth(path) if bot else None
-        with self._retry_scope("GET", url):
-            for attempt in self._retrying(self._get_retry_hook):
-                with attempt:
-                    return self._decode(self._send("GET", url, params=params, auth=auth), "GET")
+    def _request(self, call: Call[T]) -> T:
+        """Send ``call`` with its retries (stamina) and read the answer: all the I/O of this client."""
+        lost = False
+        try:
+            with self._retry_scope(call.method, call.url):
+                for attempt in self._retrying(call.retry_on):
+                    with attempt:
+                        try:
+                            response = self._send(call)
+                        except PlatformConnectionError as exc:
+                            lost = lost or exc.request_sent
+                            raise
+                        return call.read(response, lost)
+        except APIStatusError as exc:
+            if call.recover is None:
+                raise
+            return call.recover(exc)
         raise AssertionError("unreachable")  # pragma: no cover
 
     # -- pagination ------------------------------------------------------------------------------------------
 
     def _pages(self, walk: PageWalk) -> Iterator[Page]:
         while not walk.done:
-            target = walk.request.url or self._url(walk.path)
-            params = None if walk.request.url else walk.request.params
             try:
-                response = self._get_response(target, params)
+                answer = self._request(self._page_call(walk))
             except APIStatusError as exc:
                 if walk.fall_back(exc):
                     continue
                 raise
-            body, headers, url = response
-            page = walk.accept(body, headers, url)
+            page = walk.accept(*answer)
             if page is not None:  # None: the page repeated and the walk switched its request style
                 yield page
-
-    def _get_response(self, url: str, params: Any) -> tuple[Any, httpx.Headers, httpx.URL]:
-        with self._retry_scope("GET", url):
-            for attempt in self._retrying(self._get_retry_hook):
-                with attempt:
-                    response = self._send("GET", url, params=params)
-                    return self._decode(response, "GET"), response.headers, response.request.url
-        raise AssertionError("unreachable")  # pragma: no cover
 
     def iter_pages(
         self,
@@ -156,8 +149,7 @@ class PlatformClient(BaseClient):
         option for the endpoint, else detection from the first answer. Raises :class:`PaginationError` on a
         repeating page/cursor/link and the typed errors of ``errors.py``.
         """
-        name = self._endpoint_name(endpoint)
-        return self._pages(self._walk(name, endpoint, params, page_size, style))
+        return self._pages(self._endpoint_walk(endpoint, params, page_size, style))
 
     def problem_pages(
         self,
@@ -169,8 +161,7 @@ class PlatformClient(BaseClient):
         page_size: int | None = None,
     ) -> Iterator[Page]:
         """Pages of ``GET /problems`` (filters: category slug, status, author_type ``human|bot``, sort)."""
-        params = self._problem_params(category, status, author_type, sort)
-        return self._pages(self._walk("problems", "/problems", params, page_size))
+        return self._pages(self._problems_walk(category, status, author_type, sort, page_size))
 
     def list_problems(
         self,
@@ -182,31 +173,29 @@ class PlatformClient(BaseClient):
         page_size: int | None = None,
     ) -> Iterator[dict[str, Any]]:
         """Every problem of ``GET /problems`` as a plain dict (camelCase, as sent), paging to the end."""
-        for page in self.problem_pages(
-            category=category, status=status, author_type=author_type, sort=sort, page_size=page_size
-        ):
+        for page in self._pages(self._problems_walk(category, status, author_type, sort, page_size)):
             yield from page.items
 
     def solution_pages(self, problem_id: str, *, page_size: int | None = None) -> Iterator[Page]:
         """Pages of ``GET /problems/{id}/solutions`` (ranked by btScore desc; no total on the real
         platform)."""
-        return self._pages(self._walk("solutions", f"/problems/{problem_id}/solutions", None, page_size))
+        return self._pages(self._solutions_walk(problem_id, page_size))
 
     def list_solutions(self, problem_id: str, *, page_size: int | None = None) -> Iterator[dict[str, Any]]:
         """Every solution of a problem as a plain dict, in ranked order (first = best)."""
-        for page in self.solution_pages(problem_id, page_size=page_size):
+        for page in self._pages(self._solutions_walk(problem_id, page_size)):
             yield from page.items
 
     def leaderboard_pages(self, *, sort: str | None = None, page_size: int | None = None) -> Iterator[Page]:
         """Pages of ``GET /leaderboard`` (sort: points|elo|solutions|votes|accuracy). Rank of an item =
         page.offset + its index + 1."""
-        return self._pages(self._walk("leaderboard", "/leaderboard", {"sort": sort}, page_size))
+        return self._pages(self._leaderboard_walk(sort, page_size))
 
     def list_leaderboard(
         self, *, sort: str | None = None, page_size: int | None = None
     ) -> Iterator[dict[str, Any]]:
         """Every leaderboard bot as a plain dict, in rank order (the platform sends no rank field)."""
-        for page in self.leaderboard_pages(sort=sort, page_size=page_size):
+        for page in self._pages(self._leaderboard_walk(sort, page_size)):
             yield from page.items
 
     # -- single objects --------------------------------------------------------------------------------------
@@ -214,52 +203,41 @@ class PlatformClient(BaseClient):
     def get_problem(self, problem_id: str) -> Problem:
         """``GET /problems/{id}``: the problem with ``author`` and ``topSolutions``. Raises
         :class:`NotFoundError`."""
-        return Problem(self._get(f"/problems/{problem_id}"))
+        return self._request(self._problem_call(problem_id))
 
     def list_categories(self) -> list[Category]:
         """``GET /categories``: every category (a bare array on the real platform, or an envelope)."""
-        return [Category(c) for c in extract_items(self._get("/categories"), "categories")]
+        return self._request(self._categories_call())
 
     def get_bot(self, bot_id: str) -> Bot:
         """``GET /bots/{id}``: public profile with ``badges``, ``topSolutions``, ``recentActivity``."""
-        return Bot(self._get(f"/bots/{bot_id}"))
+        return self._request(self._bot_call(bot_id))
 
     def get_stats(self) -> Stats:
         """``GET /stats``: platform-wide figures."""
-        return Stats(self._get("/stats"))
+        return self._request(self._stats_call())
 
     def search(
         self, q: str, *, type: str | None = None, category: str | None = None, limit: int | None = None
     ) -> SearchResult:
         """``GET /search?q=``: problems and bots matching ``q`` (type: problems|bots|all; limit <= 50)."""
-        params = {
-            k: v
-            for k, v in {"q": q, "type": type, "category": category, "limit": limit}.items()
-            if v is not None
-        }
-        return SearchResult(self._get("/search", params=params) or {})
+        return self._request(self._search_call(q, type, category, limit))
 
     def health(self) -> Health:
         """``GET <root>/health`` (outside ``/api/v1``): ``{status, timestamp, uptime, database[, clock]}``."""
-        return Health(self._get(self.root_url + "/health") or {})
+        return self._request(self._health_call())
 
     # -- bot endpoints ---------------------------------------------------------------------------------------
 
     def get_me(self) -> Bot:
         """``GET /bot/me`` (API key): the calling bot's profile, stats and status."""
-        return Bot(self._get("/bot/me", bot=True))
+        return self._request(self._me_call())
 
     def next_task(self, **params: Any) -> Task | None:
         """``GET /tasks/next`` (API key): the next task, or ``None`` when there is nothing to do (204, 404,
         empty body, ``{}``, ``null``, or a task without id). ``params`` are query options, e.g.
         ``brief="true"``. Raises :class:`AuthenticationError` (401) / :class:`PermissionDeniedError` (403)."""
-        try:
-            body = self._get("/tasks/next", params=params or None, bot=True)
-        except NotFoundError as exc:
-            if self._no_task_404(exc):
-                return None
-            raise
-        return self._task_or_none(body)
+        return self._request(self._next_task_call(params))
 
     def submit(
         self,
@@ -281,20 +259,7 @@ class PlatformClient(BaseClient):
         :class:`InvalidSubmissionError` (nothing sent), :class:`ConflictError` (409, task already completed
         or failed), :class:`BadRequestError` (400, rejected: the task is failed), ...
         """
-        task_id, body = self._submission(task, result, llm_model, llm_model_version)
-        path = f"/tasks/{task_id}/submit"
-        auth = self._bot_auth(path)
-        lost = False
-        with self._retry_scope("POST", path):
-            for attempt in self._retrying(self._submit_retry_hook):
-                with attempt:
-                    try:
-                        response = self._send("POST", self._url(path), json=body, auth=auth)
-                    except PlatformConnectionError as exc:
-                        lost = lost or exc.request_sent
-                        raise
-                    return self._submit_answer(response, lost)
-        raise AssertionError("unreachable")  # pragma: no cover
+        return self._request(self._submit_call(task, result, llm_model, llm_model_version))
 
 
 class AsyncPlatformClient(BaseClient):
@@ -303,6 +268,8 @@ class AsyncPlatformClient(BaseClient):
     Same methods as :class:`PlatformClient`; list methods are async iterators, the others coroutines.
     ``transport`` (an ``httpx.AsyncBaseTransport``) is for tests; ``max_connections`` bounds the pool.
     """
+
+    _http: httpx.AsyncClient
 
     def __init__(
         self,
@@ -333,42 +300,37 @@ class AsyncPlatformClient(BaseClient):
         """Close the connection pool."""
         await self._http.aclose()
 
-    async def _send(
-        self, method: str, url: str, *, params: Any = None, json: Any = None, auth: Any = None
-    ) -> Any:
+    async def _send(self, call: Call[Any]) -> httpx.Response:
         started = time.perf_counter()
         try:
-            response = await self._http.request(
-                method, url, params=params, json=json, auth=auth or httpx.USE_CLIENT_DEFAULT
+            response = await self._http.send(
+                self._build_request(call), auth=call.auth or httpx.USE_CLIENT_DEFAULT
             )
         except httpx.HTTPError as exc:
-            raise self._transport_error(exc, method, url) from exc
-        log.debug(
-            "%s %s -> %s in %.3f s",
-            method,
-            self._rel_path(url),
-            response.status_code,
-            time.perf_counter() - started,
-        )
+            raise self._transport_error(exc, call.method, call.url) from exc
+        self._sent(call, response, started)
         return response
 
-    async def _get(self, path: str, *, params: Any = None, bot: bool = False) -> Any:
-        """GET ``path`` with retries; returns the decoded JSON."""
-        url = self._url(path)
-        auth = self._bot_auth(path) if bot else None
-        with self._retry_scope("GET", url):
-            async for attempt in self._retrying(self._get_retry_hook):
-                with attempt:
-                    return self._decode(await self._send("GET", url, params=params, auth=auth), "GET")
+    async def _request(self, call: Call[T]) -> T:
+        """Send ``call`` with its retries (stamina) and read the answer: all the I/O of this client."""
+        lost = False
+        try:
+            with self._retry_scope(call.method, call.url):
+                async for attempt in self._retrying(call.retry_on):
+                    with attempt:
+                        try:
+                            response = await self._send(call)
+                        except PlatformConnectionError as exc:
+                            lost = lost or exc.request_sent
+                            raise
+                        return call.read(response, lost)
+        except APIStatusError as exc:
+            if call.recover is None:
+                raise
+            return call.recover(exc)
         raise AssertionError("unreachable")  # pragma: no cover
 
-    async def _get_response(self, url: str, params: Any) -> tuple[Any, httpx.Headers, httpx.URL]:
-        with self._retry_scope("GET", url):
-            async for attempt in self._retrying(self._get_retry_hook):
-                with attempt:
-                    response = await self._send("GET", url, params=params)
-                    return self._decode(response, "GET"), response.headers, response.request.url
-        raise AssertionError("unreachable")  # pragma: no cover
+    # -- pagination ------------------------------------------------------------------------------------------
 
     async def _pages(self, walk: PageWalk, concurrency: int = 1) -> AsyncIterator[Page]:
         """Walk ``walk`` to its end. With ``concurrency > 1``, once the first answer of a page-number walk
@@ -376,15 +338,13 @@ class AsyncPlatformClient(BaseClient):
         flight and fed to the paginator in page order (its stops and repeat guards still apply; pages beyond
         the announced count, e.g. when the list grew meanwhile, are walked one after another)."""
         while not walk.done:
-            target = walk.request.url or self._url(walk.path)
-            params = None if walk.request.url else walk.request.params
             try:
-                body, headers, url = await self._get_response(target, params)
+                answer = await self._request(self._page_call(walk))
             except APIStatusError as exc:
                 if walk.fall_back(exc):
                     continue
                 raise
-            page = walk.accept(body, headers, url)
+            page = walk.accept(*answer)
             if page is None:  # the page repeated and the walk switched its request style: ask again
                 continue
             yield page
@@ -399,21 +359,20 @@ class AsyncPlatformClient(BaseClient):
         self, walk: PageWalk, requests: list[PageRequest], concurrency: int
     ) -> AsyncIterator[Page]:
         gate = asyncio.Semaphore(concurrency)
-        url = self._url(walk.path)
 
-        async def fetch(request: PageRequest) -> tuple[Any, httpx.Headers, httpx.URL]:
+        async def fetch(request: PageRequest) -> PageAnswer:
             async with gate:
-                return await self._get_response(url, request.params)
+                return await self._request(self._page_call(walk, request))
 
         # One task per page, started in page order; the semaphore bounds what is in flight. Pending
         # fetches are cancelled when the consumer stops early or a page fails.
         pending = [asyncio.ensure_future(fetch(r)) for r in requests]
         try:
             for future in pending:
-                body, headers, got = await future
+                answer = await future
                 if walk.done:  # the server's answers ended the walk earlier than announced
                     return
-                page = walk.accept(body, headers, got)
+                page = walk.accept(*answer)
                 if page is None:  # a repeated page: the walk switched style; the rest is walked in turn
                     return
                 yield page
@@ -434,8 +393,7 @@ class AsyncPlatformClient(BaseClient):
         """Every page of a list ``endpoint`` (path relative to the base URL); see
         :meth:`PlatformClient.iter_pages`. ``concurrency``: requests in flight once the first answer
         announces the page count (page-number walks only; pages still arrive in order)."""
-        name = self._endpoint_name(endpoint)
-        return self._pages(self._walk(name, endpoint, params, page_size, style), concurrency)
+        return self._pages(self._endpoint_walk(endpoint, params, page_size, style), concurrency)
 
     def problem_pages(
         self,
@@ -449,8 +407,7 @@ class AsyncPlatformClient(BaseClient):
     ) -> AsyncIterator[Page]:
         """Pages of ``GET /problems`` (filters: category slug, status, author_type ``human|bot``, sort), in
         order. ``concurrency``: requests in flight once the first page announces the page count."""
-        params = self._problem_params(category, status, author_type, sort)
-        return self._pages(self._walk("problems", "/problems", params, page_size), concurrency)
+        return self._pages(self._problems_walk(category, status, author_type, sort, page_size), concurrency)
 
     async def list_problems(
         self,
@@ -462,21 +419,19 @@ class AsyncPlatformClient(BaseClient):
         page_size: int | None = None,
     ) -> AsyncIterator[dict[str, Any]]:
         """Every problem of ``GET /problems`` as a plain dict, paging to the end."""
-        async for page in self.problem_pages(
-            category=category, status=status, author_type=author_type, sort=sort, page_size=page_size
-        ):
+        async for page in self._pages(self._problems_walk(category, status, author_type, sort, page_size)):
             for item in page.items:
                 yield item
 
     def solution_pages(self, problem_id: str, *, page_size: int | None = None) -> AsyncIterator[Page]:
         """Pages of ``GET /problems/{id}/solutions`` (ranked by btScore desc)."""
-        return self._pages(self._walk("solutions", f"/problems/{problem_id}/solutions", None, page_size))
+        return self._pages(self._solutions_walk(problem_id, page_size))
 
     async def list_solutions(
         self, problem_id: str, *, page_size: int | None = None
     ) -> AsyncIterator[dict[str, Any]]:
         """Every solution of a problem as a plain dict, in ranked order (first = best)."""
-        async for page in self.solution_pages(problem_id, page_size=page_size):
+        async for page in self._pages(self._solutions_walk(problem_id, page_size)):
             for item in page.items:
                 yield item
 
@@ -485,61 +440,49 @@ class AsyncPlatformClient(BaseClient):
     ) -> AsyncIterator[Page]:
         """Pages of ``GET /leaderboard`` in order; rank of an item = page.offset + its index + 1.
         ``concurrency``: requests in flight once the first page announces the page count."""
-        walk = self._walk("leaderboard", "/leaderboard", {"sort": sort}, page_size)
-        return self._pages(walk, concurrency)
+        return self._pages(self._leaderboard_walk(sort, page_size), concurrency)
 
     async def list_leaderboard(
         self, *, sort: str | None = None, page_size: int | None = None
     ) -> AsyncIterator[dict[str, Any]]:
         """Every leaderboard bot as a plain dict, in rank order."""
-        async for page in self.leaderboard_pages(sort=sort, page_size=page_size):
+        async for page in self._pages(self._leaderboard_walk(sort, page_size)):
             for item in page.items:
                 yield item
 
     async def get_problem(self, problem_id: str) -> Problem:
         """``GET /problems/{id}``. Raises :class:`NotFoundError`."""
-        return Problem(await self._get(f"/problems/{problem_id}"))
+        return await self._request(self._problem_call(problem_id))
 
     async def list_categories(self) -> list[Category]:
         """``GET /categories``: every category."""
-        return [Category(c) for c in extract_items(await self._get("/categories"), "categories")]
+        return await self._request(self._categories_call())
 
     async def get_bot(self, bot_id: str) -> Bot:
         """``GET /bots/{id}``: public bot profile."""
-        return Bot(await self._get(f"/bots/{bot_id}"))
+        return await self._request(self._bot_call(bot_id))
 
     async def get_stats(self) -> Stats:
         """``GET /stats``: platform-wide figures."""
-        return Stats(await self._get("/stats"))
+        return await self._request(self._stats_call())
 
     async def search(
         self, q: str, *, type: str | None = None, category: str | None = None, limit: int | None = None
     ) -> SearchResult:
         """``GET /search?q=``: problems and bots matching ``q``."""
-        params = {
-            k: v
-            for k, v in {"q": q, "type": type, "category": category, "limit": limit}.items()
-            if v is not None
-        }
-        return SearchResult(await self._get("/search", params=params) or {})
+        return await self._request(self._search_call(q, type, category, limit))
 
     async def health(self) -> Health:
         """``GET <root>/health`` (outside ``/api/v1``)."""
-        return Health(await self._get(self.root_url + "/health") or {})
+        return await self._request(self._health_call())
 
     async def get_me(self) -> Bot:
         """``GET /bot/me`` (API key): the calling bot's profile, stats and status."""
-        return Bot(await self._get("/bot/me", bot=True))
+        return await self._request(self._me_call())
 
     async def next_task(self, **params: Any) -> Task | None:
         """``GET /tasks/next`` (API key): the next task or ``None``; see :meth:`PlatformClient.next_task`."""
-        try:
-            body = await self._get("/tasks/next", params=params or None, bot=True)
-        except NotFoundError as exc:
-            if self._no_task_404(exc):
-                return None
-            raise
-        return self._task_or_none(body)
+        return await self._request(self._next_task_call(params))
 
     async def submit(
         self,
@@ -550,17 +493,4 @@ class AsyncPlatformClient(BaseClient):
         llm_model_version: str | None = None,
     ) -> SubmitResult:
         """``POST /tasks/{id}/submit`` (API key); see :meth:`PlatformClient.submit`."""
-        task_id, body = self._submission(task, result, llm_model, llm_model_version)
-        path = f"/tasks/{task_id}/submit"
-        auth = self._bot_auth(path)
-        lost = False
-        with self._retry_scope("POST", path):
-            async for attempt in self._retrying(self._submit_retry_hook):
-                with attempt:
-                    try:
-                        response = await self._send("POST", self._url(path), json=body, auth=auth)
-                    except PlatformConnectionError as exc:
-                        lost = lost or exc.request_sent
-                        raise
-                    return self._submit_answer(response, lost)
-        raise AssertionError("unreachable")  # pragma: no cover
+        return await self._request(self._submit_call(task, result, llm_model, llm_model_version))

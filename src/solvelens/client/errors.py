@@ -8,6 +8,7 @@ PlatformError
 ├── ResponseDecodeError         a 2xx whose body is not the JSON the endpoint must send (truncated, HTML)
 │   └── NotJSONError            the server answered HTML/text: most likely a wrong base URL
 ├── PaginationError             a paginated list misbehaved (a page or cursor repeated, too many pages)
+├── UnrecognizedResponseError   /tasks/next answered 200 with neither a task nor "no task" (``keys``)
 ├── InvalidSubmissionError      a result that cannot become the body its task type requires (refused locally,
 │                               nothing sent)                                        (also a ValueError)
 └── APIStatusError              any non-2xx answer; ``status_code``, ``method``, ``path``, ``body_excerpt``
@@ -60,6 +61,7 @@ __all__ = [
     "ServerError",
     "ServiceUnavailableError",
     "UnprocessableEntityError",
+    "UnrecognizedResponseError",
     "parse_retry_after",
     "redact",
     "status_error_from_response",
@@ -124,6 +126,29 @@ class PaginationError(PlatformError):
 
     Raised instead of looping forever.
     """
+
+
+class UnrecognizedResponseError(PlatformError):
+    """Raised by ``next_task`` for a 200 body that is neither a task nor "no task".
+
+    Never read as "nothing to do": a task the client cannot see is held by the bot until it expires.
+    ``keys``: the body's top-level keys (for a non-object body its JSON type, e.g. ``("list",)``);
+    ``path``: the endpoint. The message names both and the profile setting that fixes it: the task envelope
+    described under ``[endpoints.tasks_next]`` in a profile file (``--profile`` / ``SOLVELENS_PROFILE``).
+    """
+
+    def __init__(
+        self, message: str | None = None, *, keys: tuple[str, ...] = (), path: str = "/tasks/next"
+    ) -> None:
+        self.keys = tuple(keys)
+        self.path = path
+        if message is None:
+            message = (
+                f"GET {path} answered 200 with a body that is neither a task nor 'no task' (top-level keys: "
+                f"{', '.join(self.keys) or 'none'}); describe its task envelope under [endpoints.tasks_next] "
+                "in a profile file (--profile; solvelens probe writes one)"
+            )
+        super().__init__(redact(message))
 
 
 class InvalidSubmissionError(PlatformError, ValueError):

@@ -18,8 +18,14 @@ simulated`` (its dates are on the simulated clock). Snapshots record them; the r
   ``POST /api/v1/tasks/{id}/submit`` (validated as strictly as the real platform: 400 ``VALIDATION_ERROR``
   fails the task; :mod:`solvelens.sandbox.dispatcher`), ``GET /api/v1/bot/me``.
 
-The routes live in routers (:mod:`solvelens.sandbox.routes`: ``public`` and ``bots``) built per app from an
-:class:`~solvelens.sandbox.http.AppContext`; list paging is :mod:`solvelens.sandbox.paging`.
+The routes live in routers, one per resource (:mod:`solvelens.sandbox.routes`), built per app from an
+:class:`~solvelens.sandbox.http.AppContext`; every answer is rendered by the app's wire convention
+(:mod:`solvelens.sandbox.conventions`; the platform mode's list paging is :mod:`solvelens.sandbox.paging`).
+
+Convention modes (``conventions``; the shapes above are the default ``platform`` mode): ``jsonapi`` (JSON:API
+documents, ``page[number]``/``page[size]``), ``hal`` (HAL, ``page_token`` cursors, ``X-Total-Count``, RFC 9457
+errors), ``odata`` (``value``/``@odata.nextLink``, ``$top``/``$skip`` with the server's own page size,
+PascalCase) and ``relay`` (connections, ``first``/``after``). Each reads only its own paging parameters.
 
 Switches (off by default, i.e. the real platform's behaviour): ``pagination`` (``page`` | ``offset`` |
 ``cursor``), ``solutions_paging`` (``offset``: a problem's solutions as another implementation pages them),
@@ -49,9 +55,11 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from solvelens.sandbox import dispatcher, schemas
 from solvelens.sandbox.accounts import AuthError
+from solvelens.sandbox.conventions import CONVENTIONS, Convention, make_convention
 from solvelens.sandbox.db import connect, get_meta, set_meta, transaction
 from solvelens.sandbox.faults import FaultConfig, install_faults
 from solvelens.sandbox.http import (
+    API,
     JSON,
     ApiError,
     AppContext,
@@ -60,16 +68,16 @@ from solvelens.sandbox.http import (
     SandboxOptions,
     SolutionsPaging,
     TaskShape,
-    error_response,
     fault_responses,
 )
 from solvelens.sandbox.ids import IdCodec
 from solvelens.sandbox.limits import DEFAULT_MAX_BODY_BYTES, BodyLimitMiddleware
 from solvelens.sandbox.paging import CURSOR_PATTERN, MAX_OFFSET, MAX_PAGE
-from solvelens.sandbox.routes import bot_router, public_router
-from solvelens.sandbox.routes.public import API, Category
+from solvelens.sandbox.routes import routers
+from solvelens.sandbox.schemas import CategorySlug as Category
 
 __all__ = [
+    "CONVENTIONS",
     "CURSOR_PATTERN",
     "MAX_OFFSET",
     "MAX_PAGE",
@@ -91,6 +99,7 @@ def create_app(
     solutions_paging: SolutionsPaging = "default",
     task_types: tuple[str, ...] | list[str] = dispatcher.TASK_TYPES,
     faults: FaultConfig | None = None,
+    conventions: str = "platform",
 ) -> FastAPI:
     """The FastAPI app serving the platform stored at ``db_path`` (built by ``build_platform``).
 
@@ -99,9 +108,15 @@ def create_app(
     submissions translated into typed bodies); ``pagination``: list envelope style; ``solutions_paging``:
     ``offset`` pages a problem's solutions as ``{"items", "has_more", "total"}`` by ``offset``/``limit``;
     ``task_types``: which task kinds the dispatcher hands out; ``faults``: fault injection, body cap and rate
-    limit (:class:`~solvelens.sandbox.faults.FaultConfig`). Raises :class:`FileNotFoundError` when the
-    database does not exist and :class:`ValueError` when it is not a sandbox platform.
+    limit (:class:`~solvelens.sandbox.faults.FaultConfig`); ``conventions``: the wire convention mode
+    (``platform``, ``jsonapi``, ``hal``, ``odata``, ``relay``; :mod:`solvelens.sandbox.conventions`).
+    Raises :class:`FileNotFoundError` when the database does not exist and :class:`ValueError` when it is not
+    a sandbox platform, or for an unknown mode or a platform-only switch (``pagination``,
+    ``solutions_paging``, ``task_shape="interface"``) with another mode.
     """
+    conv = make_convention(conventions, pagination=pagination, solutions_paging=solutions_paging)
+    if conventions != "platform" and task_shape != "real":
+        raise ValueError(f"--task-shape interface applies to --conventions platform only, not {conventions}")
     db_path = Path(db_path)
     if not db_path.exists():
         raise FileNotFoundError(f"No sandbox platform at {db_path}; build one with build_platform()")
@@ -112,6 +127,7 @@ def create_app(
         solutions_paging,
         tuple(task_types),
         faults or FaultConfig(),
+        conventions,
     )
     db = Database(db_path)
     with db.read() as conn:
@@ -125,12 +141,13 @@ def create_app(
         started=time.monotonic(),
         faulty=fault_responses(opts.faults),
         body_cap=opts.faults.max_body_bytes or DEFAULT_MAX_BODY_BYTES,
+        conventions=conv,
     )
 
     app = FastAPI(
         title="solvelens sandbox platform",
         version="1.0",
-        description=__doc__,
+        description=f"{__doc__}\n**This server's conventions: `{conv.name}`**: {conv.summary}.",
         default_response_class=JSON,
         openapi_url="/openapi.json",
     )
@@ -138,11 +155,12 @@ def create_app(
     app.state.db = db
     install_faults(app, opts.faults)
     app.add_middleware(BodyLimitMiddleware, max_bytes=ctx.body_cap)  # type: ignore[arg-type]
-    app.add_middleware(DeclarationMiddleware, platform_id=platform_id(db_path))  # type: ignore[arg-type]  # outermost
-    _install_error_handlers(app)
-    app.include_router(public_router(ctx))
-    app.include_router(bot_router(ctx))
-    app.openapi = lambda: _openapi(app, opts)  # type: ignore[method-assign]
+    # outermost: every answer (errors, faults, 413 included) declares the platform
+    app.add_middleware(DeclarationMiddleware, platform_id=platform_id(db_path))  # type: ignore[arg-type]
+    _install_error_handlers(app, conv)
+    for router in routers(ctx):
+        app.include_router(router)
+    app.openapi = lambda: _openapi(app, opts, conv)  # type: ignore[method-assign]
     return app
 
 
@@ -189,16 +207,17 @@ class DeclarationMiddleware:
         await self.app(scope, receive, send_declared)
 
 
-def _install_error_handlers(app: FastAPI) -> None:
-    """Every error is answered ``{"error": str}`` (+ ``details``), as the real platform answers."""
+def _install_error_handlers(app: FastAPI, conv: Convention) -> None:
+    """Every error is answered in the convention's error shape (the platform's: ``{"error": str}`` +
+    ``details``; a bad query parameter is ``conv.validation_status``)."""
 
     @app.exception_handler(ApiError)
     async def _api_error(request: Request, exc: ApiError) -> Response:
-        return error_response(exc.status, exc.message, exc.details)
+        return conv.render_error(exc.status, exc.message, exc.details)
 
     @app.exception_handler(AuthError)
     async def _auth_error(request: Request, exc: AuthError) -> Response:
-        return error_response(exc.status, exc.message)
+        return conv.render_error(exc.status, exc.message)
 
     @app.exception_handler(RequestValidationError)
     async def _validation(request: Request, exc: RequestValidationError) -> Response:
@@ -209,24 +228,24 @@ def _install_error_handlers(app: FastAPI) -> None:
             }
             for e in exc.errors()
         ]
-        return error_response(422, "Validation error", details)
+        return conv.render_error(conv.validation_status, "Validation error", details)
 
     @app.exception_handler(StarletteHTTPException)
     async def _http_error(request: Request, exc: StarletteHTTPException) -> Response:
         message = str(exc.detail)
         if exc.status_code == 404 and message == "Not Found":
             message = f"Route {request.method}:{request.url.path} not found"
-        response = error_response(exc.status_code, message)
+        response = conv.render_error(exc.status_code, message)
         for name, value in (exc.headers or {}).items():
             response.headers[name] = value  # e.g. Allow on 405
         return response
 
     @app.exception_handler(Exception)
     async def _crash(request: Request, exc: Exception) -> Response:
-        return error_response(500, "Internal server error")
+        return conv.render_error(500, "Internal server error")
 
 
-def _openapi(app: FastAPI, opts: SandboxOptions) -> dict[str, Any]:
+def _openapi(app: FastAPI, opts: SandboxOptions, conv: Convention) -> dict[str, Any]:
     """``/openapi.json``: FastAPI's document plus the submit body schema and the task -> submit link."""
     if app.openapi_schema is None:
         spec = get_openapi(
@@ -252,11 +271,11 @@ def _openapi(app: FastAPI, opts: SandboxOptions) -> dict[str, Any]:
         for name in ("HTTPValidationError", "ValidationError"):
             components.pop(name, None)
         task_ok = spec["paths"][f"{API}/tasks/next"]["get"]["responses"]["200"]
-        id_key = "id" if opts.task_shape == "interface" else "taskId"
+        pointer = "/id" if opts.task_shape == "interface" else conv.task_id_pointer
         task_ok["links"] = {
             "SubmitTask": {
                 "operationId": spec["paths"][f"{API}/tasks/{{task_id}}/submit"]["post"]["operationId"],
-                "parameters": {"task_id": f"$response.body#/{id_key}"},
+                "parameters": {"task_id": f"$response.body#{pointer}"},
                 "description": "Submit the result of the task handed out.",
             }
         }

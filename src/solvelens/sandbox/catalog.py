@@ -4,35 +4,36 @@ generator and simulator compose bot names, problem titles/descriptions and solut
 from __future__ import annotations
 
 import random
-from typing import Final
+from typing import Final, Literal, get_args
 
-#: The real platform's 8 categories in its fixed order: (slug, displayName, icon, description).
-CATEGORIES: Final[tuple[tuple[str, str, str, str], ...]] = (
-    (
-        "technology",
-        "Technology",
-        "💻",
-        "Coding, software, gadgets, AI tools, tech troubleshooting, engineering.",
-    ),
-    ("science_nature", "Science & Nature", "🔬", "Physics, biology, chemistry, space, environment, animals."),
-    ("health", "Health", "🩺", "Fitness, nutrition, mental health, medical questions, sleep, wellbeing."),
-    (
-        "business_finance",
-        "Business & Finance",
-        "💼",
-        "Startups, investing, personal finance, marketing, careers.",
-    ),
-    ("education_career", "Education & Career", "🎓", "Learning, studying, job search, skills, teaching."),
-    ("society_culture", "Society & Culture", "🌍", "Politics, history, culture, relationships, communities."),
-    (
-        "philosophy_ideas",
-        "Philosophy & Ideas",
-        "💭",
-        "Ethics, thought experiments, big questions, creativity.",
-    ),
-    ("lifestyle", "Lifestyle", "🏡", "Home, cooking, travel, hobbies, parenting, everyday life."),
+#: The real platform's 8 category slugs in its fixed order: THE one definition in the sandbox (everything else
+#: derives from it: :data:`CATEGORY_SLUGS`, :data:`CATEGORIES`, the schemas' slug parameters).
+CategorySlug = Literal[
+    "technology",
+    "science_nature",
+    "health",
+    "business_finance",
+    "education_career",
+    "society_culture",
+    "philosophy_ideas",
+    "lifestyle",
+]
+CATEGORY_SLUGS: Final[tuple[str, ...]] = get_args(CategorySlug)
+#: (displayName, icon, description) of each category, in :data:`CATEGORY_SLUGS` order.
+_CATEGORY_DETAILS: Final = (
+    ("Technology", "💻", "Coding, software, gadgets, AI tools, tech troubleshooting, engineering."),
+    ("Science & Nature", "🔬", "Physics, biology, chemistry, space, environment, animals."),
+    ("Health", "🩺", "Fitness, nutrition, mental health, medical questions, sleep, wellbeing."),
+    ("Business & Finance", "💼", "Startups, investing, personal finance, marketing, careers."),
+    ("Education & Career", "🎓", "Learning, studying, job search, skills, teaching."),
+    ("Society & Culture", "🌍", "Politics, history, culture, relationships, communities."),
+    ("Philosophy & Ideas", "💭", "Ethics, thought experiments, big questions, creativity."),
+    ("Lifestyle", "🏡", "Home, cooking, travel, hobbies, parenting, everyday life."),
 )
-CATEGORY_SLUGS: Final[tuple[str, ...]] = tuple(c[0] for c in CATEGORIES)
+#: (slug, displayName, icon, description) of the 8 categories in their fixed order.
+CATEGORIES: Final[tuple[tuple[str, str, str, str], ...]] = tuple(
+    (slug, *details) for slug, details in zip(CATEGORY_SLUGS, _CATEGORY_DETAILS, strict=True)
+)
 
 #: Flag categories accepted by a flag submission.
 FLAG_CATEGORIES: Final[tuple[str, ...]] = (
@@ -87,8 +88,9 @@ _HUMAN_FIRST = (
 )
 _HUMAN_LAST = ("smith", "garcia", "chen", "muller", "rossi", "kumar", "silva", "novak", "ito", "berg", "ward")
 
-_TOPICS: Final[dict[str, tuple[str, ...]]] = {
-    "technology": (
+#: Problem topics of each category, in :data:`CATEGORY_SLUGS` order.
+_TOPIC_LISTS: Final[tuple[tuple[str, ...], ...]] = (
+    (  # technology
         "a flaky CI pipeline",
         "slow database queries",
         "a memory leak in a Python service",
@@ -102,7 +104,7 @@ _TOPICS: Final[dict[str, tuple[str, ...]]] = {
         "an LLM chatbot for customer support",
         "log noise",
     ),
-    "science_nature": (
+    (  # science_nature
         "light pollution in cities",
         "a dying backyard lawn",
         "microplastics in tap water",
@@ -116,7 +118,7 @@ _TOPICS: Final[dict[str, tuple[str, ...]]] = {
         "a cloudy aquarium",
         "urban heat islands",
     ),
-    "health": (
+    (  # health
         "poor sleep after night shifts",
         "back pain from desk work",
         "meal prep on a budget",
@@ -130,7 +132,7 @@ _TOPICS: Final[dict[str, tuple[str, ...]]] = {
         "hydration in hot weather",
         "a sedentary office team",
     ),
-    "business_finance": (
+    (  # business_finance
         "a small bakery losing customers",
         "pricing a freelance service",
         "an emergency fund on a low income",
@@ -144,7 +146,7 @@ _TOPICS: Final[dict[str, tuple[str, ...]]] = {
         "inventory waste in a cafe",
         "negotiating a commercial lease",
     ),
-    "education_career": (
+    (  # education_career
         "learning a language after 40",
         "switching from teaching to tech",
         "remembering what I read",
@@ -158,7 +160,7 @@ _TOPICS: Final[dict[str, tuple[str, ...]]] = {
         "public speaking anxiety",
         "burnout in a first job",
     ),
-    "society_culture": (
+    (  # society_culture
         "loneliness in a new city",
         "a neighbourhood without a meeting place",
         "polarised family dinners",
@@ -172,7 +174,7 @@ _TOPICS: Final[dict[str, tuple[str, ...]]] = {
         "intergenerational housing",
         "misinformation in group chats",
     ),
-    "philosophy_ideas": (
+    (  # philosophy_ideas
         "whether AI can be creative",
         "the ethics of eating meat",
         "free will and responsibility",
@@ -186,7 +188,7 @@ _TOPICS: Final[dict[str, tuple[str, ...]]] = {
         "the paradox of tolerance",
         "happiness versus achievement",
     ),
-    "lifestyle": (
+    (  # lifestyle
         "a cluttered small apartment",
         "cooking for picky kids",
         "travelling with a dog",
@@ -200,7 +202,8 @@ _TOPICS: Final[dict[str, tuple[str, ...]]] = {
         "moving to a new country",
         "a quiet weekend without screens",
     ),
-}
+)
+_TOPICS: Final[dict[str, tuple[str, ...]]] = dict(zip(CATEGORY_SLUGS, _TOPIC_LISTS, strict=True))
 _TITLE_FORMS = (
     "How can I fix {t}?",
     "What is the best way to deal with {t}?",

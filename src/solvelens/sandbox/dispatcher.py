@@ -31,6 +31,7 @@ import random
 import re
 import sqlite3
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -90,6 +91,29 @@ class Task:
     id: str
     type: str
     payload: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class TaskContext:
+    """One assigned task being submitted, as the submit's ``_apply_*`` step sees it: the connection (inside
+    the submit's ``BEGIN IMMEDIATE`` transaction), the id codec, the submitting bot's row id, the task's row
+    id and type, its problem and (vote) solution row ids, and the simulated time of the submission (ms,
+    UTC)."""
+
+    conn: sqlite3.Connection
+    codec: IdCodec
+    bot_id: int
+    task_pk: int
+    task_type: str
+    problem_id: int | None
+    sol_a: int | None
+    sol_b: int | None
+    now: int
+
+    def problem(self) -> int:
+        """The task's problem row id (flag, solve and vote tasks always have one)."""
+        assert self.problem_id is not None, f"a {self.task_type} task without a problem"
+        return self.problem_id
 
 
 @dataclass(frozen=True)
@@ -389,14 +413,16 @@ def _from_content(task_type: str, body: dict[str, Any]) -> dict[str, Any]:
         return {"verdict": stripped.lower()}
     title, _, desc = stripped.partition("\n")
     lowered = stripped.lower()
-    category = next((c[0] for c in CATEGORIES if c[0] in lowered or c[1].lower() in lowered), "lifestyle")
+    named = (c[0] for c in CATEGORIES if c[0] in lowered or c[1].lower() in lowered)
+    category = next(named, CATEGORY_SLUGS[-1])  # the catch-all category (lifestyle)
     return {"problem_title": title.strip(), "problem_description": desc.strip(), "category": category}
 
 
-def _fail_task(conn: sqlite3.Connection, tid: int, task_type: str, problem_id: int | None, now: int) -> None:
+def _fail_task(tc: TaskContext) -> None:
     """Mark a task failed; a failed flag counts against its problem (the fifth rejects a human's problem)."""
-    conn.execute("UPDATE tasks SET status = 'failed', completed_at = ? WHERE id = ?", (now, tid))
-    if task_type != "flag" or problem_id is None:
+    conn, now, problem_id = tc.conn, tc.now, tc.problem_id
+    conn.execute("UPDATE tasks SET status = 'failed', completed_at = ? WHERE id = ?", (now, tc.task_pk))
+    if tc.task_type != "flag" or problem_id is None:
         return
     conn.execute(
         "UPDATE problems SET failed_flag_attempts = failed_flag_attempts + 1, updated_at = ? WHERE id = ?",
@@ -443,19 +469,11 @@ def submit(
         pk, task_type, problem_id, sol_a, sol_b, status = row
         if status != "assigned":
             return SubmitResult(409, {"error": "Task already completed"})
-        now = clock_ms(conn)
+        tc = TaskContext(conn, codec, bot_id, pk, task_type, problem_id, sol_a, sol_b, clock_ms(conn))
         try:
-            if not isinstance(body, dict):
-                raise _bad("body", f"Expected object, received {_json_type(body)}")
-            if (
-                accept_content
-                and "content" in body
-                and not any(k in body for k in ("solution_text", "winner", "verdict", "problem_title"))
-            ):
-                body = _from_content(task_type, body)
-            result = _APPLY[task_type](conn, bot_id, problem_id, sol_a, sol_b, body, now, codec)
+            result = _APPLY[task_type](tc, _typed_body(task_type, body, accept_content))
         except _Invalid as exc:
-            _fail_task(conn, pk, task_type, problem_id, now)
+            _fail_task(tc)
             return SubmitResult(
                 400,
                 {
@@ -465,8 +483,19 @@ def submit(
                     "details": exc.details,
                 },
             )
-        conn.execute("UPDATE tasks SET status = 'completed', completed_at = ? WHERE id = ?", (now, pk))
+        conn.execute("UPDATE tasks SET status = 'completed', completed_at = ? WHERE id = ?", (tc.now, pk))
         return SubmitResult(200, result)
+
+
+def _typed_body(task_type: str, body: Any, accept_content: bool) -> dict[str, Any]:
+    """The typed body of a submission (``{"content"}`` translated when ``accept_content``); raises
+    :class:`_Invalid` when the body is not a JSON object."""
+    if not isinstance(body, dict):
+        raise _bad("body", f"Expected object, received {_json_type(body)}")
+    typed_keys = ("solution_text", "winner", "verdict", "problem_title")
+    if accept_content and "content" in body and not any(k in body for k in typed_keys):
+        return _from_content(task_type, body)
+    return body
 
 
 def _world(conn: sqlite3.Connection, problem_id: int | None, bot_ids: list[int]) -> World:
@@ -475,23 +504,16 @@ def _world(conn: sqlite3.Connection, problem_id: int | None, bot_ids: list[int])
     )
 
 
-def _apply_solve(
-    conn: sqlite3.Connection,
-    bot_id: int,
-    problem_id: int,
-    sol_a: Any,
-    sol_b: Any,
-    body: dict[str, Any],
-    now: int,
-    codec: IdCodec,
-) -> dict[str, Any]:
+def _apply_solve(tc: TaskContext, body: dict[str, Any]) -> dict[str, Any]:
+    """A solve: a new solution of the task's problem (a second one by the same bot is a duplicate)."""
     check = _Checker(body)
     text = check.text("solution_text", SOLUTION_MIN, SOLUTION_MAX)
     model_raw = check.text("llm_model", 0, 100, required=False)
     version = check.text("llm_model_version", 0, 50, required=False)
     check.done()
     model = model_raw.lower() if model_raw and _MODEL_RE.match(model_raw.lower()) else None
-    world = _world(conn, problem_id, [bot_id])
+    bot_id, problem_id = tc.bot_id, tc.problem()
+    world = _world(tc.conn, problem_id, [bot_id])
     prob = world.problems[problem_id]
     if bot_id in prob.solvers:
         return {
@@ -501,25 +523,19 @@ def _apply_solve(
         }
     assert text is not None
     sol = world.solve(
-        prob, world.bots[bot_id], now, text, llm_model=model, llm_model_version=version, external=True
+        prob, world.bots[bot_id], tc.now, text, llm_model=model, llm_model_version=version, external=True
     )
-    world.flush(conn, in_transaction=True)
-    return {"success": True, "result": {"solution_id": codec.encode("solution", sol.id)}}
+    world.flush(tc.conn, in_transaction=True)
+    return {"success": True, "result": {"solution_id": tc.codec.encode("solution", sol.id)}}
 
 
-def _apply_vote(
-    conn: sqlite3.Connection,
-    bot_id: int,
-    problem_id: int,
-    sol_a: int,
-    sol_b: int,
-    body: dict[str, Any],
-    now: int,
-    codec: IdCodec,
-) -> dict[str, Any]:
+def _apply_vote(tc: TaskContext, body: dict[str, Any]) -> dict[str, Any]:
+    """A vote between the task's two solutions (a repeated pair of the same voter changes nothing)."""
     check = _Checker(body)
     winner = check.enum("winner", ("a", "b", "skip"))
     check.done()
+    conn, bot_id, problem_id, sol_a, sol_b = tc.conn, tc.bot_id, tc.problem(), tc.sol_a, tc.sol_b
+    assert sol_a is not None and sol_b is not None, "a vote task without its two solutions"
     owners = [
         r[0] for r in conn.execute("SELECT bot_id FROM solutions WHERE id IN (?, ?)", (sol_a, sol_b)) if r[0]
     ]
@@ -533,7 +549,7 @@ def _apply_vote(
         (bot_id, sol_a, sol_b, sol_b, sol_a),
     ).fetchone()
     if dup is None:
-        world.vote(prob, world.bots[bot_id], a, b, str(winner), now)
+        world.vote(prob, world.bots[bot_id], a, b, str(winner), tc.now)
         world.flush(conn, in_transaction=True)
     return {
         "success": True,
@@ -547,16 +563,8 @@ def _apply_vote(
 _FLAG_ALIASES: Final = {"gibberish": "spam", "nsfw": "sexual", "violence": "weapons", "hate": "hate_speech"}
 
 
-def _apply_flag(
-    conn: sqlite3.Connection,
-    bot_id: int,
-    problem_id: int,
-    sol_a: Any,
-    sol_b: Any,
-    body: dict[str, Any],
-    now: int,
-    codec: IdCodec,
-) -> dict[str, Any]:
+def _apply_flag(tc: TaskContext, body: dict[str, Any]) -> dict[str, Any]:
+    """A moderation verdict on the task's pending problem (sloppy categories normalised first)."""
     check = _Checker(body)
     verdict = check.enum("verdict", ("green", "red"))
     check.done()
@@ -570,11 +578,12 @@ def _apply_flag(
     suggested = body.get("suggested_category")
     if suggested not in CATEGORY_SLUGS:
         suggested = None
-    world = _world(conn, problem_id, [bot_id])
+    problem_id = tc.problem()
+    world = _world(tc.conn, problem_id, [tc.bot_id])
     prob = world.problems[problem_id]
     if prob.status == "pending":
-        world.flag(prob, world.bots[bot_id], verdict, now, category=category, suggested=suggested)
-        world.flush(conn, in_transaction=True)
+        world.flag(prob, world.bots[tc.bot_id], verdict, tc.now, category=category, suggested=suggested)
+        world.flush(tc.conn, in_transaction=True)
     result = {
         "verdict": verdict,
         "category": category,
@@ -584,34 +593,31 @@ def _apply_flag(
     return {"success": True, "result": result}
 
 
-def _apply_create(
-    conn: sqlite3.Connection,
-    bot_id: int,
-    problem_id: Any,
-    sol_a: Any,
-    sol_b: Any,
-    body: dict[str, Any],
-    now: int,
-    codec: IdCodec,
-) -> dict[str, Any]:
+def _apply_create(tc: TaskContext, body: dict[str, Any]) -> dict[str, Any]:
+    """A new problem by the bot (a title that exists, case-insensitively, is a duplicate creating nothing)."""
     check = _Checker(body)
     title = check.text("problem_title", 5, 200)
     desc = check.text("problem_description", 20, 1000)
     category = check.enum("category", tuple(CATEGORY_SLUGS))
     check.done()
     assert title is not None and desc is not None
-    if conn.execute("SELECT 1 FROM problems WHERE lower(title) = lower(?) LIMIT 1", (title,)).fetchone():
+    if tc.conn.execute("SELECT 1 FROM problems WHERE lower(title) = lower(?) LIMIT 1", (title,)).fetchone():
         return {
             "success": True,
             "message": "Duplicate title — problem already exists. Task completed.",
             "duplicate": True,
         }
-    world = _world(conn, None, [bot_id])
+    world = _world(tc.conn, None, [tc.bot_id])
     prob = world.create_problem(
-        title=title, description=desc, category=str(category), t=now, bot=world.bots[bot_id]
+        title=title, description=desc, category=str(category), t=tc.now, bot=world.bots[tc.bot_id]
     )
-    world.flush(conn, in_transaction=True)
-    return {"success": True, "result": {"problem_id": codec.encode("problem", prob.id)}}
+    world.flush(tc.conn, in_transaction=True)
+    return {"success": True, "result": {"problem_id": tc.codec.encode("problem", prob.id)}}
 
 
-_APPLY: Final = {"solve": _apply_solve, "vote": _apply_vote, "flag": _apply_flag, "create": _apply_create}
+_APPLY: Final[dict[str, Callable[[TaskContext, dict[str, Any]], dict[str, Any]]]] = {
+    "solve": _apply_solve,
+    "vote": _apply_vote,
+    "flag": _apply_flag,
+    "create": _apply_create,
+}

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 import orjson
 from fastapi.responses import JSONResponse
@@ -19,7 +19,11 @@ from solvelens.sandbox.db import connect, transaction
 from solvelens.sandbox.faults import FaultConfig
 from solvelens.sandbox.ids import IdCodec
 
+if TYPE_CHECKING:
+    from solvelens.sandbox.conventions import Convention
+
 __all__ = [
+    "API",
     "AUTH_RESPONSES",
     "INVALID_RESPONSE",
     "JSON",
@@ -32,6 +36,8 @@ __all__ = [
     "responses",
 ]
 
+#: The path prefix of every platform route (``GET /health`` is at the root).
+API: Final = "/api/v1"
 PaginationStyle = Literal["page", "offset", "cursor"]
 SolutionsPaging = Literal["default", "offset"]
 TaskShape = Literal["real", "interface"]
@@ -75,6 +81,7 @@ class SandboxOptions:
     solutions_paging: SolutionsPaging = "default"
     task_types: tuple[str, ...] = dispatcher.TASK_TYPES
     faults: FaultConfig = field(default_factory=FaultConfig)
+    conventions: str = "platform"
 
 
 class Database:
@@ -113,8 +120,9 @@ class Database:
 
 @dataclass(frozen=True)
 class AppContext:
-    """What every router of one app needs: its options, database, id codec, start time (monotonic s) and
-    the OpenAPI entries of the statuses fault injection may answer (``faulty``)."""
+    """What every router of one app needs: its options, database, id codec, start time (monotonic s), the
+    OpenAPI entries of the statuses fault injection may answer (``faulty``), the request body cap (bytes) and
+    the wire convention that renders every answer (``conventions``)."""
 
     options: SandboxOptions
     db: Database
@@ -122,10 +130,11 @@ class AppContext:
     started: float
     faulty: dict[int | str, dict[str, Any]]
     body_cap: int
+    conventions: Convention
 
-    def responses(self, *pairs: tuple[int, str, type[Any] | None]) -> dict[int | str, dict[str, Any]]:
-        """OpenAPI ``responses`` of an ``/api`` route: the given ones plus the injected faults."""
-        return {**responses(*pairs), **self.faulty}
+    def responses(self, *pairs: tuple[int, str, Any]) -> dict[int | str, dict[str, Any]]:
+        """OpenAPI ``responses`` of an ``/api`` route in this app's convention, plus the injected faults."""
+        return {**self.conventions.document(*pairs), **self.faulty}
 
 
 def responses(*pairs: tuple[int, str, type[Any] | None]) -> dict[int | str, dict[str, Any]]:

@@ -79,13 +79,15 @@ OPTION_FLAGS = {
     "max_body_bytes": "--max-body-bytes",
     "rate_limit": "--rate-limit",
     "rate_window": "--rate-window",
+    "conventions": "--conventions",
 }
 
 
 def start_sandbox(db_path: Path, *, seed: int = 0, scale: str = "small", **options: Any) -> SandboxServer:
     """Build the platform at ``db_path`` when missing, then serve it from a subprocess; wait for ``/health``.
 
-    ``options``: the keys of ``OPTION_FLAGS`` (lists/tuples are joined with commas). Raises
+    ``options``: the keys of ``OPTION_FLAGS`` (lists/tuples are joined with commas), e.g.
+    ``conventions="hal"`` for another wire convention (:mod:`solvelens.sandbox.conventions`). Raises
     :class:`SandboxStartError` when the server exits or does not answer within 60 s."""
     if not db_path.exists():
         from solvelens.sandbox.generate import build_platform

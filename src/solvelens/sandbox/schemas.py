@@ -18,20 +18,13 @@ from typing import Annotated, Any, Generic, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.json_schema import SkipJsonSchema
 
+from solvelens.sandbox import catalog
+
 Timestamp = Annotated[
     str, Field(json_schema_extra={"format": "date-time"}, examples=["2026-01-15T10:30:00.000Z"])
 ]
 Uuid = Annotated[str, Field(json_schema_extra={"format": "uuid"})]
-CategorySlug = Literal[
-    "technology",
-    "science_nature",
-    "health",
-    "business_finance",
-    "education_career",
-    "society_culture",
-    "philosophy_ideas",
-    "lifestyle",
-]
+CategorySlug = catalog.CategorySlug
 ProblemStatus = Literal["pending", "approved", "rejected", "active", "mature"]
 BotStatus = Literal["active", "suspended", "banned"]
 TaskType = Literal["flag", "solve", "vote", "create"]

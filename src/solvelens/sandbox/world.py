@@ -16,6 +16,7 @@ import math
 import random
 import sqlite3
 from dataclasses import dataclass, field
+from typing import Final
 
 from solvelens.sandbox import badges, ranking
 from solvelens.sandbox.catalog import LLM_MODELS
@@ -420,153 +421,120 @@ class World:
         self.dirty_solutions.clear()
 
     def _flush(self, conn: sqlite3.Connection) -> None:
-        new_bot_ids = set(self.new_bots)
-        conn.executemany(
-            "INSERT INTO bots (id, name, description, status, created_at, skill, drift, judgment, activity, "
-            "llm_model, llm_model_version) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-            (
-                (
-                    b.id,
-                    b.name,
-                    b.description,
-                    b.status,
-                    b.created_at,
-                    b.skill,
-                    b.drift,
-                    b.judgment,
-                    b.activity,
-                    b.llm_model,
-                    b.llm_model_version,
-                )
-                for b in (self.bots[i] for i in self.new_bots)
-            ),
-        )
+        """Write what changed since the last flush, in dependency order (bots and problems before the rows
+        that point at them), then refresh ``globalElo`` of the bots whose solutions changed."""
         new_problem_ids = {p[0] for p in self.new_problems}
+        conn.executemany(_INSERT_BOT, (_bot_insert_row(self.bots[i]) for i in self.new_bots))
         conn.executemany(
-            "INSERT INTO problems (id, author_type, human_author_id, bot_author_id, title, description, "
-            "status, "
-            "category, category_assigned_by, category_confidence, created_at, updated_at) "
-            "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-            (
-                (
-                    pid,
-                    p.author_type,
-                    p.human_author_id,
-                    p.bot_author_id,
-                    title,
-                    desc,
-                    p.status,
-                    p.category,
-                    "author" if p.author_type == "human" else "bot",
-                    1.0,
-                    p.created_at,
-                    p.updated_at,
-                )
-                for pid, title, desc in self.new_problems
-                for p in (self.problems[pid],)
-            ),
+            _INSERT_PROBLEM,
+            (_problem_insert_row(self.problems[pid], title, desc) for pid, title, desc in self.new_problems),
         )
-        conn.executemany(
-            "INSERT INTO solutions (id, problem_id, bot_id, text, llm_model, llm_model_version, bt_score, "
-            "comparison_count, win_count, loss_count, confidence_interval, created_at, quality) "
-            "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            (
-                (
-                    s.id,
-                    s.problem_id,
-                    s.bot_id,
-                    text,
-                    model,
-                    version,
-                    s.score,
-                    s.n,
-                    s.wins,
-                    s.losses,
-                    s.ci,
-                    s.created_at,
-                    s.quality,
-                )
-                for s, text, model, version in self.new_solutions
-            ),
-        )
+        conn.executemany(_INSERT_SOLUTION, (_solution_insert_row(*row) for row in self.new_solutions))
         new_sol_ids = {row[0].id for row in self.new_solutions}
         conn.executemany(
-            "UPDATE solutions SET bt_score=?, comparison_count=?, win_count=?, loss_count=?, "
-            "confidence_interval=? "
-            "WHERE id=?",
-            (
-                (s.score, s.n, s.wins, s.losses, s.ci, s.id)
-                for sid, s in self.dirty_solutions.items()
-                if sid not in new_sol_ids
-            ),
+            _UPDATE_SOLUTION,
+            (_solution_update_row(s) for sid, s in self.dirty_solutions.items() if sid not in new_sol_ids),
         )
-        conn.executemany(
-            "INSERT INTO comparisons (id, problem_id, solution_a, solution_b, winner, voter_bot_id, "
-            "created_at) "
-            "VALUES (?,?,?,?,?,?,?)",
-            self.new_comparisons,
-        )
-        conn.executemany(
-            "INSERT INTO flags (id, problem_id, bot_id, verdict, category, suggested_category, created_at) "
-            "VALUES (?,?,?,?,?,?,?)",
-            self.new_flags,
-        )
-        conn.executemany(
-            "INSERT INTO awards (id, bot_id, problem_id, solution_id, action, points, created_at) "
-            "VALUES (?,?,?,?,?,?,?)",
-            self.new_awards,
-        )
-        conn.executemany(
-            "INSERT OR IGNORE INTO badges (bot_id, badge_type, tier, earned_at) VALUES (?,?,?,?)",
-            self.new_badges,
-        )
-        conn.executemany(
-            "UPDATE problems SET status=?, green_flags=?, red_flags=?, solution_count=?, comparison_count=?, "
-            "last_bot_activity_at=?, updated_at=?, attention_score=? WHERE id=?",
-            (
-                (
-                    p.status,
-                    p.green,
-                    p.red,
-                    p.solution_count,
-                    p.comparison_count,
-                    p.last_bot_activity_at,
-                    p.updated_at,
-                    round(1.0 / (1.0 + p.solution_count), 4),
-                    p.id,
-                )
-                for p in (self.problems[i] for i in sorted(self.dirty_problems | new_problem_ids))
-            ),
-        )
-        conn.executemany(
-            "UPDATE bots SET status=?, total_points=?, total_solutions=?, total_votes=?, total_flags=?, "
-            "total_problems_created=?, vote_accuracy=?, accuracy_n=?, last_active_at=?, "
-            "total_tasks_completed=?, "
-            "skill=?, drift=?, activity=? WHERE id=?",
-            (
-                (
-                    b.status,
-                    b.points,
-                    b.solutions,
-                    b.votes,
-                    b.flags,
-                    b.created,
-                    b.accuracy,
-                    b.accuracy_n,
-                    b.last_active_at,
-                    b.tasks_completed,
-                    b.skill,
-                    b.drift,
-                    b.activity,
-                    b.id,
-                )
-                for b in (self.bots[i] for i in sorted(self.dirty_bots | new_bot_ids))
-            ),
-        )
+        self._flush_events(conn)
+        problems = sorted(self.dirty_problems | new_problem_ids)
+        conn.executemany(_UPDATE_PROBLEM, (_problem_update_row(self.problems[i]) for i in problems))
+        bots = sorted(self.dirty_bots | set(self.new_bots))
+        conn.executemany(_UPDATE_BOT, (_bot_update_row(self.bots[i]) for i in bots))
         elo_bots = sorted(
             {s.bot_id for s in self.dirty_solutions.values()} | {s[0].bot_id for s in self.new_solutions}
         )
         refresh_global_elo(conn, elo_bots)
+
+    def _flush_events(self, conn: sqlite3.Connection) -> None:
+        """Insert the new comparisons, flags, awards and badges (rows kept ready to insert)."""
+        conn.executemany(_INSERT_COMPARISON, self.new_comparisons)
+        conn.executemany(_INSERT_FLAG, self.new_flags)
+        conn.executemany(_INSERT_AWARD, self.new_awards)
+        conn.executemany(_INSERT_BADGE, self.new_badges)
+
+
+# ------------------------------------------------------------------------------- rows written by World.flush
+_INSERT_BOT: Final = (
+    "INSERT INTO bots (id, name, description, status, created_at, skill, drift, judgment, activity, "
+    "llm_model, llm_model_version) VALUES (?,?,?,?,?,?,?,?,?,?,?)"
+)
+_INSERT_PROBLEM: Final = (
+    "INSERT INTO problems (id, author_type, human_author_id, bot_author_id, title, description, status, "
+    "category, category_assigned_by, category_confidence, created_at, updated_at) "
+    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)"
+)
+_INSERT_SOLUTION: Final = (
+    "INSERT INTO solutions (id, problem_id, bot_id, text, llm_model, llm_model_version, bt_score, "
+    "comparison_count, win_count, loss_count, confidence_interval, created_at, quality) "
+    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)"
+)
+_UPDATE_SOLUTION: Final = (
+    "UPDATE solutions SET bt_score=?, comparison_count=?, win_count=?, loss_count=?, confidence_interval=? "
+    "WHERE id=?"
+)
+_INSERT_COMPARISON: Final = (
+    "INSERT INTO comparisons (id, problem_id, solution_a, solution_b, winner, voter_bot_id, created_at) "
+    "VALUES (?,?,?,?,?,?,?)"
+)
+_INSERT_FLAG: Final = (
+    "INSERT INTO flags (id, problem_id, bot_id, verdict, category, suggested_category, created_at) "
+    "VALUES (?,?,?,?,?,?,?)"
+)
+_INSERT_AWARD: Final = (
+    "INSERT INTO awards (id, bot_id, problem_id, solution_id, action, points, created_at) "
+    "VALUES (?,?,?,?,?,?,?)"
+)
+_INSERT_BADGE: Final = "INSERT OR IGNORE INTO badges (bot_id, badge_type, tier, earned_at) VALUES (?,?,?,?)"
+_UPDATE_PROBLEM: Final = (
+    "UPDATE problems SET status=?, green_flags=?, red_flags=?, solution_count=?, comparison_count=?, "
+    "last_bot_activity_at=?, updated_at=?, attention_score=? WHERE id=?"
+)
+_UPDATE_BOT: Final = (
+    "UPDATE bots SET status=?, total_points=?, total_solutions=?, total_votes=?, total_flags=?, "
+    "total_problems_created=?, vote_accuracy=?, accuracy_n=?, last_active_at=?, total_tasks_completed=?, "
+    "skill=?, drift=?, activity=? WHERE id=?"
+)
+
+
+def _bot_insert_row(b: Bot) -> tuple[object, ...]:
+    return (
+        b.id, b.name, b.description, b.status, b.created_at, b.skill, b.drift, b.judgment, b.activity,
+        b.llm_model, b.llm_model_version,
+    )  # fmt: skip
+
+
+def _problem_insert_row(p: Prob, title: str, desc: str) -> tuple[object, ...]:
+    assigned_by = "author" if p.author_type == "human" else "bot"
+    return (
+        p.id, p.author_type, p.human_author_id, p.bot_author_id, title, desc, p.status, p.category,
+        assigned_by, 1.0, p.created_at, p.updated_at,
+    )  # fmt: skip
+
+
+def _solution_insert_row(s: Sol, text: str, model: str | None, version: str | None) -> tuple[object, ...]:
+    return (
+        s.id, s.problem_id, s.bot_id, text, model, version, s.score, s.n, s.wins, s.losses, s.ci,
+        s.created_at, s.quality,
+    )  # fmt: skip
+
+
+def _solution_update_row(s: Sol) -> tuple[object, ...]:
+    return (s.score, s.n, s.wins, s.losses, s.ci, s.id)
+
+
+def _problem_update_row(p: Prob) -> tuple[object, ...]:
+    attention = round(1.0 / (1.0 + p.solution_count), 4)
+    return (
+        p.status, p.green, p.red, p.solution_count, p.comparison_count, p.last_bot_activity_at,
+        p.updated_at, attention, p.id,
+    )  # fmt: skip
+
+
+def _bot_update_row(b: Bot) -> tuple[object, ...]:
+    return (
+        b.status, b.points, b.solutions, b.votes, b.flags, b.created, b.accuracy, b.accuracy_n,
+        b.last_active_at, b.tasks_completed, b.skill, b.drift, b.activity, b.id,
+    )  # fmt: skip
 
 
 def refresh_global_elo(conn: sqlite3.Connection, bot_ids: list[int] | None) -> None:

@@ -1,4 +1,5 @@
-"""The DuckDB snapshot store: schema, staging, atomic writer, read-only readers, Parquet export, pruning.
+"""The DuckDB snapshot store: schema, staging, atomic writer, read-only readers, Parquet export, pruning,
+compaction.
 
 Public schema: the views of ``docs/architecture.md`` ("Contract: the store's public schema"); only complete
 snapshots are visible. Writers go through :func:`write_snapshot` (one transaction, exclusive lock);
@@ -6,6 +7,7 @@ readers use :func:`open_readonly` / :func:`read_frame` (read-only, shared lock, 
 of opening the file is in :mod:`solvelens.store.connection`; every error is a :class:`StoreError`.
 """
 
+from solvelens.store.compact import compact
 from solvelens.store.connection import open_readonly, open_writer
 from solvelens.store.errors import (
     IncompleteStagingError,
@@ -15,6 +17,7 @@ from solvelens.store.errors import (
     StaleCarryoverError,
     StoreBusyError,
     StoreError,
+    StoreInputError,
     StoreLockTimeout,
     StoreNotFoundError,
 )
@@ -45,8 +48,10 @@ __all__ = [
     "StaleCarryoverError",
     "StoreBusyError",
     "StoreError",
+    "StoreInputError",
     "StoreLockTimeout",
     "StoreNotFoundError",
+    "compact",
     "delete_snapshot",
     "ensure_schema",
     "export_parquet",

@@ -11,14 +11,20 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
 import duckdb
 
 from solvelens.store.errors import NotAStoreError, StoreBusyError, StoreNotFoundError
 from solvelens.store.lock import store_lock
-from solvelens.store.schema import INTERNAL, SMALL_BLOCK_SIZE, ensure_schema
+from solvelens.store.schema import (
+    INTERNAL,
+    LARGE_BLOCK_SIZE,
+    RAW_COMPRESSION,
+    SMALL_BLOCK_SIZE,
+    ensure_schema,
+)
 
 #: DuckDB memory limit of a writer connection: big intermediate results spill to ``<db>.tmp/`` instead of
 #: growing the process (a full large-scale snapshot must stay under 1 GB peak RSS).
@@ -107,32 +113,37 @@ def open_writer(
     lock_timeout_s: float = DEFAULT_LOCK_TIMEOUT_S,
     block_size: int = SMALL_BLOCK_SIZE,
     existing: bool = False,
+    lock: bool = True,
 ) -> Iterator[duckdb.DuckDBPyConnection]:
     """Hold the exclusive store lock and a read-write connection with the schema ensured; close on exit.
 
-    ``block_size`` (bytes) only applies when the file is created. ``existing``: the store must already
+    ``block_size`` (bytes) only applies when the file is created (large blocks also get zstd raw JSON,
+    see :data:`solvelens.store.schema.RAW_COMPRESSION`). ``existing``: the store must already
     exist (maintenance commands such as prune and delete never create one). A DuckDB file holding tables
     of something else is never changed. Raises :class:`solvelens.store.errors.StoreLockTimeout` when another
     writer holds the lock longer than ``lock_timeout_s`` seconds, :class:`StoreNotFoundError` (``existing``
     and no file), :class:`StoreBusyError`, :class:`NotAStoreError` (not a DuckDB file, another
     application's DuckDB file, or with ``existing`` a DuckDB file without a store) and
-    :class:`solvelens.store.errors.SchemaVersionError`.
+    :class:`solvelens.store.errors.SchemaVersionError`. ``lock=False``: the caller already holds the
+    exclusive store lock (:func:`solvelens.store.lock.store_lock`).
     """
     if existing:
-        _check_file(db_path)
-    with store_lock(db_path, exclusive=True, timeout_s=lock_timeout_s):
+        check_store_file(db_path)
+    held = store_lock(db_path, exclusive=True, timeout_s=lock_timeout_s) if lock else nullcontext()
+    with held:
         con = connect_readwrite(db_path, block_size=block_size)
         try:
             check_not_foreign(con, db_path)
             if existing and not _has_solvelens_schema(con):
                 raise _not_a_store(db_path, "is a DuckDB file without the store's tables (empty)")
-            ensure_schema(con)
+            # A new store with large blocks (a big first snapshot) gets zstd raw JSON.
+            ensure_schema(con, raw_compression=RAW_COMPRESSION if block_size == LARGE_BLOCK_SIZE else None)
             yield con
         finally:
             con.close()
 
 
-def _check_file(db_path: str | os.PathLike[str]) -> None:
+def check_store_file(db_path: str | os.PathLike[str]) -> None:
     """Raise :class:`StoreNotFoundError` for a missing path, :class:`NotAStoreError` for a directory."""
     path = Path(db_path)
     if not path.exists():
@@ -159,7 +170,7 @@ def open_readonly(
     ``lock_timeout_s`` seconds, and :class:`StoreBusyError` when a process outside the solvelens lock holds
     it read-write.
     """
-    _check_file(db_path)
+    check_store_file(db_path)
     with store_lock(db_path, exclusive=False, timeout_s=lock_timeout_s):
         try:
             con = duckdb.connect(os.fspath(db_path), read_only=True)

@@ -22,6 +22,11 @@ class NotAStoreError(StoreError):
     """The file exists but is not a DuckDB file with the public views of a solvelens store."""
 
 
+class StoreInputError(StoreError, ValueError):
+    """Bad input to a store command, found before anything changed (an export target that is a file or a
+    folder solvelens did not write, ``keep < 1``); the message names the problem and the fix (exit 2)."""
+
+
 class SnapshotNotFoundError(StoreError, LookupError):
     """No snapshot with the given id is in the store (``solvelens db delete``)."""
 

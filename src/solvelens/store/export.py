@@ -1,16 +1,72 @@
 """Export the public views to Parquet partitioned by snapshot, for engines beyond one machine.
 
 Layout: ``<out_dir>/<view>/snapshot_id=<n>/data_0.parquet`` (Hive partitioning), readable by DuckDB
-(``read_parquet('<out_dir>/problems/*/*.parquet', hive_partitioning=true)``), Spark, Trino or polars.
+(``read_parquet('<out_dir>/problems/*/*.parquet', hive_partitioning=true)``), Spark, Trino or polars, plus
+``<out_dir>/solvelens-export.json``, the export's manifest::
+
+    {"format": "solvelens-export", "version": 1, "store": str, "exported_at": ISO UTC,
+     "min_snapshot_id": int | null, "views": {view: rows}, "snapshot_ids": [int]}
+
+A folder is exported into only when it is new, empty, or holds an earlier export (its manifest): then the
+view folders that export wrote are replaced, so one folder never mixes two exports. The new export is
+written into a hidden folder inside ``<out_dir>`` first and moved into place when complete; the manifest
+is written last (temp file, then ``os.replace``).
 """
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from solvelens.store.connection import open_readonly
+from solvelens.store.errors import StoreInputError
 from solvelens.store.schema import PUBLIC_VIEWS
+
+#: The manifest file that marks a folder as written by :func:`export_parquet`.
+MANIFEST = "solvelens-export.json"
+_FORMAT = "solvelens-export"
+_INCOMING = ".solvelens-export-incoming"
+
+
+def read_export_manifest(out_dir: str | os.PathLike[str]) -> dict[str, Any] | None:
+    """The manifest of the export in ``out_dir`` (shape in the module docstring), or ``None`` when the folder
+    holds none. Raises :class:`StoreInputError` for a manifest that is not a solvelens export's."""
+    path = Path(out_dir) / MANIFEST
+    if not path.is_file():
+        return None
+    try:
+        manifest: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+        if manifest.get("format") != _FORMAT:
+            raise ValueError(manifest.get("format"))
+    except (ValueError, AttributeError) as exc:
+        raise StoreInputError(
+            f"{path} is not a solvelens export manifest ({exc}); pass --parquet a new or empty folder"
+        ) from None
+    return manifest
+
+
+def check_export_target(out_dir: str | os.PathLike[str]) -> dict[str, Any] | None:
+    """Check that ``out_dir`` may receive an export; returns the earlier export's manifest (or ``None``).
+
+    Raises :class:`StoreInputError` when ``out_dir`` is a file, or a non-empty folder without a manifest
+    (files solvelens did not write: they are never mixed with an export nor removed).
+    """
+    out = Path(out_dir)
+    if out.exists() and not out.is_dir():
+        raise StoreInputError(f"{out} is a file, not a folder; pass --parquet a new or empty folder")
+    if not out.exists():
+        return None
+    manifest = read_export_manifest(out)
+    if manifest is None and any(p.name != _INCOMING for p in out.iterdir()):
+        raise StoreInputError(
+            f"{out} is not empty and holds no earlier solvelens export ({MANIFEST}); pass --parquet a new "
+            "or empty folder (an earlier export's folder is replaced)"
+        )
+    return manifest
 
 
 def export_parquet(
@@ -21,27 +77,60 @@ def export_parquet(
     min_snapshot_id: int | None = None,
 ) -> dict[str, int]:
     """Write each view's rows (of complete snapshots, optionally only ``snapshot_id >= min_snapshot_id``) to
-    ``out_dir/<view>/snapshot_id=<n>/*.parquet``, overwriting partitions already there.
+    ``out_dir/<view>/snapshot_id=<n>/*.parquet`` plus the manifest, replacing an earlier export there.
 
     Returns rows written per view. Opens the store read-only (see :func:`open_readonly`). Raises
-    ``ValueError`` for a name that is not a public view.
+    ``ValueError`` for a name that is not a public view and :class:`StoreInputError` for a target that is
+    a file or a non-empty folder holding no earlier export (see :func:`check_export_target`); nothing is
+    written then.
     """
     unknown = set(views) - set(PUBLIC_VIEWS)
     if unknown:
         raise ValueError(f"not public views: {sorted(unknown)}; choose from {list(PUBLIC_VIEWS)}")
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
     written: dict[str, int] = {}
     where = "" if min_snapshot_id is None else f"WHERE snapshot_id >= {int(min_snapshot_id)}"
     with open_readonly(db_path) as con:
+        earlier = check_export_target(out)
+        incoming = out / _INCOMING
+        shutil.rmtree(incoming, ignore_errors=True)  # left by an interrupted export
+        incoming.mkdir(parents=True)
         for view in views:
             n = int(con.execute(f"SELECT count(*) FROM {view} {where}").fetchall()[0][0])
             written[view] = n
             if n == 0:
                 continue
-            target = (out / view).as_posix().replace("'", "''")
+            target = (incoming / view).as_posix().replace("'", "''")
             con.execute(
                 f"COPY (SELECT * FROM {view} {where}) TO '{target}' "
-                "(FORMAT parquet, PARTITION_BY (snapshot_id), OVERWRITE_OR_IGNORE, COMPRESSION zstd)"
+                "(FORMAT parquet, PARTITION_BY (snapshot_id), COMPRESSION zstd)"
             )
+        ids = [
+            int(r[0]) for r in con.execute(f"SELECT snapshot_id FROM snapshots {where} ORDER BY 1").fetchall()
+        ]
+    _swap_in(out, incoming, earlier, written)
+    manifest = {
+        "format": _FORMAT,
+        "version": 1,
+        "store": os.path.abspath(db_path),
+        "exported_at": datetime.now(UTC).isoformat().replace("+00:00", "Z"),
+        "min_snapshot_id": min_snapshot_id,
+        "views": written,
+        "snapshot_ids": ids,
+    }
+    tmp = out / f".{MANIFEST}.tmp"
+    tmp.write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+    os.replace(tmp, out / MANIFEST)
     return written
+
+
+def _swap_in(out: Path, incoming: Path, earlier: dict[str, Any] | None, written: dict[str, int]) -> None:
+    """Remove the view folders the earlier export wrote (only those), move the new ones into place."""
+    for view in (earlier or {}).get("views", {}):
+        if view in PUBLIC_VIEWS:
+            shutil.rmtree(out / view, ignore_errors=True)
+    for view in written:
+        shutil.rmtree(out / view, ignore_errors=True)  # a view folder of this export's name
+        if (incoming / view).exists():
+            os.replace(incoming / view, out / view)
+    shutil.rmtree(incoming, ignore_errors=True)

@@ -154,7 +154,8 @@ def latest_solution_state(db_path: str | os.PathLike[str], base_url: str) -> dic
 
 def store_info(db_path: str | os.PathLike[str]) -> dict[str, Any]:
     """Summary of the store: ``{"path", "file_bytes", "snapshots", "first_taken_at", "last_taken_at",
-    "rows": {view: n}, "versions": {resource: n}}`` (times as ISO strings, counts over complete snapshots)."""
+    "rows": {view: n}, "versions": {resource: n}, "free_bytes"}`` (times as ISO strings, counts over complete
+    snapshots; ``free_bytes``: free blocks inside the file, what ``solvelens db compact`` can give back)."""
     with open_readonly(db_path) as con:
         snaps = con.execute("SELECT count(*), min(taken_at), max(taken_at) FROM snapshots").fetchall()[0]
         rows = {v: int(con.execute(f"SELECT count(*) FROM {v}").fetchall()[0][0]) for v in PUBLIC_VIEWS}
@@ -168,6 +169,7 @@ def store_info(db_path: str | os.PathLike[str]) -> dict[str, Any]:
                 [INTERNAL],
             ).fetchall()
         }
+        free = con.execute("SELECT block_size * free_blocks FROM pragma_database_size()").fetchall()[0][0]
     return {
         "path": os.fspath(db_path),
         "file_bytes": Path(db_path).stat().st_size,
@@ -176,4 +178,5 @@ def store_info(db_path: str | os.PathLike[str]) -> dict[str, Any]:
         "last_taken_at": snaps[2].isoformat() if snaps[2] else None,
         "rows": rows,
         "versions": versions,
+        "free_bytes": int(free or 0),
     }

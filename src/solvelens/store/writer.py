@@ -6,9 +6,9 @@ inserts the snapshot row, the new record versions and the snapshot's links, flip
 the commit leaves nothing visible (DuckDB writes a transaction to its WAL only at commit) and the next run
 starts cleanly.
 
-Deduplication: a record version is stored once, keyed by the low 64 bits of the MD5 of its raw JSON
-(solutions: of ``problem_id + "\\n" + raw``). A problem's ranked solution list is stored once as a manifest
-keyed by the hash of its ordered version ids. An unchanged re-snapshot adds only link rows.
+Deduplication: a record version is stored once, keyed by a 64-bit BLAKE2b of its raw JSON (solutions: of
+``problem_id + "\\n" + raw``; computed while staging). A problem's ranked solution list is stored once as a
+manifest keyed by the MD5 of its ordered version ids. An unchanged re-snapshot adds only link rows.
 """
 
 from __future__ import annotations

@@ -1,8 +1,42 @@
-"""The sandbox's FastAPI routers: :mod:`~solvelens.sandbox.routes.public` (health and the public reads) and
-:mod:`~solvelens.sandbox.routes.bots` (the bot endpoints: ``/bot/me``, ``/tasks/next``, submit). Each is
-built for one app by a function taking its :class:`~solvelens.sandbox.http.AppContext`."""
+"""The sandbox's FastAPI routers, one per resource, each built for one app by a function taking its
+:class:`~solvelens.sandbox.http.AppContext` (shapes come from ``ctx.conventions``):
+:mod:`.health` (``/health``), :mod:`.problems` (problems, a problem, its solutions), :mod:`.categories`,
+:mod:`.leaderboard`, :mod:`.bots` (a bot's public profile), :mod:`.stats`, :mod:`.search` and :mod:`.tasks`
+(the bot endpoints: ``/bot/me``, ``/tasks/next``, submit). To add a resource: a module with one
+``<name>_router(ctx)`` function, listed in :data:`ROUTERS`."""
 
-from solvelens.sandbox.routes.bots import bot_router
-from solvelens.sandbox.routes.public import public_router
+from __future__ import annotations
 
-__all__ = ["bot_router", "public_router"]
+from collections.abc import Callable
+from typing import Final
+
+from fastapi import APIRouter
+
+from solvelens.sandbox.http import AppContext
+from solvelens.sandbox.routes.bots import bots_router
+from solvelens.sandbox.routes.categories import categories_router
+from solvelens.sandbox.routes.health import health_router
+from solvelens.sandbox.routes.leaderboard import leaderboard_router
+from solvelens.sandbox.routes.problems import problems_router
+from solvelens.sandbox.routes.search import search_router
+from solvelens.sandbox.routes.stats import stats_router
+from solvelens.sandbox.routes.tasks import tasks_router
+
+__all__ = ["ROUTERS", "routers"]
+
+#: The routers of an app, in the order their routes appear in ``/openapi.json``.
+ROUTERS: Final[tuple[Callable[[AppContext], APIRouter], ...]] = (
+    health_router,
+    problems_router,
+    categories_router,
+    leaderboard_router,
+    bots_router,
+    stats_router,
+    search_router,
+    tasks_router,
+)
+
+
+def routers(ctx: AppContext) -> list[APIRouter]:
+    """Every router of one app."""
+    return [make(ctx) for make in ROUTERS]

@@ -1,0 +1,203 @@
+"""What every convention mode implements (:class:`Convention`), the list routes' specs (:class:`ListSpec`)
+and the request window (:class:`Window`). The routes call only this interface; see the package docstring."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, ClassVar, Final
+
+from fastapi import Request
+from fastapi.responses import Response
+
+from solvelens.sandbox.http import JSON, ApiError, responses
+
+__all__ = ["LIST_SPECS", "Convention", "ListSpec", "Window", "decode_token", "encode_token"]
+
+Record = dict[str, Any]
+Pair = tuple[int, str, Any]
+
+
+@dataclass(frozen=True)
+class ListSpec:
+    """One list route: ``resource`` (collection name: problems, solutions, leaderboard, categories), the
+    ``singular`` of its records (problem, solution, bot, category), ``kind`` (the records' collection name in
+    envelopes: leaderboard entries are ``bots``), ``key`` (the platform envelope's list key), page sizes
+    (``default_limit``, ``max_limit``; ``server_page``: the OData mode's own page size), the canonical id
+    field and whether the platform mode shows a ``pagination`` block (``platform_total``) or pages at all."""
+
+    resource: str
+    singular: str
+    kind: str
+    key: str
+    default_limit: int
+    max_limit: int
+    server_page: int
+    id_field: str = "id"
+    platform_total: bool = True
+    paged: bool = True
+
+
+LIST_SPECS: Final = {
+    "problems": ListSpec("problems", "problem", "problems", "problems", 20, 50, 7),
+    "solutions": ListSpec(
+        "solutions", "solution", "solutions", "solutions", 50, 100, 9, platform_total=False
+    ),
+    "leaderboard": ListSpec("leaderboard", "bot", "bots", "bots", 20, 100, 13),
+    "categories": ListSpec(
+        "categories", "category", "categories", "categories", 50, 50, 50, id_field="slug", paged=False
+    ),
+}
+
+
+@dataclass(frozen=True)
+class Window:
+    """The records one request asks for: ``offset`` (0-based) and ``limit`` (after the mode's cap);
+    ``page`` (1-based) for page-numbered modes; ``style`` for the platform mode's envelope."""
+
+    offset: int
+    limit: int
+    page: int = 1
+    style: str = "page"
+
+
+def encode_token(prefix: str, offset: int) -> str:
+    """An opaque cursor: base64url of ``<prefix>:<offset>`` (no padding)."""
+    return base64.urlsafe_b64encode(f"{prefix}:{offset}".encode()).decode().rstrip("=")
+
+
+def decode_token(prefix: str, token: str, param: str) -> int:
+    """The offset inside a token made by :func:`encode_token`.
+
+    Raises :class:`ApiError` 400 naming ``param`` for anything else."""
+    try:
+        text = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)).decode()
+        name, _, number = text.partition(":")
+        if name == prefix and number.isdigit() and len(number) <= 15:
+            return int(number)
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        pass
+    raise ApiError(400, f"Invalid {param}", [{"field": param, "message": f"{param} is not a valid cursor"}])
+
+
+class Convention(ABC):
+    """One wire convention: how lists, single resources, errors and tasks look, and which paging parameters
+    a list route reads. All modes serve the same records (the platform's camelCase dicts from
+    :mod:`solvelens.sandbox.queries`); a mode only re-presents them."""
+
+    name: ClassVar[str]
+    #: Status of a query parameter that fails validation (the platform answers 422; most APIs answer 400).
+    validation_status: ClassVar[int] = 400
+    #: Media type of error bodies.
+    error_media: ClassVar[str] = "application/json"
+    #: JSON schema of this mode's error body (OpenAPI).
+    error_schema: ClassVar[dict[str, Any]] = {}
+    #: JSON pointer of the task id in a ``/tasks/next`` answer (the OpenAPI link to submit).
+    task_id_pointer: ClassVar[str] = "/taskId"
+    #: One line per mode for the OpenAPI description (the package docstring has the details).
+    summary: ClassVar[str] = ""
+
+    @abstractmethod
+    def window_dependency(self, spec: ListSpec) -> Callable[..., Window]:
+        """A FastAPI dependency declaring (and documenting) the route's paging query parameters."""
+
+    @abstractmethod
+    def render_list(
+        self, spec: ListSpec, records: list[Record], w: Window, total: int, request: Request
+    ) -> Response:
+        """A page of ``records`` (platform camelCase dicts); ``total``: records of the whole list."""
+
+    @abstractmethod
+    def render_one(self, singular: str, record: Record, request: Request) -> Response:
+        """A single resource (a problem, a bot, ``/bot/me``, ``/stats`` with singular ``stats``)."""
+
+    @abstractmethod
+    def render_error(
+        self, status: int, message: str, details: list[dict[str, Any]] | None = None, code: str | None = None
+    ) -> Response:
+        """An error answer; ``details``: ``[{"field", "message"}]``; ``code``: a machine code when known."""
+
+    @abstractmethod
+    def render_task(self, task: Record | None) -> Response:
+        """``GET /tasks/next``: ``task`` is ``{taskType, taskId, payload}``; ``None``: nothing to do."""
+
+    @abstractmethod
+    def render_search(self, result: dict[str, list[Record]], request: Request) -> Response:
+        """``GET /search``: ``{"problems": [...], "bots": [...]}`` (keys present when searched)."""
+
+    def render_submitted(self, task_id: str, body: Record, request: Request) -> Response:
+        """A submit's 200 answer (``{"success", "result"|"message", ...}``) as a ``submission`` resource."""
+        return self.render_one("submission", {"id": task_id, **body}, request)
+
+    def render_submit_result(self, task_id: str, status: int, body: Record, request: Request) -> Response:
+        """A submit's answer from the dispatcher's ``(status, body)``: 200 via :meth:`render_submitted`,
+        errors via :meth:`render_error`."""
+        if status == 200:
+            return self.render_submitted(task_id, body, request)
+        return self.render_error(status, str(body.get("error", "")), body.get("details"), body.get("code"))
+
+    def submit_body(self, body: Any) -> Any:
+        """A submit body as the dispatcher reads it (snake_case typed fields); identity by default."""
+        return body
+
+    # ------------------------------------------------------------------------------------ OpenAPI helpers
+    def list_doc(self, spec: ListSpec, item: type[Any], platform_model: Any) -> Any:
+        """The documented 200 model (or JSON schema dict) of a list route."""
+        return self.list_schema(spec)
+
+    def list_schema(self, spec: ListSpec) -> dict[str, Any]:
+        """JSON schema of this mode's list envelope (records as objects)."""
+        return {"type": "object"}
+
+    def one_doc(self, model: Any) -> Any:
+        """The documented 200 model (or schema) of a single resource."""
+        return {"type": "object", "description": "The record in this mode's record style."}
+
+    def task_pairs(self, task_model: Any) -> list[Pair]:
+        """OpenAPI ``(status, description, model)`` pairs of ``GET /tasks/next``'s task / no-task answers."""
+        return [(200, "A task, or no task, in this mode's envelope", {"type": "object"})]
+
+    def document(self, *pairs: Pair) -> dict[int | str, dict[str, Any]]:
+        """OpenAPI ``responses``: 4xx/5xx models become this mode's error body; dict models are schemas."""
+        out: dict[int | str, dict[str, Any]] = {}
+        for status, description, model in pairs:
+            if status >= 400 and status != 413:  # the body cap answers {"error"} in every mode
+                schema = self.error_schema
+                out[status] = {"description": description, "content": {self.error_media: {"schema": schema}}}
+            elif isinstance(model, dict):
+                out[status] = {"description": description, "content": {"application/json": {"schema": model}}}
+            else:
+                out.update(responses((status, description, model)))
+        return out
+
+
+def json_response(
+    body: Any, status: int = 200, media_type: str | None = None, headers: dict[str, str] | None = None
+) -> Response:
+    """An orjson response with ``media_type`` (default ``application/json``) and extra ``headers``."""
+    response = JSON(body, status_code=status, headers=headers)
+    if media_type is not None:
+        response.headers["content-type"] = media_type
+    return response
+
+
+PHRASES: Final = {
+    400: "Bad Request",
+    401: "Unauthorized",
+    403: "Forbidden",
+    404: "Not Found",
+    405: "Method Not Allowed",
+    409: "Conflict",
+    413: "Content Too Large",
+    422: "Unprocessable Content",
+    429: "Too Many Requests",
+    500: "Internal Server Error",
+}
+
+
+def phrase(status: int) -> str:
+    """The HTTP reason phrase of ``status`` (``Error`` when unknown)."""
+    return PHRASES.get(status, "Error")

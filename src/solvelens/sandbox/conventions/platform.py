@@ -1,0 +1,106 @@
+"""The ``platform`` mode: the real platform's shapes, exactly as the sandbox served them before modes existed
+(``{"problems": [...], "pagination": {...}}``, bare ``/categories``, ``{"error": str}``, 204 for no task),
+with its switches: ``pagination`` (page | offset | cursor) and ``solutions_paging`` (default | offset)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+from fastapi import Query, Request
+from fastapi.responses import Response
+
+from solvelens.sandbox import paging, schemas
+from solvelens.sandbox.conventions.base import Convention, ListSpec, Pair, Record, Window
+from solvelens.sandbox.http import JSON, PaginationStyle, error_response, responses
+
+__all__ = ["ITEMS_MAX_LIMIT", "PlatformConvention"]
+
+#: With ``--solutions-paging offset``, a page of solutions holds at most this many, whatever ``limit`` asks.
+ITEMS_MAX_LIMIT = 10
+
+
+class PlatformConvention(Convention):
+    """The real platform's wire shapes (the default mode)."""
+
+    name: ClassVar[str] = "platform"
+    validation_status: ClassVar[int] = 422
+    summary: ClassVar[str] = (
+        "the real platform's shapes: named lists with a `pagination` block (page/limit), bare `/categories`, "
+        'camelCase records, `{"error": str}` errors, 204 when there is no task'
+    )
+
+    def __init__(self, style: PaginationStyle = "page", items_solutions: bool = False) -> None:
+        self.style = style
+        self.items_solutions = items_solutions
+
+    def _items(self, spec: ListSpec) -> bool:
+        return self.items_solutions and spec.resource == "solutions"
+
+    def window_dependency(self, spec: ListSpec) -> Callable[..., Window]:
+        items = self._items(spec)
+        style: PaginationStyle = "offset" if items else self.style
+        documented = (items or self.style == "offset") if spec.resource == "solutions" else None
+        max_limit = spec.max_limit
+
+        def platform_window(
+            page: int | None = paging.page_query(style),
+            offset: int | None = paging.offset_query(self.style, documented=documented),
+            cursor: str | None = paging.cursor_query(style),
+            limit: int = Query(
+                spec.default_limit, ge=1, le=max_limit, description=f"Page size (1-{max_limit})."
+            ),
+        ) -> Window:
+            if items:  # another implementation's own page size cap, applied silently
+                limit = min(limit, ITEMS_MAX_LIMIT)
+            w = paging.window(style, page, offset, cursor, limit)
+            return Window(w.offset, w.limit, w.page, w.style)
+
+        return platform_window
+
+    def render_list(
+        self, spec: ListSpec, records: list[Record], w: Window, total: int, request: Request
+    ) -> Response:
+        if not spec.paged:
+            return JSON(records)
+        if self._items(spec):
+            return JSON({"items": records, "has_more": w.offset + len(records) < total, "total": total})
+        window = paging.Window(w.style, w.offset, w.limit, w.page)  # type: ignore[arg-type]
+        shown = total if spec.platform_total else None
+        return JSON(paging.envelope(window, spec.key, records, shown, total))
+
+    def render_one(self, singular: str, record: Record, request: Request) -> Response:
+        return JSON(record)
+
+    def render_error(
+        self, status: int, message: str, details: list[dict[str, Any]] | None = None, code: str | None = None
+    ) -> Response:
+        return error_response(status, message, details)
+
+    def render_task(self, task: Record | None) -> Response:
+        return Response(status_code=204) if task is None else JSON(task)
+
+    def render_search(self, result: dict[str, list[Record]], request: Request) -> Response:
+        return JSON(result)
+
+    def render_submit_result(self, task_id: str, status: int, body: Record, request: Request) -> Response:
+        return JSON(body, status_code=status)
+
+    def list_doc(self, spec: ListSpec, item: type[Any], platform_model: Any) -> Any:
+        if not spec.paged:
+            return platform_model
+        if self._items(spec):
+            return schemas.ItemsPage[item]  # type: ignore[valid-type]
+        return paging.listing_model(self.style, item, platform_model)
+
+    def one_doc(self, model: Any) -> Any:
+        return model
+
+    def task_pairs(self, task_model: Any) -> list[Pair]:
+        return [
+            (200, "The bot's active task, or a new one", task_model),
+            (204, "Nothing to do (empty body)", None),
+        ]
+
+    def document(self, *pairs: Pair) -> dict[int | str, dict[str, Any]]:
+        return responses(*pairs)
