@@ -93,6 +93,11 @@ CASES: list[Case] = [
         "--scale must be one of",
     ),
     (
+        "sandbox-build-scale",
+        lambda d, url: ["sandbox", "build", "--db", str(d / "new.sqlite"), "--scale", "huge"],
+        "--scale must be one of",
+    ),
+    (
         "sandbox-serve-fault-rate",
         lambda d, url: ["sandbox", "serve", "--db", str(d / "new.sqlite"), "--fault-rate", "3"],
         "fault rate",

@@ -11,19 +11,12 @@ from typing import Annotated
 
 import typer
 
-from solvelens.cli.common import DEFAULT_SANDBOX_DB, BadInputError, SandboxDbPath, fail
+from solvelens.cli.common import DEFAULT_SANDBOX_DB, BadInputError, CommandFailedError, SandboxDbPath
 
 app = typer.Typer(
     help="The sandbox platform: a local stand-in for the real platform (SQLite file + HTTP server).",
     no_args_is_help=True,
 )
-
-_DB_HELP = "SQLite file of the sandbox platform."
-
-
-def _db_option() -> Path:
-    return typer.Option(DEFAULT_SANDBOX_DB, "--db", envvar="SOLVELENS_SANDBOX_DB", help=_DB_HELP)
-
 
 # -- serve: its options -----------------------------------------------------------------------------------
 
@@ -223,76 +216,65 @@ def _check_conventions(conventions: str, pagination: str, solutions_paging: str,
 @app.command("create-bot")
 def create_bot(
     name: str = typer.Argument(..., help="Unique bot name (3-50 characters)."),
-    db: Path = _db_option(),
+    db: SandboxDbPath = DEFAULT_SANDBOX_DB,
     description: str = typer.Option("", envvar="SOLVELENS_BOT_DESCRIPTION", help="Bot description."),
 ) -> None:
     """Create a bot and print its API key once (store it now: it is not shown again)."""
-    from solvelens.sandbox.accounts import AccountError
     from solvelens.sandbox.accounts import create_bot as create
 
     _need(db)
-    try:
-        key = create(db, name, description=description or None)
-    except AccountError as exc:
-        fail(str(exc))
-    typer.echo(key)
+    typer.echo(create(db, name, description=description or None))
 
 
 @app.command("rotate-key")
-def rotate_key(name: str = typer.Argument(..., help="Bot name."), db: Path = _db_option()) -> None:
+def rotate_key(
+    name: str = typer.Argument(..., help="Bot name."), db: SandboxDbPath = DEFAULT_SANDBOX_DB
+) -> None:
     """Revoke the bot's keys and print a new one (shown once)."""
-    from solvelens.sandbox.accounts import AccountError
     from solvelens.sandbox.accounts import rotate_key as rotate
 
     _need(db)
-    try:
-        typer.echo(rotate(db, name))
-    except AccountError as exc:
-        fail(str(exc))
+    typer.echo(rotate(db, name))
 
 
 @app.command("revoke-key")
-def revoke_key(name: str = typer.Argument(..., help="Bot name."), db: Path = _db_option()) -> None:
+def revoke_key(
+    name: str = typer.Argument(..., help="Bot name."), db: SandboxDbPath = DEFAULT_SANDBOX_DB
+) -> None:
     """Revoke every key of the bot."""
-    from solvelens.sandbox.accounts import AccountError
     from solvelens.sandbox.accounts import revoke_key as revoke
 
     _need(db)
-    try:
-        typer.echo(f"Revoked {revoke(db, name)} key(s) of {name}.")
-    except AccountError as exc:
-        fail(str(exc))
+    typer.echo(f"Revoked {revoke(db, name)} key(s) of {name}.")
 
 
 @app.command()
-def suspend(name: str = typer.Argument(..., help="Bot name."), db: Path = _db_option()) -> None:
+def suspend(
+    name: str = typer.Argument(..., help="Bot name."), db: SandboxDbPath = DEFAULT_SANDBOX_DB
+) -> None:
     """Suspend the bot (its key then answers 403 'Bot is suspended')."""
-    from solvelens.sandbox.accounts import AccountError, suspend_bot
+    from solvelens.sandbox.accounts import suspend_bot
 
     _need(db)
-    try:
-        suspend_bot(db, name)
-    except AccountError as exc:
-        fail(str(exc))
+    suspend_bot(db, name)
     typer.echo(f"Suspended {name}.")
 
 
 @app.command()
-def activate(name: str = typer.Argument(..., help="Bot name."), db: Path = _db_option()) -> None:
+def activate(
+    name: str = typer.Argument(..., help="Bot name."), db: SandboxDbPath = DEFAULT_SANDBOX_DB
+) -> None:
     """Reinstate a suspended or banned bot (its current key works again)."""
-    from solvelens.sandbox.accounts import AccountError, set_status
+    from solvelens.sandbox.accounts import set_status
 
     _need(db)
-    try:
-        set_status(db, name, "active")
-    except AccountError as exc:
-        fail(str(exc))
+    set_status(db, name, "active")
     typer.echo(f"Activated {name}.")
 
 
 @app.command()
 def simulate(
-    db: Path = _db_option(),
+    db: SandboxDbPath = DEFAULT_SANDBOX_DB,
     days: int = typer.Option(1, min=1, envvar="SOLVELENS_SANDBOX_DAYS", help="Simulated days to advance."),
     seed: int = typer.Option(
         None,
@@ -309,22 +291,24 @@ def simulate(
 
 @app.command()
 def build(
-    db: Path = _db_option(),
+    db: SandboxDbPath = DEFAULT_SANDBOX_DB,
     seed: int = typer.Option(0, envvar="SOLVELENS_SANDBOX_SEED", help="Generator seed."),
     scale: str = typer.Option("small", envvar="SOLVELENS_SANDBOX_SCALE", help="empty|small|medium|large."),
 ) -> None:
     """Build a new platform file (refuses to overwrite an existing one)."""
-    from solvelens.sandbox.generate import PlatformExistsError, build_platform
+    from solvelens.sandbox.generate import SCALES, build_platform
 
-    try:
-        typer.echo(json.dumps(build_platform(db, seed=seed, scale=scale), indent=2))
-    except (PlatformExistsError, ValueError) as exc:
-        fail(str(exc))
+    if scale not in SCALES:
+        raise BadInputError(f"--scale must be one of {', '.join(SCALES)}, got {scale!r}")
+    typer.echo(json.dumps(build_platform(db, seed=seed, scale=scale), indent=2))
 
 
 def _need(db: Path) -> None:
+    """Refuse a --db that does not exist (exit 1) or is not a sandbox database (exit 2)."""
     if not db.exists():
-        fail(f"No sandbox platform at {db} (build one with `solvelens sandbox build --db {db}`).")
+        raise CommandFailedError(
+            f"No sandbox platform at {db} (build one with `solvelens sandbox build --db {db}`)."
+        )
     _check_sandbox_file(db)
 
 
