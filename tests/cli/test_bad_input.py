@@ -108,6 +108,16 @@ CASES: list[Case] = [
         "notes.txt",
     ),
     (
+        "db-export-into-a-foreign-folder",
+        lambda d, url: ["db", "export", "--db", str(_a_store(d)), "--parquet", str(_a_file(d).parent)],
+        "holds no earlier solvelens export",
+    ),
+    (
+        "db-prune-keep-0",
+        lambda d, url: ["db", "prune", "--keep", "0", "--db", str(_a_store(d))],
+        "--keep must be at least 1",
+    ),
+    (
         "snapshot-taken-at",
         lambda d, url: [
             "snapshot",
