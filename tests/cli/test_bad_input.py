@@ -118,6 +118,18 @@ CASES: list[Case] = [
         "--keep must be at least 1",
     ),
     (
+        "usage-wrong-type",
+        lambda d, url: ["snapshot", "--base-url", url, "--concurrency", "many"],
+        "Invalid value for '--concurrency'",
+    ),
+    ("usage-unknown-option", lambda d, url: ["snapshot", "--bogus"], "No such option: --bogus"),
+    (
+        "usage-missing-option",
+        lambda d, url: ["db", "prune", "--db", str(d / "s.duckdb")],
+        "Missing option '--keep'",
+    ),
+    ("usage-unknown-command", lambda d, url: ["snapshots"], "No such command 'snapshots'"),
+    (
         "snapshot-taken-at",
         lambda d, url: [
             "snapshot",
