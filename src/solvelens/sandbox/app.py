@@ -32,7 +32,8 @@ Switches (off by default, i.e. the real platform's behaviour): ``pagination`` (`
 ``task_shape`` (``real`` | ``interface``: ``{id, prompt}`` tasks, and ``{"content"}`` submissions accepted),
 fault injection and per-key rate limit
 (:mod:`solvelens.sandbox.faults`). Request bodies are capped (413; 64 KiB unless ``max_body_bytes`` says
-otherwise, :mod:`solvelens.sandbox.limits`). Serving never changes data: only ``/tasks/*`` writes.
+otherwise, :mod:`solvelens.sandbox.limits`). Serving never changes data: only ``/tasks/*`` writes
+(and ``meta.platform_id``, made once on the first serve).
 
 ``/openapi.json`` documents every route of the configured server (its pagination style and task shape): the
 query parameters with their limits, the bearer key of the bot routes, the submit bodies, and a response model
