@@ -90,8 +90,8 @@ def export_parquet(
     out = Path(out_dir)
     written: dict[str, int] = {}
     where = "" if min_snapshot_id is None else f"WHERE snapshot_id >= {int(min_snapshot_id)}"
+    earlier = check_export_target(out)  # the cheap check first: a bad target fails before the store opens
     with open_readonly(db_path) as con:
-        earlier = check_export_target(out)
         incoming = out / _INCOMING
         shutil.rmtree(incoming, ignore_errors=True)  # left by an interrupted export
         incoming.mkdir(parents=True)
