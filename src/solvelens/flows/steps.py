@@ -31,6 +31,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from solvelens.flows.declaration import fetch_platform_step
 from solvelens.flows.fetch import (
     DEFAULT_CONCURRENCY,
     fetch_bot_me_step,
@@ -66,6 +67,7 @@ FETCH_STEPS: tuple[FetchStep, ...] = (
     FetchStep("leaderboard", "fetch-leaderboard-and-bots", fetch_leaderboard_step),
     FetchStep("reference", "fetch-categories-and-stats", fetch_reference_step, concurrent=False),
     FetchStep("bot_me", "fetch-bot-me", fetch_bot_me_step, concurrent=False, needs_api_key=True),
+    FetchStep("platform", "read-platform-declaration", fetch_platform_step, concurrent=False),
 )
 
 
