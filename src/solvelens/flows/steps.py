@@ -51,14 +51,16 @@ StepRunner = Callable[["FetchStep", dict[str, Any]], Coroutine[Any, Any, dict[st
 @dataclass(frozen=True)
 class FetchStep:
     """One fetch step: ``name`` (its report's ``step``), ``task_name`` (the Prefect task's name), ``fn`` (the
-    plain async function of :mod:`solvelens.flows.fetch`), ``concurrent`` (takes ``concurrency``) and
-    ``needs_api_key`` (runs only when the snapshot includes ``/bot/me``)."""
+    plain async function of :mod:`solvelens.flows.fetch`), ``concurrent`` (takes ``concurrency``),
+    ``needs_api_key`` (runs only when the snapshot includes ``/bot/me``) and ``reads_profile`` (its client
+    takes the run's platform profile; the declaration step reads only headers)."""
 
     name: str
     task_name: str
     fn: Callable[..., Awaitable[dict[str, Any]]]
     concurrent: bool = True
     needs_api_key: bool = False
+    reads_profile: bool = True
 
 
 #: The fetch steps of a snapshot, all run concurrently (endpoints in :mod:`solvelens.flows.fetch`).
@@ -67,7 +69,9 @@ FETCH_STEPS: tuple[FetchStep, ...] = (
     FetchStep("leaderboard", "fetch-leaderboard-and-bots", fetch_leaderboard_step),
     FetchStep("reference", "fetch-categories-and-stats", fetch_reference_step, concurrent=False),
     FetchStep("bot_me", "fetch-bot-me", fetch_bot_me_step, concurrent=False, needs_api_key=True),
-    FetchStep("platform", "read-platform-declaration", fetch_platform_step, concurrent=False),
+    FetchStep(
+        "platform", "read-platform-declaration", fetch_platform_step, concurrent=False, reads_profile=False
+    ),
 )
 
 
@@ -127,7 +131,7 @@ class SnapshotPlan(BaseModel):
             kwargs["concurrency"] = self.concurrency
         if step.needs_api_key:
             kwargs["allow_missing"] = self.allow_missing_bot_me
-        if self.profile is not None:
+        if self.profile is not None and step.reads_profile:
             kwargs["profile"] = self.profile
         return kwargs
 
