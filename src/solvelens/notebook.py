@@ -56,13 +56,13 @@ def setup(
     SVG), show up to ``table_rows`` rows of frames, and print one line naming the store and its snapshots.
 
     ``window_days`` keeps only the snapshots of the last that many days. Raises
-    :class:`solvelens.analysis.StoreError` subclasses for a missing, busy or foreign file and ``ValueError``
-    for a store without a complete snapshot (the message names ``solvelens snapshot``).
+    :class:`solvelens.analysis.StoreError` subclasses: for a missing, busy or foreign file, and
+    :class:`solvelens.analysis.EmptyStoreError` for a store without a complete snapshot (the message names
+    ``solvelens snapshot``).
     """
     path = resolve_db(db)
     store = an.load(path, last_days=window_days)
-    if store.snapshot_count == 0:
-        raise ValueError(f"{path} has no complete snapshot: run `solvelens snapshot --db {path}` first")
+    store.require_snapshots()
     enable_notebook_charts(interactive=interactive)
     pl.Config.set_tbl_rows(table_rows)
     snapshots = store.snapshots.collect()

@@ -28,6 +28,16 @@ def _duckdb_file(folder: Path) -> Path:
     return path
 
 
+def _a_store(folder: Path) -> Path:
+    """A real solvelens store with one snapshot (written by the store's writer from a staged fake run)."""
+    from solvelens.store import write_snapshot
+    from tests.store.fakes import make_platform, stage_run
+
+    path = folder / "real.duckdb"
+    write_snapshot(path, stage_run(folder / "staging", make_platform()))
+    return path
+
+
 def _a_file(folder: Path) -> Path:
     path = folder / "notes.txt"
     path.write_text("not a folder\n")
@@ -83,15 +93,42 @@ CASES: list[Case] = [
         "--scale must be one of",
     ),
     (
+        "sandbox-build-scale",
+        lambda d, url: ["sandbox", "build", "--db", str(d / "new.sqlite"), "--scale", "huge"],
+        "--scale must be one of",
+    ),
+    (
         "sandbox-serve-fault-rate",
         lambda d, url: ["sandbox", "serve", "--db", str(d / "new.sqlite"), "--fault-rate", "3"],
         "fault rate",
     ),
     (
         "db-export-into-a-file",
-        lambda d, url: ["db", "export", "--db", str(d / "s.duckdb"), "--parquet", str(_a_file(d))],
+        lambda d, url: ["db", "export", "--db", str(_a_store(d)), "--parquet", str(_a_file(d))],
         "notes.txt",
     ),
+    (
+        "db-export-into-a-foreign-folder",
+        lambda d, url: ["db", "export", "--db", str(_a_store(d)), "--parquet", str(_a_file(d).parent)],
+        "holds no earlier solvelens export",
+    ),
+    (
+        "db-prune-keep-0",
+        lambda d, url: ["db", "prune", "--keep", "0", "--db", str(_a_store(d))],
+        "--keep must be at least 1",
+    ),
+    (
+        "usage-wrong-type",
+        lambda d, url: ["snapshot", "--base-url", url, "--concurrency", "many"],
+        "Invalid value for '--concurrency'",
+    ),
+    ("usage-unknown-option", lambda d, url: ["snapshot", "--bogus"], "No such option: --bogus"),
+    (
+        "usage-missing-option",
+        lambda d, url: ["db", "prune", "--db", str(d / "s.duckdb")],
+        "Missing option '--keep'",
+    ),
+    ("usage-unknown-command", lambda d, url: ["snapshots"], "No such command 'snapshots'"),
     (
         "snapshot-taken-at",
         lambda d, url: [
@@ -147,7 +184,7 @@ def test_a_bad_input_is_one_line_and_exit_2(
     work = tmp_path / "work"
     work.mkdir()
     argv = args(work, sandbox.base_url)
-    before = {p: p.read_bytes() for p in work.rglob("*") if p.is_file()}
+    before = {p: p.read_bytes() for p in work.rglob("*") if p.is_file() and p.suffix != ".lock"}
     proc = _solvelens(*argv, cwd=work)
     _assert_one_line_exit_2(proc, expected)
     # The store's lock file may be left beside a DuckDB file it refused (empty; the store layer's, not data).

@@ -4,8 +4,10 @@ sandbox server over real HTTP on 127.0.0.1."""
 from __future__ import annotations
 
 import io
+import json
 import logging
 import os
+import re
 import signal
 import sqlite3
 import subprocess
@@ -13,6 +15,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
+from contextlib import closing
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -249,6 +252,9 @@ def test_runner_counts_solver_errors_and_backs_off(sandbox: SandboxServer) -> No
     assert summary.stopped_by == "errors"
     assert summary.exit_code == 1
     assert "model offline" in out.getvalue()
+    # the sandbox re-serves the task the bot holds (nothing was submitted): counted each time, warned once
+    assert summary.reserved == 2
+    assert out.getvalue().count("re-serves task") == 1
 
 
 def test_string_solver_against_the_strict_sandbox_sends_typed_bodies(
@@ -532,3 +538,424 @@ def test_cli_sigint_finishes_the_current_task(sandbox: SandboxServer, tmp_path: 
     assert len(progress) == 2, stdout
     assert all("submitted" in line for line in progress)
     assert "signal" in stdout.split("stopped by", 1)[1]
+    assert re.search(r"^solutions\s+\d+ -> \d+", stdout, re.M), stdout  # /bot/me recorded at the end
+
+
+# -- stopping when asked and when the platform is down ------------------------------------------------------
+
+
+class _Lines:
+    """Reads a subprocess stream line by line in a thread; ``wait_for(text)`` blocks until a line has it."""
+
+    def __init__(self, stream: Any) -> None:
+        self.lines: list[str] = []
+        self._changed = threading.Condition()
+        self._thread = threading.Thread(target=self._read, args=(stream,), daemon=True)
+        self._thread.start()
+
+    def _read(self, stream: Any) -> None:
+        for line in stream:
+            with self._changed:
+                self.lines.append(line.rstrip("\n"))
+                self._changed.notify_all()
+
+    def wait_for(self, text: str, count: int = 1, timeout: float = 60) -> list[str]:
+        deadline = time.monotonic() + timeout
+        with self._changed:
+            while len(hits := [line for line in self.lines if text in line]) < count:
+                if not self._changed.wait(max(0.0, deadline - time.monotonic())):
+                    raise AssertionError(f"no {count} lines with {text!r} in {timeout} s: {self.lines}")
+            return hits
+
+    def text(self) -> str:
+        self._thread.join(10)
+        return "\n".join(self.lines)
+
+
+def _start_cli(*args: str, cwd: Path | None = None) -> tuple[subprocess.Popen[str], _Lines, _Lines]:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "solvelens", "bot", "run", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=cwd,
+        env=_env() | {"COLUMNS": "200"},
+    )
+    return proc, _Lines(proc.stdout), _Lines(proc.stderr)
+
+
+def _time_to_exit(proc: subprocess.Popen[str], sig: int) -> float:
+    sent = time.monotonic()
+    proc.send_signal(sig)
+    proc.wait(timeout=60)
+    return time.monotonic() - sent
+
+
+def test_cli_sigterm_during_retry_backoff_exits_at_once(make_sandbox: Callable[..., SandboxServer]) -> None:
+    """Every poll answered 500: SIGTERM while the client sleeps before its 4th attempt (a 4-5 s back-off)
+    ends the run at once (the issue measured 83 s), exit 0, no task lost."""
+    server = make_sandbox(fault_rate=1.0, fault_kinds="500", fault_paths="/tasks/next")
+    _, key = _bot(server)
+    proc, out, err = _start_cli(
+        "--base-url", server.base_url, "--api-key", key, "--solver", "solvelens.client.example_solver:solve",
+        "--max-attempts", "8",
+    )  # fmt: skip
+    retry = err.wait_for("attempt 3/8 failed, next in ")[0]
+    assert float(retry.rsplit("next in ", 1)[1].split()[0]) >= 2.0  # the wait the signal cuts
+    elapsed = _time_to_exit(proc, signal.SIGTERM)
+    stdout = out.text()
+    assert proc.returncode == 0, stdout + err.text()
+    assert elapsed < 2.0, f"exit took {elapsed:.2f} s"
+    assert "SIGTERM: stopping now (no task in hand)" in stdout
+    assert "signal" in stdout.split("stopped by", 1)[1]
+
+
+def test_cli_sigint_during_the_runner_backoff_exits_at_once(
+    make_sandbox: Callable[..., SandboxServer],
+) -> None:
+    """Polls fail after one attempt each; Ctrl-C during the runner's own 4 s back-off ends the run at once."""
+    server = make_sandbox(fault_rate=1.0, fault_kinds="500", fault_paths="/tasks/next")
+    _, key = _bot(server)
+    proc, out, err = _start_cli(
+        "--base-url", server.base_url, "--api-key", key, "--solver", "solvelens.client.example_solver:solve",
+        "--max-attempts", "1", "--max-errors", "50",
+    )  # fmt: skip
+    out.wait_for("retrying in 4 s")
+    elapsed = _time_to_exit(proc, signal.SIGINT)
+    assert proc.returncode == 0, out.text() + err.text()
+    assert elapsed < 2.0, f"exit took {elapsed:.2f} s"
+
+
+def test_request_stop_from_another_thread_ends_a_poll_s_retries(
+    make_sandbox: Callable[..., SandboxServer],
+) -> None:
+    """Without signals (a runner in a thread), request_stop() stops the poll's retries at the next failure."""
+    server = make_sandbox(fault_rate=1.0, fault_kinds="500", fault_paths="/tasks/next")
+    _, key = _bot(server)
+    slow = RetryPolicy(attempts=100, wait_initial=0.2, wait_max=0.2, wait_jitter=0.0)
+    with PlatformClient(server.base_url, api_key=key, retry=slow, read_env=False) as client:
+        runner, out = _runner(client, max_outage=0)
+        thread = threading.Thread(target=runner.run, kwargs={"handle_signals": False})
+        thread.start()
+        time.sleep(1.0)
+        runner.request_stop()
+        thread.join(10)
+    assert not thread.is_alive()
+    assert runner.summary.stopped_by == "signal", out.getvalue()
+    assert runner.summary.errors == 1  # the one poll, cut after a few of its 100 attempts
+
+
+def test_runner_stops_when_the_platform_is_down_longer_than_max_outage(
+    make_sandbox: Callable[..., SandboxServer],
+) -> None:
+    server = make_sandbox(fault_rate=1.0, fault_kinds="500,502,503", fault_paths="/tasks/next")
+    _, key = _bot(server)
+    with _client(server, key) as client:
+        runner, out = _runner(client, max_outage=1.0, max_errors=10_000, error_backoff=0.05)
+        summary = runner.run(handle_signals=False)
+    assert (summary.stopped_by, summary.exit_code, summary.tasks) == ("outage", 1, 0), out.getvalue()
+    assert summary.errors >= 2
+    assert summary.duration_s >= 1.0
+    stopped = [line for line in out.getvalue().splitlines() if line.startswith("stopped:")]
+    assert len(stopped) == 1
+    assert "the platform failed every poll for" in stopped[0] and "(--max-outage 1 s)" in stopped[0]
+    assert "GET /tasks/next" in stopped[0]
+    assert summary.me_end is None  # no end record against a platform that is down
+
+
+def test_max_outage_cuts_a_poll_s_retries(make_sandbox: Callable[..., SandboxServer]) -> None:
+    """One poll would retry for ~60 s; --max-outage 1.5 ends the run after its deadline, not after them."""
+    server = make_sandbox(fault_rate=1.0, fault_kinds="500", fault_paths="/tasks/next")
+    _, key = _bot(server)
+    slow = RetryPolicy(attempts=60, wait_initial=1.0, wait_max=1.0, wait_jitter=0.0)
+    with PlatformClient(server.base_url, api_key=key, retry=slow, read_env=False) as client:
+        runner, out = _runner(client, max_outage=1.5)
+        summary = runner.run(handle_signals=False)
+    assert summary.stopped_by == "outage", out.getvalue()
+    assert 1.5 <= summary.duration_s < 20  # the deadline, plus at most one 1 s back-off and the request
+
+
+def test_cli_max_outage_is_one_line_and_exit_1(make_sandbox: Callable[..., SandboxServer]) -> None:
+    server = make_sandbox(fault_rate=1.0, fault_kinds="500", fault_paths="/tasks/next")
+    _, key = _bot(server)
+    result = _cli(
+        "--base-url", server.base_url, "--api-key", key, "--solver", "solvelens.client.example_solver:solve",
+        "--max-outage", "2",
+    )  # fmt: skip
+    assert result.returncode == 1, result.stdout + result.stderr
+    stopped = [line for line in result.stdout.splitlines() if line.startswith("stopped:")]
+    assert len(stopped) == 1 and "(--max-outage 2 s)" in stopped[0], result.stdout
+    assert "outage" in result.stdout.split("stopped by", 1)[1]
+
+
+# -- answers the runner does not understand ------------------------------------------------------------------
+
+_ME = {"id": "bot-1", "name": "tiny", "status": "active", "totalPoints": 0, "totalSolutions": 0}
+
+
+@pytest.fixture
+def tiny_platform() -> Iterator[tuple[str, list[Any], list[str]]]:
+    """A real HTTP server on 127.0.0.1 whose ``/tasks/next`` answers the bodies of a list in turn (the last
+    one repeated; ``None`` = 204), ``/bot/me`` a bot, submits 200. Yields (base URL, bodies, requested
+    paths)."""
+    bodies: list[Any] = []
+    paths: list[str] = []
+    served = iter(range(1_000_000))
+
+    class Handler(BaseHTTPRequestHandler):
+        def _json(self, status: int, body: Any) -> None:
+            data = b"" if body is None else json.dumps(body).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def do_GET(self) -> None:
+            paths.append(self.path)
+            if self.path.startswith("/api/v1/bot/me"):
+                self._json(200, _ME)
+            elif self.path.startswith("/api/v1/tasks/next"):
+                body = bodies[min(next(served), len(bodies) - 1)]
+                self._json(204 if body is None else 200, body)
+            else:
+                self._json(404, {"error": "Not found"})
+
+        def do_POST(self) -> None:
+            paths.append(self.path)
+            self.rfile.read(int(self.headers.get("Content-Length", 0)))
+            self._json(200, {"success": True})
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/api/v1", bodies, paths
+    server.shutdown()
+    server.server_close()
+
+
+def test_cli_unknown_task_bodies_stop_the_run_after_3_polls(
+    tiny_platform: tuple[str, list[Any], list[str]],
+) -> None:
+    url, bodies, paths = tiny_platform
+    bodies.append({"job": {"ref": "j-1", "kind": "solve", "text": "Fix the tap"}, "ok": True})
+    result = _cli(
+        "--base-url", url, "--api-key", "sl_key_" + "a" * 43, "--solver",
+        "solvelens.client.example_solver:solve", "--idle-wait", "0.1",
+    )  # fmt: skip
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert sum(p.startswith("/api/v1/tasks/next") for p in paths) == 3
+    stopped = [line for line in result.stdout.splitlines() if line.startswith("stopped:")]
+    assert len(stopped) == 1, result.stdout
+    assert "3 polls in a row" in stopped[0] and "top-level keys: job, ok" in stopped[0]
+    assert "[endpoints.tasks_next]" in stopped[0]
+    assert re.search(r"^idle polls\s+0\s*$", result.stdout, re.M) and re.search(
+        r"^unrecognized polls\s+3\s*$", result.stdout, re.M
+    )
+
+
+def test_unknown_bodies_must_come_in_a_row_and_a_task_resets_them(
+    tiny_platform: tuple[str, list[Any], list[str]],
+) -> None:
+    url, bodies, _ = tiny_platform
+    unknown = {"result": {"kind": "solve"}}
+    task = {"taskType": "vote", "taskId": "task-0001", "payload": {"problem_title": "Tap"}}
+    bodies.extend([unknown, unknown, None, unknown, unknown, task, unknown, unknown, unknown])
+    with PlatformClient(url, api_key="sl_key_" + "a" * 43, retry=FAST, read_env=False) as client:
+        runner, out = _runner(client, lambda t: "a")
+        summary = runner.run(handle_signals=False)
+    assert (summary.stopped_by, summary.unrecognized, summary.idle_polls) == ("unrecognized", 7, 1)
+    assert summary.submitted == 1, out.getvalue()
+    assert out.getvalue().count("polling again") == 6
+
+
+def test_a_held_task_served_again_is_reported(tiny_platform: tuple[str, list[Any], list[str]]) -> None:
+    url, bodies, _ = tiny_platform
+    task = {"taskType": "vote", "taskId": "task-0001", "payload": {"problem_title": "Tap"}}
+    bodies.extend([task, task, task, None])
+    calls = 0
+
+    def flaky(t: dict[str, Any]) -> str:
+        nonlocal calls
+        calls += 1
+        if calls == 1:
+            raise RuntimeError("model offline")
+        return "a"
+
+    with PlatformClient(url, api_key="sl_key_" + "a" * 43, retry=FAST, read_env=False) as client:
+        runner, out = _runner(client, flaky, stop_when_idle=True)
+        summary = runner.run(handle_signals=False)
+    warnings = [line for line in out.getvalue().splitlines() if "re-serves task" in line]
+    assert len(warnings) == 1, out.getvalue()
+    assert 'vote   task-0001 "Tap"' in warnings[0] and "the solver failed" in warnings[0]
+    assert (summary.reserved, summary.submitted, summary.tasks) == (1, 2, 3)
+
+
+# -- the declared model, solvers in the current folder, progress lines --------------------------------------
+
+
+def _stored_models(server: SandboxServer, bot_name: str) -> list[str]:
+    with closing(sqlite3.connect(server.db_path)) as conn:
+        query = "SELECT s.llm_model FROM solutions s JOIN bots b ON b.id = s.bot_id WHERE b.name = ?"
+        return [r[0] for r in conn.execute(query, (bot_name,))]
+
+
+def test_cli_llm_model_wins_over_the_solver_s_own(make_sandbox: Callable[..., SandboxServer]) -> None:
+    server = make_sandbox(task_types="solve")
+    name, key = _bot(server, "declared")
+    result = _cli(
+        "--base-url", server.base_url, "--api-key", key, "--solver", "solvelens.client.example_solver:solve",
+        "--max-tasks", "3", "--llm-model", "my-model-2",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert _stored_models(server, name) == ["my-model-2"] * 3  # not the solver's "solvelens-example"
+    warnings = [line for line in result.stdout.splitlines() if line.startswith("warning:")]
+    assert len(warnings) == 1, result.stdout
+    assert "--llm-model my-model-2 wins over" in warnings[0] and "'solvelens-example'" in warnings[0]
+
+
+def test_solver_s_own_model_is_kept_without_llm_model(make_sandbox: Callable[..., SandboxServer]) -> None:
+    server = make_sandbox(task_types="solve")
+    name, key = _bot(server, "own-model")
+    result = _cli(
+        "--base-url", server.base_url, "--api-key", key, "--solver", "solvelens.client.example_solver:solve",
+        "--max-tasks", "2",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert _stored_models(server, name) == ["solvelens-example"] * 2
+    assert "warning:" not in result.stdout
+
+
+def test_cli_solver_module_in_the_current_folder(sandbox: SandboxServer, tmp_path: Path) -> None:
+    _, key = _bot(sandbox)
+    (tmp_path / "mysolver.py").write_text(
+        "from solvelens.client.example_solver import solve as base\n\n\n"
+        "def solve(task):\n    return base(task)\n"
+    )
+    args = ("--base-url", sandbox.base_url, "--api-key", key, "--max-tasks", "1")
+    result = subprocess.run(
+        [sys.executable, "-m", "solvelens", "bot", "run", *args, "--solver", "mysolver:solve"],
+        capture_output=True, text=True, timeout=60, cwd=tmp_path, env=_env() | {"COLUMNS": "200"},
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.count(" -> submitted") == 1
+    elsewhere = _cli(*args, "--solver", "mysolver:solve", "--app-dir", str(tmp_path))
+    assert elsewhere.returncode == 0, elsewhere.stdout + elsewhere.stderr
+
+
+def test_cli_solver_that_cannot_be_imported_is_one_line(tmp_path: Path) -> None:
+    url, key = "http://127.0.0.1:9/api/v1", "sl_key_" + "a" * 43
+    missing = _cli(
+        "--base-url", url, "--api-key", key, "--solver", "nosuchsolver:solve", "--app-dir", str(tmp_path)
+    )
+    assert missing.returncode == 1
+    assert missing.stderr.count("\n") == 1, missing.stderr
+    assert f"no nosuchsolver.py in {tmp_path.resolve()}" in missing.stderr and "--app-dir" in missing.stderr
+    (tmp_path / "broken.py").write_text("import os\n\ndef solve(task):\n    return 1 +\n")
+    broken = _cli("--base-url", url, "--api-key", key, "--solver", "broken:solve", "--app-dir", str(tmp_path))
+    assert broken.returncode == 1
+    assert broken.stderr.count("\n") == 1, broken.stderr
+    assert "failed while importing: SyntaxError" in broken.stderr and "broken.py:4" in broken.stderr
+
+
+def test_load_solver_from_an_app_dir(tmp_path: Path) -> None:
+    (tmp_path / "appdir_solver_mod.py").write_text("def solve(task):\n    return 'x' * 60\n")
+    assert load_solver("appdir_solver_mod:solve", app_dir=tmp_path)({}) == "x" * 60
+    (tmp_path / "needs_dep.py").write_text(
+        "import no_such_dependency_xyz\n\ndef solve(task):\n    return ''\n"
+    )
+    with pytest.raises(SolverLoadError, match="imports 'no_such_dependency_xyz', which is not installed"):
+        load_solver("needs_dep:solve", app_dir=tmp_path)
+
+
+def test_progress_lines_tell_tasks_apart(sandbox: SandboxServer) -> None:
+    _, key = _bot(sandbox)
+    seen: list[dict[str, Any]] = []
+
+    def solver(task: dict[str, Any]) -> Any:
+        seen.append(task)
+        return example_solve(task)
+
+    with _client(sandbox, key) as client:
+        runner, out = _runner(client, solver, max_tasks=6)
+        runner.run(handle_signals=False)
+    lines = [line for line in out.getvalue().splitlines() if line.startswith("[")]
+    assert len(lines) == len(seen) == 6
+    for line, task in zip(lines, seen, strict=True):
+        assert line.split()[1] == task["taskType"]
+        assert "…" + task["taskId"][-8:] in line
+        title = " ".join(str(task["payload"].get("problem_title", "")).replace("---DATA---", "").split())
+        if title:
+            assert f'"{title[:20]}' in line, line
+        assert len(line) < 160, line
+
+
+def test_solver_traceback_once_with_verbose_one_line_without(sandbox: SandboxServer) -> None:
+    def broken(task: dict[str, Any]) -> Any:
+        raise ValueError("no model configured")
+
+    for verbose in (False, True):
+        _, key = _bot(sandbox)
+        with _client(sandbox, key) as client:
+            runner, out = _runner(client, broken, max_errors=3, verbose=verbose)
+            runner.run(handle_signals=False)
+        text = out.getvalue()
+        assert text.count("solver error: ValueError: no model configured") == 3, text
+        if verbose:
+            assert text.count("Traceback (most recent call last)") == 1, text
+            assert "(same traceback as above)" in text and 'raise ValueError("no model configured")' in text
+        else:
+            assert "Traceback" not in text and "(-v shows the traceback)" in text
+
+
+def test_cli_second_signal_aborts_and_names_the_task_in_hand(sandbox: SandboxServer, tmp_path: Path) -> None:
+    _, key = _bot(sandbox)
+    (tmp_path / "stuck_solver.py").write_text(
+        "import sys, time\n\n\ndef solve(task):\n    print('solving', flush=True)\n    time.sleep(60)\n"
+    )
+    proc, out, err = _start_cli(
+        "--base-url", sandbox.base_url, "--api-key", key, "--solver", "stuck_solver:solve", cwd=tmp_path
+    )  # fmt: skip
+    out.wait_for("solving")
+    proc.send_signal(signal.SIGTERM)
+    out.wait_for("SIGTERM: finishing the current task")
+    elapsed = _time_to_exit(proc, signal.SIGTERM)
+    stdout = out.text()
+    assert proc.returncode == 130, stdout + err.text()
+    assert elapsed < 5
+    aborted = [line for line in stdout.splitlines() if line.startswith("aborted: task ")]
+    assert len(aborted) == 1 and "was not submitted; the platform holds it until it expires" in aborted[0]
+    assert "Traceback" not in err.text()
+
+
+def test_max_outage_counts_timeouts(make_sandbox: Callable[..., SandboxServer]) -> None:
+    """A platform that hangs (every poll slower than the client's timeout) is down too."""
+    server = make_sandbox(fault_rate=1.0, fault_kinds="slow", slow_ms=3000, fault_paths="/tasks/next")
+    _, key = _bot(server)
+    with PlatformClient(server.base_url, api_key=key, retry=FAST, timeout=0.3, read_env=False) as client:
+        runner, out = _runner(client, max_outage=1.0, max_errors=10_000)
+        summary = runner.run(handle_signals=False)
+    assert summary.stopped_by == "outage", out.getvalue()
+    assert "timed out" in summary.message and "(--max-outage 1 s)" in summary.message
+
+
+def test_max_outage_after_the_platform_went_away(make_sandbox: Callable[..., SandboxServer]) -> None:
+    """The server stops while the bot idles: connection errors for --max-outage end the run (exit 1)."""
+    server = make_sandbox(task_types="create")  # one task, then "no task"
+    _, key = _bot(server)
+    with _client(server, key) as client:
+        runner, out = _runner(client, idle_wait=0.1, max_outage=1.0, max_errors=10_000)
+        thread = threading.Thread(target=runner.run, kwargs={"handle_signals": False})
+        thread.start()
+        deadline = time.monotonic() + 20
+        while runner.summary.idle_polls == 0 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        server.stop()
+        thread.join(30)
+    assert not thread.is_alive()
+    summary = runner.summary
+    assert (summary.stopped_by, summary.exit_code, summary.submitted) == ("outage", 1, 1), out.getvalue()
+    assert "cannot reach" in summary.message

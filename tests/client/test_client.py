@@ -15,6 +15,7 @@ import json
 import logging
 import os
 import sqlite3
+import threading
 import time
 import traceback
 from collections.abc import Callable, Iterator
@@ -47,6 +48,7 @@ from solvelens.client import (
     ServerError,
     UnrecognizedResponseError,
 )
+from solvelens.client.base import retry_limit
 from solvelens.client.example_solver import solve as example_solve
 from solvelens.config import InvalidApiKeyError
 from solvelens.sandbox.ids import IdCodec
@@ -1048,3 +1050,19 @@ def test_unknown_200_task_body_is_an_error_naming_keys_and_fix(
     message = str(info.value)
     assert "[endpoints.tasks_next]" in message and all(key in message for key in keys)
     assert c.last_task is None
+
+
+def test_retry_limit_stops_scheduling_retries(client: ClientFactory) -> None:
+    """Inside retry_limit(), a set stop event or a passed deadline raises the failure at hand at once."""
+    rec = Recorder(lambda r, n: httpx.Response(500, json={"error": "down"}))
+    c = client(rec, api_key=KEY)
+    stop = threading.Event()
+    stop.set()
+    with retry_limit(stop=stop), pytest.raises(ServerError):
+        c.get_stats()
+    with retry_limit(deadline=time.monotonic()), pytest.raises(ServerError):
+        c.next_task()
+    assert len(rec.requests) == 2
+    with retry_limit(stop=threading.Event(), deadline=time.monotonic() + 60), pytest.raises(ServerError):
+        c.get_stats()
+    assert len(rec.requests) == 2 + FAST.attempts

@@ -153,7 +153,12 @@ def minutes_store_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     db = write_store(
         tmp_path_factory.mktemp("minutes") / "solvelens.duckdb",
         StoreSpec(
-            days=3, bots=65, gap_days=(), extra_snapshot_days=(), base_url="https://platform.example/api/v1"
+            days=3,
+            bots=65,
+            gap_days=(),
+            extra_snapshot_days=(),
+            base_url="https://platform.example/api/v1",
+            platform={},  # a real platform declares nothing
         ),
     )
     with duckdb.connect(str(db)) as con:
@@ -186,6 +191,18 @@ def test_simulated_data_is_labelled_with_its_simulated_dates(report_html: str) -
     assert "Simulated data" in report_html
     assert "Simulated dates run from 2026-01-01" in report_html
     assert "days old" not in report_html, "no age against the wall clock for a simulated clock"
+
+
+def test_a_real_platform_on_loopback_is_not_labelled_simulated(tmp_path: Path) -> None:
+    """The label comes from what the platform declared (nothing, here), never from its 127.0.0.1 address."""
+    spec = StoreSpec(days=10, bots=20, gap_days=(), base_url="http://127.0.0.1:8765/api/v1", platform={})
+    db = write_store(tmp_path / "real.duckdb", spec)
+    html = build_report(db, tmp_path / "r.html").read_text(encoding="utf-8")
+    assert "Simulated data" not in html and "simulated clock" not in html
+    assert " old</" in html or " old<" in html  # the newest snapshot's age against the wall clock
+    bot = an.load(db).leaderboard.collect()["name"][0]
+    page = build_bot_report(db, bot, tmp_path / "b.html").read_text(encoding="utf-8")
+    assert "Simulated data" not in page
 
 
 def test_table_lists_every_bot_with_three_changes_and_a_csv_beside_it(store_db: Path, tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import polars as pl
+import pytest
 from typer.testing import CliRunner
 
 from solvelens.cli import app
@@ -64,6 +65,7 @@ def test_export_replaces_what_an_earlier_export_wrote(db: Path, platform: FakePl
     assert first.exit_code == 0, first.output
     manifest = json.loads((out / MANIFEST).read_text())
     assert manifest["snapshot_ids"] == [1, 2, 3] and manifest["views"]["problems"] == 21 + 22 + 23
+    assert manifest["complete"] is True
     (out / "README.txt").write_text("a note beside the export")  # not the export's: kept
 
     # Snapshot 1 is deleted; the next export holds only 2 and 3 (never the old partition beside them).
@@ -150,3 +152,29 @@ def test_snapshots_fit_80_columns_with_whole_dates(db: Path, platform: FakePlatf
     wide = runner.invoke(app, ["db", "snapshots", "--db", str(db)], env={"COLUMNS": "160"})
     assert "leaderboard" in wide.output and "categories" in wide.output
     assert max(len(line) for line in wide.output.splitlines()) <= 160
+
+
+def test_a_failed_export_leaves_the_earlier_export_whole(
+    db: Path, platform: FakePlatform, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    import importlib
+
+    from solvelens.store import export_parquet
+
+    export_module = importlib.import_module("solvelens.store.export")
+    _store(db, platform, tmp_path, 2)
+    out = tmp_path / "export"
+    export_parquet(db, out)
+    before = sorted(str(p.relative_to(out)) for p in out.rglob("*"))
+    copy_view = export_module._copy_view
+
+    def fail_on_solutions(con: object, view: str, where: str, incoming: Path) -> int:
+        if view == "solutions":
+            raise KeyboardInterrupt
+        return copy_view(con, view, where, incoming)
+
+    monkeypatch.setattr(export_module, "_copy_view", fail_on_solutions)
+    with pytest.raises(KeyboardInterrupt):
+        export_parquet(db, out)
+    assert sorted(str(p.relative_to(out)) for p in out.rglob("*")) == before
+    assert json.loads((out / MANIFEST).read_text())["complete"] is True

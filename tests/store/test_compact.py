@@ -176,3 +176,26 @@ def test_compact_moves_a_store_to_zstd_raw_json(db: Path, tmp_path: Path, monkey
     compact(db)
     assert _raw_compression(db) == {"ZSTD"}
     assert read_frame(db, "SELECT * FROM solutions ORDER BY ALL").equals(before)
+
+
+def test_a_failed_copy_is_one_store_error_and_leaves_the_store(
+    db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    import importlib
+
+    from solvelens.store import StoreError
+
+    compact_module = importlib.import_module("solvelens.store.compact")  # the package exports the function
+
+    _snapshots(db, make_platform(), tmp_path, 2)
+    content = db.read_bytes()
+
+    def disk_full(src: Path, tmp: Path) -> None:
+        tmp.write_bytes(b"partial")
+        raise duckdb.IOException("Could not write file: No space left on device")
+
+    monkeypatch.setattr(compact_module, "_copy", disk_full)
+    with pytest.raises(StoreError, match=r"No space left on device.*left unchanged"):
+        compact(db)
+    assert db.read_bytes() == content
+    assert not temp_path_for(db).exists()

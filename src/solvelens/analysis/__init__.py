@@ -25,6 +25,7 @@ from solvelens.analysis.bot import (
     bot_summary,
     find_bot,
 )
+from solvelens.analysis.clock import newest_is_simulated, simulated_label, simulated_snapshots
 from solvelens.analysis.coverage import Freshness, freshness, snapshot_days, snapshot_gaps
 from solvelens.analysis.growth import category_growth, platform_growth, problem_counts
 from solvelens.analysis.leaderboard import (
@@ -46,10 +47,18 @@ from solvelens.analysis.models import model_leaderboard, model_trend
 from solvelens.analysis.platform import latest_stats, platform_stats_over_time
 from solvelens.analysis.solutions import llm_model_share, score_distribution, with_rank_percentile
 from solvelens.analysis.stability import rank_volatility
-from solvelens.analysis.store import NotAStoreError, Store, StoreError, StoreNotFoundError, load
+from solvelens.analysis.store import (
+    EmptyStoreError,
+    NotAStoreError,
+    Store,
+    StoreError,
+    StoreNotFoundError,
+    load,
+)
 from solvelens.analysis.timescale import (
     RateUnit,
     format_duration,
+    format_time,
     history_span,
     rate_unit,
     time_resolution,
@@ -60,6 +69,7 @@ __all__ = [
     "BASELINE_LABELS",
     "BotNotFoundError",
     "BotSummary",
+    "EmptyStoreError",
     "Freshness",
     "NotAStoreError",
     "RateUnit",
@@ -77,6 +87,7 @@ __all__ = [
     "daily_last",
     "find_bot",
     "format_duration",
+    "format_time",
     "freshness",
     "history_span",
     "latest_stats",
@@ -86,6 +97,7 @@ __all__ = [
     "load",
     "model_leaderboard",
     "model_trend",
+    "newest_is_simulated",
     "platform_activity",
     "platform_growth",
     "platform_stats_over_time",
@@ -96,6 +108,8 @@ __all__ = [
     "rate_unit",
     "reference_snapshots",
     "score_distribution",
+    "simulated_label",
+    "simulated_snapshots",
     "snapshot_days",
     "snapshot_gaps",
     "thin_snapshots",

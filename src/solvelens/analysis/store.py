@@ -25,8 +25,31 @@ from solvelens.store import (
     StoreNotFoundError,
     open_readonly,
 )
+from solvelens.store.schema import (
+    BOT_ME,
+    BOTS,
+    CATEGORIES,
+    LEADERBOARD,
+    PROBLEMS,
+    SNAPSHOT_LOG_COLUMNS,
+    SOLUTIONS,
+    Resource,
+)
 
-__all__ = ["NotAStoreError", "Store", "StoreError", "StoreLockTimeout", "StoreNotFoundError", "load"]
+__all__ = [
+    "EmptyStoreError",
+    "NotAStoreError",
+    "Store",
+    "StoreError",
+    "StoreLockTimeout",
+    "StoreNotFoundError",
+    "load",
+]
+
+
+class EmptyStoreError(StoreError):
+    """The store has no complete snapshot, so there is nothing to analyse; the message names the store and
+    ``solvelens snapshot``."""
 
 
 @dataclass(frozen=True)
@@ -35,7 +58,9 @@ class Store:
 
     Frames (columns; ``snapshot_id`` is Int64 everywhere):
 
-    - ``snapshots``: snapshot_id, taken_at, base_url, status, duration_s Float64 (sorted by taken_at)
+    - ``snapshots``: snapshot_id, taken_at, base_url, status, duration_s Float64, platform String (JSON of
+      what the platform declared, e.g. ``{"id": ..., "clock": "simulated"}``; ``{}`` none; null unknown)
+      (sorted by taken_at)
     - ``leaderboard``: snapshot_id, rank Int32, bot_id, name, points Int64, elo Float64,
       total_solutions Int64, total_votes Int64, vote_accuracy Float64, status
     - ``bots``: snapshot_id, bot_id, name, status, total_points Int64, total_solutions Int64,
@@ -75,53 +100,64 @@ class Store:
     snapshot_count: int
     latest_snapshot_id: int | None
 
+    def require_snapshots(self) -> None:
+        """Raise :class:`EmptyStoreError` when the store has no complete snapshot."""
+        if self.snapshot_count == 0:
+            raise EmptyStoreError(
+                f"store {self.path} has no complete snapshot: run `solvelens snapshot --db {self.path}` first"
+            )
 
-_COLUMNS: dict[str, str] = {
-    "leaderboard": (
-        "snapshot_id, rank, bot_id, name, points, elo, total_solutions, total_votes, vote_accuracy, status"
-    ),
-    "bots": (
-        "snapshot_id, bot_id, name, status, total_points, total_solutions, total_votes, vote_accuracy, elo, "
-        "last_active_at, created_at"
-    ),
-    "bot_me": (
-        "snapshot_id, bot_id, name, status, total_points, total_solutions, total_votes, vote_accuracy, elo"
-    ),
-    "categories": "snapshot_id, slug, name, problem_count",
-    "platform_stats": "snapshot_id, metric, value",
-}
+
 _UTC = pl.Datetime("us", "UTC")
-#: polars dtypes each frame is cast to, so readers get the documented types whatever DuckDB returned.
+#: polars dtype of each SQL type the store's schema uses (:mod:`solvelens.store.schema`).
+_POLARS_TYPES: dict[str, pl.DataType] = {
+    "BIGINT": pl.Int64(),
+    "INTEGER": pl.Int32(),
+    "DOUBLE": pl.Float64(),
+    "VARCHAR": pl.String(),
+    "JSON": pl.String(),
+    "TIMESTAMPTZ": _UTC,
+}
+
+
+def _view_dtypes(resource: Resource, *, rank: bool = False) -> dict[str, pl.DataType]:
+    """The polars dtypes of a versioned resource's public view, from its typed fields in the schema
+    (``snapshot_id`` BIGINT first, the view's ``rank`` INTEGER when it has one)."""
+    extra = {"rank": _POLARS_TYPES["INTEGER"]} if rank else {}
+    return {
+        "snapshot_id": _POLARS_TYPES["BIGINT"],
+        **extra,
+        **{f.column: _POLARS_TYPES[f.sql_type] for f in resource.fields},
+    }
+
+
+def _solution_dtypes() -> dict[str, pl.DataType]:
+    """The ``solutions`` view: ``solution_id``, then ``problem_id`` and ``rank`` (from the problem's solution
+    list), then the other typed fields."""
+    fields = _view_dtypes(SOLUTIONS)
+    head = {"snapshot_id": fields.pop("snapshot_id"), "solution_id": fields.pop("solution_id")}
+    return {**head, "problem_id": _POLARS_TYPES["VARCHAR"], "rank": _POLARS_TYPES["INTEGER"], **fields}
+
+
+def _log_dtypes(columns: tuple[str, ...]) -> dict[str, pl.DataType]:
+    return {c: _POLARS_TYPES[SNAPSHOT_LOG_COLUMNS[c].split()[0]] for c in columns}
+
+
+#: Columns read from the ``snapshots`` view (``platform``: what the platform declared, JSON text or null).
+_SNAPSHOT_COLUMNS = ("snapshot_id", "taken_at", "base_url", "status", "duration_s", "platform")
+_VIEWS: dict[str, Resource] = {
+    "leaderboard": LEADERBOARD,
+    "bots": BOTS,
+    "bot_me": BOT_ME,
+    "categories": CATEGORIES,
+    "problems": PROBLEMS,
+}
+#: polars dtypes each frame is cast to, so readers get the documented types whatever DuckDB returned: the
+#: views' from the store's schema, the two aggregates' (computed here) as documented on :class:`Store`.
 _DTYPES: dict[str, dict[str, pl.DataType]] = {
-    "snapshots": {"snapshot_id": pl.Int64(), "taken_at": _UTC, "duration_s": pl.Float64()},
-    "leaderboard": {
-        "snapshot_id": pl.Int64(),
-        "rank": pl.Int32(),
-        "points": pl.Int64(),
-        "elo": pl.Float64(),
-        "total_solutions": pl.Int64(),
-        "total_votes": pl.Int64(),
-        "vote_accuracy": pl.Float64(),
-    },
-    "bots": {
-        "snapshot_id": pl.Int64(),
-        "total_points": pl.Int64(),
-        "total_solutions": pl.Int64(),
-        "total_votes": pl.Int64(),
-        "vote_accuracy": pl.Float64(),
-        "elo": pl.Float64(),
-        "last_active_at": _UTC,
-        "created_at": _UTC,
-    },
-    "bot_me": {
-        "snapshot_id": pl.Int64(),
-        "total_points": pl.Int64(),
-        "total_solutions": pl.Int64(),
-        "total_votes": pl.Int64(),
-        "vote_accuracy": pl.Float64(),
-        "elo": pl.Float64(),
-    },
-    "categories": {"snapshot_id": pl.Int64(), "problem_count": pl.Int64()},
+    "snapshots": _log_dtypes(_SNAPSHOT_COLUMNS),
+    **{name: _view_dtypes(resource, rank=name == "leaderboard") for name, resource in _VIEWS.items()},
+    "solutions": _solution_dtypes(),
     "platform_stats": {"snapshot_id": pl.Int64(), "metric": pl.String(), "value": pl.Float64()},
     "problem_counts": {
         "snapshot_id": pl.Int64(),
@@ -141,39 +177,18 @@ _DTYPES: dict[str, dict[str, pl.DataType]] = {
         "top1": pl.Int64(),
         "top3": pl.Int64(),
     },
-    "problems": {
-        "snapshot_id": pl.Int64(),
-        "category": pl.String(),
-        "solution_count": pl.Int64(),
-        "comparison_count": pl.Int64(),
-        "created_at": _UTC,
-    },
-    "solutions": {
-        "snapshot_id": pl.Int64(),
-        "rank": pl.Int32(),
-        "score": pl.Float64(),
-        "comparison_count": pl.Int64(),
-        "win_count": pl.Int64(),
-        "loss_count": pl.Int64(),
-        "confidence_interval": pl.Float64(),
-        "llm_model": pl.String(),
-        "created_at": _UTC,
-    },
 }
+#: The columns read from each view (every typed column, never ``raw``).
+_COLUMNS: dict[str, str] = {
+    name: ", ".join(_DTYPES[name])
+    for name in ("leaderboard", "bots", "bot_me", "categories", "platform_stats")
+}
+_PROBLEM_COLUMNS = ", ".join(_DTYPES["problems"])
+_SOLUTION_COLUMNS = ", ".join(_DTYPES["solutions"])
 
 
 def _typed(name: str, frame: pl.DataFrame) -> pl.DataFrame:
     return frame.cast(_DTYPES[name], strict=False)  # type: ignore[arg-type]
-
-
-_PROBLEM_COLUMNS = (
-    "snapshot_id, problem_id, title, status, category, author_type, solution_count, comparison_count, "
-    "created_at"
-)
-_SOLUTION_COLUMNS = (
-    "snapshot_id, solution_id, problem_id, rank, score, comparison_count, win_count, loss_count, "
-    "confidence_interval, bot_id, bot_name, llm_model, created_at"
-)
 
 
 @contextmanager
@@ -222,9 +237,11 @@ def load(
                 f"taken_at >= (SELECT max(taken_at) FROM snapshots) - to_microseconds("
                 f"CAST({float(last_days) * 86400e6:.0f} AS BIGINT))"
             )
+        # A store of schema version 1 (not yet migrated by a write) has no ``platform``: unknown (null).
+        view = {r[0] for r in con.sql("SELECT column_name FROM (DESCRIBE snapshots)").fetchall()}
+        columns = ", ".join(c if c in view else f"NULL::JSON AS {c}" for c in _SNAPSHOT_COLUMNS)
         snapshots = con.sql(
-            "SELECT snapshot_id, taken_at, base_url, status, duration_s FROM snapshots "
-            f"WHERE {' AND '.join(conditions)} ORDER BY taken_at, snapshot_id"
+            f"SELECT {columns} FROM snapshots WHERE {' AND '.join(conditions)} ORDER BY taken_at, snapshot_id"
         ).pl()
         con.register("_selected", snapshots.select("snapshot_id").to_arrow())
         keep = "snapshot_id IN (SELECT snapshot_id FROM _selected)"

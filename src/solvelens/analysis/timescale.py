@@ -110,3 +110,8 @@ def format_duration(delta: dt.timedelta | float) -> str:
         return f"{hours:.1f} hours" if hours % 1 else f"{hours:.0f} hours"
     days = seconds / 86400
     return f"{days:.0f} days" if abs(days - round(days)) < 0.05 else f"{days:.1f} days"
+
+
+def format_time(value: dt.datetime | None) -> str:
+    """``2026-01-31 06:00 UTC``, ``–`` for None."""
+    return "–" if value is None else value.astimezone(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")

@@ -127,7 +127,8 @@ def run(
     Exit code 0 on a normal end (--max-tasks, --stop-when-idle, a signal); 1 when stopped by an error
     (rejected key, suspended bot, unreachable platform, a platform down for --max-outage, 3 polls answered
     with a body that is neither a task nor "no task", --max-rejections rejected answers or --max-errors
-    errors in a row). Each retry of a request is logged as one line on stderr.
+    errors in a row); 130 when a second signal aborted a task in hand. Each retry of a request is logged as
+    one line on stderr.
     """
     import logging
 
@@ -183,7 +184,10 @@ def run(
             task_params=params,
             verbose=verbose,
         )
-        summary = runner.run()
+        try:
+            summary = runner.run()
+        except KeyboardInterrupt:  # a second Ctrl-C/SIGTERM: the runner said what was lost
+            raise typer.Exit(130) from None
     raise typer.Exit(summary.exit_code)
 
 

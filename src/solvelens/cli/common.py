@@ -143,6 +143,7 @@ EXIT_RULES: dict[str, ExitRule] = {
     "solvelens.flows.preflight.PreflightError": BAD_INPUT,
     "solvelens.apikey.InvalidApiKeyError": BAD_INPUT,
     "solvelens.store.errors.NotAStoreError": BAD_INPUT,
+    "solvelens.store.errors.StoreInputError": BAD_INPUT,
     "solvelens.client.errors.ConfigurationError": BAD_INPUT,
     "builtins.FileExistsError": BAD_INPUT,
     "builtins.FileNotFoundError": BAD_INPUT,
@@ -203,15 +204,30 @@ def exit_for(exc: BaseException, ctx: typer.Context) -> tuple[int, str] | None:
     return rule.code, f"{what} failed ({type(exc).__name__}): {_first_line(exc)}; {unchanged}"
 
 
+def _usage_line(exc: Exception) -> str | None:
+    """typer's usage error (``No such option: --x``, ``Invalid value for '--n'``, ``Missing option``) as one
+    line naming the command's ``--help``; ``None`` for typer's other errors."""
+    if getattr(exc, "exit_code", None) != 2 or not hasattr(exc, "format_message"):
+        return None
+    command = getattr(getattr(exc, "ctx", None), "command_path", "solvelens")
+    return f"{exc.format_message()} (see `{command} --help`)"
+
+
 class SolvelensGroup(typer.core.TyperGroup):
     """The root command group: every command's exception goes through :func:`exit_for` (one line on
-    stderr and the rule's exit code, no traceback)."""
+    stderr and the rule's exit code, no traceback); a usage error of a command (an unknown option, a value of
+    the wrong type, a missing option) is one line and exit 2 too."""
 
     def invoke(self, ctx: typer.Context) -> Any:  # type: ignore[override]
         try:
             return super().invoke(ctx)
-        except (typer.Exit, typer.Abort, typer.TyperException):  # typer's own: exit codes, usage errors
+        except (typer.Exit, typer.Abort):
             raise
+        except typer.TyperException as exc:  # a usage error (bad or missing option): one line, exit 2
+            usage = _usage_line(exc)
+            if usage is None:
+                raise
+            fail(usage, 2)
         except (Exception, KeyboardInterrupt) as exc:
             outcome = exit_for(exc, ctx)
             if outcome is None:

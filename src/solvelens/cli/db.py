@@ -7,16 +7,33 @@ DuckDB and polars are imported inside the commands so ``solvelens --help`` stays
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import typer
 
-from solvelens.cli.common import db_option, fail
+from solvelens.cli.common import BadInputError, db_option, fail
 
 app = typer.Typer(
     help="The DuckDB snapshot store: info, snapshots, export, prune, delete, compact.", no_args_is_help=True
 )
+
+
+@contextmanager
+def _store_failures() -> Iterator[None]:
+    """A store that cannot be read or written (missing, busy, not a store) ends the command in one line
+    with exit 1; bad input (:class:`solvelens.store.StoreInputError`, :class:`BadInputError`) goes on to
+    the root app's exit-code table (:data:`solvelens.cli.common.EXIT_RULES`: one line, exit 2)."""
+    from solvelens.store import StoreError, StoreInputError
+
+    try:
+        yield
+    except StoreInputError:
+        raise
+    except StoreError as exc:
+        fail(str(exc))
 
 
 @app.command()
@@ -25,12 +42,10 @@ def info(db: Path = db_option()) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from solvelens.store import StoreError, store_info
+    from solvelens.store import store_info
 
-    try:
+    with _store_failures():
         data = store_info(db)
-    except StoreError as exc:
-        fail(str(exc))
     console = Console()
     console.print(
         f"{data['path']}: {data['file_bytes'] / 1e6:.2f} MB, {data['snapshots']} complete snapshots "
@@ -146,14 +161,12 @@ def snapshots(
     The table fits 80 columns: the base URL is printed above it (several platforms: numbered, and the
     ``plat`` column names each row's); from 120 columns it adds the leaderboard and category counts.
     """
-    from solvelens.store import StoreError, list_snapshots
+    from solvelens.store import list_snapshots
 
     if as_json and as_csv:
-        fail("give --json or --csv, not both", 2)
-    try:
+        raise BadInputError("give --json or --csv, not both")
+    with _store_failures():
         frame = list_snapshots(db, include_incomplete=all_runs)
-    except StoreError as exc:
-        fail(str(exc))
     if as_json:
         typer.echo(json.dumps(_snapshot_records(frame), indent=2))
         return
@@ -209,14 +222,10 @@ def export(
         An earlier export in DIR is replaced (only what it wrote); a folder holding anything else, or a file,
         is refused (exit 2) and left unchanged.
     """
-    from solvelens.store import StoreError, StoreInputError, export_parquet
+    from solvelens.store import export_parquet
 
-    try:
+    with _store_failures():
         written = export_parquet(db, parquet, min_snapshot_id=since)
-    except StoreInputError as exc:
-        fail(str(exc), 2)
-    except StoreError as exc:
-        fail(str(exc))
     for view, n in written.items():
         typer.echo(f"{view}: {n:,} rows")
     typer.echo(f"written under {parquet}")
@@ -245,12 +254,10 @@ def _offer_compact(db: Path, compact_now: bool | None) -> None:
     """After a prune or delete: compact when asked (or confirmed on a terminal), else print a hint."""
     import sys
 
-    from solvelens.store import StoreError, store_info
+    from solvelens.store import store_info
 
-    try:
+    with _store_failures():
         free = store_info(db)["free_bytes"]
-    except StoreError as exc:
-        fail(str(exc))
     if compact_now is None and sys.stdin.isatty() and free:
         compact_now = _confirm(f"The file holds {free / 2**20:.1f} MiB of free blocks; compact it now?")
     if compact_now:
@@ -263,13 +270,10 @@ def _offer_compact(db: Path, compact_now: bool | None) -> None:
 
 
 def _run_compact(db: Path) -> None:
-    from solvelens.store import StoreError
-    from solvelens.store.compact import compact as compact_store
+    from solvelens.store import compact as compact_store
 
-    try:
+    with _store_failures():
         result = compact_store(db)
-    except StoreError as exc:
-        fail(str(exc))
     mib = 2**20
     typer.echo(
         f"compacted {db}: {result['before_bytes'] / mib:.1f} MiB -> {result['after_bytes'] / mib:.1f} MiB, "
@@ -313,12 +317,13 @@ def prune(
     Exit codes: 0 pruned (or nothing to prune); 1 not a store, store busy, or not confirmed (nothing
     deleted); 2 --keep below 1.
     """
-    from solvelens.store import StoreError
     from solvelens.store import prune as prune_store
 
     if keep < 1:
-        fail(f"--keep must be at least 1 (got {keep}); `solvelens db delete ID` removes single snapshots", 2)
-    try:
+        raise BadInputError(
+            f"--keep must be at least 1 (got {keep}); `solvelens db delete ID` removes single snapshots"
+        )
+    with _store_failures():
         kept, removed = _prune_plan(db, keep)
         if removed.height == 0:
             typer.echo(f"nothing to prune: {db} holds {len(kept)} complete snapshots (--keep {keep})")
@@ -331,8 +336,6 @@ def prune(
         if not yes and not _confirm(f"Remove {what} from {db}?"):
             fail("not confirmed; nothing was deleted")
         result = prune_store(db, keep=keep)
-    except StoreError as exc:
-        fail(str(exc))
     versions = ", ".join(f"{n} {k}" for k, n in result["removed_versions"].items() if n)
     typer.echo(
         f"kept snapshots {result['kept']}; removed {result['removed_snapshots']} snapshots and the record "
@@ -364,9 +367,9 @@ def delete(
 
     Exit codes: 0 deleted; 1 no such snapshot, not a store, store busy, or not confirmed (nothing deleted).
     """
-    from solvelens.store import StoreError, delete_snapshot, list_snapshots
+    from solvelens.store import delete_snapshot, list_snapshots
 
-    try:
+    with _store_failures():
         frame = list_snapshots(db, include_incomplete=True).filter(snapshot_id=snapshot_id)
         what = f"snapshot {snapshot_id}"
         if frame.height:  # else delete_snapshot says there is no such snapshot, changing nothing
@@ -377,8 +380,6 @@ def delete(
             if not yes and not _confirm(f"Delete {what} from {db}?"):
                 fail("not confirmed; nothing was deleted")
         result = delete_snapshot(db, snapshot_id)
-    except StoreError as exc:
-        fail(str(exc))
     freed = ", ".join(f"{n} {k}" for k, n in result["removed_versions"].items() if n)
     typer.echo(f"deleted {what}; record versions no other snapshot used: {freed or 'none'}")
     _offer_compact(db, compact_now)

@@ -7,102 +7,133 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Annotated
 
 import typer
 
-from solvelens.cli.common import DEFAULT_SANDBOX_DB, BadInputError, fail
+from solvelens.cli.common import DEFAULT_SANDBOX_DB, BadInputError, CommandFailedError, SandboxDbPath
 
 app = typer.Typer(
     help="The sandbox platform: a local stand-in for the real platform (SQLite file + HTTP server).",
     no_args_is_help=True,
 )
 
-_DB_HELP = "SQLite file of the sandbox platform."
+# -- serve: its options -----------------------------------------------------------------------------------
 
-
-def _db_option() -> Path:
-    return typer.Option(DEFAULT_SANDBOX_DB, "--db", envvar="SOLVELENS_SANDBOX_DB", help=_DB_HELP)
-
-
-@app.command()
-def serve(
-    host: str = typer.Option("127.0.0.1", envvar="SOLVELENS_SANDBOX_HOST", help="Interface to listen on."),
-    port: int = typer.Option(8000, envvar="SOLVELENS_SANDBOX_PORT", help="Port (0 = any free port)."),
-    db: Path = _db_option(),
-    seed: int = typer.Option(0, envvar="SOLVELENS_SANDBOX_SEED", help="Seed used when the DB must be built."),
-    scale: str = typer.Option(
-        "small",
-        envvar="SOLVELENS_SANDBOX_SCALE",
-        help="empty|small|medium|large, used when the DB must be built.",
+Host = Annotated[str, typer.Option(envvar="SOLVELENS_SANDBOX_HOST", help="Interface to listen on.")]
+Port = Annotated[int, typer.Option(envvar="SOLVELENS_SANDBOX_PORT", help="Port (0 = any free port).")]
+Seed = Annotated[
+    int, typer.Option(envvar="SOLVELENS_SANDBOX_SEED", help="Seed used when the DB must be built.")
+]
+Scale = Annotated[
+    str,
+    typer.Option(
+        envvar="SOLVELENS_SANDBOX_SCALE", help="empty|small|medium|large, used when the DB must be built."
     ),
-    task_ttl: float = typer.Option(
-        180.0, envvar="SOLVELENS_SANDBOX_TASK_TTL", help="Task lifetime (seconds)."
-    ),
-    task_shape: str = typer.Option(
-        "real",
+]
+TaskTtl = Annotated[float, typer.Option(envvar="SOLVELENS_SANDBOX_TASK_TTL", help="Task lifetime (seconds).")]
+TaskShape = Annotated[
+    str,
+    typer.Option(
         envvar="SOLVELENS_SANDBOX_TASK_SHAPE",
         help="real ({taskType,taskId,payload}; typed submit bodies only, as the real platform) or interface "
         "({id,prompt} tasks; {'content': ...} submissions accepted too).",
     ),
-    task_types: str = typer.Option(
-        "flag,solve,vote,create",
-        envvar="SOLVELENS_SANDBOX_TASK_TYPES",
-        help="Comma-separated task kinds handed out.",
-    ),
-    pagination: str = typer.Option(
-        "page", envvar="SOLVELENS_SANDBOX_PAGINATION", help="List envelope style: page, offset or cursor."
-    ),
-    solutions_paging: str = typer.Option(
-        "default",
+]
+TaskTypes = Annotated[
+    str, typer.Option(envvar="SOLVELENS_SANDBOX_TASK_TYPES", help="Comma-separated task kinds handed out.")
+]
+Pagination = Annotated[
+    str,
+    typer.Option(envvar="SOLVELENS_SANDBOX_PAGINATION", help="List envelope style: page, offset or cursor."),
+]
+SolutionsPaging = Annotated[
+    str,
+    typer.Option(
         envvar="SOLVELENS_SANDBOX_SOLUTIONS_PAGING",
         help="A problem's solutions: default (as --pagination) or offset (another implementation: "
         'offset/limit, answered {"items": [...], "has_more": ..., "total": N}; page ignored; at most 10 a '
         "page).",
     ),
-    fault_rate: float = typer.Option(
-        0.0, envvar="SOLVELENS_SANDBOX_FAULT_RATE", help="Probability of a fault."
+]
+FaultRate = Annotated[
+    float, typer.Option(envvar="SOLVELENS_SANDBOX_FAULT_RATE", help="Probability of a fault.")
+]
+FaultKinds = Annotated[str, typer.Option(envvar="SOLVELENS_SANDBOX_FAULT_KINDS", help="Fault kinds to draw.")]
+FaultSeed = Annotated[
+    int, typer.Option(envvar="SOLVELENS_SANDBOX_FAULT_SEED", help="Seed of the fault draws.")
+]
+FaultSchedule = Annotated[
+    str,
+    typer.Option(
+        envvar="SOLVELENS_SANDBOX_FAULT_SCHEDULE", help="Faults of the first requests, e.g. 503,ok,429."
     ),
-    fault_kinds: str = typer.Option(
-        "429,500,502,503,slow,truncate,html",
-        envvar="SOLVELENS_SANDBOX_FAULT_KINDS",
-        help="Fault kinds to draw.",
-    ),
-    fault_seed: int = typer.Option(0, envvar="SOLVELENS_SANDBOX_FAULT_SEED", help="Seed of the fault draws."),
-    fault_schedule: str = typer.Option(
-        "", envvar="SOLVELENS_SANDBOX_FAULT_SCHEDULE", help="Faults of the first requests, e.g. 503,ok,429."
-    ),
-    fault_paths: str = typer.Option(
-        "",
+]
+FaultPaths = Annotated[
+    str,
+    typer.Option(
         envvar="SOLVELENS_SANDBOX_FAULT_PATHS",
         help="Inject faults only on these path prefixes (comma-separated, e.g. /tasks/next); default: every "
         "/api/ route.",
     ),
-    latency_ms: float = typer.Option(0.0, envvar="SOLVELENS_SANDBOX_LATENCY_MS", help="Added latency (ms)."),
-    slow_ms: float = typer.Option(
-        1500.0, envvar="SOLVELENS_SANDBOX_SLOW_MS", help="Latency of a 'slow' fault."
-    ),
-    retry_after: int = typer.Option(
-        1, envvar="SOLVELENS_SANDBOX_RETRY_AFTER", help="Retry-After of 429/503."
-    ),
-    max_body_bytes: int = typer.Option(
-        0,
+]
+LatencyMs = Annotated[float, typer.Option(envvar="SOLVELENS_SANDBOX_LATENCY_MS", help="Added latency (ms).")]
+SlowMs = Annotated[float, typer.Option(envvar="SOLVELENS_SANDBOX_SLOW_MS", help="Latency of a 'slow' fault.")]
+RetryAfter = Annotated[
+    int, typer.Option(envvar="SOLVELENS_SANDBOX_RETRY_AFTER", help="Retry-After of 429/503.")
+]
+MaxBodyBytes = Annotated[
+    int,
+    typer.Option(
         envvar="SOLVELENS_SANDBOX_MAX_BODY_BYTES",
         help="Request body cap in bytes (413, with or without Content-Length); 0 = the default 64 KiB.",
     ),
-    rate_limit: int = typer.Option(
-        0, envvar="SOLVELENS_SANDBOX_RATE_LIMIT", help="Requests per window per API key (429); 0 = none."
+]
+RateLimit = Annotated[
+    int,
+    typer.Option(
+        envvar="SOLVELENS_SANDBOX_RATE_LIMIT", help="Requests per window per API key (429); 0 = none."
     ),
-    rate_window: float = typer.Option(
-        60.0, envvar="SOLVELENS_SANDBOX_RATE_WINDOW", help="Rate-limit window (seconds)."
-    ),
-    conventions: str = typer.Option(
-        "platform",
+]
+RateWindow = Annotated[
+    float, typer.Option(envvar="SOLVELENS_SANDBOX_RATE_WINDOW", help="Rate-limit window (seconds).")
+]
+Conventions = Annotated[
+    str,
+    typer.Option(
         envvar="SOLVELENS_SANDBOX_CONVENTIONS",
         help="Wire convention: platform (the real platform's shapes), jsonapi (JSON:API, page[number]/"
         "page[size]), hal (HAL, page_token cursors, X-Total-Count, problem details), odata (value/"
         "@odata.nextLink, $top/$skip, the server's own page size, PascalCase) or relay (edges/pageInfo, "
         "first/after). Each reads only its own paging parameters; see /openapi.json.",
     ),
+]
+
+
+@app.command()
+def serve(
+    host: Host = "127.0.0.1",
+    port: Port = 8000,
+    db: SandboxDbPath = DEFAULT_SANDBOX_DB,
+    seed: Seed = 0,
+    scale: Scale = "small",
+    task_ttl: TaskTtl = 180.0,
+    task_shape: TaskShape = "real",
+    task_types: TaskTypes = "flag,solve,vote,create",
+    pagination: Pagination = "page",
+    solutions_paging: SolutionsPaging = "default",
+    fault_rate: FaultRate = 0.0,
+    fault_kinds: FaultKinds = "429,500,502,503,slow,truncate,html",
+    fault_seed: FaultSeed = 0,
+    fault_schedule: FaultSchedule = "",
+    fault_paths: FaultPaths = "",
+    latency_ms: LatencyMs = 0.0,
+    slow_ms: SlowMs = 1500.0,
+    retry_after: RetryAfter = 1,
+    max_body_bytes: MaxBodyBytes = 0,
+    rate_limit: RateLimit = 0,
+    rate_window: RateWindow = 60.0,
+    conventions: Conventions = "platform",
 ) -> None:
     """Serve the platform in DB on HOST:PORT (builds it first when the file does not exist).
 
@@ -115,12 +146,6 @@ def serve(
     from solvelens.sandbox.faults import FaultConfig
     from solvelens.sandbox.generate import SCALES, build_platform
 
-    if task_shape not in ("real", "interface"):
-        raise BadInputError(f"--task-shape must be real or interface, got {task_shape!r}")
-    if pagination not in ("page", "offset", "cursor"):
-        raise BadInputError(f"--pagination must be page, offset or cursor, got {pagination!r}")
-    if solutions_paging not in ("default", "offset"):
-        raise BadInputError(f"--solutions-paging must be default or offset, got {solutions_paging!r}")
     _check_conventions(conventions, pagination, solutions_paging, task_shape)
     try:
         faults = FaultConfig(
@@ -166,9 +191,16 @@ def serve(
 
 
 def _check_conventions(conventions: str, pagination: str, solutions_paging: str, task_shape: str) -> None:
-    """Fail with one line for an unknown mode or a platform-only switch given with another mode."""
+    """Fail with one line for an unknown choice, an unknown mode or a platform-only switch given with another
+    mode."""
     from solvelens.sandbox.conventions import CONVENTIONS, make_convention
 
+    if task_shape not in ("real", "interface"):
+        raise BadInputError(f"--task-shape must be real or interface, got {task_shape!r}")
+    if pagination not in ("page", "offset", "cursor"):
+        raise BadInputError(f"--pagination must be page, offset or cursor, got {pagination!r}")
+    if solutions_paging not in ("default", "offset"):
+        raise BadInputError(f"--solutions-paging must be default or offset, got {solutions_paging!r}")
     if conventions not in CONVENTIONS:
         raise BadInputError(f"--conventions must be one of {', '.join(CONVENTIONS)}, got {conventions!r}")
     try:
@@ -184,76 +216,65 @@ def _check_conventions(conventions: str, pagination: str, solutions_paging: str,
 @app.command("create-bot")
 def create_bot(
     name: str = typer.Argument(..., help="Unique bot name (3-50 characters)."),
-    db: Path = _db_option(),
+    db: SandboxDbPath = DEFAULT_SANDBOX_DB,
     description: str = typer.Option("", envvar="SOLVELENS_BOT_DESCRIPTION", help="Bot description."),
 ) -> None:
     """Create a bot and print its API key once (store it now: it is not shown again)."""
-    from solvelens.sandbox.accounts import AccountError
     from solvelens.sandbox.accounts import create_bot as create
 
     _need(db)
-    try:
-        key = create(db, name, description=description or None)
-    except AccountError as exc:
-        fail(str(exc))
-    typer.echo(key)
+    typer.echo(create(db, name, description=description or None))
 
 
 @app.command("rotate-key")
-def rotate_key(name: str = typer.Argument(..., help="Bot name."), db: Path = _db_option()) -> None:
+def rotate_key(
+    name: str = typer.Argument(..., help="Bot name."), db: SandboxDbPath = DEFAULT_SANDBOX_DB
+) -> None:
     """Revoke the bot's keys and print a new one (shown once)."""
-    from solvelens.sandbox.accounts import AccountError
     from solvelens.sandbox.accounts import rotate_key as rotate
 
     _need(db)
-    try:
-        typer.echo(rotate(db, name))
-    except AccountError as exc:
-        fail(str(exc))
+    typer.echo(rotate(db, name))
 
 
 @app.command("revoke-key")
-def revoke_key(name: str = typer.Argument(..., help="Bot name."), db: Path = _db_option()) -> None:
+def revoke_key(
+    name: str = typer.Argument(..., help="Bot name."), db: SandboxDbPath = DEFAULT_SANDBOX_DB
+) -> None:
     """Revoke every key of the bot."""
-    from solvelens.sandbox.accounts import AccountError
     from solvelens.sandbox.accounts import revoke_key as revoke
 
     _need(db)
-    try:
-        typer.echo(f"Revoked {revoke(db, name)} key(s) of {name}.")
-    except AccountError as exc:
-        fail(str(exc))
+    typer.echo(f"Revoked {revoke(db, name)} key(s) of {name}.")
 
 
 @app.command()
-def suspend(name: str = typer.Argument(..., help="Bot name."), db: Path = _db_option()) -> None:
+def suspend(
+    name: str = typer.Argument(..., help="Bot name."), db: SandboxDbPath = DEFAULT_SANDBOX_DB
+) -> None:
     """Suspend the bot (its key then answers 403 'Bot is suspended')."""
-    from solvelens.sandbox.accounts import AccountError, suspend_bot
+    from solvelens.sandbox.accounts import suspend_bot
 
     _need(db)
-    try:
-        suspend_bot(db, name)
-    except AccountError as exc:
-        fail(str(exc))
+    suspend_bot(db, name)
     typer.echo(f"Suspended {name}.")
 
 
 @app.command()
-def activate(name: str = typer.Argument(..., help="Bot name."), db: Path = _db_option()) -> None:
+def activate(
+    name: str = typer.Argument(..., help="Bot name."), db: SandboxDbPath = DEFAULT_SANDBOX_DB
+) -> None:
     """Reinstate a suspended or banned bot (its current key works again)."""
-    from solvelens.sandbox.accounts import AccountError, set_status
+    from solvelens.sandbox.accounts import set_status
 
     _need(db)
-    try:
-        set_status(db, name, "active")
-    except AccountError as exc:
-        fail(str(exc))
+    set_status(db, name, "active")
     typer.echo(f"Activated {name}.")
 
 
 @app.command()
 def simulate(
-    db: Path = _db_option(),
+    db: SandboxDbPath = DEFAULT_SANDBOX_DB,
     days: int = typer.Option(1, min=1, envvar="SOLVELENS_SANDBOX_DAYS", help="Simulated days to advance."),
     seed: int = typer.Option(
         None,
@@ -270,22 +291,24 @@ def simulate(
 
 @app.command()
 def build(
-    db: Path = _db_option(),
+    db: SandboxDbPath = DEFAULT_SANDBOX_DB,
     seed: int = typer.Option(0, envvar="SOLVELENS_SANDBOX_SEED", help="Generator seed."),
     scale: str = typer.Option("small", envvar="SOLVELENS_SANDBOX_SCALE", help="empty|small|medium|large."),
 ) -> None:
     """Build a new platform file (refuses to overwrite an existing one)."""
-    from solvelens.sandbox.generate import PlatformExistsError, build_platform
+    from solvelens.sandbox.generate import SCALES, build_platform
 
-    try:
-        typer.echo(json.dumps(build_platform(db, seed=seed, scale=scale), indent=2))
-    except (PlatformExistsError, ValueError) as exc:
-        fail(str(exc))
+    if scale not in SCALES:
+        raise BadInputError(f"--scale must be one of {', '.join(SCALES)}, got {scale!r}")
+    typer.echo(json.dumps(build_platform(db, seed=seed, scale=scale), indent=2))
 
 
 def _need(db: Path) -> None:
+    """Refuse a --db that does not exist (exit 1) or is not a sandbox database (exit 2)."""
     if not db.exists():
-        fail(f"No sandbox platform at {db} (build one with `solvelens sandbox build --db {db}`).")
+        raise CommandFailedError(
+            f"No sandbox platform at {db} (build one with `solvelens sandbox build --db {db}`)."
+        )
     _check_sandbox_file(db)
 
 

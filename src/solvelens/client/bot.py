@@ -233,6 +233,7 @@ class BotRunner:
         self._outage_since_utc: datetime | None = None
         self._held: tuple[str, str] | None = None
         self._warned: set[tuple[str, str]] = set()
+        self._reserved_warned: set[str] = set()
         self._tracebacks: set[str] = set()
 
     # -- stopping ------------------------------------------------------------------------------------------
@@ -307,6 +308,13 @@ class BotRunner:
                     self._loop()
                 if self.summary.stopped_by not in ("auth", "startup", "outage"):
                     self._me("end")
+        except KeyboardInterrupt:
+            held = self._in_task
+            lost = f": task {escape(describe_task(held))} was not submitted" if held is not None else ""
+            self.console.print(
+                f"[bold red]aborted[/]{lost}" + ("; the platform holds it until it expires" if lost else "")
+            )
+            raise
         finally:
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
@@ -316,9 +324,13 @@ class BotRunner:
 
     def _me(self, when: str) -> bool:
         """Record ``/bot/me`` at ``start``/``end`` (a signal cuts it); returns False when the run must not
-        start. After a stop request the end record is tried once, without retries."""
+        start. After a stop request the end record is tried once, without retries (none while the platform
+        is failing every poll)."""
         if when == "end" and self.stopping:
+            if self._outage_since is not None:
+                return False
             self._stop.set()  # from normal code, never the signal handler: no retries for this last call
+            return self._record_me(when)  # a second signal aborts it
         try:
             with self._cuttable():
                 return self._record_me(when)
@@ -480,7 +492,7 @@ class BotRunner:
             self._fail(
                 "outage",
                 f"the platform failed every poll for {down:.0f} s since {since} UTC (--max-outage "
-                f"{self.max_outage:g} s); last: GET /tasks/next: {exc}",
+                f"{self.max_outage:g} s); last: {exc}",
             )
             return False
         return self._backoff("polling GET /tasks/next", exc, cap=self.max_outage - down)
@@ -545,20 +557,21 @@ class BotRunner:
     def _handle(self, task: Task) -> bool:
         """Solve and submit one task (a signal waits for it); returns False when the run must stop."""
         self._in_task = task
-        try:
-            return self._solve_and_submit(task)
-        finally:
-            self._in_task = None
+        going_on = self._solve_and_submit(task)
+        self._in_task = None  # left set when an abort (second signal) cuts the task: run() names it
+        return going_on
 
     def _note_reserved(self, task: Task) -> None:
         """Warn when the platform hands out again a task this bot holds (nothing submitted for it)."""
         if self._held is not None and self._held[0] == task.id:
             self.summary.reserved += 1
-            self.console.print(
-                f"[yellow]warning: the platform re-serves task {escape(describe_task(task))}, which this bot "
-                f"holds: nothing was submitted for it since it was handed out ({self._held[1]}); handling it "
-                "again[/]"
-            )
+            if task.id not in self._reserved_warned:
+                self._reserved_warned.add(task.id)
+                what = escape(describe_task(task))
+                self.console.print(
+                    f"[yellow]warning: the platform re-serves task {what} (held by this bot, nothing "
+                    f"submitted: {self._held[1]}); handling it again[/]"
+                )
         self._held = None
 
     def _solve(self, number: int, task: Task, started: float) -> tuple[Any, Exception | None]:
@@ -580,7 +593,9 @@ class BotRunner:
         return result, None
 
     def _traceback(self, exc: BaseException) -> None:
-        text = "".join(traceback.format_exception(exc))
+        """Print the solver's traceback (without the runner's own frame), once per distinct error."""
+        tb = exc.__traceback__.tb_next if exc.__traceback__ is not None else None
+        text = "".join(traceback.format_exception(type(exc), exc, tb))
         key = "".join(traceback.format_exception_only(exc)) + str(
             traceback.extract_tb(exc.__traceback__)[-1:]
         )
@@ -599,7 +614,7 @@ class BotRunner:
         started = time.perf_counter()
         result, error = self._solve(number, task, started)
         if error is not None:
-            return self._backoff("the solver", error, quiet=True)
+            return self._backoff("the solver", f"{type(error).__name__}: {error}", quiet=True)
         result = self._with_declared_model(result)
         try:
             body = submission_body(
@@ -615,7 +630,8 @@ class BotRunner:
     def _submit(self, number: int, task: Task, body: dict[str, Any], started: float) -> bool:
         kind = task.type or "task"
         try:
-            answer = self.client.submit(task.id, body)
+            with retry_limit():  # a stop request does not cut a task in hand: its submit keeps its retries
+                answer = self.client.submit(task.id, body)
         except (AuthenticationError, PermissionDeniedError) as exc:
             self._line(number, task, f"[red]{exc.status_code}[/]", started)
             self._fail("auth", self._auth_message(exc))

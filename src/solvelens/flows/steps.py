@@ -31,6 +31,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from solvelens.flows.declaration import fetch_platform_step
 from solvelens.flows.fetch import (
     DEFAULT_CONCURRENCY,
     fetch_bot_me_step,
@@ -38,6 +39,7 @@ from solvelens.flows.fetch import (
     fetch_problems_step,
     fetch_reference_step,
 )
+from solvelens.flows.gc_tuning import fewer_collections
 from solvelens.flows.preflight import check_taken_at_order, normalise_taken_at
 from solvelens.store import StagingArea, write_snapshot
 from solvelens.store.readers import previous_state
@@ -49,14 +51,16 @@ StepRunner = Callable[["FetchStep", dict[str, Any]], Coroutine[Any, Any, dict[st
 @dataclass(frozen=True)
 class FetchStep:
     """One fetch step: ``name`` (its report's ``step``), ``task_name`` (the Prefect task's name), ``fn`` (the
-    plain async function of :mod:`solvelens.flows.fetch`), ``concurrent`` (takes ``concurrency``) and
-    ``needs_api_key`` (runs only when the snapshot includes ``/bot/me``)."""
+    plain async function of :mod:`solvelens.flows.fetch`), ``concurrent`` (takes ``concurrency``),
+    ``needs_api_key`` (runs only when the snapshot includes ``/bot/me``) and ``reads_profile`` (its client
+    takes the run's platform profile; the declaration step reads only headers)."""
 
     name: str
     task_name: str
     fn: Callable[..., Awaitable[dict[str, Any]]]
     concurrent: bool = True
     needs_api_key: bool = False
+    reads_profile: bool = True
 
 
 #: The fetch steps of a snapshot, all run concurrently (endpoints in :mod:`solvelens.flows.fetch`).
@@ -65,6 +69,9 @@ FETCH_STEPS: tuple[FetchStep, ...] = (
     FetchStep("leaderboard", "fetch-leaderboard-and-bots", fetch_leaderboard_step),
     FetchStep("reference", "fetch-categories-and-stats", fetch_reference_step, concurrent=False),
     FetchStep("bot_me", "fetch-bot-me", fetch_bot_me_step, concurrent=False, needs_api_key=True),
+    FetchStep(
+        "platform", "read-platform-declaration", fetch_platform_step, concurrent=False, reads_profile=False
+    ),
 )
 
 
@@ -124,7 +131,7 @@ class SnapshotPlan(BaseModel):
             kwargs["concurrency"] = self.concurrency
         if step.needs_api_key:
             kwargs["allow_missing"] = self.allow_missing_bot_me
-        if self.profile is not None:
+        if self.profile is not None and step.reads_profile:
             kwargs["profile"] = self.profile
         return kwargs
 
@@ -168,13 +175,14 @@ def prepare(plan: SnapshotPlan) -> StagedRun:
 
 async def fetch(plan: SnapshotPlan, run: StagedRun, run_step: StepRunner) -> list[dict[str, Any]]:
     """Run every fetch step of ``plan`` concurrently through ``run_step`` and record their reports in the
-    staging area. Returns the reports; raises what the first failing step raised (the others are
-    cancelled at once)."""
+    staging area, with fewer garbage collections meanwhile (:mod:`solvelens.flows.gc_tuning`). Returns the
+    reports; raises what the first failing step raised (the others are cancelled at once)."""
     try:
-        async with asyncio.TaskGroup() as group:
-            tasks: list[asyncio.Task[dict[str, Any]]] = [
-                group.create_task(run_step(s, plan.step_kwargs(s, run.path))) for s in plan.steps()
-            ]
+        with fewer_collections():
+            async with asyncio.TaskGroup() as group:
+                tasks: list[asyncio.Task[dict[str, Any]]] = [
+                    group.create_task(run_step(s, plan.step_kwargs(s, run.path))) for s in plan.steps()
+                ]
     except BaseExceptionGroup as failed:
         raise failed.exceptions[0] from None
     reports = [t.result() for t in tasks]

@@ -43,28 +43,10 @@ def _change(value: int | None) -> str:
     return f"▲ {value}" if value > 0 else (f"▼ {-value}" if value < 0 else "=")
 
 
-def bot_section(
-    store: an.Store,
-    history: pl.DataFrame,
-    bot_id: str,
-    *,
-    name: str | None = None,
-    profiles: pl.DataFrame | pl.LazyFrame | None = None,
-    prefix: str = "bot",
-    top_n: int = 10,
-    window: dt.timedelta = an.leaderboard.WEEK,
-    max_solution_rows: int = MAX_SOLUTION_ROWS,
-) -> BotSection:
-    """Compute the section of ``bot_id`` (found with :func:`solvelens.analysis.find_bot`); the table of
-    its solutions by problem keeps the ``max_solution_rows`` best-standing ones.
-
-    ``profiles`` (default ``store.bots``) supplies points and counters for snapshots where the bot was not
-    ranked (``store.bot_me`` for the key's own bot). Durations are shown in days when the history spans a
-    day or more, else in hours or minutes.
-    """
-    own = an.bot_history(history, bot_id, bots=profiles if profiles is not None else store.bots, top_n=top_n)
-    summary = an.bot_summary(history, bot_id, name=name, top_n=top_n, window=window)
-    label = summary.name
+def _figures(summary: an.BotSummary, own: pl.DataFrame, top_n: int) -> list[Figure]:
+    """The bot's headline figures: rank, percentile, peak, time in the top N, points, Elo, rank changes and
+    (when its profile has them) solutions / votes."""
+    points = own["points"].drop_nulls()
     figures = [
         Figure(
             "Rank now",
@@ -90,7 +72,7 @@ def bot_section(
         ),
         Figure(
             "Points",
-            fmt_int(own["points"].drop_nulls()[-1]) if own["points"].drop_nulls().len() else "–",
+            fmt_int(points[-1]) if points.len() else "–",
             f"{summary.points_changes['prev']:+,} since the previous snapshot"
             if summary.points_changes["prev"] is not None
             else "",
@@ -112,16 +94,17 @@ def bot_section(
                 "profile counters at the newest snapshot",
             )
         )
-    solutions = an.bot_solutions(store.solutions, store.problems, bot_id)
-    categories = an.bot_categories(store.solutions, store.problems, bot_id)
-    multi = own.height >= 2
-    charts = [
+    return figures
+
+
+def _charts(prefix: str, label: str, own: pl.DataFrame, categories: pl.DataFrame) -> list[ChartSlot]:
+    """Rank over time, points and Elo, and the categories next to the median bot (keys ``<prefix>_...``)."""
+    return [
         slot(
             f"{prefix}_rank",
             "Rank over time",
             "Its rank at every snapshot (rank 1 at the top); the grey band reaches down to the number of "
-            "ranked "
-            "bots at the time.",
+            "ranked bots at the time.",
             lambda: ch.bot_rank_chart(own, title=""),
             own["rank"].drop_nulls().len() > 0,
             "Not ranked in any snapshot.",
@@ -131,7 +114,7 @@ def bot_section(
             "Points and Elo",
             "Points and Elo at every snapshot.",
             lambda: ch.bot_points_chart(own, title=""),
-            multi and own["points"].drop_nulls().len() > 0,
+            own.height >= 2 and own["points"].drop_nulls().len() > 0,
             "Needs at least two snapshots.",
         ),
         slot(
@@ -145,7 +128,11 @@ def bot_section(
             "No solutions in contested problems (with at least two solutions) at the newest snapshot.",
         ),
     ]
-    solution_rows = [
+
+
+def _solution_rows(solutions: pl.DataFrame, limit: int) -> list[dict[str, Any]]:
+    """The ``limit`` best-standing solutions: title, category, rank, of, percentile, model."""
+    return [
         {
             "title": row["title"] or row["problem_id"],
             "category": row["category"],
@@ -154,9 +141,13 @@ def bot_section(
             "percentile": _pct(row["rank_percentile"]),
             "model": row["llm_model"],
         }
-        for row in solutions.head(max_solution_rows).iter_rows(named=True)
+        for row in solutions.head(limit).iter_rows(named=True)
     ]
-    category_rows = [
+
+
+def _category_rows(categories: pl.DataFrame) -> list[dict[str, Any]]:
+    """Per category: solutions, percentile, median, top1, median_top1 (the median bot's)."""
+    return [
         {
             "category": row["category"],
             "solutions": row["solutions"],
@@ -167,14 +158,39 @@ def bot_section(
         }
         for row in categories.iter_rows(named=True)
     ]
+
+
+def bot_section(
+    store: an.Store,
+    history: pl.DataFrame,
+    bot_id: str,
+    *,
+    name: str | None = None,
+    profiles: pl.DataFrame | pl.LazyFrame | None = None,
+    prefix: str = "bot",
+    top_n: int = 10,
+    window: dt.timedelta = an.leaderboard.WEEK,
+    max_solution_rows: int = MAX_SOLUTION_ROWS,
+) -> BotSection:
+    """Compute the section of ``bot_id`` (found with :func:`solvelens.analysis.find_bot`); the table of
+    its solutions by problem keeps the ``max_solution_rows`` best-standing ones.
+
+    ``profiles`` (default ``store.bots``) supplies points and counters for snapshots where the bot was not
+    ranked (``store.bot_me`` for the key's own bot). Durations are shown in days when the history spans a
+    day or more, else in hours or minutes.
+    """
+    own = an.bot_history(history, bot_id, bots=profiles if profiles is not None else store.bots, top_n=top_n)
+    summary = an.bot_summary(history, bot_id, name=name, top_n=top_n, window=window)
+    solutions = an.bot_solutions(store.solutions, store.problems, bot_id)
+    categories = an.bot_categories(store.solutions, store.problems, bot_id)
     return BotSection(
         bot_id=bot_id,
-        name=label,
-        figures=figures,
-        charts=charts,
-        solutions=solution_rows,
+        name=summary.name,
+        figures=_figures(summary, own, top_n),
+        charts=_charts(prefix, summary.name, own, categories),
+        solutions=_solution_rows(solutions, max_solution_rows),
         solutions_total=solutions.height,
-        categories=category_rows,
+        categories=_category_rows(categories),
     )
 
 
@@ -203,15 +219,10 @@ def bot_page_content(
     """The page of the bot ``query`` names (id, name, or name ignoring case; see
     :func:`solvelens.analysis.find_bot`), ranked or not, in the top 20 or far below.
 
-    Raises :class:`solvelens.report.EmptyStoreError` for a store without a complete snapshot and
+    Raises :class:`solvelens.analysis.EmptyStoreError` for a store without a complete snapshot and
     :class:`solvelens.analysis.BotNotFoundError` (naming close matches) when no single bot matches.
     """
-    from solvelens.report.content import EmptyStoreError, simulated_label
-
-    if store.snapshot_count == 0:
-        raise EmptyStoreError(
-            f"store {store.path} has no complete snapshot: run `solvelens snapshot --db {store.path}` first"
-        )
+    store.require_snapshots()
     snapshots = store.snapshots.collect()
     history = an.rank_history(store.leaderboard, snapshots)
     own = store.bot_me.collect()
@@ -220,7 +231,7 @@ def bot_page_content(
     )
     bot_id, name = an.find_bot(query, history, profiles)
     section = bot_section(store, history, bot_id, name=name, profiles=profiles, top_n=top_n, window=window)
-    simulated = simulated_label(snapshots)
+    simulated = an.simulated_label(snapshots)
     notices = [simulated] if simulated else []
     if section.figures[0].value == "not ranked":
         notices.append(

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import altair as alt
+
+from solvelens.analysis.timescale import format_time
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,5 @@ def fmt_int(value: float | int | None) -> str:
     return "–" if value is None else f"{round(value):,}"
 
 
-def fmt_time(value: dt.datetime | None) -> str:
-    """``2026-01-31 06:00 UTC``, ``–`` for None."""
-    return "–" if value is None else value.astimezone(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+#: ``2026-01-31 06:00 UTC``, ``–`` for None (:func:`solvelens.analysis.format_time`).
+fmt_time = format_time

@@ -2,6 +2,10 @@
 
 Routes (all JSON; every error body is ``{"error": str}``, plus ``details`` on 422 and on a submit's 400):
 
+Every answer carries two headers declaring what this platform is: ``X-Platform-Id`` (a UUID made when the
+platform is first served and kept in its database, so it survives a new port) and ``X-Platform-Clock:
+simulated`` (its dates are on the simulated clock). Snapshots record them; the real platform sends neither.
+
 - ``GET /health`` (root):
 ``{"status":"healthy","timestamp":iso (wall clock),"uptime":s,"database":"ok","clock":iso}``;
   ``clock`` is the simulated UTC time.
@@ -28,7 +32,8 @@ Switches (off by default, i.e. the real platform's behaviour): ``pagination`` (`
 ``task_shape`` (``real`` | ``interface``: ``{id, prompt}`` tasks, and ``{"content"}`` submissions accepted),
 fault injection and per-key rate limit
 (:mod:`solvelens.sandbox.faults`). Request bodies are capped (413; 64 KiB unless ``max_body_bytes`` says
-otherwise, :mod:`solvelens.sandbox.limits`). Serving never changes data: only ``/tasks/*`` writes.
+otherwise, :mod:`solvelens.sandbox.limits`). Serving never changes data: only ``/tasks/*`` writes
+(and ``meta.platform_id``, made once on the first serve).
 
 ``/openapi.json`` documents every route of the configured server (its pagination style and task shape): the
 query parameters with their limits, the bearer key of the bot routes, the submit bodies, and a response model
@@ -38,6 +43,7 @@ query parameters with their limits, the bearer key of the bot routes, the submit
 from __future__ import annotations
 
 import time
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -46,11 +52,12 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.utils import get_openapi
 from fastapi.responses import Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from solvelens.sandbox import dispatcher, schemas
 from solvelens.sandbox.accounts import AuthError
 from solvelens.sandbox.conventions import CONVENTIONS, Convention, make_convention
-from solvelens.sandbox.db import get_meta
+from solvelens.sandbox.db import connect, get_meta, set_meta, transaction
 from solvelens.sandbox.faults import FaultConfig, install_faults
 from solvelens.sandbox.http import (
     API,
@@ -148,12 +155,57 @@ def create_app(
     app.state.options = opts
     app.state.db = db
     install_faults(app, opts.faults)
-    app.add_middleware(BodyLimitMiddleware, max_bytes=ctx.body_cap)  # type: ignore[arg-type]  # outermost
+    app.add_middleware(BodyLimitMiddleware, max_bytes=ctx.body_cap)  # type: ignore[arg-type]
+    # outermost: every answer (errors, faults, 413 included) declares the platform
+    app.add_middleware(DeclarationMiddleware, platform_id=platform_id(db_path))  # type: ignore[arg-type]
     _install_error_handlers(app, conv)
     for router in routers(ctx):
         app.include_router(router)
     app.openapi = lambda: _openapi(app, opts, conv)  # type: ignore[method-assign]
     return app
+
+
+#: Response headers declaring the platform's identity and its clock (see the module docstring).
+PLATFORM_ID_HEADER = "X-Platform-Id"
+PLATFORM_CLOCK_HEADER = "X-Platform-Clock"
+
+
+def platform_id(db_path: Path) -> str:
+    """The platform's stable identity: ``meta('platform_id')``, a UUID written on first call."""
+    conn = connect(db_path)
+    try:
+        with transaction(conn, immediate=True):
+            value = get_meta(conn, "platform_id")
+            if value is None:
+                value = str(uuid.uuid4())
+                set_meta(conn, "platform_id", value)
+    finally:
+        conn.close()
+    return value
+
+
+class DeclarationMiddleware:
+    """Adds ``X-Platform-Id`` and ``X-Platform-Clock: simulated`` to every answer (pure ASGI: no body
+    buffering)."""
+
+    def __init__(self, app: ASGIApp, platform_id: str) -> None:
+        self.app = app
+        self.headers = [
+            (PLATFORM_ID_HEADER.lower().encode(), platform_id.encode()),
+            (PLATFORM_CLOCK_HEADER.lower().encode(), b"simulated"),
+        ]
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_declared(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message = {**message, "headers": [*message.get("headers", ()), *self.headers]}
+            await send(message)
+
+        await self.app(scope, receive, send_declared)
 
 
 def _install_error_handlers(app: FastAPI, conv: Convention) -> None:

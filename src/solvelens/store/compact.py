@@ -113,7 +113,8 @@ def compact(
     "seconds": float}`` (file sizes in bytes, the WAL included before). Raises
     :class:`solvelens.store.errors.StoreNotFoundError`, :class:`solvelens.store.errors.NotAStoreError`
     (nothing changed), :class:`solvelens.store.errors.StoreLockTimeout` (another process held the store
-    longer than ``lock_timeout_s`` seconds) and :class:`StoreError` when the copy does not match.
+    longer than ``lock_timeout_s`` seconds) and :class:`StoreError` when the copy fails (e.g. the disk is
+    full) or does not match; the store is left unchanged then.
     """
     path = Path(db_path)
     check_store_file(path)
@@ -131,6 +132,12 @@ def compact(
             _copy(path, tmp)
             _fsync(tmp)
             os.replace(tmp, path)
+        except (duckdb.Error, OSError) as exc:
+            tmp.unlink(missing_ok=True)
+            raise StoreError(
+                f"compacting {path} failed ({type(exc).__name__}: {str(exc).splitlines()[0]}); the store was "
+                f"left unchanged (check the free disk space beside it: the copy needs up to its size)"
+            ) from exc
         except BaseException:
             tmp.unlink(missing_ok=True)
             raise

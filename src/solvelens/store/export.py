@@ -4,13 +4,13 @@ Layout: ``<out_dir>/<view>/snapshot_id=<n>/data_0.parquet`` (Hive partitioning),
 (``read_parquet('<out_dir>/problems/*/*.parquet', hive_partitioning=true)``), Spark, Trino or polars, plus
 ``<out_dir>/solvelens-export.json``, the export's manifest::
 
-    {"format": "solvelens-export", "version": 1, "store": str, "exported_at": ISO UTC,
+    {"format": "solvelens-export", "version": 1, "complete": bool, "store": str, "exported_at": ISO UTC,
      "min_snapshot_id": int | null, "views": {view: rows}, "snapshot_ids": [int]}
 
 A folder is exported into only when it is new, empty, or holds an earlier export (its manifest): then the
 view folders that export wrote are replaced, so one folder never mixes two exports. The new export is
-written into a hidden folder inside ``<out_dir>`` first and moved into place when complete; the manifest
-is written last (temp file, then ``os.replace``).
+written into a hidden folder inside ``<out_dir>`` first; the manifest (temp file, then ``os.replace``) marks
+the folder before the new views are moved into place and says ``"complete": true`` once they all are.
 """
 
 from __future__ import annotations
@@ -90,38 +90,55 @@ def export_parquet(
     out = Path(out_dir)
     written: dict[str, int] = {}
     where = "" if min_snapshot_id is None else f"WHERE snapshot_id >= {int(min_snapshot_id)}"
-    with open_readonly(db_path) as con:
-        earlier = check_export_target(out)
-        incoming = out / _INCOMING
-        shutil.rmtree(incoming, ignore_errors=True)  # left by an interrupted export
-        incoming.mkdir(parents=True)
-        for view in views:
-            n = int(con.execute(f"SELECT count(*) FROM {view} {where}").fetchall()[0][0])
-            written[view] = n
-            if n == 0:
-                continue
-            target = (incoming / view).as_posix().replace("'", "''")
-            con.execute(
-                f"COPY (SELECT * FROM {view} {where}) TO '{target}' "
-                "(FORMAT parquet, PARTITION_BY (snapshot_id), COMPRESSION zstd)"
-            )
-        ids = [
-            int(r[0]) for r in con.execute(f"SELECT snapshot_id FROM snapshots {where} ORDER BY 1").fetchall()
-        ]
-    _swap_in(out, incoming, earlier, written)
+    earlier = check_export_target(out)  # the cheap check first: a bad target fails before the store opens
+    incoming = out / _INCOMING
+    try:
+        with open_readonly(db_path) as con:
+            shutil.rmtree(incoming, ignore_errors=True)  # left by an interrupted export
+            incoming.mkdir(parents=True)
+            for view in views:
+                written[view] = _copy_view(con, view, where, incoming)
+            ids = [
+                int(r[0])
+                for r in con.execute(f"SELECT snapshot_id FROM snapshots {where} ORDER BY 1").fetchall()
+            ]
+    except BaseException:
+        shutil.rmtree(incoming, ignore_errors=True)
+        raise
     manifest = {
         "format": _FORMAT,
         "version": 1,
+        "complete": False,
         "store": os.path.abspath(db_path),
         "exported_at": datetime.now(UTC).isoformat().replace("+00:00", "Z"),
         "min_snapshot_id": min_snapshot_id,
         "views": written,
         "snapshot_ids": ids,
     }
+    # The folder is marked first (a crash while swapping leaves a folder the next export recognises), then
+    # completed once every view is in place.
+    _write_manifest(out, manifest)
+    _swap_in(out, incoming, earlier, written)
+    _write_manifest(out, {**manifest, "complete": True})
+    return written
+
+
+def _copy_view(con: Any, view: str, where: str, incoming: Path) -> int:
+    """COPY one view's rows to ``incoming/<view>/snapshot_id=<n>/``; returns the rows (0: nothing written)."""
+    n = int(con.execute(f"SELECT count(*) FROM {view} {where}").fetchall()[0][0])
+    if n:
+        target = (incoming / view).as_posix().replace("'", "''")
+        con.execute(
+            f"COPY (SELECT * FROM {view} {where}) TO '{target}' "
+            "(FORMAT parquet, PARTITION_BY (snapshot_id), COMPRESSION zstd)"
+        )
+    return n
+
+
+def _write_manifest(out: Path, manifest: dict[str, Any]) -> None:
     tmp = out / f".{MANIFEST}.tmp"
     tmp.write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
     os.replace(tmp, out / MANIFEST)
-    return written
 
 
 def _swap_in(out: Path, incoming: Path, earlier: dict[str, Any] | None, written: dict[str, int]) -> None:

@@ -30,8 +30,9 @@ import duckdb
 
 from solvelens.store.errors import SchemaVersionError
 
-#: Bumped when the internal tables change incompatibly.
-SCHEMA_VERSION = 1
+#: Bumped when the internal tables change (2: ``snapshot_log.platform``); older stores are migrated in place
+#: by :func:`ensure_schema` (:data:`MIGRATIONS`).
+SCHEMA_VERSION = 2
 #: The DuckDB schema holding the internal tables (views live in ``main``).
 INTERNAL = "solvelens_store"
 #: The table linking snapshots to record versions (all resources).
@@ -172,6 +173,33 @@ PUBLIC_VIEWS: tuple[str, ...] = (
 )
 
 
+#: The snapshot log's columns and SQL types. ``platform``: what the platform declared about itself (JSON
+#: ``{"id": str, "clock": "simulated" | ...}`` from its ``X-Platform-Id`` / ``X-Platform-Clock`` response
+#: headers; ``{}`` when it declared nothing, as the real platform; NULL when unknown: not read, or written
+#: before schema version 2).
+SNAPSHOT_LOG_COLUMNS: dict[str, str] = {
+    "snapshot_id": "BIGINT PRIMARY KEY",
+    "taken_at": "TIMESTAMPTZ NOT NULL",
+    "base_url": "VARCHAR NOT NULL",
+    "status": "VARCHAR NOT NULL",
+    "started_at": "TIMESTAMPTZ",
+    "finished_at": "TIMESTAMPTZ",
+    "duration_s": "DOUBLE",
+    "counts": "JSON",
+    "warnings": "JSON",
+    "drift": "JSON",
+    "changes": "JSON",
+    "platform": "JSON",
+}
+#: The columns of the public ``snapshots`` view (the log's, without ``changes``).
+SNAPSHOTS_VIEW_COLUMNS: tuple[str, ...] = tuple(c for c in SNAPSHOT_LOG_COLUMNS if c != "changes")
+#: Statements that bring a store of schema version ``n - 1`` to ``n`` (run in one transaction before the
+#: idempotent DDL; every one must be harmless on a store that already has what it adds).
+MIGRATIONS: dict[int, tuple[str, ...]] = {
+    2: (f"ALTER TABLE {INTERNAL}.snapshot_log ADD COLUMN IF NOT EXISTS platform JSON",),
+}
+
+
 #: The compression of the raw JSON columns of a store created with large blocks (a big first snapshot) or
 #: rewritten by ``solvelens db compact``: zstd halves a medium store against DuckDB's default
 #: (dictionary/FSST) and is cheaper to write (10.8 MB against 21.5 MB; closing 0.15 s against 0.28 s); the
@@ -194,10 +222,8 @@ def _tables_ddl(compression: str | None = None) -> list[str]:
     ddl = [
         f"CREATE SCHEMA IF NOT EXISTS {s}",
         f"CREATE TABLE IF NOT EXISTS {s}.meta (key VARCHAR PRIMARY KEY, value VARCHAR)",
-        f"""CREATE TABLE IF NOT EXISTS {s}.snapshot_log (
-            snapshot_id BIGINT PRIMARY KEY, taken_at TIMESTAMPTZ NOT NULL, base_url VARCHAR NOT NULL,
-            status VARCHAR NOT NULL, started_at TIMESTAMPTZ, finished_at TIMESTAMPTZ, duration_s DOUBLE,
-            counts JSON, warnings JSON, drift JSON, changes JSON)""",
+        f"CREATE TABLE IF NOT EXISTS {s}.snapshot_log "
+        f"({', '.join(f'{name} {sql_type}' for name, sql_type in SNAPSHOT_LOG_COLUMNS.items())})",
         f"""CREATE TABLE IF NOT EXISTS {LINKS} (
             snapshot_id BIGINT NOT NULL, resource UTINYINT NOT NULL, version_id UBIGINT NOT NULL,
             rank INTEGER, manifest_id UBIGINT)""",
@@ -240,8 +266,7 @@ def _views_ddl() -> list[str]:
     )
     return [
         f"""CREATE OR REPLACE VIEW main.snapshots AS
-            SELECT snapshot_id, taken_at, base_url, status, started_at, finished_at, duration_s,
-                   counts, warnings, drift
+            SELECT {", ".join(SNAPSHOTS_VIEW_COLUMNS)}
             FROM {s}.snapshot_log WHERE status = '{COMPLETE}'""",
         _simple_view(PROBLEMS),
         f"""CREATE OR REPLACE VIEW main.solutions AS
@@ -265,7 +290,9 @@ def _views_ddl() -> list[str]:
 
 
 def ensure_schema(con: duckdb.DuckDBPyConnection, *, raw_compression: str | None = None) -> None:
-    """Create the internal tables and the public views when missing; idempotent, changes nothing otherwise.
+    """Create the internal tables and the public views when missing, and migrate a store of an older
+    schema version in place (:data:`MIGRATIONS`, then the views again); idempotent, changes nothing
+    otherwise.
 
     ``raw_compression``: the compression of the raw JSON columns of tables created now (e.g.
     :data:`RAW_COMPRESSION`; ``None``: DuckDB's choice).
@@ -276,14 +303,16 @@ def ensure_schema(con: duckdb.DuckDBPyConnection, *, raw_compression: str | None
     exists = con.execute(
         "SELECT count(*) FROM duckdb_tables() WHERE schema_name = ? AND table_name = 'meta'", [INTERNAL]
     ).fetchall()[0][0]
+    version = 0
     if exists:
         row = con.execute(f"SELECT value FROM {INTERNAL}.meta WHERE key = 'schema_version'").fetchall()
-        if row and int(row[0][0]) > SCHEMA_VERSION:
+        version = int(row[0][0]) if row else 0
+        if version > SCHEMA_VERSION:
             raise SchemaVersionError(
                 f"the store was written by schema version {row[0][0]}; "
                 f"this solvelens knows up to {SCHEMA_VERSION}"
             )
-        if row and int(row[0][0]) == SCHEMA_VERSION:
+        if version == SCHEMA_VERSION:
             return
     # One transaction: a process interrupted here leaves either no schema or all of it (never a version row
     # without its views, which the early return above would then keep forever).
@@ -291,6 +320,9 @@ def ensure_schema(con: duckdb.DuckDBPyConnection, *, raw_compression: str | None
     try:
         for statement in _tables_ddl(raw_compression):
             con.execute(statement)
+        for step in range(version + 1, SCHEMA_VERSION + 1) if exists else ():
+            for statement in MIGRATIONS.get(step, ()):
+                con.execute(statement)
         con.execute(
             f"INSERT OR REPLACE INTO {INTERNAL}.meta VALUES ('schema_version', ?)", [str(SCHEMA_VERSION)]
         )

@@ -79,6 +79,18 @@ def version_key(raw: bytes, scope: str | None = None) -> int:
     return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little")
 
 
+def _version_keys(raws: list[bytes], scopes: list[Any] | None) -> list[int]:
+    """:func:`version_key` of each raw record (within its scope), without a call per record (half the
+    CPU: this runs for every record fetched)."""
+    blake2b, from_bytes = hashlib.blake2b, int.from_bytes
+    if scopes is None:
+        return [from_bytes(blake2b(v, digest_size=8).digest(), "little") for v in raws]
+    if len(scopes) == len(raws) and len(set(scopes)) == 1:  # one solution list: one scope
+        prefix = str(scopes[0]).encode() + b"\n"
+        return [from_bytes(blake2b(prefix + v, digest_size=8).digest(), "little") for v in raws]
+    return [version_key(v, s) for v, s in zip(raws, scopes, strict=True)]
+
+
 def dump_json(record: Any) -> bytes:
     """The record as compact UTF-8 JSON, keys in their original order (the stored ``raw``)."""
     return orjson.dumps(record)
@@ -113,11 +125,7 @@ class TableWriter:
                     v.encode() if isinstance(v, str) else v if isinstance(v, bytes) else dump_json(v)
                     for v in values
                 ]
-                scopes = columns.get("problem_id")
-                if scopes is None:
-                    keys = [version_key(v) for v in values]
-                else:
-                    keys = [version_key(v, s) for v, s in zip(values, scopes, strict=True)]
+                keys = _version_keys(values, columns.get("problem_id"))
                 self._buffer["version_id"].extend(keys)
                 self._buffered_bytes += sum(len(v) for v in values)
             self._buffer[name].extend(values)

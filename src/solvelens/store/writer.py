@@ -424,6 +424,13 @@ def _iso(ts: datetime) -> str:
     return ts.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
 
+def _declared_platform(area: StagingArea) -> str | None:
+    """What the platform declared about itself (the ``platform`` step's ``declared`` info, a JSON object
+    with ``id`` and ``clock`` when given) as JSON text; ``None`` when the run staged no such step."""
+    declared = area.parts().get("platform", {}).get("info", {}).get("declared")
+    return None if declared is None else json.dumps(declared)
+
+
 def write_snapshot(
     db_path: str | os.PathLike[str],
     staging: StagingArea | str | os.PathLike[str],
@@ -465,9 +472,9 @@ def write_snapshot(
                 [COMPLETE, run["base_url"]],
             ).fetchall()[0][0]
             con.execute(
-                f"INSERT INTO {log} (snapshot_id, taken_at, base_url, status, started_at) "
-                "VALUES (?, ?::TIMESTAMPTZ, ?, 'writing', ?::TIMESTAMPTZ)",
-                [sid, run["taken_at"], run["base_url"], run["started_at"]],
+                f"INSERT INTO {log} (snapshot_id, taken_at, base_url, status, started_at, platform) "
+                "VALUES (?, ?::TIMESTAMPTZ, ?, 'writing', ?::TIMESTAMPTZ, ?::JSON)",
+                [sid, run["taken_at"], run["base_url"], run["started_at"], _declared_platform(area)],
             )
             tx = _Transaction(con, area, sid)
             timings: dict[str, float] = {}

@@ -91,6 +91,8 @@ class Convention(ABC):
     name: ClassVar[str]
     #: Status of a query parameter that fails validation (the platform answers 422; most APIs answer 400).
     validation_status: ClassVar[int] = 400
+    #: Media type of successful bodies.
+    media: ClassVar[str] = "application/json"
     #: Media type of error bodies.
     error_media: ClassVar[str] = "application/json"
     #: JSON schema of this mode's error body (OpenAPI).
@@ -168,7 +170,7 @@ class Convention(ABC):
                 schema = self.error_schema
                 out[status] = {"description": description, "content": {self.error_media: {"schema": schema}}}
             elif isinstance(model, dict):
-                out[status] = {"description": description, "content": {"application/json": {"schema": model}}}
+                out[status] = {"description": description, "content": {self.media: {"schema": model}}}
             else:
                 out.update(responses((status, description, model)))
         return out

@@ -66,6 +66,7 @@ class HalConvention(Convention):
 
     name: ClassVar[str] = "hal"
     task_id_pointer: ClassVar[str] = "/task/task_id"
+    media: ClassVar[str] = MEDIA
     error_media: ClassVar[str] = PROBLEM_MEDIA
     summary: ClassVar[str] = (
         "HAL: `_embedded.<kind>` lists, `page_token`/`limit` cursors with a relative `_links.next.href`, "

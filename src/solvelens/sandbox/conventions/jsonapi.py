@@ -75,6 +75,7 @@ class JsonApiConvention(Convention):
 
     name: ClassVar[str] = "jsonapi"
     task_id_pointer: ClassVar[str] = "/data/id"
+    media: ClassVar[str] = MEDIA
     error_media: ClassVar[str] = MEDIA
     summary: ClassVar[str] = (
         "JSON:API documents: `data` resource objects (snake_case attributes, relationships), "

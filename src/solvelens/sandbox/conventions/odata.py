@@ -53,6 +53,7 @@ class OdataConvention(Convention):
     """OData v4 collections: ``value``, ``$top``/``$skip``, server-driven ``@odata.nextLink``, PascalCase."""
 
     name: ClassVar[str] = "odata"
+    media: ClassVar[str] = MEDIA
     task_id_pointer: ClassVar[str] = "/value/0/TaskId"
     summary: ClassVar[str] = (
         "OData v4: `value` lists, `$top`/`$skip` with the server's own page size and an absolute "

@@ -1,0 +1,126 @@
+"""The frames one leaderboard history report is computed from: read once from a loaded store, then shared by
+the notices, the headline, the section builders and the small tables (:mod:`solvelens.report.content`)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from typing import Any
+
+import polars as pl
+
+from solvelens import analysis as an
+from solvelens.analysis.store import Store
+from solvelens.report.table import bot_table
+
+
+@dataclass(frozen=True)
+class ReportFrames:
+    """Every frame of one report (polars, in memory; times UTC), with the settings it was computed for.
+
+    ``snapshots`` (sorted by time), ``history`` (:func:`solvelens.analysis.rank_history`), ``table`` (the
+    bot table, :func:`solvelens.report.table.bot_table`), ``bump``, ``movers``, ``volatility``, ``counts``
+    (problem counts), ``growth``, ``categories``, ``activity``, ``solutions`` (the newest snapshot's),
+    ``distribution``, ``board`` (models), ``model_trend``, ``stats``, ``gaps``, ``days``; ``latest`` (the
+    newest ``/stats`` figures), ``fresh``, ``unit`` (the rate unit), ``span`` (the history's length) and
+    ``refs`` (the baseline snapshot ids ``prev``/``7d``/``first``).
+    """
+
+    store: Store
+    generated: dt.datetime
+    top_n: int
+    window: dt.timedelta
+    min_model_solutions: int
+    snapshots: pl.DataFrame
+    history: pl.DataFrame
+    fresh: an.Freshness
+    unit: an.RateUnit
+    span: dt.timedelta
+    gaps: pl.DataFrame
+    refs: dict[str, Any]
+    table: pl.DataFrame
+    bump: pl.DataFrame
+    movers: pl.DataFrame
+    volatility: pl.DataFrame
+    counts: pl.DataFrame
+    growth: pl.DataFrame
+    categories: pl.DataFrame
+    activity: pl.DataFrame
+    solutions: pl.DataFrame
+    distribution: pl.DataFrame
+    board: pl.DataFrame
+    model_trend: pl.DataFrame
+    stats: pl.DataFrame
+    latest: dict[str, float]
+    days: pl.DataFrame
+
+    @property
+    def multi(self) -> bool:
+        """Whether the history holds at least two snapshots (what every change and trend needs)."""
+        return self.snapshots.height >= 2
+
+
+def _history_frames(
+    store: Store, snapshots: pl.DataFrame, top_n: int, window: dt.timedelta
+) -> dict[str, Any]:
+    """Ranks over time and what is derived from them: the table, bump data, movers, volatility."""
+    history = an.rank_history(store.leaderboard, snapshots)
+    return {
+        "history": history,
+        "refs": an.reference_snapshots(history, window=window),
+        "table": bot_table(history, store.leaderboard.collect(), window=window),
+        "bump": an.bump_data(history, top_n=top_n),
+        "movers": an.top_movers(history, window=window, n=5),
+        "volatility": an.rank_volatility(history, top_n=top_n),
+    }
+
+
+def _platform_frames(
+    store: Store, snapshots: pl.DataFrame, unit: an.RateUnit, min_solutions: int
+) -> dict[str, Any]:
+    """Growth, activity, solutions, models and ``/stats`` over time, rates in ``unit``."""
+    counts = store.problem_counts.collect()
+    solutions = store.solutions.collect()
+    return {
+        "counts": counts,
+        "growth": an.platform_growth(counts, snapshots, unit=unit),
+        "categories": an.category_growth(counts, snapshots, store.categories, unit=unit),
+        "activity": an.platform_activity(an.bot_activity(store.bots, snapshots, unit=unit)),
+        "solutions": solutions,
+        "distribution": an.score_distribution(solutions),
+        "board": an.model_leaderboard(solutions, min_solutions=min_solutions),
+        "model_trend": an.model_trend(store.model_counts, snapshots),
+        "stats": an.platform_stats_over_time(store.platform_stats, snapshots, unit=unit),
+        "latest": an.latest_stats(store.platform_stats, snapshots),
+    }
+
+
+def report_frames(
+    store: Store,
+    *,
+    top_n: int = 10,
+    window: dt.timedelta = dt.timedelta(days=7),
+    now: dt.datetime | None = None,
+    min_model_solutions: int = an.models.MIN_SOLUTIONS,
+) -> ReportFrames:
+    """Compute every frame of the report from ``store``. Raises
+    :class:`solvelens.analysis.EmptyStoreError` when the store has no complete snapshot."""
+    store.require_snapshots()
+    generated = now or dt.datetime.now(dt.UTC)
+    snapshots = store.snapshots.collect()
+    unit = an.rate_unit(snapshots)
+    return ReportFrames(
+        store=store,
+        generated=generated,
+        top_n=top_n,
+        window=window,
+        min_model_solutions=min_model_solutions,
+        snapshots=snapshots,
+        fresh=an.freshness(snapshots, now=generated),
+        unit=unit,
+        span=an.history_span(snapshots),
+        gaps=an.snapshot_gaps(snapshots),
+        days=an.snapshot_days(snapshots),
+        **_history_frames(store, snapshots, top_n, window),
+        **_platform_frames(store, snapshots, unit, min_model_solutions),
+    )

@@ -1,0 +1,67 @@
+"""The report's headline figures: the leader, ranked bots, problems and solutions with their growth,
+comparisons, snapshots and the newest snapshot's age."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import polars as pl
+
+from solvelens import analysis as an
+from solvelens.report.frames import ReportFrames
+from solvelens.report.slots import Figure, fmt_int, fmt_time
+
+
+def growth_detail(growth: pl.DataFrame, column: str, unit: an.RateUnit) -> str:
+    """The headline's growth line in the history's unit: per day over the last 7 days, per hour over the
+    history, or per snapshot."""
+    if growth.height < 2:
+        return ""
+    frame = growth
+    if unit.name == "day":
+        frame = growth.filter(pl.col("taken_at") >= growth["taken_at"][-1] - dt.timedelta(days=7))
+        if frame.height < 2:
+            frame = growth.tail(2)
+    span = frame["taken_at"][-1] - frame["taken_at"][0]
+    change = float(frame[column][-1] - frame[column][0])
+    if unit.name == "snapshot":
+        steps = frame.height - 1
+        return f"{change / steps:+,.1f} per snapshot ({steps} interval(s) over {an.format_duration(span)})"
+    units = span.total_seconds() / (unit.seconds or 1.0)
+    window = (
+        "last 7 days"
+        if unit.name == "day" and span >= dt.timedelta(days=7)
+        else f"over {an.format_duration(span)}"
+    )
+    return f"{change / units:+,.1f} {unit.label} ({window})"
+
+
+def _leader(table: pl.DataFrame) -> Figure:
+    leader = table.row(0, named=True) if table.height else None
+    tied = table.filter(pl.col("rank") == 1).height if table.height else 0
+    return Figure(
+        "Leader" if tied < 2 else f"Leaders ({tied} tied)",
+        leader["name"] if leader else "–",
+        f"{fmt_int(leader['points'])} points" if leader else "no ranked bot",
+    )
+
+
+def report_headline(frames: ReportFrames, age: str) -> list[Figure]:
+    """The headline figures; ``age`` is the newest snapshot's detail line (its age, or "simulated clock")."""
+    growth, unit = frames.growth, frames.unit
+    newest = growth.tail(1).row(0, named=True)
+    figures = [
+        _leader(frames.table),
+        Figure("Ranked bots", fmt_int(frames.table.height)),
+        Figure("Problems", fmt_int(newest["problems"]), growth_detail(growth, "problems", unit)),
+        Figure("Solutions", fmt_int(newest["solutions"]), growth_detail(growth, "solutions", unit)),
+        Figure(
+            "Snapshots",
+            fmt_int(frames.snapshots.height),
+            f"over {an.format_duration(frames.span)}" if frames.multi else "one snapshot",
+        ),
+        Figure("Newest snapshot", fmt_time(frames.fresh.last_taken_at), age),
+    ]
+    if "totalComparisons" in frames.latest:
+        figures.insert(4, Figure("Comparisons", fmt_int(frames.latest["totalComparisons"])))
+    return figures

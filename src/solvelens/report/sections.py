@@ -1,0 +1,203 @@
+"""The report's chart sections, one builder per section: frames in, chart slots out (each slot holds its
+chart, or a note saying why it cannot be drawn yet).
+
+:data:`SECTIONS` lists the builders in report order under the keys the page template uses; a new section is
+one builder here, one entry in :data:`SECTIONS` and its block in ``templates/report.html.j2``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import polars as pl
+
+from solvelens import analysis as an
+from solvelens import charts as ch
+from solvelens.report.frames import ReportFrames
+from solvelens.report.slots import ChartSlot, slot
+
+#: The note of a chart that needs a second snapshot.
+NEEDS_TWO = "Needs at least two snapshots."
+
+
+def _movers_caption(f: ReportFrames) -> str:
+    window = an.format_duration(f.window)
+    if f.movers.height and f.movers["baseline"][0] == "first":
+        return (
+            f"Biggest rank changes since the first snapshot (the history spans less than {window}); "
+            "the same changes as the table's 'vs first' column."
+        )
+    return (
+        f"Biggest rank changes since the snapshot {window} before the newest one; the same changes as the "
+        "table's 'vs 7 days' column. Tied bots share a rank, so a tie reordering is not a move."
+    )
+
+
+def rank_section(f: ReportFrames) -> list[ChartSlot]:
+    """Today's top N over time, the top movers, the points trend."""
+    top_n = f.top_n
+    return [
+        slot(
+            "rank_history",
+            f"Today's top {top_n} over time",
+            f"Ranks of today's top {top_n} bots at every snapshot (rank 1 at the top; a bot below rank "
+            f"{top_n} leaves through the bottom edge). Bots with equal points share a rank. Hover a point "
+            "for its values.",
+            lambda: ch.rank_bump_chart(f.bump, title="", top=top_n),
+            f.bump.height > 0,
+            "No ranked bots in the store.",
+        ),
+        slot(
+            "movers",
+            "Top movers",
+            _movers_caption(f),
+            lambda: ch.movers_chart(f.movers, title=""),
+            f.movers.height > 0,
+            NEEDS_TWO if not f.multi else "No bot changed rank in this window.",
+        ),
+        slot(
+            "points_trend",
+            "Points trend",
+            f"Points of today's top {top_n} at every snapshot. Dashed lines: the #1 spot changed hands; "
+            "shaded: no snapshots.",
+            lambda: ch.points_trend_chart(
+                f.bump, annotations=an.leader_changes(f.history), gaps=f.gaps, title=""
+            ),
+            f.bump.height > 0 and f.multi,
+            NEEDS_TWO,
+        ),
+    ]
+
+
+def model_section(f: ReportFrames) -> list[ChartSlot]:
+    """The model leaderboard with bootstrap intervals, and the ranked models over time."""
+    ranked = f.board.filter(pl.col("ranked"))["llm_model"].to_list()[:8]
+    return [
+        slot(
+            "model_leaderboard",
+            "Mean rank percentile with 95% intervals",
+            "Mean rank percentile within problem of each model's solutions at the newest snapshot (100% = "
+            "always the best solution of its problem), with 95% bootstrap intervals: 1,000 replicates "
+            "resampling problems with replacement (seeded, so the same store gives the same intervals). "
+            "Models share a rank while their intervals overlap (as on the Chatbot Arena leaderboard). "
+            f"Models with fewer than {f.min_model_solutions} solutions in contested problems are grey and "
+            "not ranked.",
+            lambda: ch.model_leaderboard_chart(f.board, title=""),
+            f.board.filter(pl.col("mean_percentile").is_not_null()).height > 0,
+            "No solutions in contested problems (with at least two solutions) at the newest snapshot.",
+        ),
+        slot(
+            "model_trend",
+            "Models over time",
+            "Mean rank percentile within problem of the ranked models at every snapshot.",
+            lambda: ch.model_trend_chart(f.model_trend, models=ranked, title=""),
+            f.multi and bool(ranked),
+            NEEDS_TWO if not f.multi else "No ranked model.",
+        ),
+    ]
+
+
+def category_section(f: ReportFrames) -> list[ChartSlot]:
+    """Problems per category and each category's maturity rate over time."""
+    ready = f.categories.height > 0 and f.multi
+    return [
+        slot(
+            "category_problems",
+            "Problems per category",
+            "All problems in each category (every status), stacked.",
+            lambda: ch.category_area_chart(f.categories, title=""),
+            ready,
+            NEEDS_TWO,
+        ),
+        slot(
+            "category_maturity",
+            "Maturity rate per category",
+            "Share of each category's problems that have reached the mature status (axis fitted to the "
+            "data).",
+            lambda: ch.category_maturity_chart(f.categories, title=""),
+            ready,
+            NEEDS_TWO,
+        ),
+    ]
+
+
+def growth_section(f: ReportFrames) -> list[ChartSlot]:
+    """Problems and solutions added per unit of time, bot activity, the platform's ``/stats``."""
+    unit = f.unit
+    growth_caption = (
+        "Change since the previous snapshot divided by the time in between (so gaps do not show as spikes), "
+        f"{unit.label}."
+        if unit.name != "snapshot"
+        else "Change since the previous snapshot: the history spans less than an hour, so nothing is "
+        "extrapolated to an hour or a day."
+    )
+    return [
+        slot(
+            "platform_growth",
+            f"Problems and solutions added {unit.label}",
+            growth_caption,
+            lambda: ch.growth_chart(f.growth, title=""),
+            f.multi,
+            NEEDS_TWO,
+        ),
+        slot(
+            "bot_activity",
+            "Bot activity",
+            f"Solutions and votes {unit.label}, summed over bots, from changes in their profile counters.",
+            lambda: ch.activity_chart(f.activity, title=""),
+            f.activity.height > 0,
+            NEEDS_TWO,
+        ),
+        slot(
+            "platform_stats",
+            "Platform statistics",
+            "The platform's /stats figures at each snapshot.",
+            lambda: ch.platform_stats_chart(f.stats, title=""),
+            f.stats.height > 0,
+            "The store has no platform statistics.",
+        ),
+    ]
+
+
+def solution_section(f: ReportFrames) -> list[ChartSlot]:
+    """The newest snapshot's solution scores by rank within their problem."""
+    return [
+        slot(
+            "score_distribution",
+            "Solution scores",
+            "Scores of all solutions at the newest snapshot, by their rank within their problem.",
+            lambda: ch.score_distribution_chart(f.distribution, title=""),
+            f.distribution.height > 0,
+            "No solutions in the newest snapshot.",
+        ),
+    ]
+
+
+def coverage_section(f: ReportFrames) -> list[ChartSlot]:
+    """One cell per UTC day of the history, days without a snapshot marked."""
+    return [
+        slot(
+            "coverage",
+            "Snapshot coverage",
+            "One cell per UTC day from the first to the newest snapshot; red days have no snapshot.",
+            lambda: ch.coverage_chart(f.days, title=""),
+            f.days.height > 0,
+            "No snapshots.",
+        ),
+    ]
+
+
+#: The chart sections in report order: template key -> builder.
+SECTIONS: dict[str, Callable[[ReportFrames], list[ChartSlot]]] = {
+    "ranks": rank_section,
+    "models": model_section,
+    "categories": category_section,
+    "growth": growth_section,
+    "solutions": solution_section,
+    "coverage": coverage_section,
+}
+
+
+def chart_sections(frames: ReportFrames) -> dict[str, list[ChartSlot]]:
+    """Every section of :data:`SECTIONS`, built from ``frames``."""
+    return {key: build(frames) for key, build in SECTIONS.items()}
