@@ -159,11 +159,12 @@ def json_link(answer: Answer) -> Detection | None:
     body = answer.body
     if not isinstance(body, dict):
         return None
-    for path in NEXT_URL_PATHS:
+    paths = [p for p in NEXT_URL_PATHS if p in body or p.split(".", 1)[0] in body]
+    for path in paths:
         value = get_path(body, path)
         if is_link(value):
             return Detection(PaginatorSpec("json_link", {"next_url_path": path}), 0.9, f"next link at {path}")
-    for path in NEXT_URL_PATHS:
+    for path in paths:
         if _present_null(body, path):
             spec = PaginatorSpec("json_link", {"next_url_path": path})
             return Detection(spec, 0.6, f"{path} is null (the last page)")

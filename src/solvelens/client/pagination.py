@@ -177,6 +177,10 @@ def get_path(data: Any, path: str, headers: Mapping[str, str] | None = None) -> 
         return data
     if path.startswith("header:"):
         return header(headers, path[7:])
+    if not isinstance(data, dict):
+        return None
+    if path in data or "." not in path:
+        return data.get(path)
     parts = path.split(".")
     current = data
     i = 0
