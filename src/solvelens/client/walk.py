@@ -30,7 +30,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import httpx
@@ -119,7 +119,8 @@ class EndpointState:
 
     ``paginator``: declared (profile) or learned (a fallback that worked) spec; ``paginator_declared``.
     ``page_size``: declared page size. ``data_selector`` / ``selector_declared``: where the records are.
-    ``records``: the :class:`RecordStyle`, decided once. ``total_path``: declared place of the total.
+    ``records``: the :class:`RecordStyle`, decided once (``record_settings``: the parts a profile declares,
+    which win over what the first record shows). ``total_path``: declared place of the total.
     ``page_size_rejected``: the server refused our page size (its default is used). ``announced``: the style
     was logged. ``detection_requests``: extra requests detection spent here (at most
     :data:`~solvelens.client.detect.MAX_DETECTION_REQUESTS`).
@@ -132,6 +133,7 @@ class EndpointState:
     data_selector: str | None = None
     selector_declared: bool = False
     records: RecordStyle | None = None
+    record_settings: dict[str, str] = field(default_factory=dict)
     total_path: str | None = None
     page_size_rejected: bool = False
     announced: bool = False
@@ -140,12 +142,10 @@ class EndpointState:
     def record_style(self, sample: Any) -> RecordStyle:
         """The endpoint's record style, detected from ``sample`` (one record as sent) the first time."""
         if self.records is None:
-            self.records = detect_record_style(sample, self.name)
-        elif self.records.declared and self.records.id_field is None:
             detected = detect_record_style(sample, self.name)
-            self.records = RecordStyle(
-                self.records.record, self.records.field_case, detected.id_field, detected.canonical_id, True
-            )
+            if self.record_settings:
+                detected = replace(detected, declared=True, **self.record_settings)
+            self.records = detected
         return self.records
 
 
@@ -426,6 +426,7 @@ def read_records(state: EndpointState, body: Any, items_key: str | None, templat
     if not raw:
         return raw
     style = state.record_style(raw[0])
+    _check_declared_record(state, style, raw[0], template)
     if style.declared and style.id_field and not style.identity and not _has_id(raw[0], style):
         fields = ", ".join(sorted(map(str, _fields(raw[0], style))))
         raise PaginationError(
@@ -433,6 +434,22 @@ def read_records(state: EndpointState, body: Any, items_key: str | None, templat
             f"field of its records (fields: {fields})"
         )
     return style.normalise_all(raw)
+
+
+def _check_declared_record(state: EndpointState, style: RecordStyle, sample: Any, template: str) -> None:
+    """A profile's ``record`` that the records do not have: an error naming the setting."""
+    if "record" not in state.record_settings or not isinstance(sample, dict):
+        return
+    fits = {
+        "flat": True,
+        "resource_object": isinstance(sample.get("attributes"), dict),
+        "relay_node": isinstance(sample.get("node"), dict),
+    }[style.record]
+    if not fits:
+        raise PaginationError(
+            f"GET {template}: the profile's {_setting(state, 'record')} = {style.record!r} does not fit its "
+            f"records (keys: {', '.join(sorted(map(str, sample)))}); fix or remove it"
+        )
 
 
 def _shape(body: Any) -> str:
