@@ -144,6 +144,7 @@ class EndpointState:
         if self.records is None:
             detected = detect_record_style(sample, self.name)
             if self.record_settings:
+                _check_declared_record(self, detected, sample)
                 detected = replace(detected, declared=True, **self.record_settings)
             self.records = detected
         return self.records
@@ -426,7 +427,6 @@ def read_records(state: EndpointState, body: Any, items_key: str | None, templat
     if not raw:
         return raw
     style = state.record_style(raw[0])
-    _check_declared_record(state, style, raw[0], template)
     if style.declared and style.id_field and not style.identity and not _has_id(raw[0], style):
         fields = ", ".join(sorted(map(str, _fields(raw[0], style))))
         raise PaginationError(
@@ -436,19 +436,26 @@ def read_records(state: EndpointState, body: Any, items_key: str | None, templat
     return style.normalise_all(raw)
 
 
-def _check_declared_record(state: EndpointState, style: RecordStyle, sample: Any, template: str) -> None:
-    """A profile's ``record`` that the records do not have: an error naming the setting."""
-    if "record" not in state.record_settings or not isinstance(sample, dict):
-        return
+def _check_declared_record(state: EndpointState, detected: RecordStyle, sample: Any) -> None:
+    """A profile's ``record`` the records do not have, or ``field_case = "camel"`` for records in another case
+    (they would be stored as sent, not canonical): an error naming the setting."""
+    settings = state.record_settings
+    record = settings.get("record")
     fits = {
+        None: True,
         "flat": True,
-        "resource_object": isinstance(sample.get("attributes"), dict),
-        "relay_node": isinstance(sample.get("node"), dict),
-    }[style.record]
+        "resource_object": isinstance(sample, dict) and isinstance(sample.get("attributes"), dict),
+        "relay_node": isinstance(sample, dict) and isinstance(sample.get("node"), dict),
+    }.get(record, True)
+    problem = None
     if not fits:
+        problem = f"record = {record!r} does not fit its records"
+    elif settings.get("field_case") == "camel" and detected.field_case != "camel":
+        problem = f'field_case = "camel" does not fit its records (they are {detected.field_case} case)'
+    if problem is not None:
+        keys = ", ".join(sorted(map(str, sample))) if isinstance(sample, dict) else type(sample).__name__
         raise PaginationError(
-            f"GET {template}: the profile's {_setting(state, 'record')} = {style.record!r} does not fit its "
-            f"records (keys: {', '.join(sorted(map(str, sample)))}); fix or remove it"
+            f"{state.name}: the profile's [endpoints.{state.name}] {problem} (keys: {keys}); fix or remove it"
         )
 
 
