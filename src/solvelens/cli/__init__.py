@@ -19,6 +19,7 @@ from solvelens.cli import bot, db, demo, probe, report, sandbox, snapshot
 from solvelens.cli.common import SolvelensGroup
 
 app = typer.Typer(
+    rich_markup_mode=None,
     name="solvelens",
     cls=SolvelensGroup,
     help=(

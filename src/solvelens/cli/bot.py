@@ -5,22 +5,25 @@ The client and the runner are imported inside the command so ``solvelens --help`
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
+from typing import Annotated, Any
 
 import typer
 
-from solvelens.cli.common import api_key_option, base_url_option, fail
+from solvelens.cli.common import BaseUrl, ProfileFile, fail
 
 app = typer.Typer(
-    help="Run a bot: poll tasks, solve them with your function, submit the results.", no_args_is_help=True
+    rich_markup_mode=None,
+    help="Run a bot: poll tasks, solve them with your function, submit the results.",
+    no_args_is_help=True,
 )
 
 
-@app.command()
-def run(
-    base_url: str = base_url_option(),
-    solver: str = typer.Option(
-        ...,
+#: ``--solver MODULE:FUNCTION`` (``SOLVELENS_SOLVER``), required.
+Solver = Annotated[
+    str,
+    typer.Option(
         "--solver",
         envvar="SOLVELENS_SOLVER",
         help="MODULE:FUNCTION taking the task dict and returning a str or a dict, e.g. mysolver:solve "
@@ -28,95 +31,168 @@ def run(
         "path/to/file.py:solve. For typed tasks a str becomes the typed body where that is unambiguous "
         "(solve: the text; vote: a|b|skip; flag/create: a JSON object), else it is refused.",
     ),
-    profile: Path | None = typer.Option(
-        None,
-        "--profile",
-        envvar="SOLVELENS_PROFILE",
+]
+BotApiKey = Annotated[
+    str | None,
+    typer.Option(
+        "--api-key",
+        envvar="SOLVELENS_API_KEY",
         show_default=False,
-        help="Platform profile (TOML, written by `solvelens probe`); e.g. [endpoints.tasks_next] "
-        "data_selector names where the task sits in /tasks/next answers.",
+        help="Bot API key (<prefix>_key_...). Never printed.",
     ),
-    app_dir: Path = typer.Option(
-        Path("."),
+]
+AppDir = Annotated[
+    Path,
+    typer.Option(
         "--app-dir",
         envvar="SOLVELENS_APP_DIR",
         help="Folder put first on the import path for --solver MODULE:FUNCTION (as uvicorn's --app-dir).",
     ),
-    api_key: str | None = api_key_option("Bot API key (<prefix>_key_...). Never printed."),
-    api_key_file: Path | None = typer.Option(
-        None, "--api-key-file", envvar="SOLVELENS_API_KEY_FILE", help="File whose first line is the API key."
+]
+ApiKeyFile = Annotated[
+    Path | None,
+    typer.Option(
+        "--api-key-file", envvar="SOLVELENS_API_KEY_FILE", help="File whose first line is the API key."
     ),
-    max_tasks: int | None = typer.Option(
-        None, "--max-tasks", envvar="SOLVELENS_MAX_TASKS", min=1, help="Stop after this many tasks."
+]
+MaxTasks = Annotated[
+    int | None,
+    typer.Option("--max-tasks", envvar="SOLVELENS_MAX_TASKS", min=1, help="Stop after this many tasks."),
+]
+IdleWait = Annotated[
+    float,
+    typer.Option(
+        "--idle-wait", envvar="SOLVELENS_IDLE_WAIT", min=0.0, help="Seconds to wait when there is no task."
     ),
-    idle_wait: float = typer.Option(
-        30.0,
-        "--idle-wait",
-        envvar="SOLVELENS_IDLE_WAIT",
-        min=0.0,
-        help="Seconds to wait when there is no task.",
+]
+StopWhenIdle = Annotated[
+    bool,
+    typer.Option(
+        "--stop-when-idle", envvar="SOLVELENS_STOP_WHEN_IDLE", help="Exit at the first 'no task' instead."
     ),
-    stop_when_idle: bool = typer.Option(
-        False,
-        "--stop-when-idle",
-        envvar="SOLVELENS_STOP_WHEN_IDLE",
-        help="Exit at the first 'no task' instead.",
+]
+Brief = Annotated[
+    bool,
+    typer.Option(
+        "--brief", envvar="SOLVELENS_BRIEF", help="Ask for compact tasks (?brief=true&categories=slim)."
     ),
-    brief: bool = typer.Option(
-        False,
-        "--brief",
-        envvar="SOLVELENS_BRIEF",
-        help="Ask for compact tasks (?brief=true&categories=slim).",
-    ),
-    timeout: float = typer.Option(
-        30.0, "--timeout", envvar="SOLVELENS_TIMEOUT", min=0.1, help="Per-request timeout in seconds."
-    ),
-    llm_model: str | None = typer.Option(
-        None,
+]
+Timeout = Annotated[
+    float,
+    typer.Option("--timeout", envvar="SOLVELENS_TIMEOUT", min=0.1, help="Per-request timeout in seconds."),
+]
+LlmModel = Annotated[
+    str | None,
+    typer.Option(
         "--llm-model",
         envvar="SOLVELENS_LLM_MODEL",
         help="Model name sent as llm_model in solve bodies; wins over the solver's own (its llm_model "
         "attribute or the llm_model of its answers), with one warning line when they differ.",
     ),
-    llm_model_version: str | None = typer.Option(
-        None, "--llm-model-version", envvar="SOLVELENS_LLM_MODEL_VERSION", help="Sent as llm_model_version."
+]
+LlmModelVersion = Annotated[
+    str | None,
+    typer.Option(
+        "--llm-model-version", envvar="SOLVELENS_LLM_MODEL_VERSION", help="Sent as llm_model_version."
     ),
-    max_rejections: int = typer.Option(
-        3,
+]
+MaxRejections = Annotated[
+    int,
+    typer.Option(
         "--max-rejections",
         envvar="SOLVELENS_MAX_REJECTIONS",
         min=1,
         help="Stop (exit 1) after this many rejected answers in a row (400/422, or refused locally): the "
         "platform fails each rejected task.",
     ),
-    max_errors: int = typer.Option(
-        5,
+]
+MaxErrors = Annotated[
+    int,
+    typer.Option(
         "--max-errors",
         envvar="SOLVELENS_MAX_ERRORS",
         min=1,
         help="Stop (exit 1) after this many errors in a row, e.g. polls answered 5xx after all retries.",
     ),
-    max_outage: float = typer.Option(
-        120.0,
+]
+MaxOutage = Annotated[
+    float,
+    typer.Option(
         "--max-outage",
         envvar="SOLVELENS_MAX_OUTAGE",
         min=0.0,
         help="Stop (exit 1) when every poll has failed (5xx, connection error, timeout) for this many "
         "seconds; 0: never.",
     ),
-    verbose: bool = typer.Option(
-        False,
+]
+Verbose = Annotated[
+    bool,
+    typer.Option(
         "--verbose",
         "-v",
         help="Show a failing solver's traceback (once per distinct error) and the client's INFO lines.",
     ),
-    max_attempts: int = typer.Option(
-        5,
+]
+MaxAttempts = Annotated[
+    int,
+    typer.Option(
         "--max-attempts",
         envvar="SOLVELENS_MAX_ATTEMPTS",
         min=1,
         help="Tries per request on 5xx, 429, timeouts and connection errors (with backoff).",
     ),
+]
+
+
+def _api_key(base_url: str, api_key: str | None, api_key_file: Path | None) -> Any:
+    """The bot's key (``SecretStr``) from ``--api-key``, ``--api-key-file`` or the environment; exits 1 with
+    one line when it is missing, unreadable or malformed."""
+    from pydantic import SecretStr
+
+    from solvelens.config import InvalidApiKeyError, Settings
+
+    try:
+        settings = Settings(
+            api_key=SecretStr(api_key) if api_key else None, api_key_file=api_key_file, base_url=base_url
+        )
+        key = settings.resolved_api_key()
+    except (InvalidApiKeyError, OSError) as exc:
+        fail(f"API key: {exc}")
+    if key is None:
+        fail("no API key: pass --api-key, or set SOLVELENS_API_KEY or SOLVELENS_API_KEY_FILE")
+    return key
+
+
+def _log_retries(verbose: bool) -> None:
+    """One plain line per retry on stderr, whatever the terminal width (a rich handler would wrap it)."""
+    handler = logging.StreamHandler()
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s", "%H:%M:%S"))
+    client_log = logging.getLogger("solvelens.client")
+    client_log.addHandler(handler)
+    client_log.setLevel(logging.INFO if verbose else logging.WARNING)
+    client_log.propagate = False
+
+
+@app.command()
+def run(
+    base_url: BaseUrl,
+    solver: Solver,
+    profile: ProfileFile = None,
+    app_dir: AppDir = Path("."),
+    api_key: BotApiKey = None,
+    api_key_file: ApiKeyFile = None,
+    max_tasks: MaxTasks = None,
+    idle_wait: IdleWait = 30.0,
+    stop_when_idle: StopWhenIdle = False,
+    brief: Brief = False,
+    timeout: Timeout = 30.0,
+    llm_model: LlmModel = None,
+    llm_model_version: LlmModelVersion = None,
+    max_rejections: MaxRejections = 3,
+    max_errors: MaxErrors = 5,
+    max_outage: MaxOutage = 120.0,
+    verbose: Verbose = False,
+    max_attempts: MaxAttempts = 5,
 ) -> None:
     """Poll /tasks/next, call SOLVER on each task and submit its answer, until stopped.
 
@@ -130,46 +206,22 @@ def run(
     errors in a row); 130 when a second signal aborted a task in hand. Each retry of a request is logged as
     one line on stderr.
     """
-    import logging
-
-    from pydantic import SecretStr
-
     from solvelens.client import PlatformClient, PlatformError
     from solvelens.client.bot import BotRunner, SolverLoadError, load_solver
-    from solvelens.config import InvalidApiKeyError, Settings
 
-    try:
-        settings = Settings(
-            api_key=SecretStr(api_key) if api_key else None, api_key_file=api_key_file, base_url=base_url
-        )
-        key = settings.resolved_api_key()
-    except (InvalidApiKeyError, OSError) as exc:
-        fail(f"API key: {exc}")
-        return
-    if key is None:
-        fail("no API key: pass --api-key, or set SOLVELENS_API_KEY or SOLVELENS_API_KEY_FILE")
-        return
+    key = _api_key(base_url, api_key, api_key_file)
     try:
         client = PlatformClient(
             base_url, api_key=key, timeout=timeout, max_attempts=max_attempts, read_env=False, profile=profile
         )
     except PlatformError as exc:
         fail(str(exc))
-        return
-    # One plain line per retry on stderr, whatever the terminal width (a rich handler would wrap it).
-    handler = logging.StreamHandler()
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s", "%H:%M:%S"))
-    client_log = logging.getLogger("solvelens.client")
-    client_log.addHandler(handler)
-    client_log.setLevel(logging.INFO if verbose else logging.WARNING)
-    client_log.propagate = False
-    params = {"brief": "true", "categories": "slim"} if brief else {}
+    _log_retries(verbose)
     with client:
         try:
             solve = load_solver(solver, app_dir=app_dir)
         except SolverLoadError as exc:
             fail(str(exc))
-            return
         runner = BotRunner(
             client,
             solve,
@@ -181,7 +233,7 @@ def run(
             max_outage=max_outage,
             llm_model=llm_model,
             llm_model_version=llm_model_version,
-            task_params=params,
+            task_params={"brief": "true", "categories": "slim"} if brief else {},
             verbose=verbose,
         )
         try:

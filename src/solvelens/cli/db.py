@@ -17,7 +17,9 @@ import typer
 from solvelens.cli.common import BadInputError, db_option, fail
 
 app = typer.Typer(
-    help="The DuckDB snapshot store: info, snapshots, export, prune, delete, compact.", no_args_is_help=True
+    rich_markup_mode=None,
+    help="The DuckDB snapshot store: info, snapshots, export, prune, delete, compact.",
+    no_args_is_help=True,
 )
 
 

@@ -14,6 +14,7 @@ import typer
 from solvelens.cli.common import DEFAULT_SANDBOX_DB, BadInputError, CommandFailedError, SandboxDbPath
 
 app = typer.Typer(
+    rich_markup_mode=None,
     help="The sandbox platform: a local stand-in for the real platform (SQLite file + HTTP server).",
     no_args_is_help=True,
 )
