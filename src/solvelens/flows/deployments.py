@@ -66,7 +66,8 @@ def snapshot_deployment(
     ``snapshot-<deployment_suffix(db_path, base_url=base_url)>`` unless ``name`` is given.
 
     The one parameter, ``plan`` (a :class:`solvelens.flows.steps.SnapshotPlan`), carries only the base URL,
-    the store path and flags (the rest keep their defaults; ``taken_at``: each run's start): the API key
+    the store path, the profile when given, and flags (the rest keep their defaults; ``taken_at``: each
+    run's start): the API key
     comes from the serving process's environment (``SOLVELENS_API_KEY`` / ``SOLVELENS_API_KEY_FILE``),
     never from the deployment.
     """
@@ -80,7 +81,9 @@ def snapshot_deployment(
                 full=full,
                 allow_missing_bot_me=allow_missing_bot_me,
                 profile=profile,
-            ).model_dump(include={"base_url", "db_path", "full", "allow_missing_bot_me", "profile"})
+            ).model_dump(
+                include={"base_url", "db_path", "full", "allow_missing_bot_me", "profile"}, exclude_none=True
+            )
         },
         tags=TAGS,
         description=f"One complete snapshot of {base_url} into {db_path}.",
