@@ -70,9 +70,9 @@ def snapshot_deployment(
     ``snapshot-<deployment_suffix(db_path, base_url=base_url)>`` unless ``name`` is given.
 
     The one parameter, ``plan`` (a :class:`solvelens.flows.steps.SnapshotPlan`), carries only the base URL,
-    the store path and flags (the rest keep their defaults; ``taken_at``: each run's start): the API key
-    comes from the serving process's environment (``SOLVELENS_API_KEY`` / ``SOLVELENS_API_KEY_FILE``),
-    never from the deployment.
+    the store path, the profile when given, and flags (the rest keep their defaults; ``taken_at``: each
+    run's start): the API key comes from the serving process's environment (``SOLVELENS_API_KEY`` /
+    ``SOLVELENS_API_KEY_FILE``), never from the deployment.
     """
     return snapshot_flow.to_deployment(
         name=name or f"snapshot-{deployment_suffix(db_path, base_url=base_url)}",
