@@ -173,28 +173,14 @@ def test_bot_with_the_example_solver_has_every_task_type_accepted(
     assert {status for _, status, _ in rows} == {"completed"}, rows  # nothing failed, nothing left held
 
 
-def probe_output_option() -> str | None:
-    """The option of ``solvelens probe`` that names the profile file it writes (``None``: it prints the
-    profile on stdout); skips, naming why, while the command is not on this branch (the i15-client helper's
-    work)."""
-    help_text = solvelens("probe", "--help", timeout=60)
-    if help_text.returncode != 0:
-        pytest.skip("`solvelens probe` is not on this branch yet (issue 15, client side)")
-    return next((o for o in ("--out", "--output", "--profile", "--write") if o in help_text.stdout), None)
-
-
 @pytest.mark.parametrize("mode", MODES)
 def test_probe_profile_snapshot_equals_detection(
     mode: str, convention_sandbox: Callable[..., SandboxServer], tmp_path: Path
 ) -> None:
-    option = probe_output_option()
     server = convention_sandbox(mode, task_types=("solve",))
     profile = tmp_path / "profile.toml"
-    target = [option, str(profile)] if option else []
-    probed = solvelens("probe", "--base-url", server.base_url, *target, timeout=120)
+    probed = solvelens("probe", "--base-url", server.base_url, "--out", str(profile), timeout=120)
     assert probed.returncode == 0, f"{probed.stdout}{probed.stderr}"
-    if option is None:
-        profile.write_text(probed.stdout)
     assert "[endpoints." in profile.read_text(), profile.read_text()
     stores = {}
     for name, extra in (("detected", []), ("profiled", ["--profile", str(profile)])):

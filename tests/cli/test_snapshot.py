@@ -17,6 +17,7 @@ OPTION_FIELDS = {
     "allow_missing_bot_me": "allow_missing_bot_me",
     "concurrency": "concurrency",
     "lock_timeout": "lock_timeout_s",
+    "profile": "profile",
 }
 
 

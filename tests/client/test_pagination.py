@@ -334,3 +334,65 @@ def test_drop_page_size_removes_the_limit() -> None:
     paginator.drop_page_size(request)
     assert request.params == {}
     assert paginator.page_size is None
+
+
+# -- a short page is the end only when nothing says otherwise -----------------------------------------------
+
+
+def test_short_page_is_not_the_end_while_the_header_total_says_more() -> None:
+    answers = [
+        ({"items": _recs(0, 13)}, {"X-Total-Count": "30"}),
+        ({"items": _recs(13, 13)}, {"X-Total-Count": "30"}),
+        ({"items": _recs(26, 4)}, {"X-Total-Count": "30"}),
+    ]
+    items, requests = _drive(OffsetPaginator(page_size=100), answers)
+    assert len(items) == 30
+    assert [r.params["offset"] for r in requests] == [0, 13, 26]
+
+
+def test_short_page_is_not_the_end_while_the_page_count_says_more() -> None:
+    answers = [
+        ({"items": _recs(0, 7), "totalPages": 3}, {}),
+        ({"items": _recs(7, 7), "totalPages": 3}, {}),
+        ({"items": _recs(14, 2), "totalPages": 3}, {}),
+    ]
+    items, requests = _drive(PageNumberPaginator(page_size=50), answers)
+    assert len(items) == 16
+    assert len(requests) == 3
+
+
+def test_short_page_with_a_next_link_or_has_more_goes_on() -> None:
+    answers = [({"items": _recs(0, 3), "has_more": True}, {}), ({"items": _recs(3, 2)}, {})]
+    items, _ = _drive(PageNumberPaginator(page_size=10), answers)
+    assert len(items) == 5
+
+
+def test_zero_based_pages_stop_at_the_page_count() -> None:
+    answers = [
+        ({"content": _recs(0, 2), "page": 0, "totalPages": 2}, {}),
+        ({"content": _recs(2, 2), "page": 1, "totalPages": 2}, {}),
+    ]
+    paginator = PageNumberPaginator(page_size=2, base_page=0)
+    items, requests = _drive(paginator, answers)
+    assert len(items) == 4
+    assert [r.params.get("page") for r in requests] == [None, 1]
+
+
+def test_cursor_and_link_paths() -> None:
+    answers = [
+        ({"edges": _recs(0, 2), "pageInfo": {"endCursor": "e1", "hasNextPage": True}}, {}),
+        ({"edges": _recs(2, 1), "pageInfo": {"endCursor": "e2", "hasNextPage": False}}, {}),
+    ]
+    items, requests = _drive(
+        CursorPaginator(
+            cursor_param="after", cursor_path="pageInfo.endCursor", limit_param="first", page_size=2
+        ),
+        answers,
+    )
+    assert len(items) == 3 and requests[1].params == {"first": 2, "after": "e1"}
+    odata = [
+        ({"value": _recs(0, 2), "@odata.nextLink": "http://h/x?$skip=2"}, {}),
+        ({"value": _recs(2, 1)}, {}),
+    ]
+    items, requests = _drive(NextLinkPaginator(next_url_path="@odata.nextLink", source="body"), odata)
+    assert len(items) == 3 and requests[1].url == "http://h/x?$skip=2"

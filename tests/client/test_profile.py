@@ -132,3 +132,20 @@ def test_settings_override_detection_and_misfits_name_the_setting() -> None:
         pytest.raises(PaginationError, match=r"id_field = 'pid'.*problem_id"),
     ):
         list(c.list_problems())
+
+
+def test_unset_record_settings_stay_detected_and_a_record_that_does_not_fit_is_named() -> None:
+    snake = [{"ref": r["id"], "solution_count": 1} for r in ROWS[:3]]
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, json={"problems": snake if "page" not in request.url.params else []})
+
+    only_id = Profile.loads('[endpoints.problems]\nid_field = "ref"\n')
+    with _client(answer, profile=only_id) as c:
+        assert next(iter(c.list_problems())) == {"id": "p0", "solutionCount": 1}  # snake_case still detected
+    relay = Profile.loads('[endpoints.problems]\nrecord = "relay_node"\nid_field = "ref"\n')
+    with (
+        _client(answer, profile=relay) as c,
+        pytest.raises(PaginationError, match="record = 'relay_node' does not fit"),
+    ):
+        list(c.list_problems())

@@ -225,3 +225,30 @@ def test_stats_name_value_pairs(body: Any) -> None:
 def test_stats_unknown_list_is_an_error() -> None:
     with pytest.raises(UnrecognizedResponseError, match=r"endpoints\.stats"):
         stats_figures([1, 2, 3])
+
+
+def test_single_resources_search_and_stats_over_http_in_another_convention() -> None:
+    import httpx
+
+    from solvelens.client import PlatformClient, RetryPolicy
+
+    answers = {
+        "/api/v1/problems/p1": {
+            "data": {"type": "problems", "id": "p1", "attributes": {"solution_count": 2}}
+        },
+        "/api/v1/bots/b1": {"node": {"botId": "b1", "globalElo": 1500}},
+        "/api/v1/search": {
+            "problems": [{"problem_id": "p1", "title": "x"}],
+            "bots": [{"bot_id": "b1", "name": "n"}],
+        },
+        "/api/v1/stats": {"value": [{"Name": "TotalBots", "Value": 2}]},
+    }
+    transport = httpx.MockTransport(lambda r: httpx.Response(200, json=answers[r.url.path]))
+    with PlatformClient(
+        "http://r.test/api/v1", transport=transport, read_env=False, retry=RetryPolicy(1)
+    ) as c:
+        assert c.get_problem("p1") == {"id": "p1", "solutionCount": 2}
+        assert c.get_bot("b1").id == "b1"
+        found = c.search("x")
+        assert found.problems == [{"id": "p1", "title": "x"}] and found.bots == [{"id": "b1", "name": "n"}]
+        assert c.get_stats().total_bots == 2

@@ -20,6 +20,9 @@ import pytest
 from solvelens.flows.deployments import deployment_suffix
 from tests.fixtures.sandbox import SandboxServer, start_sandbox
 
+#: Seconds a stopped `schedule` may take to exit (the README promises ~5 s on a quiet machine).
+STOP_BOUND_S = 15
+
 
 def _env(tmp_path: Path, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SOLVELENS_", "PREFECT_"))}
@@ -135,7 +138,9 @@ def test_schedule_stops_cleanly_and_cancels_stale_runs(tmp_path: Path):
         time.sleep(2)  # fetching from the slow platform
         seconds, lines, err = _stop(first, signal.SIGTERM)
         assert first.returncode == 0, (lines, err)
-        assert seconds < 5, seconds
+        # ~5 s on a quiet machine; the bound leaves room for a loaded CI host (the run it cancels would
+        # take minutes against the slow platform, so a hang still fails).
+        assert seconds < STOP_BOUND_S, seconds
         assert lines[-1] == f"stopped; cancelled the run in progress ({now['name']})", lines
         assert "Traceback" not in err and not _lines(err), err
         assert not db.exists() or duckdb.connect(str(db), read_only=True).sql(
@@ -150,7 +155,7 @@ def test_schedule_stops_cleanly_and_cancels_stale_runs(tmp_path: Path):
         assert _state(api, now["id"]) == "CANCELLED"  # the stopped run is not left RUNNING
         assert _deployment(api, server.base_url)["parameters"]["plan"]["full"] is True
         seconds, lines, err = _stop(second, signal.SIGINT)
-        assert second.returncode == 0 and seconds < 5, (seconds, lines, err)
+        assert second.returncode == 0 and seconds < STOP_BOUND_S, (seconds, lines, err)
         assert lines[-1] == "stopped; no run was in progress" and not _lines(err), (lines, err)
     finally:
         server.stop()

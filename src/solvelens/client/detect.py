@@ -35,6 +35,7 @@ from solvelens.client.pagination import (
     PaginatorSpec,
     find_records,
     get_path,
+    header,
     is_link,
     next_link_from_header,
     norm_key,
@@ -127,8 +128,7 @@ def _param_name(key: str, body: dict[str, Any]) -> str:
 
 def header_link(answer: Answer) -> Detection | None:
     """``Link: <url>; rel="next"`` (RFC 8288, e.g. GitHub): follow the header's next link."""
-    value = answer.headers.get("link") or answer.headers.get("Link")
-    if next_link_from_header(value):
+    if next_link_from_header(header(answer.headers, "link")):
         return Detection(PaginatorSpec("header_link"), 0.95, 'Link header with rel="next"')
     return None
 
@@ -159,11 +159,12 @@ def json_link(answer: Answer) -> Detection | None:
     body = answer.body
     if not isinstance(body, dict):
         return None
-    for path in NEXT_URL_PATHS:
+    paths = [p for p in NEXT_URL_PATHS if p in body or p.split(".", 1)[0] in body]
+    for path in paths:
         value = get_path(body, path)
         if is_link(value):
             return Detection(PaginatorSpec("json_link", {"next_url_path": path}), 0.9, f"next link at {path}")
-    for path in NEXT_URL_PATHS:
+    for path in paths:
         if _present_null(body, path):
             spec = PaginatorSpec("json_link", {"next_url_path": path})
             return Detection(spec, 0.6, f"{path} is null (the last page)")
@@ -314,7 +315,7 @@ def page_fields(answer: Answer) -> Detection | None:
             page_key = page_key or (key, value)
         elif norm in ("totalpages", "pagecount", "lastpage"):
             counted = True
-    if page_key is None and not counted and "x-total-pages" not in {k.lower() for k in answer.headers}:
+    if page_key is None and not counted and header(answer.headers, "x-total-pages") is None:
         return None
     param = "page"
     base = 1
@@ -332,7 +333,7 @@ def page_fields(answer: Answer) -> Detection | None:
 def complete_list(answer: Answer) -> Detection | None:
     """A bare list without a ``Link`` header that is shorter than the page size asked (or asked none): all
     there is (e.g. the real platform's ``/categories``)."""
-    if answer.headers.get("link") or answer.headers.get("Link") or not isinstance(answer.body, list):
+    if header(answer.headers, "link") or not isinstance(answer.body, list):
         return None
     if answer.page_size is None or len(answer.items) < answer.page_size:
         return Detection(PaginatorSpec("single_page"), 0.3, "a bare list shorter than the page size")

@@ -158,6 +158,17 @@ class Page:
         return len(self.items)
 
 
+def header(headers: Mapping[str, str] | None, name: str) -> str | None:
+    """A response header by name, in any case (``httpx.Headers`` or a plain dict of recorded headers)."""
+    if not headers:
+        return None
+    value = headers.get(name)
+    if value is None and not hasattr(headers, "get_list"):  # a plain dict: compare names without case
+        lowered = name.lower()
+        value = next((v for k, v in headers.items() if k.lower() == lowered), None)
+    return value
+
+
 def get_path(data: Any, path: str, headers: Mapping[str, str] | None = None) -> Any:
     """The value at a dot ``path`` in ``data`` (``"$"``: ``data`` itself; ``"header:X-Total-Count"``: that
     response header). A key that itself contains dots (``@odata.nextLink``) is matched whole first. Returns
@@ -165,7 +176,11 @@ def get_path(data: Any, path: str, headers: Mapping[str, str] | None = None) -> 
     if path in ("$", ""):
         return data
     if path.startswith("header:"):
-        return (headers or {}).get(path[7:])
+        return header(headers, path[7:])
+    if not isinstance(data, dict):
+        return None
+    if path in data or "." not in path:
+        return data.get(path)
     parts = path.split(".")
     current = data
     i = 0
@@ -207,8 +222,8 @@ def page_metadata(body: Any, headers: Mapping[str, str] | None = None) -> dict[s
         if "odatanextlink" in meta:
             meta.setdefault("next", meta["odatanextlink"])
     if headers:
-        for header, key in (("x-total-count", "total"), ("x-total-pages", "totalpages")):
-            value = headers.get(header)
+        for name, key in (("x-total-count", "total"), ("x-total-pages", "totalpages")):
+            value = header(headers, name)
             if value is not None:
                 meta.setdefault(key, value)
     return meta
@@ -637,7 +652,7 @@ class NextLinkPaginator(Paginator):
         if self.source != "header":
             link = get_path(body, self.next_url_path) if self.next_url_path else meta.get("next")
         if (not isinstance(link, str) or not link) and self.source != "body":
-            link = next_link_from_header(headers.get("link") or headers.get("Link"))
+            link = next_link_from_header(header(headers, "link"))
         if not isinstance(link, str) or not link:
             self.has_next = False
             return

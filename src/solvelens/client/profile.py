@@ -135,7 +135,11 @@ class Profile:
         if settings.data_selector is not None:
             state.data_selector = settings.data_selector
             state.selector_declared = True
-        state.records = settings.record_style(state.name)
+        state.record_settings = {
+            key: value
+            for key in ("record", "field_case", "id_field")
+            if (value := getattr(settings, key)) is not None
+        }
         if settings.paginator is not None:
             state.paginator = settings.paginator
             state.paginator_declared = True

@@ -30,7 +30,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import httpx
@@ -119,7 +119,8 @@ class EndpointState:
 
     ``paginator``: declared (profile) or learned (a fallback that worked) spec; ``paginator_declared``.
     ``page_size``: declared page size. ``data_selector`` / ``selector_declared``: where the records are.
-    ``records``: the :class:`RecordStyle`, decided once. ``total_path``: declared place of the total.
+    ``records``: the :class:`RecordStyle`, decided once (``record_settings``: the parts a profile declares,
+    which win over what the first record shows). ``total_path``: declared place of the total.
     ``page_size_rejected``: the server refused our page size (its default is used). ``announced``: the style
     was logged. ``detection_requests``: extra requests detection spent here (at most
     :data:`~solvelens.client.detect.MAX_DETECTION_REQUESTS`).
@@ -132,6 +133,7 @@ class EndpointState:
     data_selector: str | None = None
     selector_declared: bool = False
     records: RecordStyle | None = None
+    record_settings: dict[str, str] = field(default_factory=dict)
     total_path: str | None = None
     page_size_rejected: bool = False
     announced: bool = False
@@ -140,12 +142,11 @@ class EndpointState:
     def record_style(self, sample: Any) -> RecordStyle:
         """The endpoint's record style, detected from ``sample`` (one record as sent) the first time."""
         if self.records is None:
-            self.records = detect_record_style(sample, self.name)
-        elif self.records.declared and self.records.id_field is None:
             detected = detect_record_style(sample, self.name)
-            self.records = RecordStyle(
-                self.records.record, self.records.field_case, detected.id_field, detected.canonical_id, True
-            )
+            if self.record_settings:
+                _check_declared_record(self, detected, sample)
+                detected = replace(detected, declared=True, **self.record_settings)
+            self.records = detected
         return self.records
 
 
@@ -433,6 +434,29 @@ def read_records(state: EndpointState, body: Any, items_key: str | None, templat
             f"field of its records (fields: {fields})"
         )
     return style.normalise_all(raw)
+
+
+def _check_declared_record(state: EndpointState, detected: RecordStyle, sample: Any) -> None:
+    """A profile's ``record`` the records do not have, or ``field_case = "camel"`` for records in another case
+    (they would be stored as sent, not canonical): an error naming the setting."""
+    settings = state.record_settings
+    record = settings.get("record")
+    fits = {
+        None: True,
+        "flat": True,
+        "resource_object": isinstance(sample, dict) and isinstance(sample.get("attributes"), dict),
+        "relay_node": isinstance(sample, dict) and isinstance(sample.get("node"), dict),
+    }.get(record, True)
+    problem = None
+    if not fits:
+        problem = f"record = {record!r} does not fit its records"
+    elif settings.get("field_case") == "camel" and detected.field_case != "camel":
+        problem = f'field_case = "camel" does not fit its records (they are {detected.field_case} case)'
+    if problem is not None:
+        keys = ", ".join(sorted(map(str, sample))) if isinstance(sample, dict) else type(sample).__name__
+        raise PaginationError(
+            f"{state.name}: the profile's [endpoints.{state.name}] {problem} (keys: {keys}); fix or remove it"
+        )
 
 
 def _shape(body: Any) -> str:

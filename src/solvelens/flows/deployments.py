@@ -52,6 +52,10 @@ def deployment_suffix(db_path: str, *, base_url: str | None = None, out: str | N
     return re.sub(r"[^A-Za-z0-9_.-]+", "-", "-".join([*label, digest]))
 
 
+#: The plan fields a scheduled snapshot fixes (``profile`` too, when one is given).
+_PLAN_FIELDS = {"base_url", "db_path", "full", "allow_missing_bot_me"}
+
+
 def snapshot_deployment(
     base_url: str,
     db_path: str,
@@ -80,7 +84,7 @@ def snapshot_deployment(
                 full=full,
                 allow_missing_bot_me=allow_missing_bot_me,
                 profile=profile,
-            ).model_dump(include={"base_url", "db_path", "full", "allow_missing_bot_me", "profile"})
+            ).model_dump(include=_PLAN_FIELDS | ({"profile"} if profile else set()))
         },
         tags=TAGS,
         description=f"One complete snapshot of {base_url} into {db_path}.",
