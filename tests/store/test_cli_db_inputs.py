@@ -178,3 +178,54 @@ def test_a_failed_export_leaves_the_earlier_export_whole(
         export_parquet(db, out)
     assert sorted(str(p.relative_to(out)) for p in out.rglob("*")) == before
     assert json.loads((out / MANIFEST).read_text())["complete"] is True
+
+
+def _answer_prompts(args: list[str], answers: list[str], timeout_s: float = 60.0) -> tuple[int, str]:
+    """Run ``solvelens ARGS`` on a pseudo-terminal, answering each ``[y/N]`` prompt in turn."""
+    import os
+    import pty
+    import select
+    import subprocess
+    import sys
+    import time
+
+    leader, follower = pty.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "solvelens", *args], stdin=follower, stdout=follower, stderr=follower
+    )
+    os.close(follower)
+    output, pending, deadline = b"", list(answers), time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([leader], [], [], 0.2)
+        if ready:
+            try:
+                chunk = os.read(leader, 4096)
+            except OSError:  # the process ended and closed the terminal
+                break
+            if not chunk:
+                break
+            output += chunk
+            if pending and output.rstrip().endswith(b"[y/N]:"):
+                os.write(leader, pending.pop(0).encode() + b"\n")
+        elif proc.poll() is not None:
+            break
+    os.close(leader)
+    return proc.wait(timeout=timeout_s), output.decode(errors="replace")
+
+
+def test_on_a_terminal_prune_asks_then_offers_compaction(db: Path, platform: FakePlatform, tmp_path: Path):
+    _store(db, platform, tmp_path, 4)
+    size = db.stat().st_size
+    code, output = _answer_prompts(["db", "prune", "--keep", "1", "--db", str(db)], ["y", "y"])
+    assert code == 0, output
+    assert "Remove 3 snapshots" in output and "compact it now?" in output
+    assert "compacted" in output and "given back" in output
+    assert _ids(db) == [4] and db.stat().st_size < size
+
+
+def test_on_a_terminal_yes_asks_nothing(db: Path, platform: FakePlatform, tmp_path: Path):
+    _store(db, platform, tmp_path, 3)
+    code, output = _answer_prompts(["db", "delete", "1", "--db", str(db), "--yes"], [], timeout_s=60)
+    assert code == 0, output
+    assert "[y/N]" not in output and "`solvelens db compact" in output
+    assert _ids(db) == [2, 3]

@@ -247,20 +247,21 @@ def _compact_option() -> Any:
         None,
         "--compact/--no-compact",
         help="Then rewrite the store to give the freed space back to the disk (see `solvelens db compact`). "
-        "Default: ask on a terminal, else only say how much could be given back.",
+        "Default: ask on a terminal (not with --yes), else only say how much could be given back.",
         show_default=False,
     )
 
 
-def _offer_compact(db: Path, compact_now: bool | None) -> None:
-    """After a prune or delete: compact when asked (or confirmed on a terminal), else print a hint."""
+def _offer_compact(db: Path, compact_now: bool | None, *, ask: bool = True) -> None:
+    """After a prune or delete: compact when asked (``--compact``, or confirmed on a terminal unless
+    ``ask`` is off, as with ``--yes``), else print a hint."""
     import sys
 
     from solvelens.store import store_info
 
     with _store_failures():
         free = store_info(db)["free_bytes"]
-    if compact_now is None and sys.stdin.isatty() and free:
+    if compact_now is None and ask and sys.stdin.isatty() and free:
         compact_now = _confirm(f"The file holds {free / 2**20:.1f} MiB of free blocks; compact it now?")
     if compact_now:
         _run_compact(db)
@@ -343,7 +344,7 @@ def prune(
         f"kept snapshots {result['kept']}; removed {result['removed_snapshots']} snapshots and the record "
         f"versions only they used: {versions or 'none'}"
     )
-    _offer_compact(db, compact_now)
+    _offer_compact(db, compact_now, ask=not yes)
 
 
 def _ids(ids: list[int]) -> str:
@@ -384,7 +385,7 @@ def delete(
         result = delete_snapshot(db, snapshot_id)
     freed = ", ".join(f"{n} {k}" for k, n in result["removed_versions"].items() if n)
     typer.echo(f"deleted {what}; record versions no other snapshot used: {freed or 'none'}")
-    _offer_compact(db, compact_now)
+    _offer_compact(db, compact_now, ask=not yes)
 
 
 def register(root: typer.Typer) -> None:
