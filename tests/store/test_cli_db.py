@@ -139,7 +139,8 @@ def test_every_db_command_answers_a_foreign_or_empty_file_in_one_line(tmp_path: 
         content = path.read_bytes()
         for args in commands:
             result = runner.invoke(app, ["db", *args, "--db", str(path)])
-            assert result.exit_code == 1, (name, args, result.output)
+            # Exit 2 (bad input) as for snapshot and report given such a --db (issue 18's exit-code table).
+            assert result.exit_code == 2, (name, args, result.output)
             lines = _lines(result.output)
             assert len(lines) == 1, (name, args, result.output)
             assert lines[0].startswith(f"error: {path} ") and "not a solvelens store" in lines[0], lines

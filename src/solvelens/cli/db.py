@@ -25,14 +25,15 @@ app = typer.Typer(
 
 @contextmanager
 def _store_failures() -> Iterator[None]:
-    """A store that cannot be read or written (missing, busy, not a store) ends the command in one line
-    with exit 1; bad input (:class:`solvelens.store.StoreInputError`, :class:`BadInputError`) goes on to
-    the root app's exit-code table (:data:`solvelens.cli.common.EXIT_RULES`: one line, exit 2)."""
-    from solvelens.store import StoreError, StoreInputError
+    """A store that cannot be read or written (missing, busy) ends the command in one line with exit 1; bad
+    input (a file that is not a store, :class:`solvelens.store.StoreInputError`, :class:`BadInputError`)
+    goes on to the root app's exit-code table (:data:`solvelens.cli.common.EXIT_RULES`: one line, exit 2),
+    as for every other command given such a ``--db``."""
+    from solvelens.store import NotAStoreError, StoreError, StoreInputError
 
     try:
         yield
-    except StoreInputError:
+    except (StoreInputError, NotAStoreError):
         raise
     except StoreError as exc:
         fail(str(exc))
