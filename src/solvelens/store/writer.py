@@ -431,6 +431,80 @@ def _declared_platform(area: StagingArea) -> str | None:
     return None if declared is None else json.dumps(declared)
 
 
+_LOG = f"{INTERNAL}.snapshot_log"
+
+
+def _begin_snapshot(con: Any, area: StagingArea, run: dict[str, Any]) -> tuple[int, int | None]:
+    """Insert the run's snapshot row (status ``writing``) in the open transaction; return its new id and the
+    id of the platform's previous complete snapshot (``None`` for the first)."""
+    # Ids are never reused, also after `solvelens db delete` removed the newest snapshot (an exported Parquet
+    # partition snapshot_id=<n> always means one snapshot).
+    sid = int(
+        con.execute(
+            f"""SELECT greatest(coalesce(max(snapshot_id), 0), coalesce((SELECT max(value::BIGINT)
+                    FROM {INTERNAL}.meta WHERE key = '{LAST_DELETED_KEY}'), 0)) + 1 FROM {_LOG}"""
+        ).fetchall()[0][0]
+    )
+    prev = con.execute(
+        f"SELECT max(snapshot_id) FROM {_LOG} WHERE status = ? AND base_url = ?",
+        [COMPLETE, run["base_url"]],
+    ).fetchall()[0][0]
+    con.execute(
+        f"INSERT INTO {_LOG} (snapshot_id, taken_at, base_url, status, started_at, platform) "
+        "VALUES (?, ?::TIMESTAMPTZ, ?, 'writing', ?::TIMESTAMPTZ, ?::JSON)",
+        [sid, run["taken_at"], run["base_url"], run["started_at"], _declared_platform(area)],
+    )
+    return sid, prev
+
+
+def _write_phases(tx: _Transaction) -> dict[str, float]:
+    """Write every staged resource in order; return each phase's seconds."""
+    phases: list[tuple[str, Callable[[], Any]]] = [
+        ("solutions", tx.write_solutions),
+        ("problems", tx.write_problems),
+        ("count_solutions", tx.count_solutions),
+        ("categories", lambda: tx.write_linked(CATEGORIES)),
+        ("leaderboard", lambda: tx.write_linked(LEADERBOARD)),
+        ("bots", tx.write_bots),
+        ("platform_stats", tx.write_stats),
+        ("bot_me", lambda: tx.write_linked(BOT_ME)),
+        ("drop_temp", tx.drop_temp),
+    ]
+    timings: dict[str, float] = {}
+    for name, phase in phases:
+        started = time.perf_counter()
+        phase()
+        timings[name] = time.perf_counter() - started
+    tx.counts.setdefault("bot_me", 0)
+    return timings
+
+
+def _mark_complete(
+    con: Any, sid: int, run: dict[str, Any], tx: _Transaction, warnings: list[str], changes: Any
+) -> tuple[datetime, float]:
+    """Mark snapshot ``sid`` complete with its counts, warnings, drift and changes (still inside the
+    transaction); return when it finished (UTC) and its duration in seconds since the run started."""
+    finished = datetime.now(UTC)
+    started = datetime.fromisoformat(run["started_at"].replace("Z", "+00:00"))
+    duration_s = max((finished - started).total_seconds(), 0.0)
+    con.execute(
+        f"""UPDATE {_LOG} SET status = ?, finished_at = ?::TIMESTAMPTZ, duration_s = ?,
+            counts = ?::JSON, warnings = ?::JSON, drift = ?::JSON, changes = ?::JSON
+            WHERE snapshot_id = ?""",
+        [
+            COMPLETE,
+            _iso(finished),
+            duration_s,
+            json.dumps(tx.counts),
+            json.dumps(warnings),
+            json.dumps(tx.drift),
+            json.dumps(changes),
+            sid,
+        ],
+    )
+    return finished, duration_s
+
+
 def write_snapshot(
     db_path: str | os.PathLike[str],
     staging: StagingArea | str | os.PathLike[str],
@@ -452,69 +526,19 @@ def write_snapshot(
     if missing:
         raise IncompleteStagingError(f"the staged run in {area.path} lacks {', '.join(missing)}")
     warnings = area.warnings()
-    log = f"{INTERNAL}.snapshot_log"
     staged_bytes = sum(p.stat().st_size for p in area.path.glob("*.parquet"))
     block_size = LARGE_BLOCK_SIZE if staged_bytes >= LARGE_STORE_STAGED_BYTES else SMALL_BLOCK_SIZE
     with open_writer(db_path, lock_timeout_s=lock_timeout_s, block_size=block_size) as con:
         t0 = time.perf_counter()
         con.execute("BEGIN TRANSACTION")
         try:
-            # Ids are never reused, also after `solvelens db delete` removed the newest snapshot (an
-            # exported Parquet partition snapshot_id=<n> always means one snapshot).
-            sid = int(
-                con.execute(
-                    f"""SELECT greatest(coalesce(max(snapshot_id), 0), coalesce((SELECT max(value::BIGINT)
-                            FROM {INTERNAL}.meta WHERE key = '{LAST_DELETED_KEY}'), 0)) + 1 FROM {log}"""
-                ).fetchall()[0][0]
-            )
-            prev = con.execute(
-                f"SELECT max(snapshot_id) FROM {log} WHERE status = ? AND base_url = ?",
-                [COMPLETE, run["base_url"]],
-            ).fetchall()[0][0]
-            con.execute(
-                f"INSERT INTO {log} (snapshot_id, taken_at, base_url, status, started_at, platform) "
-                "VALUES (?, ?::TIMESTAMPTZ, ?, 'writing', ?::TIMESTAMPTZ, ?::JSON)",
-                [sid, run["taken_at"], run["base_url"], run["started_at"], _declared_platform(area)],
-            )
+            sid, prev = _begin_snapshot(con, area, run)
             tx = _Transaction(con, area, sid)
-            timings: dict[str, float] = {}
-            phases: list[tuple[str, Callable[[], Any]]] = [
-                ("solutions", tx.write_solutions),
-                ("problems", tx.write_problems),
-                ("count_solutions", tx.count_solutions),
-                ("categories", lambda: tx.write_linked(CATEGORIES)),
-                ("leaderboard", lambda: tx.write_linked(LEADERBOARD)),
-                ("bots", tx.write_bots),
-                ("platform_stats", tx.write_stats),
-                ("bot_me", lambda: tx.write_linked(BOT_ME)),
-                ("drop_temp", tx.drop_temp),
-            ]
-            for name, phase in phases:
-                started_phase = time.perf_counter()
-                phase()
-                timings[name] = time.perf_counter() - started_phase
-            tx.counts.setdefault("bot_me", 0)
+            timings = _write_phases(tx)
             started_phase = time.perf_counter()
             changes = snapshot_changes(con, sid, prev)
             timings["changes"] = time.perf_counter() - started_phase
-            finished = datetime.now(UTC)
-            started = datetime.fromisoformat(run["started_at"].replace("Z", "+00:00"))
-            duration_s = max((finished - started).total_seconds(), 0.0)
-            con.execute(
-                f"""UPDATE {log} SET status = ?, finished_at = ?::TIMESTAMPTZ, duration_s = ?,
-                    counts = ?::JSON, warnings = ?::JSON, drift = ?::JSON, changes = ?::JSON
-                    WHERE snapshot_id = ?""",
-                [
-                    COMPLETE,
-                    _iso(finished),
-                    duration_s,
-                    json.dumps(tx.counts),
-                    json.dumps(warnings),
-                    json.dumps(tx.drift),
-                    json.dumps(changes),
-                    sid,
-                ],
-            )
+            finished, duration_s = _mark_complete(con, sid, run, tx, warnings, changes)
             started_phase = time.perf_counter()
             con.execute("COMMIT")
             timings["commit"] = time.perf_counter() - started_phase
