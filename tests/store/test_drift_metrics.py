@@ -25,6 +25,12 @@ def test_flatten_metrics_dotted_names_and_numbers():
     assert flatten_metrics({"missing": None}) == [("missing", None)]
 
 
+def test_flatten_metrics_name_value_pairs_are_one_figure_each():
+    pairs = [{"name": "totalBots", "value": 3}, {"metric": "activeBots", "count": 1}]
+    assert flatten_metrics(pairs) == [("totalBots", 3.0), ("activeBots", 1.0)]
+    assert flatten_metrics({"by": [{"key": "solve", "total": 2}]}) == [("by.solve", 2.0)]
+
+
 def test_observed_fields_uses_coarse_types():
     observed = observed_fields(
         '{"a":"VARCHAR","b":"UBIGINT","c":"DOUBLE","d":{"x":"NULL"},"e":["JSON"],"f":"NULL"}'
