@@ -245,25 +245,25 @@ Verbose = Annotated[
 ]
 
 
-def _checked_plan(
+def _checked_inputs(
     base_url: str, db: Path, api_key: str | None, taken_at: str | None, **flags: Any
-) -> tuple[SnapshotPlan, dict[str, str]]:
-    """The run's plan from checked inputs, and the environment the ``/bot/me`` step reads the key from.
-    No I/O beyond the store file's header: the first request comes right after. Raises
+) -> tuple[dict[str, Any], dict[str, str]]:
+    """The run's plan fields from checked inputs, and the environment the ``/bot/me`` step reads the key
+    from. No I/O beyond the store file's header and no pydantic, so the probe's request comes right after;
+    the plan (:class:`SnapshotPlan`) is built once the probe has answered. Raises
     :class:`solvelens.flows.preflight.PreflightError` / ``InvalidApiKeyError`` (bad input)."""
     from solvelens.apikey import check_api_key
     from solvelens.flows.preflight import check_base_url, check_db_path, normalise_taken_at
-    from solvelens.flows.steps import SnapshotPlan
 
     check_db_path(db)
     env = {"SOLVELENS_API_KEY": check_api_key(api_key).get_secret_value()} if api_key else {}
-    plan = SnapshotPlan(
-        base_url=check_base_url(base_url),
-        db_path=str(db),
-        taken_at=None if taken_at is None else normalise_taken_at(taken_at),
+    fields = {
+        "base_url": check_base_url(base_url),
+        "db_path": str(db),
+        "taken_at": None if taken_at is None else normalise_taken_at(taken_at),
         **flags,
-    )
-    return plan, env
+    }
+    return fields, env
 
 
 def _checked_profile(profile: Path | None) -> str | None:
@@ -305,7 +305,7 @@ def snapshot(
     from solvelens.flows.preflight import prefect_api_url, probe
 
     on_failure(ctx, "snapshot", "no snapshot was written")
-    plan, env = _checked_plan(
+    fields, env = _checked_inputs(
         base_url,
         db,
         api_key,
@@ -320,7 +320,10 @@ def snapshot(
     )
     use_prefect = prefect if prefect is not None else prefect_api_url() is not None
     with _interruptible():
-        probe(plan.base_url)
+        probe(fields["base_url"])
+        from solvelens.flows.steps import SnapshotPlan
+
+        plan = SnapshotPlan(**fields)
         with _env(env):
             summary = _run_prefect(plan, verbose) if use_prefect else _run_plain(plan)
     _print_summary(summary)
