@@ -217,7 +217,9 @@ class BotRunner:
         self.llm_model = llm_model or _attribute(solver, "llm_model")
         self.llm_model_version = llm_model_version or _attribute(solver, "llm_model_version")
         self.task_params = dict(task_params or {})
-        self.console = console or Console(highlight=False)
+        # soft_wrap: a task or stop line stays one line whatever the width (a pipe or a log file is 80 columns
+        # to rich); the summary table still fits the width.
+        self.console = console or Console(highlight=False, soft_wrap=True)
         self.verbose = verbose
         self.summary = RunSummary()
         self._stop = threading.Event()
