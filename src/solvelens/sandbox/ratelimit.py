@@ -18,6 +18,10 @@ an hour per address; ``shared/reference/real-platform-notes.md`` §6 and §13).
   in 1 hour"}`` (the message names the window, as the real platform's did with ``retry-after: 3594``; not
   the ``{error}`` shape of the other errors); the request never reaches the application.
 
+What the quota did, for tests and benchmarks (the server-side count): ``GET /_sandbox/rate-limit`` (outside
+``/api/v1``, not counted; only when a quota is set) -> ``{"limit": N, "windowSeconds": W, "requests": n
+(counted), "limited": n (answered 429), "addresses": n}``.
+
 ``--rate-limit`` takes ``N/second``, ``N/minute``, ``N/hour`` or ``N/day`` (also ``N per hour`` and
 ``N/10 seconds``, the ``limits`` library's notation); a bare ``N`` keeps the former form: N per
 ``--rate-window`` seconds.
@@ -36,7 +40,7 @@ from limits import RateLimitItemPerSecond, parse
 from limits.aio.storage import MemoryStorage
 from limits.aio.strategies import FixedWindowRateLimiter
 
-__all__ = ["API_PREFIX", "RateLimit", "RateLimitMiddleware", "parse_rate_limit", "retry_in"]
+__all__ = ["API_PREFIX", "COUNTS_PATH", "RateLimit", "RateLimitMiddleware", "parse_rate_limit", "retry_in"]
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -46,6 +50,8 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 #: The routes a quota applies to (``/health`` at the root and ``/openapi.json`` are outside it).
 API_PREFIX: Final = "/api/v1"
+#: The sandbox-only route answering what the quota counted (see the module docstring).
+COUNTS_PATH: Final = "/_sandbox/rate-limit"
 
 
 @dataclass(frozen=True)
@@ -103,6 +109,9 @@ class RateLimitMiddleware:
         self.item = RateLimitItemPerSecond(rate_limit.limit, rate_limit.window_seconds, namespace="sandbox")
         self.limiter = FixedWindowRateLimiter(MemoryStorage())
         self.policy = f"{rate_limit.limit};w={rate_limit.window_seconds}".encode()
+        self.requests = 0
+        self.limited = 0
+        self.addresses: set[str] = set()
 
     @staticmethod
     def client_address(scope: Scope) -> str:
@@ -117,16 +126,22 @@ class RateLimitMiddleware:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         path = str(scope.get("path", ""))
+        if scope["type"] == "http" and path == COUNTS_PATH:
+            await self._counts(send)
+            return
         if scope["type"] != "http" or not (path == API_PREFIX or path.startswith(API_PREFIX + "/")):
             await self.app(scope, receive, send)
             return
         address = self.client_address(scope)
+        self.requests += 1
+        self.addresses.add(address)
         allowed = await self.limiter.hit(self.item, address)
         stats = await self.limiter.get_window_stats(self.item, address)
         reset = max(0, math.ceil(stats.reset_time - time.time()))
         remaining = stats.remaining if allowed else 0
         headers = self._headers(remaining, reset)
         if not allowed:
+            self.limited += 1
             await self._reject(send, headers, reset)
             return
 
@@ -136,6 +151,20 @@ class RateLimitMiddleware:
             await send(message)
 
         await self.app(scope, receive, send_with_quota)
+
+    async def _counts(self, send: Send) -> None:
+        body = orjson.dumps(
+            {
+                "limit": self.rate_limit.limit,
+                "windowSeconds": self.rate_limit.window_seconds,
+                "requests": self.requests,
+                "limited": self.limited,
+                "addresses": len(self.addresses),
+            }
+        )
+        headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
 
     def _headers(self, remaining: int, reset: int) -> list[tuple[bytes, bytes]]:
         limit = self.rate_limit.limit
