@@ -103,7 +103,7 @@ class PlatformClient(BaseClient):
             if isinstance(exc, httpx.HTTPError):
                 raise self._transport_error(exc, call.method, call.url) from exc
             raise
-        self.pacer.observe(ticket, response)
+        self.pacer.observe(ticket, response, retry_after_cap=self.retry.retry_after_cap)
         self._sent(call, response, started)
         return response
 
@@ -317,7 +317,7 @@ class AsyncPlatformClient(BaseClient):
             if isinstance(exc, httpx.HTTPError):
                 raise self._transport_error(exc, call.method, call.url) from exc
             raise
-        self.pacer.observe(ticket, response)
+        self.pacer.observe(ticket, response, retry_after_cap=self.retry.retry_after_cap)
         self._sent(call, response, started)
         return response
 

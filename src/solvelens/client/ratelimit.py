@@ -217,6 +217,10 @@ def _triple(headers: httpx.Headers, prefix: str, now_epoch: float) -> QuotaWindo
     return QuotaWindow(int(_number(f"{prefix}-Remaining", remaining)), reset, limit, window)
 
 
+_X_RATELIMIT: Final = "X-RateLimit"
+_RATELIMIT: Final = "RateLimit"
+
+
 def read_quota(
     headers: httpx.Headers | Mapping[str, str], *, now_epoch: float | None = None
 ) -> QuotaInfo | None:
@@ -232,9 +236,9 @@ def read_quota(
     if combined is not None:
         windows = _structured(combined, headers.get("ratelimit-policy"), now_epoch)
         form = "ratelimit-draft-07" if "=" in _members(combined)[0][0] else "ratelimit-structured"
-    elif (draft := _triple(headers, "ratelimit", now_epoch)) is not None:
+    elif (draft := _triple(headers, _RATELIMIT, now_epoch)) is not None:
         windows, form = (draft,), "ratelimit-draft-06"
-    elif (legacy := _triple(headers, "x-ratelimit", now_epoch)) is not None:
+    elif (legacy := _triple(headers, _X_RATELIMIT, now_epoch)) is not None:
         windows, form = (legacy,), "x-ratelimit"
     if not windows and retry_after is None:
         return None
@@ -400,8 +404,9 @@ class Pacer:
         with self._lock:
             self._under_way.discard(ticket)
 
-    def observe(self, ticket: int, response: httpx.Response) -> None:
-        """Read the quota ``response`` announces and re-anchor the pace on it (see the module docstring)."""
+    def observe(self, ticket: int, response: httpx.Response, *, retry_after_cap: float | None = None) -> None:
+        """Read the quota ``response`` announces and re-anchor the pace on it (see the module docstring). A
+        429's ``Retry-After`` holds every request of the pacer, for at most ``retry_after_cap`` seconds."""
         try:
             info = read_quota(response.headers)
         except _Unreadable as exc:
@@ -417,6 +422,7 @@ class Pacer:
             self.stats.last = info
             if response.status_code == 429:
                 hold = info.retry_after_s if info.retry_after_s is not None else 1.0
+                hold = hold if retry_after_cap is None else min(hold, retry_after_cap)
                 self._state.hold_until = max(self._state.hold_until, now + hold)
             if ticket > self._state.anchor_seq and info.windows:
                 self._anchor(ticket, info.windows, now)
