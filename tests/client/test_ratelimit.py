@@ -279,7 +279,8 @@ def test_both_clients_stay_within_the_quota(make_sandbox) -> None:
     time.sleep(2.1)
     async_client = run_async(lambda: AsyncPlatformClient(server.base_url, read_env=False), 50, in_flight=8)
     assert async_client.pacer.stats.rate_limited == 0
-    assert counts(server) == {"limit": 20, "windowSeconds": 2, "requests": 95, "limited": 0, "addresses": 1}
+    seen = counts(server)
+    assert (seen["requests"], seen["limited"]) == (95, 0)
 
 
 def test_without_the_pacer_the_same_run_meets_429s(make_sandbox, monkeypatch) -> None:

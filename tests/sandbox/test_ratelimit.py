@@ -45,7 +45,9 @@ def test_every_api_answer_announces_the_quota_and_the_429_is_fastifys(make_sandb
         other = c.get("/stats", headers={"X-Forwarded-For": "10.1.2.3, 127.0.0.1"})
         assert other.status_code == 200 and quota(other)[1] == 3
     counts = httpx.get(f"{server.root_url}/_sandbox/rate-limit").json()  # the server-side count
+    first, last = counts.pop("firstAt"), counts.pop("lastAt")
     assert counts == {"limit": 4, "windowSeconds": 60, "requests": 6, "limited": 1, "addresses": 2}
+    assert 0 < last - first < 30
 
 
 def test_an_over_quota_request_never_reaches_the_platform(make_sandbox) -> None:

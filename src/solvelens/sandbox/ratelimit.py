@@ -20,7 +20,9 @@ an hour per address; ``shared/reference/real-platform-notes.md`` §6 and §13).
 
 What the quota did, for tests and benchmarks (the server-side count): ``GET /_sandbox/rate-limit`` (outside
 ``/api/v1``, not counted; only when a quota is set) -> ``{"limit": N, "windowSeconds": W, "requests": n
-(counted), "limited": n (answered 429), "addresses": n}``.
+(counted), "limited": n (answered 429), "addresses": n, "firstAt": s, "lastAt": s}`` (the first and the last
+counted request's arrival on the server's monotonic clock, seconds; ``null`` before any): a client's measured
+rate is ``(requests - 1) / (lastAt - firstAt)``.
 
 ``--rate-limit`` takes ``N/second``, ``N/minute``, ``N/hour`` or ``N/day`` (also ``N per hour`` and
 ``N/10 seconds``, the ``limits`` library's notation); a bare ``N`` keeps the former form: N per
@@ -112,6 +114,8 @@ class RateLimitMiddleware:
         self.requests = 0
         self.limited = 0
         self.addresses: set[str] = set()
+        self.first_at: float | None = None
+        self.last_at: float | None = None
 
     @staticmethod
     def client_address(scope: Scope) -> str:
@@ -135,6 +139,9 @@ class RateLimitMiddleware:
         address = self.client_address(scope)
         self.requests += 1
         self.addresses.add(address)
+        self.last_at = time.monotonic()
+        if self.first_at is None:
+            self.first_at = self.last_at
         allowed = await self.limiter.hit(self.item, address)
         stats = await self.limiter.get_window_stats(self.item, address)
         reset = max(0, math.ceil(stats.reset_time - time.time()))
@@ -160,6 +167,8 @@ class RateLimitMiddleware:
                 "requests": self.requests,
                 "limited": self.limited,
                 "addresses": len(self.addresses),
+                "firstAt": self.first_at,
+                "lastAt": self.last_at,
             }
         )
         headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
