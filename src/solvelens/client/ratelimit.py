@@ -360,15 +360,22 @@ class Pacer:
         return seq, wait
 
     def _announce(self, wait: float, at: float) -> None:
-        """One INFO line when requests start being held for a window (WARNING when held 30 s or more)."""
+        """One line when requests start being held for a window (logger ``solvelens.client``): WARNING when
+        it slows a run noticeably (a window of a minute or more, or a wait of 30 s or more), else INFO."""
         if wait < 1.0 or at <= self._announced_end:
             return
-        self._announced_end = max((w.end for w in self._state.windows), default=at)
-        windows = ", ".join(
-            f"{w.remaining} of {w.limit} left for {w.end - w.anchor:.0f} s" for w in self._state.windows
-        )
-        level = logging.WARNING if wait >= 30 else logging.INFO
-        log.log(level, "pacing to the announced quota (%s): next request in %.1f s", windows or "429", wait)
+        windows = self._state.windows
+        self._announced_end = max((w.end for w in windows), default=at)
+        if windows:
+            quota = "; ".join(
+                f"{w.reported} of {w.limit} requests left, the window resets in {w.end - w.anchor:.0f} s"
+                for w in windows
+            )
+        else:
+            quota = "answered 429 Too Many Requests"
+        long_window = any(w.length >= 60 for w in windows)
+        level = logging.WARNING if wait >= 30 or long_window else logging.INFO
+        log.log(level, "rate limit: %s; pacing requests (next in %.1f s)", quota, wait)
 
     def acquire(self) -> int:
         """Take a slot (sync): sleep until the quota and ``max_rps`` allow the next request; return its
