@@ -115,3 +115,11 @@ def test_bad_rate_limit_is_one_line_exit_2(tmp_path, args: list[str], message: s
     assert result.exit_code == 2, result.output
     assert message in result.output and len(result.output.strip().splitlines()) == 1
     assert not db.exists()
+
+
+def test_create_app_takes_the_notation_and_refuses_a_bad_one(sandbox) -> None:
+    from solvelens.sandbox.app import create_app
+
+    assert create_app(sandbox.db_path, rate_limit="5000/hour") is not None
+    with pytest.raises(ValueError, match="--rate-limit must look like N/hour"):
+        create_app(sandbox.db_path, rate_limit="often")

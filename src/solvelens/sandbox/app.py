@@ -76,7 +76,7 @@ from solvelens.sandbox.http import (
 from solvelens.sandbox.ids import IdCodec
 from solvelens.sandbox.limits import DEFAULT_MAX_BODY_BYTES, BodyLimitMiddleware
 from solvelens.sandbox.paging import CURSOR_PATTERN, MAX_OFFSET, MAX_PAGE
-from solvelens.sandbox.ratelimit import RateLimit, RateLimitMiddleware
+from solvelens.sandbox.ratelimit import RateLimit, RateLimitMiddleware, parse_rate_limit
 from solvelens.sandbox.routes import routers
 from solvelens.sandbox.schemas import CategorySlug as Category
 
@@ -104,7 +104,7 @@ def create_app(
     task_types: tuple[str, ...] | list[str] = dispatcher.TASK_TYPES,
     faults: FaultConfig | None = None,
     conventions: str = "platform",
-    rate_limit: RateLimit | None = None,
+    rate_limit: RateLimit | str | None = None,
 ) -> FastAPI:
     """The FastAPI app serving the platform stored at ``db_path`` (built by ``build_platform``).
 
@@ -115,13 +115,15 @@ def create_app(
     ``task_types``: which task kinds the dispatcher hands out; ``faults``: fault injection and body cap
     (:class:`~solvelens.sandbox.faults.FaultConfig`); ``conventions``: the wire convention mode
     (``platform``, ``jsonapi``, ``hal``, ``odata``, ``relay``; :mod:`solvelens.sandbox.conventions`);
-    ``rate_limit``: a quota per client address on every ``/api/v1`` route, announced in headers and enforced
-    with 429 (:mod:`solvelens.sandbox.ratelimit`). Raises :class:`FileNotFoundError` when the database does
-    not exist and :class:`ValueError` when it is not a sandbox platform, or for an unknown mode or a
-    platform-only switch (``pagination``,
-    ``solutions_paging``, ``task_shape="interface"``) with another mode.
+    ``rate_limit``: a quota per client address on every ``/api/v1`` route (``"5000/hour"`` or a
+    :class:`RateLimit`), announced in headers and enforced with 429 (:mod:`solvelens.sandbox.ratelimit`).
+    Raises :class:`FileNotFoundError` when the database does not exist and :class:`ValueError` when it is
+    not a sandbox platform, for an unknown mode or a platform-only switch (``pagination``,
+    ``solutions_paging``, ``task_shape="interface"``) with another mode, or a malformed ``rate_limit``.
     """
     conv = make_convention(conventions, pagination=pagination, solutions_paging=solutions_paging)
+    if isinstance(rate_limit, str):
+        rate_limit = parse_rate_limit(rate_limit)
     if conventions != "platform" and task_shape != "real":
         raise ValueError(f"--task-shape interface applies to --conventions platform only, not {conventions}")
     db_path = Path(db_path)
