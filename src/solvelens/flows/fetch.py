@@ -11,7 +11,8 @@ Steps (endpoints relative to the base URL ``.../api/v1``):
 - :func:`fetch_problems_step`: every page of ``GET /problems`` (``sort=oldest`` so new problems land at the
   end and paging does not drift), deduplicated by id, then ``GET /problems/{id}/solutions`` of every listed
   problem with bounded concurrency -- except problems whose ``solutionCount`` and ``comparisonCount`` equal
-  those of the last complete snapshot (their solution list carries over).
+  those of the last complete snapshot (their solution list carries over). A solution's rank is its
+  competition rank over ``btScore`` within the problem (ties share a rank: :mod:`solvelens.flows.ranks`).
 - :func:`fetch_leaderboard_step`: every page of ``GET /leaderboard`` (rank = position in the walk), then
   ``GET /bots/{id}`` for each leaderboard bot whose listing entry changed (the others' profiles carry over).
 - :func:`fetch_reference_step`: ``GET /categories`` and ``GET /stats``.
@@ -45,6 +46,7 @@ from solvelens.client import (
     PermissionDeniedError,
     UnrecognizedResponseError,
 )
+from solvelens.flows.ranks import competition_ranks, unscored_warning
 from solvelens.store.staging import StagingArea, dump_json, version_key
 
 #: Default number of concurrent requests in a fan-out (solutions per problem, bot profiles).
@@ -193,6 +195,7 @@ async def fetch_problems_step(
         semaphore = asyncio.Semaphore(concurrency)
         done = 0
         n_solutions = 0
+        unscored: list[str] = []
         with area.writer("solutions") as sink, area.writer("solution_problems") as fetched:
 
             async def one(pid: str) -> None:
@@ -213,14 +216,17 @@ async def fetch_problems_step(
                         done += 1
                         report_progress("solutions", done, len(to_fetch))
                 warnings.extend(walk_warnings)
-                sink.append(
-                    problem_id=[pid] * len(solutions), rank=list(range(1, len(solutions) + 1)), raw=solutions
-                )
+                ranks, by_score = competition_ranks(solutions)
+                if not by_score:
+                    unscored.append(pid)
+                sink.append(problem_id=[pid] * len(solutions), rank=ranks, raw=solutions)
                 fetched.append(problem_id=[pid])
                 n_solutions += len(solutions)
 
             report_progress("solutions", 0, len(to_fetch))
             await asyncio.gather(*(one(pid) for pid in to_fetch))
+        if unscored:
+            warnings.append(unscored_warning(sorted(unscored)))
     return _report(
         "problems",
         {"problems": len(problems), "solutions_fetched": n_solutions},

@@ -7,8 +7,11 @@ the commit leaves nothing visible (DuckDB writes a transaction to its WAL only a
 starts cleanly.
 
 Deduplication: a record version is stored once, keyed by a 64-bit BLAKE2b of its raw JSON (solutions: of
-``problem_id + "\\n" + raw``; computed while staging). A problem's ranked solution list is stored once as a
-manifest keyed by the MD5 of its ordered version ids. An unchanged re-snapshot adds only link rows.
+``problem_id + "\\n" + raw``; problems: of a canonical form, see :mod:`solvelens.store.canonical`; computed
+while staging). A problem's ranked solution list is stored once as a manifest keyed by the MD5 of its
+version ids ordered by (rank, version id): ranks are competition ranks over the score (ties share a rank,
+:mod:`solvelens.flows.ranks`), so the same solutions listed in another tie order are the same manifest.
+An unchanged re-snapshot adds only link rows, whatever order the platform gave its ties.
 """
 
 from __future__ import annotations
@@ -295,7 +298,8 @@ class _Transaction:
         con.execute(
             f"""CREATE OR REPLACE TEMP TABLE problem_manifests AS
                 SELECT f.problem_id,
-                       coalesce(md5_number_lower(string_agg(s.version_id::VARCHAR, ',' ORDER BY s.rank)),
+                       coalesce(md5_number_lower(string_agg(s.version_id::VARCHAR, ','
+                                                            ORDER BY s.rank, s.version_id)),
                                 {EMPTY_MANIFEST_SQL}) AS manifest_id
                 FROM stage_fetched f LEFT JOIN stage_sol s ON s.problem_id = f.problem_id
                 GROUP BY f.problem_id"""
