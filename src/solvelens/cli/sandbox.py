@@ -57,6 +57,14 @@ SolutionsPaging = Annotated[
         "page).",
     ),
 ]
+TieOrder = Annotated[
+    str,
+    typer.Option(
+        envvar="SOLVELENS_SANDBOX_TIE_ORDER",
+        help="Order of solutions with equal scores: stable (createdAt, then id; default, so listings compare "
+        "between calls) or shuffle (at random on every call, as the real platform does).",
+    ),
+]
 FaultRate = Annotated[
     float, typer.Option(envvar="SOLVELENS_SANDBOX_FAULT_RATE", help="Probability of a fault.")
 ]
@@ -135,6 +143,7 @@ def serve(
     rate_limit: RateLimit = 0,
     rate_window: RateWindow = 60.0,
     conventions: Conventions = "platform",
+    tie_order: TieOrder = "stable",
 ) -> None:
     """Serve the platform in DB on HOST:PORT (builds it first when the file does not exist).
 
@@ -148,6 +157,8 @@ def serve(
     from solvelens.sandbox.generate import SCALES, build_platform
 
     _check_conventions(conventions, pagination, solutions_paging, task_shape)
+    if tie_order not in ("stable", "shuffle"):
+        raise BadInputError(f"--tie-order must be stable or shuffle, got {tie_order!r}")
     try:
         faults = FaultConfig(
             rate=fault_rate,
@@ -183,6 +194,7 @@ def serve(
         task_types=tuple(t.strip() for t in task_types.split(",") if t.strip()),
         faults=faults,
         conventions=conventions,
+        tie_order=tie_order,  # type: ignore[arg-type]
     )
     typer.echo(f"http://{host}:{port}/api/v1")
     config = uvicorn.Config(

@@ -69,6 +69,7 @@ from solvelens.sandbox.http import (
     SandboxOptions,
     SolutionsPaging,
     TaskShape,
+    TieOrder,
     fault_responses,
 )
 from solvelens.sandbox.ids import IdCodec
@@ -101,6 +102,7 @@ def create_app(
     task_types: tuple[str, ...] | list[str] = dispatcher.TASK_TYPES,
     faults: FaultConfig | None = None,
     conventions: str = "platform",
+    tie_order: TieOrder = "stable",
 ) -> FastAPI:
     """The FastAPI app serving the platform stored at ``db_path`` (built by ``build_platform``).
 
@@ -110,12 +112,16 @@ def create_app(
     ``offset`` pages a problem's solutions as ``{"items", "has_more", "total"}`` by ``offset``/``limit``;
     ``task_types``: which task kinds the dispatcher hands out; ``faults``: fault injection, body cap and rate
     limit (:class:`~solvelens.sandbox.faults.FaultConfig`); ``conventions``: the wire convention mode
-    (``platform``, ``jsonapi``, ``hal``, ``odata``, ``relay``; :mod:`solvelens.sandbox.conventions`).
+    (``platform``, ``jsonapi``, ``hal``, ``odata``, ``relay``; :mod:`solvelens.sandbox.conventions`);
+    ``tie_order``: ``stable`` or ``shuffle`` (equal scores ordered at random on every call, as the real
+    platform does; :class:`~solvelens.sandbox.http.SandboxOptions`).
     Raises :class:`FileNotFoundError` when the database does not exist and :class:`ValueError` when it is not
     a sandbox platform, or for an unknown mode or a platform-only switch (``pagination``,
     ``solutions_paging``, ``task_shape="interface"``) with another mode.
     """
     conv = make_convention(conventions, pagination=pagination, solutions_paging=solutions_paging)
+    if tie_order not in ("stable", "shuffle"):
+        raise ValueError(f"--tie-order must be stable or shuffle, got {tie_order!r}")
     if conventions != "platform" and task_shape != "real":
         raise ValueError(f"--task-shape interface applies to --conventions platform only, not {conventions}")
     db_path = Path(db_path)
@@ -129,6 +135,7 @@ def create_app(
         tuple(task_types),
         faults or FaultConfig(),
         conventions,
+        tie_order,
     )
     db = Database(db_path)
     with db.read() as conn:

@@ -80,6 +80,7 @@ OPTION_FLAGS = {
     "rate_limit": "--rate-limit",
     "rate_window": "--rate-window",
     "conventions": "--conventions",
+    "tie_order": "--tie-order",
 }
 
 
