@@ -356,6 +356,9 @@ def snapshot_changes(con: duckdb.DuckDBPyConnection, sid: int, prev: int | None)
     "solutions": {"added", "removed", "changed"}, "bots": {"added", "removed", "changed"},
     "leaderboard": {"entered", "left", "moved",
     "top_movers": [{"bot_id", "name", "from_rank", "to_rank"}] (at most 5, biggest moves first)}}``.
+    Leaderboard ranks here are competition ranks (bots with equal points share the best list position among
+    them), so two tied bots listed in the other order is no move; ``solutions`` compare whole lists, whose
+    manifests ignore the order of a tie (:mod:`solvelens.flows.ranks`).
     Only ``previous_snapshot_id`` when there is no previous snapshot.
     """
     if prev is None:
@@ -399,7 +402,11 @@ def snapshot_changes(con: duckdb.DuckDBPyConnection, sid: int, prev: int | None)
             FROM cs FULL JOIN ps ON cs.solution_id = ps.solution_id""",
         params,
     ).fetchall()[0]
-    lb_sql = f"""SELECT v.bot_id, v.name, l.rank FROM {LINKS} l
+    # competition rank: bots with equal points share the best position among them (a tie swap is no move)
+    lb_sql = f"""SELECT v.bot_id, v.name,
+                        CASE WHEN v.points IS NULL THEN l.rank
+                             ELSE min(l.rank) OVER (PARTITION BY v.points) END AS rank
+                 FROM {LINKS} l
                  JOIN {LEADERBOARD.version_table} v USING (version_id)
                  WHERE l.resource = {LEADERBOARD.code} AND l.snapshot_id = ?"""
     cur_lb = {r[0]: (r[1], r[2]) for r in con.execute(lb_sql, [sid]).fetchall()}
