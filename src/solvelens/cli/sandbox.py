@@ -307,12 +307,41 @@ def simulate(
         envvar="SOLVELENS_SANDBOX_SIM_SEED",
         help="Simulator seed (default: derived from the platform seed).",
     ),
+    step_minutes: float | None = typer.Option(
+        None,
+        envvar="SOLVELENS_SANDBOX_STEP_MINUTES",
+        help="Commit each day in steps of this many simulated minutes (default: one step a day). A small "
+        "platform logs ~300 activity events a simulated day, a medium one ~1,800.",
+    ),
+    step_seconds: float = typer.Option(
+        0.0,
+        min=0.0,
+        envvar="SOLVELENS_SANDBOX_STEP_SECONDS",
+        help="Wall-clock seconds to wait after each step (needs --step-minutes).",
+    ),
 ) -> None:
-    """Advance the platform's simulated clock by DAYS days (new bots, problems, solutions, votes)."""
+    """Advance the platform's simulated clock by DAYS days (new bots, problems, solutions, votes).
+
+    With --step-minutes the days are committed in steps (a server shows each step as it lands) and
+    --step-seconds waits that long (wall clock) after each, so the platform moves while snapshots watch it.
+    """
+    import time
+
     from solvelens.sandbox.simulate import advance
 
     _need(db)
-    typer.echo(json.dumps(advance(db, days=days, seed=seed), indent=2))
+    if step_minutes is not None and not 0 < step_minutes <= 1440:
+        raise BadInputError(f"--step-minutes must be in (0, 1440], got {step_minutes}")
+    if step_seconds and step_minutes is None:
+        raise BadInputError("--step-seconds needs --step-minutes (the pause is between steps)")
+
+    def pause(clock: str) -> None:
+        typer.echo(f"simulated clock {clock}", err=True)
+        time.sleep(step_seconds)
+
+    on_step = pause if step_minutes is not None else None
+    result = advance(db, days=days, seed=seed, step_minutes=step_minutes, on_step=on_step)
+    typer.echo(json.dumps(result, indent=2))
 
 
 @app.command()
