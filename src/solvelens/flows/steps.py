@@ -38,6 +38,7 @@ from solvelens.flows.fetch import (
     fetch_leaderboard_step,
     fetch_problems_step,
     fetch_reference_step,
+    run_together,
 )
 from solvelens.flows.gc_tuning import fewer_collections
 from solvelens.flows.preflight import check_taken_at_order, normalise_taken_at
@@ -177,15 +178,8 @@ async def fetch(plan: SnapshotPlan, run: StagedRun, run_step: StepRunner) -> lis
     """Run every fetch step of ``plan`` concurrently through ``run_step`` and record their reports in the
     staging area, with fewer garbage collections meanwhile (:mod:`solvelens.flows.gc_tuning`). Returns the
     reports; raises what the first failing step raised (the others are cancelled at once)."""
-    try:
-        with fewer_collections():
-            async with asyncio.TaskGroup() as group:
-                tasks: list[asyncio.Task[dict[str, Any]]] = [
-                    group.create_task(run_step(s, plan.step_kwargs(s, run.path))) for s in plan.steps()
-                ]
-    except BaseExceptionGroup as failed:
-        raise failed.exceptions[0] from None
-    reports = [t.result() for t in tasks]
+    with fewer_collections():
+        reports = await run_together(*(run_step(s, plan.step_kwargs(s, run.path)) for s in plan.steps()))
     for r in reports:
         run.area.write_part(r["step"], warnings=r["warnings"], info={**r["counts"], **r["info"]})
     return reports

@@ -86,6 +86,8 @@ class SandboxOptions:
     task_types: tuple[str, ...] = dispatcher.TASK_TYPES
     faults: FaultConfig = field(default_factory=FaultConfig)
     conventions: str = "platform"
+    #: optional endpoints left out (names of :data:`solvelens.sandbox.routes.OPTIONAL`)
+    without: tuple[str, ...] = ()
     tie_order: TieOrder = "stable"
 
 
