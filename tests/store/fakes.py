@@ -11,8 +11,8 @@ from __future__ import annotations
 import copy
 import datetime as dt
 import itertools
-import random
 import json
+import random
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path

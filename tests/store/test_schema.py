@@ -57,8 +57,11 @@ def test_only_complete_snapshots_are_visible(db: Path, platform: FakePlatform, t
     for table in (ACTIVITY_EVENTS, COMPARISON_RECORDS):
         con.execute(f"INSERT INTO {table} SELECT * REPLACE (99 AS first_snapshot_id) FROM {table} LIMIT 1")
     for table in (ACTIVITY_GAPS, COMPARISON_FETCHES):
-        con.execute(f"INSERT INTO {table} (snapshot_id, solution_id, platform) VALUES (99, 'x', 'p')"
-                    if table == COMPARISON_FETCHES else f"INSERT INTO {table} (snapshot_id) VALUES (99)")
+        con.execute(
+            f"INSERT INTO {table} (snapshot_id, solution_id, platform) VALUES (99, 'x', 'p')"
+            if table == COMPARISON_FETCHES
+            else f"INSERT INTO {table} (snapshot_id) VALUES (99)"
+        )
     con.close()
     empty = {"bot_me", "activity_gaps", "comparison_coverage"}  # no key; no gap; every vote stored
     with open_readonly(db) as con:

@@ -533,7 +533,7 @@ class AsyncPlatformClient(BaseClient):
     async def llm_leaderboard(
         self, *, sort: str | None = None, family: str | None = None, page_size: int | None = None
     ) -> list[dict[str, Any]]:
-        """Every model of ``GET /llm-leaderboard`` in rank order; see :meth:`PlatformClient.llm_leaderboard`."""
+        """Every model of ``GET /llm-leaderboard`` in rank order (:meth:`PlatformClient.llm_leaderboard`)."""
         return [
             item
             async for page in self._pages(self._llm_leaderboard_walk(sort, family, page_size))

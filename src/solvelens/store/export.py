@@ -81,7 +81,8 @@ def export_parquet(
     ``out_dir/<view>/snapshot_id=<n>/*.parquet`` plus the manifest, replacing an earlier export there.
 
     Returns rows written per view (a view a store of an older schema does not have yet is left out, unless
-    named in ``views``: then :class:`StoreInputError`). Opens the store read-only (see :func:`open_readonly`). Raises
+    named in ``views``: then :class:`StoreInputError`). Opens the store read-only (:func:`open_readonly`).
+    Raises
     ``ValueError`` for a name that is not a public view and :class:`StoreInputError` for a target that is
     a file or a non-empty folder holding no earlier export (see :func:`check_export_target`); nothing is
     written then.

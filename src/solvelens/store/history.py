@@ -55,7 +55,9 @@ def _insert_new(con: duckdb.DuckDBPyConnection, sql: str, params: dict[str, Any]
     return int(rows[0][0]) if rows else 0
 
 
-def _write_activity(con: duckdb.DuckDBPyConnection, area: StagingArea, params: dict[str, Any]) -> tuple[int, int]:
+def _write_activity(
+    con: duckdb.DuckDBPyConnection, area: StagingArea, params: dict[str, Any]
+) -> tuple[int, int]:
     """Store the staged events not stored yet; returns (events fetched, events new)."""
     source = _parquet(area, "activity")
     if source is None:
@@ -152,8 +154,8 @@ def write_history(
     """Inside snapshot ``sid``'s open transaction: store the staged activity events, gap, comparisons and
     comparison fetches of the run in ``area`` (what is already stored for the platform is skipped), record
     ``counts`` and ``new_versions`` (``activity``, ``comparisons``: items this snapshot stored first, its
-    rows in those views), and set the snapshot row's ``resources``. A run that staged none of them (an older run, or every optional
-    resource left out) writes nothing but ``resources``."""
+    rows in those views), and set the snapshot row's ``resources``. A run that staged none of them (every
+    optional resource left out or not offered) writes nothing but ``resources``."""
     run = area.run_info()
     declared = area.parts().get("platform", {}).get("info", {}).get("declared")
     params = {"sid": sid, "platform": platform_key(declared, run["base_url"])}

@@ -180,9 +180,11 @@ def previous_history(
     key = f"(SELECT {PLATFORM_KEY_SQL} FROM {INTERNAL}.snapshot_log WHERE snapshot_id = $sid)"
     if "activity" in optional:
         out["previous_activity"] = con.sql(
-            f"""SELECT event_id, strftime(created_at AT TIME ZONE 'UTC', '%Y-%m-%dT%H:%M:%S.%fZ') AS created_at
+            f"""SELECT event_id,
+                       strftime(created_at AT TIME ZONE 'UTC', '%Y-%m-%dT%H:%M:%S.%fZ') AS created_at
                 FROM {ACTIVITY_EVENTS} WHERE platform = {key}
-                ORDER BY created_at DESC NULLS LAST, TRY_CAST(event_id AS BIGINT) DESC NULLS LAST, event_id DESC
+                ORDER BY created_at DESC NULLS LAST, TRY_CAST(event_id AS BIGINT) DESC NULLS LAST,
+                         event_id DESC
                 LIMIT 1""",
             params=params,
         ).to_arrow_table()

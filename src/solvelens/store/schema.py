@@ -333,7 +333,7 @@ PLATFORM_KEY_SQL = "coalesce(platform->>'$.id', base_url)"
 
 def platform_key(declared: Mapping[str, Any] | None, base_url: str) -> str:
     """The platform history rows belong to: the id the platform declared (``X-Platform-Id``, kept across
-    ports), else the snapshot's base URL (the real platform declares none). Same as :data:`PLATFORM_KEY_SQL`."""
+    ports), else the snapshot's base URL (the real platform declares none); as :data:`PLATFORM_KEY_SQL`."""
     ident = declared.get("id") if isinstance(declared, Mapping) else None
     return str(ident) if ident else base_url
 

@@ -82,7 +82,7 @@ STAGED_TABLES: dict[str, pa.Schema] = {
     "llm_leaderboard": pa.schema([("rank", pa.int32()), *_RAW]),
     # The comparisons of each solution fetched this run (``solution_id``: whose list named it).
     "comparisons": pa.schema([("problem_id", pa.string()), ("solution_id", pa.string()), *_RAW]),
-    # The solutions whose comparisons were fetched: their listed comparisonCount and what the endpoint returned.
+    # The solutions whose comparisons were fetched: their listed comparisonCount, what the endpoint returned.
     "comparison_fetches": pa.schema(
         [
             ("solution_id", pa.string()),

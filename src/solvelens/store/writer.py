@@ -63,9 +63,10 @@ class SnapshotResult:
 
     ``counts``: rows per public view for this snapshot (``problems``, ``solutions``, ``categories``,
     ``leaderboard``, ``bots``, ``platform_stats``, ``bot_me``; ``llm_leaderboard``, and the history views
-    ``activity`` and ``comparisons`` (items first seen by this snapshot) when staged). ``new_versions``: record
-    versions added per resource (history: items stored new). ``drift``: entries as in :mod:`solvelens.store.drift`. ``changes``: differences from the
-    previous complete snapshot of the same base URL (see :func:`snapshot_changes`). Times are ISO-8601 UTC
+    ``activity`` and ``comparisons`` (items first seen by this snapshot) when staged). ``new_versions``:
+    record versions added per resource (history: items stored new). ``drift``: entries as in
+    :mod:`solvelens.store.drift`. ``changes``: differences from the previous complete snapshot of the same
+    base URL (see :func:`snapshot_changes`). Times are ISO-8601 UTC
     strings; ``duration_s`` (seconds) runs from the staged ``started_at`` to the commit; ``write_s`` is how
     long the file was held; ``file_bytes`` is the file size after close; ``timings`` the seconds spent per
     phase of the write (for benchmarks).
