@@ -11,14 +11,13 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import duckdb
 import polars as pl
 
 from solvelens.store import (
-    PUBLIC_VIEWS,
     NotAStoreError,
     StoreError,
     StoreLockTimeout,
@@ -26,14 +25,21 @@ from solvelens.store import (
     open_readonly,
 )
 from solvelens.store.schema import (
+    ACTIVITY_EVENTS,
+    ACTIVITY_GAPS,
     BOT_ME,
     BOTS,
     CATEGORIES,
+    COMPARISON_RECORDS,
+    CORE_VIEWS,
+    HISTORY_COLUMNS,
     LEADERBOARD,
+    LLM_LEADERBOARD,
     PROBLEMS,
     SNAPSHOT_LOG_COLUMNS,
     SOLUTIONS,
     Resource,
+    snapshot_column,
 )
 
 __all__ = [
@@ -84,6 +90,23 @@ class Store:
       win_count Int64, loss_count Int64, confidence_interval Float64, bot_id, bot_name, llm_model, created_at
       (the LATEST snapshot only)
 
+    The optional resources (empty frames for a store without them, e.g. written before schema version 3):
+
+    - ``llm_leaderboard``: snapshot_id, rank Int32, model_name, model_version, model_family,
+      total_solutions Int64, avg_bt_score Float64, best_bt_score Float64, total_wins Int64,
+      total_comparisons Int64, win_rate Float64, top3_count Int64, first_place_count Int64, unique_bots Int64
+      (the platform's own ``/llm-leaderboard``, every selected snapshot)
+    - ``activity``: event_id, action, bot_id, bot_name, problem_id, problem_title, metadata (JSON text),
+      created_at, first_snapshot_id Int64 (each event once; with ``since``/``last_days`` those first seen by
+      a selected snapshot)
+    - ``activity_gaps``: snapshot_id, newest_stored_event_id, oldest_fetched_event_id, gap_from, gap_to,
+      events_per_hour Float64, suggested_interval_s Float64 (seconds): where the history missed events
+      between two snapshots and the cadence that would have caught them
+    - ``comparisons``: comparison_id, problem_id, solution_a_id, solution_b_id, winner ('a'|'b'|'skip'),
+      voter_bot_id, voter_bot_name, created_at, first_snapshot_id Int64 (each vote once)
+    - ``comparison_coverage``: snapshot_id, solution_id, problem_id, stored Int64, comparison_count Int64
+      (solutions with more votes than the stored ones: the endpoint returns only the newest 50)
+
     The ``raw`` JSON columns are not read.
     """
 
@@ -100,6 +123,11 @@ class Store:
     solutions: pl.LazyFrame
     snapshot_count: int
     latest_snapshot_id: int | None
+    llm_leaderboard: pl.LazyFrame = field(default_factory=lambda: _empty("llm_leaderboard"))
+    activity: pl.LazyFrame = field(default_factory=lambda: _empty("activity"))
+    activity_gaps: pl.LazyFrame = field(default_factory=lambda: _empty("activity_gaps"))
+    comparisons: pl.LazyFrame = field(default_factory=lambda: _empty("comparisons"))
+    comparison_coverage: pl.LazyFrame = field(default_factory=lambda: _empty("comparison_coverage"))
 
     def require_snapshots(self) -> None:
         """Raise :class:`EmptyStoreError` when the store has no complete snapshot."""
@@ -179,6 +207,51 @@ _DTYPES: dict[str, dict[str, pl.DataType]] = {
         "top3": pl.Float64(),
     },
 }
+
+
+def _history_dtypes(table: str, drop: tuple[str, ...] = ("platform", "raw")) -> dict[str, pl.DataType]:
+    return {c: _POLARS_TYPES[t.split()[0]] for c, t in HISTORY_COLUMNS[table].items() if c not in drop}
+
+
+#: The optional resources' frames (:class:`Store`), each read from the view of its name.
+_OPTIONAL_DTYPES: dict[str, dict[str, pl.DataType]] = {
+    "llm_leaderboard": _view_dtypes(LLM_LEADERBOARD, rank=True),
+    "activity": _history_dtypes(ACTIVITY_EVENTS),
+    "activity_gaps": _history_dtypes(ACTIVITY_GAPS),
+    "comparisons": _history_dtypes(COMPARISON_RECORDS),
+    "comparison_coverage": {
+        "snapshot_id": pl.Int64(),
+        "solution_id": pl.String(),
+        "problem_id": pl.String(),
+        "stored": pl.Int64(),
+        "comparison_count": pl.Int64(),
+    },
+}
+_DTYPES.update(_OPTIONAL_DTYPES)
+
+
+def _empty(name: str) -> pl.LazyFrame:
+    return pl.LazyFrame(schema=_DTYPES[name])
+
+
+def _optional_frames(
+    con: duckdb.DuckDBPyConnection, views: set[str], keep: str, filtered: bool
+) -> dict[str, pl.DataFrame]:
+    """The optional resources' frames: of the selected snapshots (``keep``, a condition on ``snapshot_id``)
+    for the per-snapshot views, every item for the history when no time filter was given (``filtered``);
+    empty for a view the store does not have yet."""
+    out: dict[str, pl.DataFrame] = {}
+    for name, dtypes in _OPTIONAL_DTYPES.items():
+        if name not in views:
+            continue
+        column = snapshot_column(name)
+        where = keep.replace("snapshot_id IN", f"{column} IN")
+        if column != "snapshot_id" and not filtered:
+            where = "TRUE"
+        out[name] = con.sql(f"SELECT {', '.join(dtypes)} FROM {name} WHERE {where}").pl()
+    return out
+
+
 #: The columns read from each view (every typed column, never ``raw``).
 _COLUMNS: dict[str, str] = {
     name: ", ".join(_DTYPES[name])
@@ -231,7 +304,7 @@ def load(
     path = Path(db_path)
     with _connect(path, lock_timeout_s) as con:
         names = {row[0] for row in con.sql("SELECT table_name FROM information_schema.tables").fetchall()}
-        missing = [view for view in PUBLIC_VIEWS if view not in names]
+        missing = [view for view in CORE_VIEWS if view not in names]
         if missing:
             raise NotAStoreError(f"{path} is not a solvelens store (missing views: {', '.join(missing)})")
         conditions = ["TRUE"]
@@ -276,6 +349,7 @@ def load(
         latest_filter = f"snapshot_id = {latest}" if latest is not None else "FALSE"
         frames["problems"] = con.sql(f"SELECT {_PROBLEM_COLUMNS} FROM problems WHERE {latest_filter}").pl()
         frames["solutions"] = con.sql(f"SELECT {_SOLUTION_COLUMNS} FROM solutions WHERE {latest_filter}").pl()
+        frames.update(_optional_frames(con, names, keep, since is not None or last_days is not None))
         snapshots = _typed("snapshots", snapshots)
         frames = {name: _typed(name, frame) for name, frame in frames.items()}
     return Store(
