@@ -19,6 +19,7 @@ OPTION_FIELDS = {
     "lock_timeout": "lock_timeout_s",
     "profile": "profile",
     "max_rps": "max_rps",
+    "resources": "resources",
 }
 
 
