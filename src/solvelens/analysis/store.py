@@ -80,9 +80,10 @@ class Store:
       the same shape as :func:`solvelens.analysis.growth.problem_counts` computes from ``problems``)
     - ``model_counts``: snapshot_id, llm_model (null as "unknown"), solutions Int64, contested_solutions
       Int64 (in problems with at least two solutions), percentile_sum Float64 (sum of their rank
-      percentiles within problem, ``(n - rank) / (n - 1)``), top1 Int64, top3 Int64 (contested solutions
-      ranked 1, ranked 1-3); aggregated per snapshot in DuckDB over EVERY selected snapshot, the input of
-      :func:`solvelens.analysis.model_trend`
+      percentiles within problem, ``(n - rank - (t - 1) / 2) / (n - 1)`` with ``t`` solutions sharing the
+      rank), top1 Float64, top3 Float64 (sums of top-1 / top-3 credits: a tie shares the positions it
+      spans, see :mod:`solvelens.analysis.solutions`); aggregated per snapshot in DuckDB over EVERY
+      selected snapshot, the input of :func:`solvelens.analysis.model_trend`
     - ``problems``: snapshot_id, problem_id, title, status, category, author_type, solution_count Int64,
       comparison_count Int64, created_at (the LATEST snapshot only)
     - ``solutions``: snapshot_id, solution_id, problem_id, rank Int32, score Float64, comparison_count Int64,
@@ -202,8 +203,8 @@ _DTYPES: dict[str, dict[str, pl.DataType]] = {
         "solutions": pl.Int64(),
         "contested_solutions": pl.Int64(),
         "percentile_sum": pl.Float64(),
-        "top1": pl.Int64(),
-        "top3": pl.Int64(),
+        "top1": pl.Float64(),
+        "top3": pl.Float64(),
     },
 }
 
@@ -258,6 +259,11 @@ _COLUMNS: dict[str, str] = {
 }
 _PROBLEM_COLUMNS = ", ".join(_DTYPES["problems"])
 _SOLUTION_COLUMNS = ", ".join(_DTYPES["solutions"])
+#: Sum of top-k credits of contested solutions (``s``: rank, n per problem, t per rank; the rule of
+#: :func:`solvelens.analysis.solutions.top_k_credit`).
+_TOP_CREDIT = (
+    "coalesce(sum(least(greatest({k} + 1 - rank, 0), t)::DOUBLE / t) FILTER (WHERE n >= 2), 0)::DOUBLE"
+)
 
 
 def _typed(name: str, frame: pl.DataFrame) -> pl.DataFrame:
@@ -329,14 +335,14 @@ def load(
         ).pl()
         frames["model_counts"] = con.sql(
             "WITH s AS (SELECT snapshot_id, coalesce(llm_model, 'unknown') AS llm_model, rank, "
-            "count(*) OVER (PARTITION BY snapshot_id, problem_id) AS n "
+            "count(*) OVER (PARTITION BY snapshot_id, problem_id) AS n, "
+            "count(*) OVER (PARTITION BY snapshot_id, problem_id, rank) AS t "
             f"FROM solutions WHERE {keep}) "
             "SELECT snapshot_id, llm_model, count(*)::BIGINT AS solutions, "
             "count(*) FILTER (WHERE n >= 2)::BIGINT AS contested_solutions, "
-            "coalesce(sum(greatest(0.0, least(1.0, (n - rank)::DOUBLE / (n - 1)))) FILTER (WHERE n >= 2), 0) "
-            "AS percentile_sum, "
-            "count(*) FILTER (WHERE n >= 2 AND rank = 1)::BIGINT AS top1, "
-            "count(*) FILTER (WHERE n >= 2 AND rank <= 3)::BIGINT AS top3 "
+            "coalesce(sum(greatest(0.0, least(1.0, (n - rank - (t - 1) / 2.0)::DOUBLE / (n - 1)))) "
+            "FILTER (WHERE n >= 2), 0) AS percentile_sum, "
+            f"{_TOP_CREDIT.format(k=1)} AS top1, {_TOP_CREDIT.format(k=3)} AS top3 "
             "FROM s GROUP BY ALL ORDER BY ALL"
         ).pl()
         latest = int(snapshots["snapshot_id"][-1]) if snapshots.height else None
