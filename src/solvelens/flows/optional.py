@@ -43,6 +43,7 @@ from solvelens.flows.fetch import (
     _unidentified,
     collect_pages,
     report_progress,
+    run_together,
 )
 from solvelens.store.staging import StagingArea
 
@@ -423,5 +424,5 @@ async def _rounds(
         batch, skipped = _next_batch(queues, cover, max(concurrency, sum(1 for q in queues if q)))
         for w in skipped:
             sink.keep(w, None)
-        await asyncio.gather(*(one(w) for w in batch))
+        await run_together(*(one(w) for w in batch))
     report_progress("comparisons", total, total)
