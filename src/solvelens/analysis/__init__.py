@@ -10,9 +10,12 @@ frames to the helpers::
     bot_history(history, bot_id, bots=store.bots)  # one bot at every snapshot
     model_leaderboard(store.solutions)  # LLM models with bootstrap intervals
 
-Every helper's docstring lists its output columns and dtypes. Ranks: 1 = top, ties share a rank ("1224");
-a positive rank change means the bot moved up. Rates are per day, per hour or per snapshot depending on how
-long the history spans (:func:`rate_unit`); each rate frame says which in its ``rate_unit`` column.
+Every helper's docstring lists its output columns and dtypes. Ranks: 1 = top, ties share a rank ("1224":
+bots with equal points, solutions with equal scores); a positive rank change means the bot moved up. Every
+measure on ranks (percentiles, top-1/top-3 rates) counts a tie as its expected value under a random order of
+the tie (:mod:`solvelens.analysis.solutions`), so the order the platform lists a tie in moves nothing.
+Rates are per day, per hour or per snapshot depending on how long the history spans (:func:`rate_unit`);
+each rate frame says which in its ``rate_unit`` column.
 """
 
 from solvelens.analysis.activity import bot_activity, platform_activity
