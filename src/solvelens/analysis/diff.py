@@ -215,7 +215,8 @@ def choose_pair(
     after = newest if b is None else resolve(b, snaps, other=newest)
     if a is not None:
         return chosen, resolve(a, snaps, other=after), after
-    earlier = snaps.filter(pl.col("taken_at") < after.taken_at)
+    position = snaps["snapshot_id"].to_list().index(after.snapshot_id)  # sorted by taken_at, snapshot_id
+    earlier = snaps.head(position)
     if earlier.is_empty():
         count = snaps.height
         raise SnapshotSelectionError(
