@@ -126,16 +126,26 @@ def _normalise_url(url: str) -> str:
 
 
 def match_platform(wanted: str, snapshots: pl.DataFrame) -> str | None:
-    """The identity ``wanted`` names among ``snapshots`` (with ``platform_key``): an identity, a base URL
-    any of its snapshots had, or a unique id prefix (:data:`MIN_PREFIX` characters or more); ``None`` when
-    none or several match."""
+    """The identity ``wanted`` names among ``snapshots`` (with ``platform_key``): an identity; a base URL
+    (an undeclared platform's identity first, else the one platform whose snapshots had that URL); or a
+    unique id prefix (:data:`MIN_PREFIX` characters or more). ``None`` when none matches; raises
+    :class:`PlatformNotFoundError` when a URL was used by several platforms."""
     keys = snapshots["platform_key"].unique().to_list()
     if wanted in keys:
         return wanted
     url = _normalise_url(wanted)
-    by_url = snapshots.filter(pl.col("base_url").map_elements(_normalise_url, return_dtype=pl.String) == url)
-    if by_url.height:
-        return str(by_url["platform_key"][-1])
+    undeclared = [k for k in keys if "://" in k and _normalise_url(k) == url]
+    if undeclared:
+        return undeclared[0]
+    normalised = pl.col("base_url").map_elements(_normalise_url, return_dtype=pl.String)
+    by_url = snapshots.filter(normalised == url)["platform_key"].unique().to_list()
+    if len(by_url) > 1:
+        raise PlatformNotFoundError(
+            f"{wanted!r} was the address of several platforms ({', '.join(sorted(by_url))}); "
+            "pass one of these ids to --platform"
+        )
+    if by_url:
+        return str(by_url[0])
     if len(wanted) >= MIN_PREFIX:
         prefixed = [k for k in keys if k.lower().startswith(wanted.lower())]
         if len(prefixed) == 1:
