@@ -232,26 +232,27 @@ def choose_pair(
 
 # -- reading the pair -----------------------------------------------------------------------------------
 
+#: The pair's rows per frame (``{ids}``: the two snapshot ids); the filter comes first, so a window runs
+#: over the two snapshots only.
 _PAIR_SQL = {
-    "problems": "SELECT snapshot_id, problem_id, title, status, category, solution_count FROM problems",
+    "problems": "SELECT snapshot_id, problem_id, title, status, category, solution_count FROM problems "
+    "WHERE snapshot_id IN {ids}",
     "top": "SELECT snapshot_id, problem_id, solution_id, bot_id, bot_name, score, rank FROM solutions "
-    "QUALIFY score = max(score) OVER (PARTITION BY snapshot_id, problem_id) "
-    "OR (score IS NULL AND rank = 1)",
-    "leaderboard": "SELECT snapshot_id, rank, bot_id, name, points, elo FROM leaderboard",
-    "bots": "SELECT snapshot_id, bot_id, name, status FROM bots",
-    "stats": "SELECT snapshot_id, metric, value FROM platform_stats",
+    "WHERE snapshot_id IN {ids} "
+    "QUALIFY score = max(score) OVER (PARTITION BY snapshot_id, problem_id) OR (score IS NULL AND rank = 1)",
+    "leaderboard": "SELECT snapshot_id, rank, bot_id, name, points, elo FROM leaderboard "
+    "WHERE snapshot_id IN {ids}",
+    "bots": "SELECT snapshot_id, bot_id, name, status FROM bots WHERE snapshot_id IN {ids}",
+    "stats": "SELECT snapshot_id, metric, value FROM platform_stats WHERE snapshot_id IN {ids}",
 }
 
 
 def read_pair(path: Path, a: int, b: int, *, lock_timeout_s: float = 60.0) -> dict[str, pl.DataFrame]:
     """The two snapshots' rows the diff needs, read read-only in one connection: ``problems``, ``top``
-    (each problem's best-scored solutions), ``leaderboard``, ``bots``, ``stats``."""
+    (each problem's best-scored solutions; ties all kept), ``leaderboard``, ``bots``, ``stats``."""
     ids = f"({int(a)}, {int(b)})"
     with read_only(path, lock_timeout_s) as con:
-        return {
-            name: con.sql(f"SELECT * FROM ({sql}) WHERE snapshot_id IN {ids}").pl()
-            for name, sql in _PAIR_SQL.items()
-        }
+        return {name: con.sql(sql.format(ids=ids)).pl() for name, sql in _PAIR_SQL.items()}
 
 
 # -- the changes ----------------------------------------------------------------------------------------

@@ -23,8 +23,8 @@ async def report_flow(db_path: str, out: str, png_dir: str | None = None, platfo
     """Write the leaderboard history report of the store ``db_path`` to the HTML file ``out``.
 
     ``png_dir``: also write each chart as a PNG there. ``platform``: which platform of the store (an id,
-    a unique id prefix or a base URL; default the newest snapshot's). Returns the HTML file's path (a string) and
-    publishes a markdown artifact (key ``solvelens-report``) naming it. Raises
+    a unique id prefix or a base URL; default the newest snapshot's). Returns the HTML file's path (a
+    string) and publishes a markdown artifact (key ``solvelens-report``) naming it. Raises
     :class:`solvelens.analysis.StoreError` (one-line message) when the store is missing, busy or empty.
     """
     path = build_report_task(db_path, out, png_dir, platform)
