@@ -163,3 +163,20 @@ def test_two_platforms_in_one_store_are_kept_apart(
     assert alone.snapshot_count == 1 and alone.platform == newest
     with pytest.raises(an.PlatformNotFoundError, match="--platform"):
         an.load(store, platform="http://127.0.0.1:1/api/v1")  # type: ignore[arg-type]
+
+
+def test_a_wall_clock_snapshot_of_the_same_sandbox_is_left_out(
+    driven: dict[str, object], make_sandbox: Callable[..., SandboxServer]
+):
+    """The same sandbox served again on another port (same platform id) and snapshotted without
+    --taken-at: its time is the wall clock's, so it never joins the simulated history."""
+    store, (s1, s2, s3) = driven["store"], driven["ids"]
+    again = make_sandbox(db_path=driven["server"].db_path)  # type: ignore[attr-defined]
+    run_snapshot(SnapshotPlan(base_url=again.base_url, db_path=str(store), use_api_key=False))
+    table = an.platforms(store)  # type: ignore[arg-type]
+    assert table.height == 1 and table["snapshots"][0] == 4
+    loaded = an.load(store)  # type: ignore[arg-type]
+    assert loaded.snapshots.collect()["snapshot_id"].to_list() == [s1, s2, s3]
+    assert "wall-clock" in loaded.clock_note
+    assert (an.diff(store).a.snapshot_id, an.diff(store).b.snapshot_id) == (s2, s3)  # type: ignore[arg-type]
+    assert any("wall-clock" in n for n in report_content(loaded).notices)

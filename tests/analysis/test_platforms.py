@@ -91,7 +91,25 @@ def test_simulated_and_real_clocks_are_never_mixed():
     )
     chosen = select_platform(frame)
     assert chosen.snapshots["snapshot_id"].to_list() == [1, 3]
-    assert chosen.left_out == 1 and "real clock are left out" in chosen.clock_note
+    assert chosen.left_out == 1 and "left out" in chosen.clock_note and "never mixed" in chosen.clock_note
+
+
+def test_wall_clock_snapshots_of_a_simulated_platform_give_way_to_its_own_clock():
+    """The issue's scenario: the demo's sandbox (simulated January) served again by hand and snapshotted
+    without --taken-at (stamped with the real November time) is the same platform, on another clock."""
+    frame = _snapshots(
+        [
+            (1, 0, "http://127.0.0.1:5001/api/v1", {"id": SANDBOX, "clock": "simulated"}),
+            (2, 1, "http://127.0.0.1:5001/api/v1", {"id": SANDBOX, "clock": "simulated"}),
+            (3, 320, "http://127.0.0.1:5009/api/v1", {"id": SANDBOX, "clock": "simulated"}),
+        ]
+    ).with_columns(started_at=pl.Series([T0 + dt.timedelta(days=d) for d in (300, 300, 320)]))
+    chosen = select_platform(frame)
+    assert chosen.snapshots["snapshot_id"].to_list() == [1, 2]
+    assert chosen.left_out == 1 and "wall-clock" in chosen.clock_note and "--taken-at" in chosen.clock_note
+    # a store that only ever holds wall-stamped snapshots of a sandbox keeps them all (one clock)
+    only_wall = frame.with_columns(started_at=pl.col("taken_at"))
+    assert select_platform(only_wall).snapshots.height == 3
 
 
 def test_an_empty_store_has_no_platform():

@@ -60,7 +60,8 @@ class Store:
 
     Frames (columns; ``snapshot_id`` is Int64 everywhere):
 
-    - ``snapshots``: snapshot_id, taken_at, base_url, status, duration_s Float64, platform String (JSON of
+    - ``snapshots``: snapshot_id, taken_at, base_url, status, started_at (the run's wall-clock start),
+      duration_s Float64, platform String (JSON of
       what the platform declared, e.g. ``{"id": ..., "clock": "simulated"}``; ``{}`` none; null unknown)
       (sorted by taken_at)
     - ``leaderboard``: snapshot_id, rank Int32, bot_id, name, points Int64, elo Float64,
@@ -157,7 +158,7 @@ def _log_dtypes(columns: tuple[str, ...]) -> dict[str, pl.DataType]:
 
 
 #: Columns read from the ``snapshots`` view (``platform``: what the platform declared, JSON text or null).
-_SNAPSHOT_COLUMNS = ("snapshot_id", "taken_at", "base_url", "status", "duration_s", "platform")
+_SNAPSHOT_COLUMNS = ("snapshot_id", "taken_at", "base_url", "status", "started_at", "duration_s", "platform")
 _VIEWS: dict[str, Resource] = {
     "leaderboard": LEADERBOARD,
     "bots": BOTS,
