@@ -75,7 +75,9 @@ class SnapshotDiff:
     - ``stats_deltas``: metric, before Float64, after Float64, delta Float64
 
     ``a``/``b``: :class:`~solvelens.analysis.pick.SnapshotRef` (snapshot_id, taken_at UTC); ``platform``
-    (identity) and ``platform_label``; ``top_n`` and ``min_move`` as computed.
+    (identity) and ``platform_label``; ``top_n`` and ``min_move`` as computed; ``clock_note``: snapshots
+    of this platform left out for being on another clock (:func:`~solvelens.analysis.select_platform`), or
+    ``""``.
     """
 
     a: SnapshotRef
@@ -95,6 +97,7 @@ class SnapshotDiff:
     points: pl.DataFrame
     new_bots: pl.DataFrame
     stats_deltas: pl.DataFrame
+    clock_note: str = ""
 
     def frames(self) -> dict[str, pl.DataFrame]:
         """Every change frame by name, in :data:`FRAMES` order."""
@@ -118,6 +121,7 @@ class SnapshotDiff:
             "platform_label": self.platform_label,
             "top_n": self.top_n,
             "min_move": self.min_move,
+            "clock_note": self.clock_note,
             "counts": self.counts(),
             **{name: _records(frame) for name, frame in self.frames().items()},
         }
@@ -218,14 +222,18 @@ def choose_pair(
     position = snaps["snapshot_id"].to_list().index(after.snapshot_id)  # sorted by taken_at, snapshot_id
     earlier = snaps.head(position)
     if earlier.is_empty():
-        count = snaps.height
+        others = "; ".join(
+            f"--platform {r['platform']} ({r['snapshots']} snapshot(s))"
+            for r in chosen.others.iter_rows(named=True)
+        )
         raise SnapshotSelectionError(
             f"nothing to compare {after.describe()} with: the platform {chosen.label} has "
             + (
                 "only this one snapshot; take another later with `solvelens snapshot`"
-                if count == 1
+                if snaps.height == 1
                 else "no earlier snapshot; name an earlier one as A, or a later one as B"
             )
+            + (f", or compare another platform of this store: {others}" if others else "")
         )
     return chosen, ref_of(earlier, int(earlier["snapshot_id"][-1])), after
 
@@ -440,6 +448,7 @@ def compute_diff(
         **ranks,
         new_bots=new_bots(rows["bots"].filter(pl.col("snapshot_id") == b), rows["leaderboard"], board_b, a),
         stats_deltas=stats_deltas(rows["stats"], a, b),
+        clock_note=chosen.clock_note,
     )
 
 

@@ -43,7 +43,7 @@ AsJson = Annotated[
     typer.Option(
         "--json",
         help="Print one JSON object: a, b ({snapshot_id, taken_at}), platform, platform_label, "
-        "other_platforms, top_n, min_move, counts, and one array per kind of change.",
+        "other_platforms, top_n, min_move, clock_note, counts, and one array per kind of change.",
     ),
 ]
 AsCsv = Annotated[
@@ -173,6 +173,8 @@ def _print(result: SnapshotDiff, others: pl.DataFrame, limit: int) -> None:
             soft_wrap=True,
             style="dim",
         )
+    if result.clock_note:
+        console.print(result.clock_note, style="dim", highlight=False, soft_wrap=True)
     if result.is_empty():
         console.print("Nothing changed.")
         return
