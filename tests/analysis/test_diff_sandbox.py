@@ -180,3 +180,6 @@ def test_a_wall_clock_snapshot_of_the_same_sandbox_is_left_out(
     assert "wall-clock" in loaded.clock_note
     assert (an.diff(store).a.snapshot_id, an.diff(store).b.snapshot_id) == (s2, s3)  # type: ignore[arg-type]
     assert any("wall-clock" in n for n in report_content(loaded).notices)
+    wall = int(an.read_snapshots(store)["snapshot_id"].max())  # type: ignore[arg-type]
+    with pytest.raises(an.SnapshotSelectionError, match=f"#{wall} is not compared"):
+        an.diff(store, s3, wall)  # type: ignore[arg-type]

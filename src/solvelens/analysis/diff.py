@@ -215,6 +215,10 @@ def choose_pair(
     snaps = chosen.snapshots
     if snaps.height == 0:
         raise SnapshotSelectionError("the store has no complete snapshot: run `solvelens snapshot` first")
+    left_out = set(every["snapshot_id"].to_list()) - set(snaps["snapshot_id"].to_list())
+    for spec in (a, b):
+        if spec is not None and is_id(spec) and int(spec) in left_out and chosen.clock_note:
+            raise SnapshotSelectionError(f"snapshot #{int(spec)} is not compared: {chosen.clock_note}")
     newest = ref_of(snaps, int(snaps["snapshot_id"][-1]))
     after = newest if b is None else resolve(b, snaps, other=newest)
     if a is not None:
