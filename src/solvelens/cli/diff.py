@@ -21,17 +21,23 @@ if TYPE_CHECKING:
 
 _SNAPSHOT_HELP = (
     "a snapshot id (12), a time (2026-01-05T06:00Z: the newest snapshot at or before it; a date means the "
-    "end of that UTC day) or a duration before the other snapshot (7d, 12h)"
+    "end of that UTC day) or a duration"
 )
 SnapshotA = Annotated[
     str | None,
     typer.Argument(
-        help=f"The snapshot before: {_SNAPSHOT_HELP}. Default: the one before B.", show_default=False
+        metavar="A",
+        help=f"The snapshot before: {_SNAPSHOT_HELP} before B (7d, 12h). Default: the one before B.",
+        show_default=False,
     ),
 ]
 SnapshotB = Annotated[
     str | None,
-    typer.Argument(help=f"The snapshot after: {_SNAPSHOT_HELP}. Default: the newest.", show_default=False),
+    typer.Argument(
+        metavar="B",
+        help=f"The snapshot after: {_SNAPSHOT_HELP} before the newest (1d). Default: the newest.",
+        show_default=False,
+    ),
 ]
 Top = Annotated[int, typer.Option("--top", min=1, help="N of 'entered / left the top N'.")]
 MinMove = Annotated[int, typer.Option("--min-move", min=1, help="Fewest places a listed rank move covers.")]
