@@ -17,6 +17,8 @@ platforms are listed by :func:`platforms`.
 Every helper's docstring lists its output columns and dtypes. Ranks: 1 = top, ties share a rank ("1224");
 a positive rank change means the bot moved up. Rates are per day, per hour or per snapshot depending on how
 long the history spans (:func:`rate_unit`); each rate frame says which in its ``rate_unit`` column.
+No rate is taken across a gap in the history (:func:`history_gaps`: an interval over 3 times the usual
+one and over an hour): it is null there.
 """
 
 from solvelens.analysis.activity import bot_activity, platform_activity
