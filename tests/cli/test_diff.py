@@ -111,3 +111,9 @@ def test_one_snapshot_only_is_exit_2(single_snapshot_store_db: Path):
     done = _run("--db", str(single_snapshot_store_db))
     assert done.returncode == 2
     assert "only this one snapshot" in done.stderr and "solvelens snapshot" in done.stderr
+
+
+def test_an_empty_store_is_exit_1_as_for_the_report(empty_store_db: Path):
+    done = _run("--db", str(empty_store_db))
+    assert done.returncode == 1
+    assert done.stderr.strip() == "error: the store has no complete snapshot: run `solvelens snapshot` first"
