@@ -322,8 +322,9 @@ def optional_line(summary: dict[str, Any]) -> str:
             detail = " (no solution's vote count moved: no request)"
         elif name == "comparisons" and status == "stored":
             detail = (
-                f" (requested for {info.get('requested', 0):,} solutions whose count moved, "
-                f"{counts.get('comparisons', 0):,} new votes)"
+                f" ({info.get('requested', 0):,} requests for the solutions whose vote count moved, "
+                f"{info.get('skipped', 0):,} more covered by those lists; {counts.get('comparisons', 0):,} "
+                "new votes)"
             )
         elif name == "llm_leaderboard" and status == "stored":
             detail = f" ({counts.get('llm_leaderboard', 0)} models)"
