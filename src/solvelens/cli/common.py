@@ -88,7 +88,7 @@ MaxRps = Annotated[
         max=1000.0,
         show_default=False,
         help="Send at most this many requests per second. Requests are paced anyway by the quota the "
-        "platform announces (X-RateLimit-*, RateLimit, Retry-After), so a quota is never exceeded.",
+        "platform announces (X-RateLimit-*, RateLimit, Retry-After), to stay within it.",
     ),
 ]
 #: ``--platform ID|URL`` (``SOLVELENS_PLATFORM``): which platform of a store to analyse (default: the newest
