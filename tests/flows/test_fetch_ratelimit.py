@@ -4,6 +4,7 @@ run with the quota headers unread meets 429s; ``snapshot --max-rps`` caps the me
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from pathlib import Path
 
@@ -34,6 +35,22 @@ def test_a_snapshot_under_a_smaller_quota_finishes_without_a_429(make_sandbox, t
     seen = counts(server)
     assert seen["requests"] > 3 * 40  # the quota was smaller than the snapshot
     assert seen["limited"] == 0
+    assert read_frame(tmp_path / "s.duckdb", "SELECT status FROM snapshots")["status"].to_list() == [
+        "complete"
+    ]
+
+
+@pytest.mark.usefixtures("prefect_harness")
+def test_the_prefect_flow_under_the_quota_finishes_without_a_429(make_sandbox, tmp_path: Path) -> None:
+    from solvelens.flows.snapshot import snapshot_flow  # task runs: the steps' clients share one pacer
+
+    server = make_sandbox(rate_limit=QUOTA)
+    plan = SnapshotPlan(
+        base_url=server.base_url, db_path=str(tmp_path / "s.duckdb"), use_api_key=False, resources=[]
+    )
+    asyncio.run(snapshot_flow(plan))
+    seen = counts(server)
+    assert seen["requests"] > 3 * 40 and seen["limited"] == 0
     assert read_frame(tmp_path / "s.duckdb", "SELECT status FROM snapshots")["status"].to_list() == [
         "complete"
     ]
