@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import warnings
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -179,6 +180,14 @@ def _interruptible() -> Any:
 
 
 def _cancel_all_tasks(loop: asyncio.AbstractEventLoop) -> None:
+    # anyio's connect_tcp starts one try_connect per address in a task group; cancelled before it ran, that
+    # coroutine is never awaited and Python warns on stderr when it is collected: noise for a user who
+    # pressed Ctrl-C (an anyio internal, nothing of ours left undone).
+    warnings.filterwarnings(
+        "ignore",
+        message=r"coroutine 'connect_tcp\.<locals>\.try_connect' was never awaited",
+        category=RuntimeWarning,
+    )
     for task in asyncio.all_tasks(loop):
         task.cancel("interrupted (Ctrl-C)")
 
