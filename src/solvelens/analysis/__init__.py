@@ -9,6 +9,7 @@ frames to the helpers::
     bot_id, name = find_bot("my-bot", history, store.bots)
     bot_history(history, bot_id, bots=store.bots)  # one bot at every snapshot
     model_leaderboard(store.solutions)  # LLM models with bootstrap intervals
+    arena(store, by="model")  # Bradley–Terry on the stored votes, Elo scale, bootstrap intervals
 
 Every helper's docstring lists its output columns and dtypes. Ranks: 1 = top, ties share a rank ("1224");
 a positive rank change means the bot moved up. Rates are per day, per hour or per snapshot depending on how
@@ -16,6 +17,7 @@ long the history spans (:func:`rate_unit`); each rate frame says which in its ``
 """
 
 from solvelens.analysis.activity import bot_activity, platform_activity
+from solvelens.analysis.arena import ArenaResult, NoComparisonsViewError, arena, fit_arena
 from solvelens.analysis.bot import (
     BotNotFoundError,
     BotSummary,
@@ -67,15 +69,18 @@ from solvelens.analysis.timescale import (
 __all__ = [
     "BASELINES",
     "BASELINE_LABELS",
+    "ArenaResult",
     "BotNotFoundError",
     "BotSummary",
     "EmptyStoreError",
     "Freshness",
+    "NoComparisonsViewError",
     "NotAStoreError",
     "RateUnit",
     "Store",
     "StoreError",
     "StoreNotFoundError",
+    "arena",
     "bot_activity",
     "bot_categories",
     "bot_history",
@@ -86,6 +91,7 @@ __all__ = [
     "current_leaderboard",
     "daily_last",
     "find_bot",
+    "fit_arena",
     "format_duration",
     "format_time",
     "freshness",
