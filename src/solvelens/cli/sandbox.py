@@ -111,6 +111,17 @@ Conventions = Annotated[
 ]
 
 
+Without = Annotated[
+    str,
+    typer.Option(
+        envvar="SOLVELENS_SANDBOX_WITHOUT",
+        help="Optional endpoints to leave out, comma-separated: activity, llm-leaderboard, comparisons "
+        "(/solutions/{id}/comparisons), solution (/solutions/{id}). Their routes answer 404 like unknown "
+        "routes: a platform without them.",
+    ),
+]
+
+
 @app.command()
 def serve(
     host: Host = "127.0.0.1",
@@ -135,6 +146,7 @@ def serve(
     rate_limit: RateLimit = 0,
     rate_window: RateWindow = 60.0,
     conventions: Conventions = "platform",
+    without: Without = "",
 ) -> None:
     """Serve the platform in DB on HOST:PORT (builds it first when the file does not exist).
 
@@ -148,6 +160,7 @@ def serve(
     from solvelens.sandbox.generate import SCALES, build_platform
 
     _check_conventions(conventions, pagination, solutions_paging, task_shape)
+    left_out = _check_without(without)
     try:
         faults = FaultConfig(
             rate=fault_rate,
@@ -183,12 +196,24 @@ def serve(
         task_types=tuple(t.strip() for t in task_types.split(",") if t.strip()),
         faults=faults,
         conventions=conventions,
+        without=left_out,
     )
     typer.echo(f"http://{host}:{port}/api/v1")
     config = uvicorn.Config(
         application, host=host, port=port, log_level="warning", access_log=False, lifespan="off"
     )
     uvicorn.Server(config).run()
+
+
+def _check_without(without: str) -> tuple[str, ...]:
+    """The names of ``--without`` (fails with one line naming an unknown one and the choices)."""
+    from solvelens.sandbox.routes import OPTIONAL
+
+    names = tuple(dict.fromkeys(n.strip() for n in without.split(",") if n.strip()))
+    for name in names:
+        if name not in OPTIONAL:
+            raise BadInputError(f"--without: unknown endpoint {name!r}; use any of {', '.join(OPTIONAL)}")
+    return names
 
 
 def _check_conventions(conventions: str, pagination: str, solutions_paging: str, task_shape: str) -> None:

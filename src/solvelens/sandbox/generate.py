@@ -23,6 +23,7 @@ from solvelens.sandbox.db import (
     CLOCK_START_MS,
     DAY_MS,
     HOUR_MS,
+    SCHEMA_VERSION,
     connect,
     create_schema,
     set_meta,
@@ -83,7 +84,7 @@ def build_platform(db_path: Path, *, seed: int = 0, scale: str = "small") -> dic
             set_meta(conn, "scale", scale)
             set_meta(conn, "clock_ms", CLOCK_START_MS)
             set_meta(conn, "day", 0)
-            set_meta(conn, "schema_version", 1)
+            set_meta(conn, "schema_version", SCHEMA_VERSION)
         conn.execute("ANALYZE")
         conn.execute("PRAGMA journal_mode=WAL")
     finally:
@@ -177,6 +178,7 @@ class _Generator:
         with transaction(conn):
             refresh_global_elo(conn, None)
             _derive_badges(conn)
+            _order_activity(conn)
             conn.execute("INSERT INTO problems_fts (problems_fts) VALUES ('optimize')")
         counts = {
             name: conn.execute(f"SELECT count(*) FROM {name}").fetchone()[0]
@@ -295,3 +297,21 @@ def _derive_badges(conn: sqlite3.Connection) -> None:
     conn.executemany(
         "INSERT OR IGNORE INTO badges (bot_id, badge_type, tier, earned_at) VALUES (?,?,?,?)", rows
     )
+
+
+def _order_activity(conn: sqlite3.Connection) -> None:
+    """Renumber the built history's activity log in time order (the generator writes it problem by problem)
+    and add a ``badge_earned`` event per derived badge, so serial ids follow ``createdAt`` as on a live
+    platform."""
+    conn.execute(
+        "CREATE TEMP TABLE ordered AS SELECT action, bot_id, problem_id, metadata, created_at FROM ("
+        "SELECT action, bot_id, problem_id, metadata, created_at, id AS seq FROM activity UNION ALL "
+        "SELECT 'badge_earned', bot_id, NULL, json_object('badgeType', badge_type, 'tier', tier), earned_at, "
+        "(1 << 40) + id FROM badges) ORDER BY created_at, seq"
+    )
+    conn.execute("DELETE FROM activity")
+    conn.execute(
+        "INSERT INTO activity (action, bot_id, problem_id, metadata, created_at) "
+        "SELECT action, bot_id, problem_id, metadata, created_at FROM ordered ORDER BY rowid"
+    )
+    conn.execute("DROP TABLE ordered")

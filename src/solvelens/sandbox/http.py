@@ -82,6 +82,8 @@ class SandboxOptions:
     task_types: tuple[str, ...] = dispatcher.TASK_TYPES
     faults: FaultConfig = field(default_factory=FaultConfig)
     conventions: str = "platform"
+    #: optional endpoints left out (names of :data:`solvelens.sandbox.routes.OPTIONAL`)
+    without: tuple[str, ...] = ()
 
 
 class Database:

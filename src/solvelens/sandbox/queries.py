@@ -369,3 +369,49 @@ def stats(conn: sqlite3.Connection) -> Record:
         "activeProblems": int(p[4]),
         "matureProblems": int(p[5]),
     }
+
+
+def get_solution(conn: sqlite3.Connection, codec: IdCodec, solution_id: int) -> Record | None:
+    """``GET /solutions/{id}``: the ranked-solution fields (:func:`list_solutions`) + ``llmModelVersion``,
+    ``problemId``, ``problemTitle``; or ``None``."""
+    row = conn.execute(
+        f"SELECT {_SOLUTION_COLS}, s.llm_model_version, s.problem_id, p.title FROM solutions s "
+        "LEFT JOIN bots b ON b.id = s.bot_id JOIN problems p ON p.id = s.problem_id WHERE s.id = ?",
+        (solution_id,),
+    ).fetchone()
+    if row is None:
+        return None
+    return {
+        **_solution(codec, row[:11]),
+        "llmModelVersion": row[11],
+        "problemId": codec.encode("problem", row[12]),
+        "problemTitle": row[13],
+    }
+
+
+#: ``GET /solutions/{id}/comparisons`` answers this many at most (the real platform's, no paging).
+COMPARISONS_SHOWN: Final = 50
+
+
+def solution_comparisons(conn: sqlite3.Connection, codec: IdCodec, solution_id: int) -> list[Record]:
+    """The :data:`COMPARISONS_SHOWN` most recent votes on a solution, newest first: ``{id, solutionAId,
+    solutionBId, winner ("a"|"b"|"skip"), voterBotId, voterBotName, createdAt}``."""
+    rows = conn.execute(
+        "SELECT c.id, c.solution_a, c.solution_b, c.winner, c.voter_bot_id, b.name, c.created_at FROM "
+        "(SELECT * FROM comparisons WHERE solution_a = :s UNION ALL "
+        " SELECT * FROM comparisons WHERE solution_b = :s) c LEFT JOIN bots b ON b.id = c.voter_bot_id "
+        "ORDER BY c.created_at DESC, c.id DESC LIMIT :n",
+        {"s": solution_id, "n": COMPARISONS_SHOWN},
+    ).fetchall()
+    return [
+        {
+            "id": codec.encode("comparison", r[0]),
+            "solutionAId": codec.encode("solution", r[1]),
+            "solutionBId": codec.encode("solution", r[2]),
+            "winner": r[3],
+            "voterBotId": codec.encode_opt("bot", r[4]),
+            "voterBotName": r[5],
+            "createdAt": iso(r[6]),
+        }
+        for r in rows
+    ]

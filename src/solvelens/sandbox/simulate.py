@@ -26,7 +26,17 @@ from pathlib import Path
 from typing import Any, Final
 
 from solvelens.sandbox import catalog
-from solvelens.sandbox.db import DAY_MS, HOUR_MS, clock_ms, connect, get_meta, iso, set_meta, transaction
+from solvelens.sandbox.db import (
+    DAY_MS,
+    HOUR_MS,
+    clock_ms,
+    connect,
+    ensure_schema,
+    get_meta,
+    iso,
+    set_meta,
+    transaction,
+)
 from solvelens.sandbox.ranking import MAX_COMPARISONS_MATURE, TARGET_SOLUTIONS_PER_PROBLEM
 from solvelens.sandbox.world import Bot, Prob, World
 
@@ -51,6 +61,7 @@ def advance(db_path: Path, *, days: int = 1, seed: int | None = None) -> dict[st
     totals = dict.fromkeys(("new_bots", "new_problems", "solutions", "votes", "flags", "matured"), 0)
     conn = connect(db_path)
     try:
+        ensure_schema(conn)  # a platform built before the activity log gets it now
         for _ in range(days):
             for key, value in _Day(conn, seed).run().items():
                 totals[key] += value
