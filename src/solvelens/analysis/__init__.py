@@ -45,6 +45,7 @@ from solvelens.analysis.leaderboard import (
     top_bots,
     top_movers,
 )
+from solvelens.analysis.model_rankings import disagreement, read_platform_leaderboard, side_by_side
 from solvelens.analysis.models import model_leaderboard, model_trend
 from solvelens.analysis.platform import latest_stats, platform_stats_over_time
 from solvelens.analysis.solutions import llm_model_share, score_distribution, with_rank_percentile
@@ -57,6 +58,7 @@ from solvelens.analysis.store import (
     StoreNotFoundError,
     load,
 )
+from solvelens.analysis.timeline import activity_timeline, read_activity, read_activity_gaps
 from solvelens.analysis.timescale import (
     RateUnit,
     format_duration,
@@ -80,6 +82,7 @@ __all__ = [
     "Store",
     "StoreError",
     "StoreNotFoundError",
+    "activity_timeline",
     "arena",
     "bot_activity",
     "bot_categories",
@@ -90,6 +93,7 @@ __all__ = [
     "category_growth",
     "current_leaderboard",
     "daily_last",
+    "disagreement",
     "find_bot",
     "fit_arena",
     "format_duration",
@@ -112,8 +116,12 @@ __all__ = [
     "rank_stability",
     "rank_volatility",
     "rate_unit",
+    "read_activity",
+    "read_activity_gaps",
+    "read_platform_leaderboard",
     "reference_snapshots",
     "score_distribution",
+    "side_by_side",
     "simulated_label",
     "simulated_snapshots",
     "snapshot_days",

@@ -43,7 +43,8 @@ import polars as pl
 from threadpoolctl import threadpool_limits
 
 from solvelens.analysis.store import Store
-from solvelens.store import StoreError, open_readonly
+from solvelens.analysis.views import read_view
+from solvelens.store import StoreError
 
 FrameLike = pl.DataFrame | pl.LazyFrame
 By = Literal["model", "bot"]
@@ -121,7 +122,8 @@ class ArenaResult:
       entry_a's solution wins a vote against entry_b's), every ordered pair of distinct entries, in the
       ranking's order.
     - ``over_time``: snapshot_id Int64, taken_at, entry, label, score, lower, upper, rank Int32,
-      comparisons Int64, wins Int64, ranked Boolean: the ranking at each snapshot window; sorted by taken_at, rank.
+      comparisons Int64, wins Int64, ranked Boolean: the ranking at each snapshot window; sorted by
+      taken_at, rank.
 
     Counts of the votes read: ``comparisons`` (used), ``skips``, ``same_entry`` (both solutions of one
     entry) and ``unmatched`` (a solution no snapshot stored), all left out of the fit.
@@ -468,34 +470,30 @@ class NoComparisonsViewError(StoreError):
 
 
 #: Columns read from the ``comparisons`` view.
-_COMPARISON_COLUMNS = (
-    "comparison_id",
-    "solution_a_id",
-    "solution_b_id",
-    "winner",
-    "created_at",
-    "first_snapshot_id",
-)
+COMPARISON_COLUMNS: dict[str, pl.DataType] = {
+    "comparison_id": pl.String(),
+    "solution_a_id": pl.String(),
+    "solution_b_id": pl.String(),
+    "winner": pl.String(),
+    "created_at": _UTC,
+    "first_snapshot_id": pl.Int64(),
+}
 
 
 def read_comparisons(db_path: str | Path, *, lock_timeout_s: float = 60.0) -> pl.DataFrame:
-    """Every stored vote (the ``comparisons`` view; columns :data:`_COMPARISON_COLUMNS`), read-only.
+    """Every stored vote (the ``comparisons`` view; columns :data:`COMPARISON_COLUMNS`), read-only.
 
     Raises :class:`NoComparisonsViewError` when the store predates the view, and the store's errors of
     :func:`solvelens.store.open_readonly` (missing file, lock timeout, not a store).
     """
-    with open_readonly(db_path, lock_timeout_s=lock_timeout_s) as con:
-        names = {row[0] for row in con.sql("SELECT table_name FROM information_schema.tables").fetchall()}
-        if "comparisons" not in names:
-            raise NoComparisonsViewError(
-                f"store {db_path} has no comparisons view (written by an older solvelens): take a "
-                "snapshot with this version (`solvelens snapshot`) of a platform that offers "
-                "/solutions/{id}/comparisons"
-            )
-        frame = con.sql(f"SELECT {', '.join(_COMPARISON_COLUMNS)} FROM comparisons").pl()
-    return frame.cast(
-        {c: OUTCOME_SCHEMA.get(c, pl.String()) for c in _COMPARISON_COLUMNS}  # type: ignore[arg-type]
-    )
+    frame = read_view(db_path, "comparisons", COMPARISON_COLUMNS, lock_timeout_s=lock_timeout_s)
+    if frame is None:
+        raise NoComparisonsViewError(
+            f"store {db_path} has no comparisons view (written by an older solvelens): take a "
+            "snapshot with this version (`solvelens snapshot`) of a platform that offers "
+            "/solutions/{id}/comparisons"
+        )
+    return frame
 
 
 def arena(

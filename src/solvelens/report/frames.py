@@ -11,6 +11,7 @@ import polars as pl
 
 from solvelens import analysis as an
 from solvelens.analysis.store import Store
+from solvelens.report.evidence import evidence_frames
 from solvelens.report.table import bot_table
 
 
@@ -23,7 +24,9 @@ class ReportFrames:
     (problem counts), ``growth``, ``categories``, ``activity``, ``solutions`` (the newest snapshot's),
     ``distribution``, ``board`` (models), ``model_trend``, ``stats``, ``gaps``, ``days``; ``latest`` (the
     newest ``/stats`` figures), ``fresh``, ``unit`` (the rate unit), ``span`` (the history's length) and
-    ``refs`` (the baseline snapshot ids ``prev``/``7d``/``first``).
+    ``refs`` (the baseline snapshot ids ``prev``/``7d``/``first``); the platform's own evidence
+    (:func:`solvelens.report.evidence.evidence_frames`): ``arena``, ``arena_note``, ``platform_models``,
+    ``model_table``, ``timeline``, ``activity_gaps``, ``activity_note``.
     """
 
     store: Store
@@ -53,6 +56,13 @@ class ReportFrames:
     stats: pl.DataFrame
     latest: dict[str, float]
     days: pl.DataFrame
+    arena: an.ArenaResult | None
+    arena_note: str
+    platform_models: pl.DataFrame | None
+    model_table: pl.DataFrame
+    timeline: pl.DataFrame
+    activity_gaps: pl.DataFrame
+    activity_note: str
 
     @property
     def multi(self) -> bool:
@@ -109,6 +119,7 @@ def report_frames(
     generated = now or dt.datetime.now(dt.UTC)
     snapshots = store.snapshots.collect()
     unit = an.rate_unit(snapshots)
+    platform = _platform_frames(store, snapshots, unit, min_model_solutions)
     return ReportFrames(
         store=store,
         generated=generated,
@@ -122,5 +133,6 @@ def report_frames(
         gaps=an.snapshot_gaps(snapshots),
         days=an.snapshot_days(snapshots),
         **_history_frames(store, snapshots, top_n, window),
-        **_platform_frames(store, snapshots, unit, min_model_solutions),
+        **platform,
+        **evidence_frames(store, platform["board"]),
     )
