@@ -84,7 +84,9 @@ def arena_win_rate_chart(
     """
     frame = _top(ranking, top)
     order = frame["label"].to_list()
-    cells = win_rate.filter(pl.col("entry_a").is_in(frame["entry"]) & pl.col("entry_b").is_in(frame["entry"]))
+    cells = win_rate.filter(
+        pl.col("entry_a").is_in(frame["entry"].to_list()) & pl.col("entry_b").is_in(frame["entry"].to_list())
+    )
     data = chart_data(cells.select("label_a", "label_b", "p_a_wins"))
     side = max(240, min(width, 44 * len(order)))
     axis = alt.Axis(labelLimit=160, labelColor=INK_COLOUR)
@@ -124,7 +126,7 @@ def arena_rank_chart(
     """
     newest = over_time.filter(pl.col("taken_at") == pl.col("taken_at").max())
     keep = newest.filter(pl.col("ranked")).sort("rank", "score", descending=[False, True]).head(top)
-    frame = over_time.filter(pl.col("entry").is_in(keep["entry"]) & pl.col("rank").is_not_null())
+    frame = over_time.filter(pl.col("entry").is_in(keep["entry"].to_list()) & pl.col("rank").is_not_null())
     data = chart_data(
         frame.select("taken_at", "label", "rank", "score", "lower", "upper", "comparisons", "snapshot_id")
     )
