@@ -20,6 +20,7 @@ from solvelens.cli.common import (
     DEFAULT_REPORT,
     AllowMissingBotMe,
     ApiKey,
+    BadInputError,
     BaseUrl,
     CommandFailedError,
     DbPath,
@@ -37,6 +38,9 @@ _STEP_LABELS = {
     "leaderboard": "leaderboard (pages)",
     "bots": "bot profiles",
     "reference": "categories + stats",
+    "activity": "activity feed",
+    "llm_leaderboard": "LLM leaderboard (pages)",
+    "comparisons": "comparisons (solutions whose votes moved)",
 }
 
 
@@ -163,7 +167,7 @@ def _print_summary(summary: dict[str, Any]) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from solvelens.flows.steps import carryover_line
+    from solvelens.flows.steps import carryover_line, optional_line
 
     console = Console()
     table = Table(title=f"snapshot {summary['snapshot_id']} taken at {summary['taken_at']}")
@@ -182,6 +186,8 @@ def _print_summary(summary: dict[str, Any]) -> None:
         f"complete in {summary['duration_s']:.1f} s, {how}; store {summary['file_bytes'] / 1e6:.1f} MB"
     )
     console.print(carryover_line(summary))
+    if optional_line(summary):
+        console.print(optional_line(summary))
     for d in summary["drift"]:
         console.print(f"[yellow]drift[/] {d['resource']}.{d['field']}: {d['change']}")
     for w in summary["warnings"]:
@@ -240,6 +246,21 @@ LockTimeout = Annotated[
         help="Seconds to wait while another writer holds the store.",
     ),
 ]
+#: The optional resources ``--resources`` names (as :data:`solvelens.flows.optional.OPTIONAL_RESOURCES`; kept
+#: here so that ``--help`` and the check import no flow module).
+_OPTIONAL = ("activity", "comparisons", "llm_leaderboard")
+Resources = Annotated[
+    str | None,
+    typer.Option(
+        "--resources",
+        envvar="SOLVELENS_RESOURCES",
+        show_default=False,
+        help="Optional resources beyond the interface's, comma-separated: activity (the event feed, kept "
+        "as a history), comparisons (pairwise votes of the solutions whose vote count moved), "
+        "llm_leaderboard; 'none' for none. Default: every one the platform offers (one it does not is "
+        "recorded 'not offered').",
+    ),
+]
 Verbose = Annotated[
     bool, typer.Option("--verbose", envvar="SOLVELENS_VERBOSE", help="Show Prefect's flow and task logs.")
 ]
@@ -264,6 +285,22 @@ def _checked_inputs(
         **flags,
     }
     return fields, env
+
+
+def _checked_resources(value: str | None) -> list[str] | None:
+    """``--resources`` as the plan's list (``None``: every one offered; ``[]`` for ``none``). Raises
+    :class:`BadInputError` naming an unknown resource and the known ones."""
+    if value is None or value.strip().lower() in ("", "all"):
+        return None
+    names = [v.strip().lower().replace("-", "_") for v in value.split(",") if v.strip()]
+    if names == ["none"]:
+        return []
+    unknown = [n for n in names if n not in _OPTIONAL]
+    if unknown:
+        raise BadInputError(
+            f"--resources: unknown resource {unknown[0]!r}; choose from {', '.join(_OPTIONAL)}, or 'none'"
+        )
+    return list(dict.fromkeys(names))
 
 
 def _checked_profile(profile: Path | None) -> str | None:
@@ -292,11 +329,17 @@ def snapshot(
     lock_timeout: LockTimeout = 60.0,
     verbose: Verbose = False,
     profile: ProfileFile = None,
+    resources: Resources = None,
 ) -> None:
     """Take one complete snapshot of every public resource into the DuckDB store.
 
     Inputs are checked and the platform probed (GET /categories, a few seconds at most) before anything
     is fetched. Unchanged solution lists and bot profiles are carried over from the last snapshot.
+
+    The optional resources (--resources) are found out per snapshot: one the platform does not offer is
+    recorded as "not offered" and the snapshot is still complete. Activity events are kept once each; when
+    the feed moved past the last stored event, the gap is recorded and the summary says which cadence would
+    have caught it. Comparisons are fetched only for solutions whose vote count moved.
 
     Exit codes: 0 the snapshot is complete; 1 it failed (platform unreachable or failing, API key
     rejected, store busy), nothing written; 2 bad input (URL, --db not a store, --taken-at malformed or
@@ -317,6 +360,7 @@ def snapshot(
         backfill=backfill,
         allow_missing_bot_me=allow_missing_bot_me,
         profile=_checked_profile(profile),
+        resources=_checked_resources(resources),
     )
     use_prefect = prefect if prefect is not None else prefect_api_url() is not None
     with _interruptible():

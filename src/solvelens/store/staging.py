@@ -66,6 +66,39 @@ STAGED_TABLES: dict[str, pa.Schema] = {
     "previous_bots": pa.schema(
         [("bot_id", pa.string()), ("listing_version_id", pa.uint64()), ("profile_version_id", pa.uint64())]
     ),
+    # Optional resources (see solvelens.flows.optional). The /activity page as fetched (newest first).
+    "activity": pa.schema(_RAW),
+    # At most one row: the events this run found missed (see solvelens.flows.activity_gap).
+    "activity_gap": pa.schema(
+        [
+            ("newest_stored_event_id", pa.string()),
+            ("oldest_fetched_event_id", pa.string()),
+            ("gap_from", pa.string()),
+            ("gap_to", pa.string()),
+            ("events_per_hour", pa.float64()),
+            ("suggested_interval_s", pa.float64()),
+        ]
+    ),
+    "llm_leaderboard": pa.schema([("rank", pa.int32()), *_RAW]),
+    # The comparisons of each solution fetched this run (``solution_id``: whose list named it).
+    "comparisons": pa.schema([("problem_id", pa.string()), ("solution_id", pa.string()), *_RAW]),
+    # The solutions whose comparisons were fetched: their listed comparisonCount, what the endpoint returned.
+    "comparison_fetches": pa.schema(
+        [
+            ("solution_id", pa.string()),
+            ("problem_id", pa.string()),
+            ("comparison_count", pa.int64()),
+            ("returned", pa.int64()),
+        ]
+    ),
+    # Written by the flow (solvelens.store.readers.previous_state): the newest stored event (0 or 1 row) ...
+    "previous_activity": pa.schema([("event_id", pa.string()), ("created_at", pa.string())]),
+    # ... each solution's comparisonCount when its comparisons were last fetched ...
+    "comparison_state": pa.schema([("solution_id", pa.string()), ("comparison_count", pa.int64())]),
+    # ... and the previous snapshot's solutions whose count moved since (for problems carried over).
+    "pending_comparisons": pa.schema(
+        [("solution_id", pa.string()), ("problem_id", pa.string()), ("comparison_count", pa.int64())]
+    ),
 }
 #: Buffered raw JSON bytes after which a staged table writes a Parquet row group.
 DEFAULT_FLUSH_BYTES = 16 * 1024 * 1024

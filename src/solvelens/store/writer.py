@@ -27,6 +27,7 @@ import duckdb
 from solvelens.store.connection import DEFAULT_LOCK_TIMEOUT_S, open_writer
 from solvelens.store.drift import compare_fields, observed_fields
 from solvelens.store.errors import IncompleteStagingError, StaleCarryoverError
+from solvelens.store.history import write_history
 from solvelens.store.metrics import flatten_metrics
 from solvelens.store.schema import (
     BOT_ME,
@@ -39,8 +40,10 @@ from solvelens.store.schema import (
     LAST_DELETED_KEY,
     LEADERBOARD,
     LINKS,
+    LLM_LEADERBOARD,
     PLATFORM_STATS,
     PROBLEMS,
+    RANKED_RESOURCES,
     SMALL_BLOCK_SIZE,
     SOLUTIONS,
     Resource,
@@ -59,9 +62,11 @@ class SnapshotResult:
     """What one write produced.
 
     ``counts``: rows per public view for this snapshot (``problems``, ``solutions``, ``categories``,
-    ``leaderboard``, ``bots``, ``platform_stats``, ``bot_me``). ``new_versions``: record versions added per
-    resource. ``drift``: entries as in :mod:`solvelens.store.drift`. ``changes``: differences from the
-    previous complete snapshot of the same base URL (see :func:`snapshot_changes`). Times are ISO-8601 UTC
+    ``leaderboard``, ``bots``, ``platform_stats``, ``bot_me``; ``llm_leaderboard``, and the history views
+    ``activity`` and ``comparisons`` (items first seen by this snapshot) when staged). ``new_versions``:
+    record versions added per resource (history: items stored new). ``drift``: entries as in
+    :mod:`solvelens.store.drift`. ``changes``: differences from the previous complete snapshot of the same
+    base URL (see :func:`snapshot_changes`). Times are ISO-8601 UTC
     strings; ``duration_s`` (seconds) runs from the staged ``started_at`` to the commit; ``write_s`` is how
     long the file was held; ``file_bytes`` is the file size after close; ``timings`` the seconds spent per
     phase of the write (for benchmarks).
@@ -187,7 +192,7 @@ class _Transaction:
             if resource.name in REQUIRED_TABLES:
                 raise IncompleteStagingError(f"the staged run has no {resource.name!r} table ({path})")
             return False
-        rank = "rank" if resource is LEADERBOARD else "NULL::INTEGER AS rank"
+        rank = "rank" if resource in RANKED_RESOURCES else "NULL::INTEGER AS rank"
         parquet = _parquet(path)
         self.con.execute(f"CREATE OR REPLACE TEMP TABLE stage AS SELECT version_id, {rank} FROM {parquet}")
         self.insert_new_versions(resource, "stage", f"(SELECT version_id, raw FROM {parquet})")
@@ -468,6 +473,8 @@ def _write_phases(tx: _Transaction) -> dict[str, float]:
         ("bots", tx.write_bots),
         ("platform_stats", tx.write_stats),
         ("bot_me", lambda: tx.write_linked(BOT_ME)),
+        ("llm_leaderboard", lambda: tx.write_linked(LLM_LEADERBOARD)),
+        ("history", lambda: write_history(tx.con, tx.staging, tx.sid, tx.counts, tx.new_versions)),
         ("drop_temp", tx.drop_temp),
     ]
     timings: dict[str, float] = {}
