@@ -75,3 +75,22 @@ def test_agreement_and_missing_sources() -> None:
     )
     alone = an.side_by_side(_arena([("x", 1, 1600.0)]), None, _percentile([]))
     assert an.disagreement(alone) == "" and alone["platform_rank"].is_null().all()
+
+
+def test_shared_first_places_and_the_largest_shift_either_way() -> None:
+    table = an.side_by_side(
+        _arena([("a", 1, 1700.0), ("b", 2, 1600.0), ("c", 2, 1590.0), ("d", 4, 1400.0)]),
+        _platform(["d", "c", "b", "a"]),
+        _percentile([("a", 1), ("b", 1), ("c", 1), ("d", 1)]),
+    )
+    assert an.disagreement(table) == (
+        "They disagree on the top: the arena puts a first; the platform's /llm-leaderboard puts d first; "
+        "the percentile leaderboard ranks all 4 models equal. The arena and the platform differ most on a: "
+        "1 of 4 in the arena, 4 on the platform."
+    )
+    tied = an.side_by_side(
+        _arena([("a", 1, 1700.0), ("b", 1, 1690.0), ("c", 3, 1500.0)]),
+        None,
+        _percentile([("a", 1), ("b", 1), ("c", 3)]),
+    )
+    assert an.disagreement(tied) == "All 2 rankings put a and b (tied) first."

@@ -60,7 +60,9 @@ def test_rank_chart_draws_the_newest_best_entries_at_each_window(result: an.Aren
         len(rows) == ranked_then.height
         and result.over_time["snapshot_id"].max() in ranked_then["snapshot_id"]
     )
-    assert spec["encoding"]["y"]["scale"]["domain"][1] == 0.5, "rank 1 at the top"
+    y = spec["encoding"]["y"]
+    assert y["scale"]["reverse"] is True and y["scale"]["domain"][0] == 0.5, "rank 1 at the top"
+    assert y["axis"]["values"][0] == 1, "a tick at every rank"
     assert "<svg" in _svg(ch.arena_rank_chart(result.over_time))
 
 

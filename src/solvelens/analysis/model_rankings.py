@@ -81,13 +81,21 @@ def side_by_side(
     return joined.select(list(SIDE_BY_SIDE_SCHEMA)).cast(SIDE_BY_SIDE_SCHEMA)  # type: ignore[arg-type]
 
 
-def _first(frame: pl.DataFrame, column: str) -> list[str]:
-    """The models at the best value of ``column`` (several when they share rank 1)."""
+def _first(frame: pl.DataFrame, column: str) -> str:
+    """Who ``column`` puts first: a model, "a and b (tied)", "N models tied" or "all N models equal"
+    ("" when it ranks none)."""
     ranked = frame.drop_nulls(column)
     if ranked.is_empty():
-        return []
+        return ""
     best = ranked[column].min()
-    return sorted(ranked.filter(pl.col(column) == best)["model"].to_list())
+    models = sorted(ranked.filter(pl.col(column) == best)["model"].to_list())
+    if len(models) == 1:
+        return models[0]
+    if len(models) == ranked.height:
+        return f"all {len(models)} models equal"
+    if len(models) > 3:
+        return f"{len(models)} models tied"
+    return " and ".join(models) + " (tied)"
 
 
 def disagreement(table: pl.DataFrame) -> str:
@@ -99,21 +107,23 @@ def disagreement(table: pl.DataFrame) -> str:
         "the platform's /llm-leaderboard": _first(table, "platform_rank"),
         "the percentile leaderboard": _first(table, "percentile_rank"),
     }
-    tops = {name: models for name, models in tops.items() if models}
-    if len(tops) < 2:
+    named = {name: first for name, first in tops.items() if first}
+    if len(named) < 2:
         return ""
-    named = {name: " and ".join(models) for name, models in tops.items()}
-    if len(set(named.values())) == 1:
+    if len(set(named.values())) == 1 and not next(iter(named.values())).startswith("all "):
         head = f"All {len(named)} rankings put {next(iter(named.values()))} first."
     else:
-        head = "They disagree on the top: " + "; ".join(f"{n} puts {m} first" for n, m in named.items()) + "."
+        parts = [
+            f"{n} ranks {m}" if m.startswith("all ") else f"{n} puts {m} first" for n, m in named.items()
+        ]
+        head = "They disagree on the top: " + "; ".join(parts) + "."
     both = table.drop_nulls(["arena_rank", "platform_rank"])
     if both.height < 2:
         return head
     # Positions among the models both list (the arena's shared ranks broken by score).
     order = both.with_columns(
-        arena_pos=pl.col("arena_score").rank("ordinal", descending=True),
-        platform_pos=pl.col("platform_rank").rank("ordinal"),
+        arena_pos=pl.col("arena_score").rank("ordinal", descending=True).cast(pl.Int64),
+        platform_pos=pl.col("platform_rank").rank("ordinal").cast(pl.Int64),
     ).with_columns(shift=(pl.col("arena_pos") - pl.col("platform_pos")).abs())
     worst = order.sort("shift", "model", descending=[True, False]).row(0, named=True)
     if worst["shift"] == 0:

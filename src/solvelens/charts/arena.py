@@ -139,8 +139,8 @@ def arena_rank_chart(
             y=alt.Y(
                 "rank:Q",
                 title="Arena rank",
-                scale=alt.Scale(domain=[worst + 0.5, 0.5], nice=False),
-                axis=alt.Axis(tickMinStep=1, format="d"),
+                scale=alt.Scale(domain=[0.5, worst + 0.5], reverse=True, nice=False),
+                axis=alt.Axis(values=list(range(1, worst + 1)), format="d"),
             ),
             color=alt.Color("label:N", sort=keep["label"].to_list(), title="Entry"),
             tooltip=[
