@@ -141,26 +141,45 @@ def _run_prefect(plan: SnapshotPlan, verbose: bool) -> dict[str, Any]:
 
 @contextmanager
 def _interruptible() -> Any:
-    """Ctrl-C raises ``KeyboardInterrupt`` wherever the main thread is (also inside the event loop and a
-    DuckDB query, which then stops with its own error: that error is turned into ``KeyboardInterrupt``)."""
+    """Ctrl-C stops the run wherever the main thread is, and the run always ends in ``KeyboardInterrupt``.
+
+    Inside an event loop the first Ctrl-C cancels the loop's tasks (scheduled on the loop, as
+    :func:`asyncio.run`'s own handler cancels its main task), so every step unwinds through its task group and
+    closes its client before the loop ends: a ``KeyboardInterrupt`` raised in the middle of one task would
+    leave its siblings running against closed clients and print "Task exception was never retrieved".
+    Outside a loop (a DuckDB query, the write) and on a second Ctrl-C it raises ``KeyboardInterrupt`` at once;
+    DuckDB's own error for a stopped query, and the cancellation, are turned into ``KeyboardInterrupt``."""
     import signal
     import threading
 
     interrupted = threading.Event()
 
     def on_sigint(signum: int, frame: Any) -> None:
+        first = not interrupted.is_set()
         interrupted.set()
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            loop = None
+        if first and loop is not None:
+            loop.call_soon_threadsafe(_cancel_all_tasks, loop)
+            return
         raise KeyboardInterrupt
 
     previous = signal.signal(signal.SIGINT, on_sigint)
     try:
         yield
-    except Exception as exc:  # e.g. DuckDB's own error when Ctrl-C stopped a query
+    except (Exception, asyncio.CancelledError) as exc:  # DuckDB's error for a stopped query; the cancellation
         if interrupted.is_set():
             raise KeyboardInterrupt from exc
         raise
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+def _cancel_all_tasks(loop: asyncio.AbstractEventLoop) -> None:
+    for task in asyncio.all_tasks(loop):
+        task.cancel("interrupted (Ctrl-C)")
 
 
 def _print_summary(summary: dict[str, Any]) -> None:

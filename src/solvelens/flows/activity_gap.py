@@ -46,7 +46,8 @@ class ActivityGap:
     """Events missed between two snapshots: every event after ``newest_stored_event_id`` (created at
     ``gap_from``) and before ``oldest_fetched_event_id`` (created at ``gap_to``) may be lost.
     ``events_per_hour``: the rate the fetched page shows (``None`` when it cannot tell);
-    ``suggested_interval_s``: a snapshot at least this often (seconds) would have caught them."""
+    ``suggested_interval_s``: a snapshot at least this often (seconds) would have caught them; ``window``:
+    how many events the feed holds (the page fetched, all newer than the stored history)."""
 
     newest_stored_event_id: str
     oldest_fetched_event_id: str
@@ -54,6 +55,7 @@ class ActivityGap:
     gap_to: str | None
     events_per_hour: float | None
     suggested_interval_s: float | None
+    window: int
 
     def as_dict(self) -> dict[str, Any]:
         """A JSON-serialisable dict of every field."""
@@ -98,16 +100,15 @@ def _after(event: dict[str, Any], stored: StoredEvent) -> bool:
     return when is None or then is None or when > then
 
 
-def find_gap(
-    events: Sequence[dict[str, Any]], newest_stored: StoredEvent | None, page_size: int
-) -> ActivityGap | None:
+def find_gap(events: Sequence[dict[str, Any]], newest_stored: StoredEvent | None) -> ActivityGap | None:
     """The gap between the stored history and a fetched page (newest first), or ``None``.
 
     No gap when nothing was stored before (the history starts here), when the page is empty, or when the
     page still holds the newest stored event. A gap when it does not and every fetched event is newer than
     it (the feed moved past it: events in between may be lost). When the page reaches back beyond it
     without holding it, the feed dropped that event (deleted or reset): no events were missed by our
-    cadence, so no gap (the caller warns)."""
+    cadence, so no gap (the caller warns). The suggested cadence is for the feed's window as it answered
+    (its page: the real platform's 50, or fewer where a platform serves less than asked)."""
     if newest_stored is None or not events:
         return None
     if any(str(e.get("id")) == newest_stored.event_id for e in events):
@@ -125,7 +126,8 @@ def find_gap(
         gap_from=newest_stored.created_at,
         gap_to=oldest.get("createdAt") if isinstance(oldest.get("createdAt"), str) else None,
         events_per_hour=rate,
-        suggested_interval_s=suggested_interval_s(rate, page_size),
+        suggested_interval_s=suggested_interval_s(rate, len(events)),
+        window=len(events),
     )
 
 
@@ -139,9 +141,11 @@ def _duration(seconds: float) -> str:
     return f"{seconds:.0f} seconds"
 
 
-def gap_sentence(gap: dict[str, Any] | ActivityGap, page_size: int) -> str:
-    """One line for a person: which events may be lost and which cadence would have caught them."""
+def gap_sentence(gap: dict[str, Any] | ActivityGap) -> str:
+    """One line for a person: which events may be lost and which cadence would have caught them (``gap``:
+    an :class:`ActivityGap` or its :meth:`~ActivityGap.as_dict`)."""
     g = gap.as_dict() if isinstance(gap, ActivityGap) else gap
+    page_size = g.get("window", "")
     since, until = g["gap_from"] or "time unknown", g["gap_to"] or "time unknown"
     line = (
         f"activity: events missed between event {g['newest_stored_event_id']} ({since}) and event "

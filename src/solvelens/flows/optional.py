@@ -31,6 +31,7 @@ import orjson
 import pyarrow as pa
 
 from solvelens.client import APIStatusError, NotFoundError, Page, UnrecognizedResponseError
+from solvelens.client.walk import endpoint_key
 from solvelens.flows.activity_gap import StoredEvent, events_per_hour, find_gap, gap_sentence
 from solvelens.flows.fetch import (
     DEFAULT_CONCURRENCY,
@@ -90,7 +91,7 @@ def _absent(step: str, resource: str, exc: APIStatusError) -> dict[str, Any]:
         {resource: 0},
         [],
         resources={resource: NOT_OFFERED},
-        absent=f"HTTP {exc.status_code} on {exc.method} {exc.path}",
+        absent=f"HTTP {exc.status_code} on {exc.method} {endpoint_key(exc.path or '')}",
     )
 
 
@@ -118,10 +119,10 @@ async def fetch_activity_step(
     warnings: list[str] = []
     previous = area.read_table("previous_activity")
     newest = StoredEvent(**previous.to_pylist()[0]) if previous is not None and previous.num_rows else None
-    gap = find_gap(events, newest, ACTIVITY_LIMIT)
+    gap = find_gap(events, newest)
     if gap is not None:
         area.write_table("activity_gap", pa.Table.from_pylist([gap.as_dict()]))
-        warnings.append(gap_sentence(gap, ACTIVITY_LIMIT))
+        warnings.append(gap_sentence(gap))
     elif newest is not None and events and not any(str(e["id"]) == newest.event_id for e in events):
         warnings.append(
             f"activity: the feed no longer holds event {newest.event_id} (the newest stored) although it "

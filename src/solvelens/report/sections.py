@@ -81,6 +81,10 @@ def model_section(f: ReportFrames) -> list[ChartSlot]:
             "always the best solution of its problem), with 95% bootstrap intervals: 1,000 replicates "
             "resampling problems with replacement (seeded, so the same store gives the same intervals). "
             "Models share a rank while their intervals overlap (as on the Chatbot Arena leaderboard). "
+            "Solutions with equal scores share a rank in their problem: a tied solution counts as beating "
+            "half of those it ties with, and a tie shares the places it spans in the top-1 and top-3 rates "
+            "(two solutions tied for first are half a top-1 each), so the order the platform lists a tie in "
+            "moves no figure. "
             f"Models with fewer than {f.min_model_solutions} solutions in contested problems are grey and "
             "not ranked.",
             lambda: ch.model_leaderboard_chart(f.board, title=""),
@@ -245,7 +249,8 @@ def solution_section(f: ReportFrames) -> list[ChartSlot]:
         slot(
             "score_distribution",
             "Solution scores",
-            "Scores of all solutions at the newest snapshot, by their rank within their problem.",
+            "Scores of all solutions at the newest snapshot, by their rank within their problem (solutions "
+            "with equal scores share the best rank: every solution tied for first is in rank 1).",
             lambda: ch.score_distribution_chart(f.distribution, title=""),
             f.distribution.height > 0,
             "No solutions in the newest snapshot.",

@@ -69,6 +69,7 @@ from solvelens.sandbox.http import (
     SandboxOptions,
     SolutionsPaging,
     TaskShape,
+    TieOrder,
     fault_responses,
 )
 from solvelens.sandbox.ids import IdCodec
@@ -102,6 +103,7 @@ def create_app(
     faults: FaultConfig | None = None,
     conventions: str = "platform",
     without: tuple[str, ...] | list[str] = (),
+    tie_order: TieOrder = "stable",
 ) -> FastAPI:
     """The FastAPI app serving the platform stored at ``db_path`` (built by ``build_platform``).
 
@@ -112,6 +114,8 @@ def create_app(
     ``task_types``: which task kinds the dispatcher hands out; ``faults``: fault injection, body cap and rate
     limit (:class:`~solvelens.sandbox.faults.FaultConfig`); ``conventions``: the wire convention mode
     (``platform``, ``jsonapi``, ``hal``, ``odata``, ``relay``; :mod:`solvelens.sandbox.conventions`);
+    ``tie_order``: ``stable`` or ``shuffle`` (equal scores ordered at random on every call, as the real
+    platform does; :class:`~solvelens.sandbox.http.SandboxOptions`);
     ``without``: optional endpoints to leave out (``activity``, ``llm-leaderboard``, ``comparisons``,
     ``solution``; their routes answer 404 like unknown routes). Raises :class:`FileNotFoundError` when the
     database does not exist and :class:`ValueError` when it is not a sandbox platform, or for an unknown
@@ -119,6 +123,8 @@ def create_app(
     ``task_shape="interface"``) with another mode.
     """
     conv = make_convention(conventions, pagination=pagination, solutions_paging=solutions_paging)
+    if tie_order not in ("stable", "shuffle"):
+        raise ValueError(f"--tie-order must be stable or shuffle, got {tie_order!r}")
     if conventions != "platform" and task_shape != "real":
         raise ValueError(f"--task-shape interface applies to --conventions platform only, not {conventions}")
     unknown = sorted(set(without) - set(OPTIONAL))
@@ -136,6 +142,7 @@ def create_app(
         faults or FaultConfig(),
         conventions,
         tuple(without),
+        tie_order,
     )
     db = Database(db_path)
     with db.read() as conn:

@@ -81,6 +81,7 @@ OPTION_FLAGS = {
     "rate_window": "--rate-window",
     "conventions": "--conventions",
     "without": "--without",
+    "tie_order": "--tie-order",
 }
 
 

@@ -125,8 +125,10 @@ class World:
         self.new_flags: list[tuple[object, ...]] = []
         self.new_awards: list[tuple[object, ...]] = []
         self.new_badges: list[tuple[int, str, str, int]] = []
-        #: activity events (:mod:`solvelens.sandbox.activity`) in the order they happened
+        #: activity events (:mod:`solvelens.sandbox.activity`) in the order they happened; events before
+        #: ``log_since`` (UTC ms) are not logged (the generator's retention of the built history)
         self.new_activity: list[Event] = []
+        self.log_since: int | None = None
         self.owned_badges: set[tuple[int, str, str]] = set()
         self.dirty_bots: set[int] = set()
         self.dirty_problems: set[int] = set()
@@ -235,7 +237,8 @@ class World:
                     self._log("badge_earned", bot.id, None, t, badgeType=badge_type, tier=tier)
 
     def _log(self, action: str, bot_id: int | None, problem_id: int | None, t: int, **meta: object) -> None:
-        self.new_activity.append(event(action, bot_id, problem_id, t, **meta))
+        if self.log_since is None or t >= self.log_since:
+            self.new_activity.append(event(action, bot_id, problem_id, t, **meta))
 
     def _status(self, prob: Prob, status: str, t: int, bot: Bot | None) -> None:
         """Move ``prob`` to ``status`` and log the transition."""

@@ -11,8 +11,10 @@ Storage model (what makes an unchanged re-snapshot cheap):
   table (``resource`` code, ``version_id``, leaderboard ``rank``, a problem's solution ``manifest_id``), so an
   unchanged re-snapshot appends to two tables only (this and the log).
 - Solutions are referenced per problem as a whole: ``solution_manifest_items`` holds each distinct ranked
-  list of solution versions once (``manifest_id`` = hash of the ordered version ids; rank = position). A
-  problem's link row names its manifest, so unchanged solutions cost nothing beyond that row.
+  list of solution versions once (``manifest_id`` = hash of the version ids ordered by rank, then version
+  id; rank = the competition rank over the score, ties share a rank: :mod:`solvelens.flows.ranks`; stores
+  written before ties were recognised hold list positions for lists not refetched since). A problem's link
+  row names its manifest, so unchanged solutions cost nothing beyond that row.
 - ``stat_values``: ``/stats`` flattened to (metric, value) per stats version.
 - ``field_types``: every (resource, top-level field, JSON type) seen so far, for drift detection.
 - History kept once per item, not per snapshot (schema version 3), each row naming the platform it came from
