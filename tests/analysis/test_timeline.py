@@ -45,9 +45,10 @@ def test_no_events_give_an_empty_frame() -> None:
     assert an.activity_timeline(_events([], [])).schema == pl.Schema(TIMELINE_SCHEMA)
 
 
-def test_a_store_before_the_activity_view_reads_as_none(store_db: Path, evidence_store_db: Path) -> None:
-    assert an.read_activity(store_db) is None and an.read_activity_gaps(store_db) is None
-    events = an.read_activity(evidence_store_db)
-    assert (
-        events is not None and events.height > 400 and events["created_at"].dtype == pl.Datetime("us", "UTC")
-    )
+def test_the_stored_feed_is_counted_and_a_store_without_one_gives_nothing(
+    store_db: Path, evidence_store_db: Path
+) -> None:
+    assert an.activity_timeline(an.load(store_db).activity).is_empty()
+    events = an.load(evidence_store_db).activity.collect()
+    out = an.activity_timeline(events)
+    assert events.height > 400 and out["events"].sum() == events.height

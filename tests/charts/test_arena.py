@@ -67,10 +67,10 @@ def test_rank_chart_draws_the_newest_best_entries_at_each_window(result: an.Aren
 
 
 def test_activity_timeline_stacks_actions_and_shades_gaps(evidence_store_db: Path) -> None:
-    events = an.read_activity(evidence_store_db)
-    gaps = an.read_activity_gaps(evidence_store_db)
-    assert events is not None and gaps is not None
-    timeline = an.activity_timeline(events)
+    store = an.load(evidence_store_db)
+    gaps = store.activity_gaps.collect()
+    timeline = an.activity_timeline(store.activity)
+    assert gaps.height == 1
     spec = ch.chart_spec(ch.activity_timeline_chart(timeline, gaps=gaps))
     text = json.dumps(spec)
     assert "events missed" in text and "Events per hour" in text and "one bar per hour" in text

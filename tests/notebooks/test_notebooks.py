@@ -83,6 +83,6 @@ def test_arena_notebook_on_a_store_without_votes_names_the_fix(
     from nbclient.exceptions import CellExecutionError
 
     monkeypatch.setenv("SOLVELENS_DB", str(store_db))
-    with pytest.raises(CellExecutionError, match="NoComparisonsViewError") as caught:
+    with pytest.raises(CellExecutionError, match="No vote between two models is stored") as caught:
         execute_notebook("arena.ipynb")
-    assert "has no comparisons view" in str(caught.value) and "solvelens snapshot" in str(caught.value)
+    assert "/solutions/{id}/comparisons" in str(caught.value) and "solvelens snapshot" in str(caught.value)

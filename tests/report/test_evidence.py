@@ -12,7 +12,7 @@ import pytest
 
 from solvelens import analysis as an
 from solvelens.report import build_report, report_content
-from solvelens.report.evidence import NO_ACTIVITY_VIEW, NO_VOTES, NO_VOTES_VIEW
+from solvelens.report.evidence import NO_ACTIVITY, NO_VOTES
 from tests.fixtures.evidence import MODEL_STRENGTH
 
 EVIDENCE_CHARTS = {"arena_scores", "arena_win_rate", "arena_rank", "activity_timeline"}
@@ -36,7 +36,7 @@ def test_the_arena_section_draws_scores_win_rates_and_rank_over_time(evidence_ht
     assert set(specs) >= EVIDENCE_CHARTS
     assert 'id="arena"' in evidence_html and 'id="activity"' in evidence_html
     assert "Three model rankings" in evidence_html
-    assert NO_VOTES_VIEW not in evidence_html and NO_ACTIVITY_VIEW not in evidence_html
+    assert NO_VOTES not in evidence_html and NO_ACTIVITY not in evidence_html
     scores = json.dumps(specs["arena_scores"])
     assert "claude-sonnet-4" in scores and "Elo scale" in scores
 
@@ -65,7 +65,7 @@ def test_the_activity_timeline_shades_the_recorded_gap(evidence_html: str) -> No
 
 def test_a_store_without_the_views_says_so_in_one_line_each(store_db: Path) -> None:
     content = report_content(an.load(store_db))
-    assert content.arena_note == NO_VOTES_VIEW and content.activity_note == NO_ACTIVITY_VIEW
+    assert content.arena_note == NO_VOTES and content.activity_note == NO_ACTIVITY
     assert content.sections["arena"] == [] and content.sections["activity"] == []
     assert content.arena_models == []
 
@@ -85,7 +85,7 @@ def test_empty_views_say_the_platform_may_not_offer_the_endpoints(
     out = tmp_path / "report.html"
     build_report(path, out)
     html = out.read_text(encoding="utf-8")
-    assert NO_VOTES in html and "No activity timeline: no event is stored" in html
+    assert NO_VOTES in html and NO_ACTIVITY in html
     assert not EVIDENCE_CHARTS & set(_specs(html))
 
 

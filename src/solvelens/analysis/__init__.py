@@ -17,7 +17,7 @@ long the history spans (:func:`rate_unit`); each rate frame says which in its ``
 """
 
 from solvelens.analysis.activity import bot_activity, platform_activity
-from solvelens.analysis.arena import ArenaResult, NoComparisonsViewError, arena, fit_arena
+from solvelens.analysis.arena import ArenaResult, arena, fit_arena
 from solvelens.analysis.bot import (
     BotNotFoundError,
     BotSummary,
@@ -45,7 +45,7 @@ from solvelens.analysis.leaderboard import (
     top_bots,
     top_movers,
 )
-from solvelens.analysis.model_rankings import disagreement, read_platform_leaderboard, side_by_side
+from solvelens.analysis.model_rankings import disagreement, platform_leaderboard, side_by_side
 from solvelens.analysis.models import model_leaderboard, model_trend
 from solvelens.analysis.platform import latest_stats, platform_stats_over_time
 from solvelens.analysis.solutions import llm_model_share, score_distribution, with_rank_percentile
@@ -58,7 +58,7 @@ from solvelens.analysis.store import (
     StoreNotFoundError,
     load,
 )
-from solvelens.analysis.timeline import activity_timeline, read_activity, read_activity_gaps
+from solvelens.analysis.timeline import activity_timeline
 from solvelens.analysis.timescale import (
     RateUnit,
     format_duration,
@@ -76,7 +76,6 @@ __all__ = [
     "BotSummary",
     "EmptyStoreError",
     "Freshness",
-    "NoComparisonsViewError",
     "NotAStoreError",
     "RateUnit",
     "Store",
@@ -110,15 +109,13 @@ __all__ = [
     "newest_is_simulated",
     "platform_activity",
     "platform_growth",
+    "platform_leaderboard",
     "platform_stats_over_time",
     "problem_counts",
     "rank_history",
     "rank_stability",
     "rank_volatility",
     "rate_unit",
-    "read_activity",
-    "read_activity_gaps",
-    "read_platform_leaderboard",
     "reference_snapshots",
     "score_distribution",
     "side_by_side",

@@ -34,7 +34,6 @@ from __future__ import annotations
 import datetime as dt
 import math
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Literal
 
 import choix
@@ -43,8 +42,6 @@ import polars as pl
 from threadpoolctl import threadpool_limits
 
 from solvelens.analysis.store import Store
-from solvelens.analysis.views import read_view
-from solvelens.store import StoreError
 
 FrameLike = pl.DataFrame | pl.LazyFrame
 By = Literal["model", "bot"]
@@ -464,38 +461,6 @@ def fit_arena(
     )
 
 
-class NoComparisonsViewError(StoreError):
-    """The store has no ``comparisons`` view (written before the platform's votes were collected); the
-    message names the store and the fix."""
-
-
-#: Columns read from the ``comparisons`` view.
-COMPARISON_COLUMNS: dict[str, pl.DataType] = {
-    "comparison_id": pl.String(),
-    "solution_a_id": pl.String(),
-    "solution_b_id": pl.String(),
-    "winner": pl.String(),
-    "created_at": _UTC,
-    "first_snapshot_id": pl.Int64(),
-}
-
-
-def read_comparisons(db_path: str | Path, *, lock_timeout_s: float = 60.0) -> pl.DataFrame:
-    """Every stored vote (the ``comparisons`` view; columns :data:`COMPARISON_COLUMNS`), read-only.
-
-    Raises :class:`NoComparisonsViewError` when the store predates the view, and the store's errors of
-    :func:`solvelens.store.open_readonly` (missing file, lock timeout, not a store).
-    """
-    frame = read_view(db_path, "comparisons", COMPARISON_COLUMNS, lock_timeout_s=lock_timeout_s)
-    if frame is None:
-        raise NoComparisonsViewError(
-            f"store {db_path} has no comparisons view (written by an older solvelens): take a "
-            "snapshot with this version (`solvelens snapshot`) of a platform that offers "
-            "/solutions/{id}/comparisons"
-        )
-    return frame
-
-
 def arena(
     store: Store,
     by: By = "model",
@@ -511,20 +476,21 @@ def arena(
     """The arena ranking of the LLM models (``by="model"``) or bots (``by="bot"``) from the votes stored in
     ``store`` (see the module docstring for the method and :class:`ArenaResult` for the frames).
 
-    Votes come from the store's ``comparisons`` view (source: the platform's
+    Votes come from ``store.comparisons`` (the store's ``comparisons`` view; source: the platform's
     ``GET /solutions/{id}/comparisons``), each solution named by the newest snapshot's ``solutions``
     (``store.solutions``: a vote on a solution that snapshot no longer lists is counted as unmatched).
     ``since`` keeps votes cast at or after that instant (timezone-aware, or naive meaning UTC). Windows over
-    time are the snapshots of ``store.snapshots``. The same store and ``seed`` give the same intervals.
+    time are the snapshots of ``store.snapshots``. The same store and ``seed`` give the same intervals. A
+    store without votes (written before they were collected, or of a platform that does not offer the
+    endpoint) gives an empty result (:meth:`ArenaResult.is_empty`).
 
-    Raises :class:`NoComparisonsViewError` when the store predates the ``comparisons`` view,
-    :class:`solvelens.analysis.EmptyStoreError` when it has no complete snapshot, ``ValueError`` for a bad
-    ``by``, ``bootstrap`` or ``confidence``.
+    Raises :class:`solvelens.analysis.EmptyStoreError` when the store has no complete snapshot,
+    ``ValueError`` for a bad ``by``, ``bootstrap`` or ``confidence``.
     """
     if by not in ("model", "bot"):
         raise ValueError(f"by must be 'model' or 'bot', not {by!r}")
     store.require_snapshots()
-    votes = read_comparisons(store.path)
+    votes = store.comparisons.collect()
     if since is not None:
         when = since if since.tzinfo else since.replace(tzinfo=dt.UTC)
         votes = votes.filter(pl.col("created_at") >= when)

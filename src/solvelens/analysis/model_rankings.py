@@ -6,13 +6,11 @@ within problem, :func:`solvelens.analysis.model_leaderboard`), and one sentence 
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import polars as pl
 
-from solvelens.analysis.views import read_view
+FrameLike = pl.DataFrame | pl.LazyFrame
 
-#: Columns read from the ``llm_leaderboard`` view (``rank``: position in the platform's own order).
+#: The platform's board as :func:`side_by_side` reads it (``Store.llm_leaderboard`` has these and more).
 PLATFORM_COLUMNS: dict[str, pl.DataType] = {
     "snapshot_id": pl.Int64(),
     "rank": pl.Int32(),
@@ -36,17 +34,13 @@ SIDE_BY_SIDE_SCHEMA: dict[str, pl.DataType] = {
 }
 
 
-def read_platform_leaderboard(db_path: str | Path) -> pl.DataFrame | None:
+def platform_leaderboard(llm_leaderboard: FrameLike) -> pl.DataFrame:
     """The platform's own model leaderboard at the newest snapshot that stored one (:data:`PLATFORM_COLUMNS`,
-    sorted by rank); ``None`` when the store predates the ``llm_leaderboard`` view, empty when no snapshot
-    stored it (the platform does not offer ``/llm-leaderboard``)."""
-    board = read_view(
-        db_path,
-        "llm_leaderboard",
-        PLATFORM_COLUMNS,
-        where="snapshot_id = (SELECT max(snapshot_id) FROM llm_leaderboard)",
-    )
-    return None if board is None else board.sort("rank")
+    sorted by its rank); empty when no snapshot stored it (an older store, or a platform without
+    ``/llm-leaderboard``). Input: ``Store.llm_leaderboard``."""
+    board = llm_leaderboard.lazy().select(list(PLATFORM_COLUMNS)).collect()
+    newest = board.filter(pl.col("snapshot_id") == pl.col("snapshot_id").max())
+    return newest.cast(PLATFORM_COLUMNS).sort("rank")  # type: ignore[arg-type]
 
 
 def side_by_side(
@@ -56,7 +50,7 @@ def side_by_side(
     arena's order, then the platform's.
 
     Inputs: ``ArenaResult.ranking`` of ``by="model"`` (ranked entries only are used), the platform's board
-    (:func:`read_platform_leaderboard`; ``None`` or empty: its columns stay null) and
+    (:func:`platform_leaderboard`; ``None`` or empty: its columns stay null) and
     :func:`solvelens.analysis.model_leaderboard` (ranked models only). Ranks are each source's own: the
     arena's and the percentile board's share a rank while intervals overlap; the platform's is its
     position.

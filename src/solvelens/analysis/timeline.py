@@ -2,39 +2,17 @@
 store's ``activity`` view, each event once) counted per hour by action.
 
 The feed holds only the latest 50 events, so the history is complete only where snapshots came often
-enough; the store records each hole it noticed in ``activity_gaps`` (:func:`read_activity_gaps`), and the
+enough; the store records each hole it noticed in ``activity_gaps`` (``Store.activity_gaps``), and the
 chart shades them: an empty stretch there means "not seen", not "nothing happened".
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import polars as pl
-
-from solvelens.analysis.views import read_view
 
 FrameLike = pl.DataFrame | pl.LazyFrame
 _UTC = pl.Datetime("us", "UTC")
 
-#: Columns read from the ``activity`` view (``created_at``: platform time, UTC).
-ACTIVITY_COLUMNS: dict[str, pl.DataType] = {
-    "event_id": pl.String(),
-    "action": pl.String(),
-    "bot_id": pl.String(),
-    "bot_name": pl.String(),
-    "problem_id": pl.String(),
-    "created_at": _UTC,
-    "first_snapshot_id": pl.Int64(),
-}
-#: Columns read from the ``activity_gaps`` view.
-GAP_COLUMNS: dict[str, pl.DataType] = {
-    "snapshot_id": pl.Int64(),
-    "gap_from": _UTC,
-    "gap_to": _UTC,
-    "events_per_hour": pl.Float64(),
-    "suggested_interval_s": pl.Float64(),
-}
 TIMELINE_SCHEMA: dict[str, pl.DataType] = {
     "start": _UTC,
     "action": pl.String(),
@@ -46,24 +24,12 @@ TIMELINE_SCHEMA: dict[str, pl.DataType] = {
 MAX_BUCKETS = 400
 
 
-def read_activity(db_path: str | Path) -> pl.DataFrame | None:
-    """Every stored event (:data:`ACTIVITY_COLUMNS`), read-only; ``None`` when the store predates the
-    ``activity`` view. Raises the store's errors (missing file, lock timeout, not a store)."""
-    return read_view(db_path, "activity", ACTIVITY_COLUMNS)
-
-
-def read_activity_gaps(db_path: str | Path) -> pl.DataFrame | None:
-    """Every recorded hole in the activity history (:data:`GAP_COLUMNS`); ``None`` when the store predates
-    the ``activity_gaps`` view."""
-    return read_view(db_path, "activity_gaps", GAP_COLUMNS)
-
-
 def activity_timeline(events: FrameLike, *, max_buckets: int = MAX_BUCKETS) -> pl.DataFrame:
     """Events per time bucket and action (:data:`TIMELINE_SCHEMA`): start (the bucket's UTC start), action,
     events UInt32, events_per_hour Float64 (events / bucket_hours), bucket_hours Float64 (1 while the
     history spans at most ``max_buckets`` hours, else 24); only non-empty buckets; sorted by start, action.
 
-    Input: events with ``created_at`` and ``action`` (:func:`read_activity`); a null action counts as
+    Input: events with ``created_at`` and ``action`` (``Store.activity``); a null action counts as
     ``"unknown"``, events without a time are left out.
     """
     frame = events.lazy().select("created_at", "action").drop_nulls("created_at").collect()

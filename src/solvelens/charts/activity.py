@@ -20,8 +20,8 @@ def activity_timeline_chart(
     """Stacked bars of events per hour by action, one bar per time bucket (an hour, or a day for long
     histories: the axis title says which); ``gaps`` (gap_from, gap_to) are shaded as "events missed".
 
-    Input: :func:`solvelens.analysis.timeline.activity_timeline` (start, action, events, events_per_hour,
-    bucket_hours) and :func:`solvelens.analysis.timeline.read_activity_gaps`.
+    Input: :func:`solvelens.analysis.activity_timeline` (start, action, events, events_per_hour,
+    bucket_hours) and ``Store.activity_gaps`` (gap_from, gap_to).
     """
     hours = float(timeline["bucket_hours"].max() or 1.0) if timeline.height else 1.0  # type: ignore[arg-type]
     bucket = "hour" if hours == 1 else "day"

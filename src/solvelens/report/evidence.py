@@ -9,55 +9,41 @@ from typing import Any
 import polars as pl
 
 from solvelens import analysis as an
-from solvelens.analysis.arena import MIN_COMPARISONS, RANKING_SCHEMA, ArenaResult, NoComparisonsViewError
+from solvelens.analysis.arena import MIN_COMPARISONS, RANKING_SCHEMA, ArenaResult
 from solvelens.analysis.store import Store
-from solvelens.analysis.timeline import TIMELINE_SCHEMA
 
 #: Notes shown instead of a section whose data is absent.
-NO_VOTES_VIEW = (
-    "No arena ranking: this store predates the platform's votes (no comparisons view); snapshots taken with "
-    "this version collect them where the platform offers /solutions/{id}/comparisons."
-)
 NO_VOTES = (
-    "No arena ranking: no decisive vote between two models is stored (the platform may not offer "
-    "/solutions/{id}/comparisons, or no snapshot fetched them yet)."
+    "No arena ranking: no vote between two models is stored (a store written before votes were collected, "
+    "or a platform that does not offer /solutions/{id}/comparisons)."
 )
-NO_ACTIVITY_VIEW = (
-    "No activity timeline: this store predates the platform's activity feed (no activity view)."
+NO_ACTIVITY = (
+    "No activity timeline: no event is stored (a store written before the feed was collected, or a platform "
+    "that does not offer /activity)."
 )
-NO_ACTIVITY = "No activity timeline: no event is stored (the platform may not offer /activity)."
-
-
-def _arena(store: Store, min_comparisons: int) -> tuple[ArenaResult | None, str]:
-    try:
-        result = an.arena(store, by="model", min_comparisons=min_comparisons)
-    except NoComparisonsViewError:
-        return None, NO_VOTES_VIEW
-    return (None, NO_VOTES) if result.is_empty() else (result, "")
 
 
 def evidence_frames(
     store: Store, board: pl.DataFrame, *, min_comparisons: int = MIN_COMPARISONS
 ) -> dict[str, Any]:
     """``arena`` (:class:`ArenaResult` of the models, or None), ``arena_note`` (why not, or ""),
-    ``platform_models`` (the newest stored ``/llm-leaderboard``, or None), ``model_table``
+    ``platform_models`` (the newest stored ``/llm-leaderboard``; empty without one), ``model_table``
     (:func:`solvelens.analysis.side_by_side` with ``board``, the percentile leaderboard), ``timeline``
     (:func:`solvelens.analysis.activity_timeline`), ``activity_gaps``, ``activity_note``."""
-    arena, arena_note = _arena(store, min_comparisons)
-    platform = an.read_platform_leaderboard(store.path)
+    arena: ArenaResult | None = an.arena(store, by="model", min_comparisons=min_comparisons)
+    if arena is not None and arena.is_empty():
+        arena = None
+    platform = an.platform_leaderboard(store.llm_leaderboard)
     ranking = arena.ranking if arena is not None else pl.DataFrame(schema=RANKING_SCHEMA)
-    events = an.read_activity(store.path)
-    gaps = an.read_activity_gaps(store.path)
-    timeline = an.activity_timeline(events) if events is not None else pl.DataFrame(schema=TIMELINE_SCHEMA)
-    activity_note = NO_ACTIVITY_VIEW if events is None else ("" if timeline.height else NO_ACTIVITY)
+    timeline = an.activity_timeline(store.activity)
     return {
         "arena": arena,
-        "arena_note": arena_note,
+        "arena_note": "" if arena is not None else NO_VOTES,
         "platform_models": platform,
         "model_table": an.side_by_side(ranking, platform, board),
         "timeline": timeline,
-        "activity_gaps": gaps if gaps is not None else pl.DataFrame(),
-        "activity_note": activity_note,
+        "activity_gaps": store.activity_gaps.collect(),
+        "activity_note": "" if timeline.height else NO_ACTIVITY,
     }
 
 

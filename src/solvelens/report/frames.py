@@ -58,7 +58,7 @@ class ReportFrames:
     days: pl.DataFrame
     arena: an.ArenaResult | None
     arena_note: str
-    platform_models: pl.DataFrame | None
+    platform_models: pl.DataFrame
     model_table: pl.DataFrame
     timeline: pl.DataFrame
     activity_gaps: pl.DataFrame
