@@ -322,3 +322,14 @@ def test_on_a_sandbox_the_arena_agrees_with_the_hidden_truth(
         and models.comparisons + models.same_entry + models.skips
         == bots.comparisons + bots.same_entry + bots.skips
     )
+
+
+def test_since_keeps_the_votes_cast_from_then_on(evidence_store_db: Path) -> None:
+    store = an.load(evidence_store_db)
+    votes = store.comparisons.collect()
+    cut = votes["created_at"].sort()[votes.height // 2]
+    every = an.arena(store, bootstrap=20, max_windows=1)
+    later = an.arena(store, since=cut.replace(tzinfo=None), bootstrap=20, max_windows=1)  # naive = UTC
+    kept = votes.filter(pl.col("created_at") >= cut).height
+    assert later.comparisons + later.skips + later.same_entry + later.unmatched == kept
+    assert 0 < later.comparisons < every.comparisons
