@@ -476,13 +476,14 @@ def arena(
     """The arena ranking of the LLM models (``by="model"``) or bots (``by="bot"``) from the votes stored in
     ``store`` (see the module docstring for the method and :class:`ArenaResult` for the frames).
 
-    Votes come from ``store.comparisons`` (the store's ``comparisons`` view; source: the platform's
-    ``GET /solutions/{id}/comparisons``), each solution named by the newest snapshot's ``solutions``
-    (``store.solutions``: a vote on a solution that snapshot no longer lists is counted as unmatched).
-    ``since`` keeps votes cast at or after that instant (timezone-aware, or naive meaning UTC). Windows over
-    time are the snapshots of ``store.snapshots``. The same store and ``seed`` give the same intervals. A
-    store without votes (written before they were collected, or of a platform that does not offer the
-    endpoint) gives an empty result (:meth:`ArenaResult.is_empty`).
+    Votes come from ``store.comparisons`` (the store's ``comparisons`` view; source: the platform's ``GET
+    /solutions/{id}/comparisons``; for a store loaded with ``last_days``, ``since`` or one of several
+    platforms, the votes its selected snapshots first stored), each solution named by the newest snapshot's
+    ``solutions`` (``store.solutions``: a vote on a solution that snapshot no longer lists is counted as
+    unmatched). ``since`` keeps votes cast at or after that instant (timezone-aware, or naive meaning UTC).
+    Windows over time are the snapshots of ``store.snapshots``. The same store and ``seed`` give the same
+    intervals. A store without votes (written before they were collected, or of a platform that does not offer
+    the endpoint) gives an empty result (:meth:`ArenaResult.is_empty`).
 
     Raises :class:`solvelens.analysis.EmptyStoreError` when the store has no complete snapshot,
     ``ValueError`` for a bad ``by``, ``bootstrap`` or ``confidence``.
