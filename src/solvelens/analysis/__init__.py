@@ -9,6 +9,10 @@ frames to the helpers::
     bot_id, name = find_bot("my-bot", history, store.bots)
     bot_history(history, bot_id, bots=store.bots)  # one bot at every snapshot
     model_leaderboard(store.solutions)  # LLM models with bootstrap intervals
+    diff("data/solvelens.duckdb")  # what changed between the two newest snapshots (SnapshotDiff)
+
+One platform at a time: :func:`load` reads the newest snapshot's platform (or ``platform=``); the store's
+platforms are listed by :func:`platforms`.
 
 Every helper's docstring lists its output columns and dtypes. Ranks: 1 = top, ties share a rank ("1224");
 a positive rank change means the bot moved up. Rates are per day, per hour or per snapshot depending on how
@@ -27,6 +31,8 @@ from solvelens.analysis.bot import (
 )
 from solvelens.analysis.clock import newest_is_simulated, simulated_label, simulated_snapshots
 from solvelens.analysis.coverage import Freshness, freshness, snapshot_days, snapshot_gaps
+from solvelens.analysis.diff import FRAMES as DIFF_FRAMES
+from solvelens.analysis.diff import SnapshotDiff, diff
 from solvelens.analysis.growth import category_growth, platform_growth, problem_counts
 from solvelens.analysis.leaderboard import (
     BASELINE_LABELS,
@@ -44,7 +50,9 @@ from solvelens.analysis.leaderboard import (
     top_movers,
 )
 from solvelens.analysis.models import model_leaderboard, model_trend
+from solvelens.analysis.pick import SnapshotRef, SnapshotSelectionError
 from solvelens.analysis.platform import latest_stats, platform_stats_over_time
+from solvelens.analysis.platforms import PlatformNotFoundError, PlatformSelection, platforms, select_platform
 from solvelens.analysis.solutions import llm_model_share, score_distribution, with_rank_percentile
 from solvelens.analysis.stability import rank_volatility
 from solvelens.analysis.store import (
@@ -54,6 +62,7 @@ from solvelens.analysis.store import (
     StoreError,
     StoreNotFoundError,
     load,
+    read_snapshots,
 )
 from solvelens.analysis.timescale import (
     RateUnit,
@@ -67,12 +76,18 @@ from solvelens.analysis.timescale import (
 __all__ = [
     "BASELINES",
     "BASELINE_LABELS",
+    "DIFF_FRAMES",
     "BotNotFoundError",
     "BotSummary",
     "EmptyStoreError",
     "Freshness",
     "NotAStoreError",
+    "PlatformNotFoundError",
+    "PlatformSelection",
     "RateUnit",
+    "SnapshotDiff",
+    "SnapshotRef",
+    "SnapshotSelectionError",
     "Store",
     "StoreError",
     "StoreNotFoundError",
@@ -85,6 +100,7 @@ __all__ = [
     "category_growth",
     "current_leaderboard",
     "daily_last",
+    "diff",
     "find_bot",
     "format_duration",
     "format_time",
@@ -101,13 +117,16 @@ __all__ = [
     "platform_activity",
     "platform_growth",
     "platform_stats_over_time",
+    "platforms",
     "problem_counts",
     "rank_history",
     "rank_stability",
     "rank_volatility",
     "rate_unit",
+    "read_snapshots",
     "reference_snapshots",
     "score_distribution",
+    "select_platform",
     "simulated_label",
     "simulated_snapshots",
     "snapshot_days",
