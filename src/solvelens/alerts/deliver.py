@@ -20,8 +20,8 @@ from solvelens.alerts.evaluate import Alert
 
 __all__ = [
     "NOTIFY_ENV",
-    "NotifyTargetError",
     "Notifier",
+    "NotifyTargetError",
     "alert_line",
     "check_notify_urls",
     "mask_url",
@@ -40,7 +40,8 @@ class NotifyTargetError(ValueError):
 
 def mask_url(url: str, index: int | None = None) -> str:
     """A notification URL safe to print: ``json://127.0.0.1:8080/…`` for plain web hooks, else
-    ``slack://…``; ``index`` (1-based) is appended as ``(#i)``. Never shows a path, user, password or query."""
+    ``slack://…``; ``index`` (1-based) is appended as ``(#i)``. Never shows a path, user, password or
+    query."""
     parts = urlsplit(url.strip())
     scheme = parts.scheme.lower() or "?"
     shown = f"{scheme}://"
@@ -139,7 +140,9 @@ class Notifier:
                 if not app.add(self._with_timeouts(target.url)):
                     warnings.append(f"notification to {target.label} not sent: apprise cannot use this URL")
                     continue
-                failed = sum(not app.notify(title=f"solvelens alert: {a.rule}", body=_body(a)) for a in alerts)
+                failed = sum(
+                    not app.notify(title=f"solvelens alert: {a.rule}", body=_body(a)) for a in alerts
+                )
                 if failed:
                     warnings.append(
                         f"notification to {target.label} not delivered for {failed} of {len(alerts)} alerts "

@@ -64,11 +64,11 @@ class Facts:
     ``snapshot_id``/``previous_id``: the new snapshot and the previous complete snapshot of the same platform
     (``None``: no snapshot was taken, e.g. the staleness check of ``schedule``, or the first snapshot).
     ``entered``/``left``: per top N, the bots that entered / left it between the two; ``leaders``: the bots
-    that became #1 (``entered[1]``); ``moves``: every bot ranked in both snapshots whose rank changed;
-    ``status_changes``: problems whose status changed (or new problems); ``my_bot``: ``None`` when the
-    snapshot has no ``/bot/me``; ``last_complete_at``: the newest complete snapshot's finish time (UTC; ``None``:
-    none yet) and ``now`` (UTC) for staleness; ``watching_since``: when the staleness clock started if the
-    store has no snapshot.
+    that became #1 (``entered[1]``); ``moves``: bots ranked in both snapshots that moved at least as many
+    places as the smallest ``rank-drop`` K (either way); ``status_changes``: problems whose status changed;
+    ``my_bot``: ``None`` when the snapshot has no ``/bot/me``; ``last_complete_at``: the newest complete
+    snapshot's finish time (UTC; ``None``: none yet) and ``now`` (UTC) for staleness; ``watching_since``:
+    when the staleness clock started (it runs from there while the store has no snapshot).
     """
 
     platform: str
@@ -144,7 +144,15 @@ def _rank(rank: int | None) -> str:
 def _bot_alert(rule: Rule, facts: Facts, move: Move, message: str) -> Alert:
     detail = {"rank_before": move.rank_before, "rank_after": move.rank_after}
     return Alert(
-        rule.text, rule.kind, "bot", move.bot_id, move.name, message, facts.platform, facts.snapshot_id, detail
+        rule.text,
+        rule.kind,
+        "bot",
+        move.bot_id,
+        move.name,
+        message,
+        facts.platform,
+        facts.snapshot_id,
+        detail,
     )
 
 
@@ -156,7 +164,9 @@ def _new_leader(rule: Rule, facts: Facts) -> list[Alert]:
     before = {m.bot_id: m for m in facts.left.get(1, [])}
     old = ", ".join(_name(m) for m in before.values()) or "nobody"
     return [
-        _bot_alert(rule, facts, m, f"new leader: {_name(m)} took #1 (was {_rank(m.rank_before)}; #1 before: {old})")
+        _bot_alert(
+            rule, facts, m, f"new leader: {_name(m)} took #1 (was {_rank(m.rank_before)}; #1 before: {old})"
+        )
         for m in facts.entered.get(1, [])
     ]
 
@@ -167,7 +177,9 @@ def _top(rule: Rule, facts: Facts) -> list[Alert]:
     moves = (facts.entered if entered else facts.left).get(n, [])
     verb = "entered" if entered else "left"
     return [
-        _bot_alert(rule, facts, m, f"{_name(m)} {verb} the top {n}: {_rank(m.rank_before)} -> {_rank(m.rank_after)}")
+        _bot_alert(
+            rule, facts, m, f"{_name(m)} {verb} the top {n}: {_rank(m.rank_before)} -> {_rank(m.rank_after)}"
+        )
         for m in moves
         if rule.matches_bot(m.bot_id, m.name)
     ]
@@ -247,7 +259,14 @@ def _my_bot(rule: Rule, facts: Facts, state: dict[tuple[str, str], StateRow]) ->
     where = f"ranked #{me.rank}" if me.rank is not None else "not on the leaderboard"
     message = f"your bot {me.name or me.bot_id} is {where} (rule: rank > {n})"
     alert = Alert(
-        rule.text, rule.kind, "bot", me.bot_id, me.name, message, facts.platform, facts.snapshot_id,
+        rule.text,
+        rule.kind,
+        "bot",
+        me.bot_id,
+        me.name,
+        message,
+        facts.platform,
+        facts.snapshot_id,
         {"rank": me.rank, "limit": n},
     )
     return _level(rule, facts, state, me.bot_id, holds, alert)
@@ -262,7 +281,14 @@ def _stale(rule: Rule, facts: Facts, state: dict[tuple[str, str], StateRow]) -> 
     last = facts.last_complete_at.isoformat() if facts.last_complete_at else "never"
     message = f"no complete snapshot for {hours:.1f} hours (rule: > {limit:g} hours; last: {last})"
     alert = Alert(
-        rule.text, rule.kind, "platform", facts.platform, None, message, facts.platform, facts.snapshot_id,
+        rule.text,
+        rule.kind,
+        "platform",
+        facts.platform,
+        None,
+        message,
+        facts.platform,
+        facts.snapshot_id,
         {"hours": round(hours, 3), "limit_hours": limit, "last_complete_at": last},
     )
     return _level(rule, facts, state, "", hours > limit, alert)

@@ -214,7 +214,9 @@ def load_rules_file(path: str | Path) -> RulesFile:
     try:
         data = tomllib.loads(file.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise AlertRuleError(f"rules file {file} does not exist; pass --alerts-file an existing file") from None
+        raise AlertRuleError(
+            f"rules file {file} does not exist; pass --alerts-file an existing file"
+        ) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise AlertRuleError(f"rules file {file} cannot be read ({exc}); pass a readable TOML file") from None
     except tomllib.TOMLDecodeError as exc:

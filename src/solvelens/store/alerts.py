@@ -60,6 +60,7 @@ def update_alert_state(
     decide: StateDecision,
     *,
     lock_timeout_s: float = DEFAULT_LOCK_TIMEOUT_S,
+    create: bool = False,
 ) -> list[dict[str, Any]]:
     """Under the writer lock, in one transaction: read ``platform``'s rows, call ``decide`` with them and
     upsert the rows it returns (``updated_at`` = now, UTC). Returns what ``decide`` returned. Reading and
@@ -67,9 +68,9 @@ def update_alert_state(
 
     Raises :class:`solvelens.store.StoreLockTimeout` when another writer holds the store longer than
     ``lock_timeout_s`` seconds, and the other errors of :func:`solvelens.store.open_writer` (the store must
-    exist); a failure inside ``decide`` rolls back and is raised.
+    exist unless ``create``); a failure inside ``decide`` rolls back and is raised.
     """
-    with open_writer(db_path, lock_timeout_s=lock_timeout_s, existing=True) as con:
+    with open_writer(db_path, lock_timeout_s=lock_timeout_s, existing=not create) as con:
         con.execute(ALERT_STATE_DDL)
         con.execute("BEGIN TRANSACTION")
         try:
