@@ -29,7 +29,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from solvelens.flows.declaration import fetch_platform_step
 from solvelens.flows.fetch import (
@@ -119,6 +119,25 @@ class SnapshotPlan(BaseModel):
         default=None,
         description="Path of a platform profile (TOML, `solvelens probe`) the fetch steps' clients read.",
     )
+    alerts: list[str] | None = Field(
+        default=None,
+        description="Alert rules evaluated after the snapshot (solvelens.alerts.rules; never on a backfill).",
+    )
+    alerts_file: str | None = Field(
+        default=None,
+        description="A rules file (TOML: alerts, notify). Its notify URLs are read at run time, never a "
+        "parameter.",
+    )
+
+    @field_validator("alerts")
+    @classmethod
+    def _rules_read(cls, value: list[str] | None) -> list[str] | None:
+        """Every rule must read (:class:`solvelens.alerts.AlertRuleError` otherwise)."""
+        if value:
+            from solvelens.alerts.rules import parse_rules
+
+            parse_rules(value)
+        return value
 
     def steps(self) -> list[FetchStep]:
         """The fetch steps this run runs (``bot_me`` only with ``use_api_key``)."""
@@ -240,8 +259,9 @@ async def run_step_inline(step: FetchStep, kwargs: dict[str, Any]) -> dict[str, 
 
 def run_snapshot(plan: SnapshotPlan) -> dict[str, Any]:
     """Take one complete snapshot in-process (no Prefect): :func:`prepare`, :func:`fetch` in one event
-    loop, :func:`write` in this thread, :func:`discard`. Returns :func:`summarise`'s dict (``mode``
-    ``plain``).
+    loop, :func:`write` in this thread, :func:`discard`, then the alert rules
+    (:func:`solvelens.flows.alerts.alerts_after_snapshot`: never failing the snapshot). Returns
+    :func:`summarise`'s dict (``mode`` ``plain``) with ``alerts`` (fired alerts, warnings).
 
     Raises what failed (a :class:`solvelens.client.PlatformError`, a
     :class:`solvelens.store.StoreError`, ``KeyboardInterrupt``); then no snapshot is visible and the staging
@@ -253,4 +273,8 @@ def run_snapshot(plan: SnapshotPlan) -> dict[str, Any]:
         result = write(plan, run.path)
     finally:
         discard(run)
-    return summarise(run, result, reports, "plain")
+    summary = summarise(run, result, reports, "plain")
+    from solvelens.flows.alerts import alerts_after_snapshot
+
+    summary["alerts"] = alerts_after_snapshot(plan, summary["snapshot_id"]).summary
+    return summary
