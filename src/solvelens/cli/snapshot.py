@@ -498,6 +498,9 @@ def schedule(
     full: Full = False,
     allow_missing_bot_me: AllowMissingBotMe = False,
     profile: ProfileFile = None,
+    alert: AlertRules = None,
+    alerts_file: AlertsFile = None,
+    notify: Notify = None,
 ) -> None:
     """Serve scheduled snapshots (--cron) and the report (--report-cron) until Ctrl-C or SIGTERM.
 
@@ -507,14 +510,26 @@ def schedule(
     runs an earlier process scheduled with other parameters are cancelled. Ctrl-C or SIGTERM cancels a run
     in progress (nothing written) and exits 0 within a few seconds with one line.
 
+    Alert rules (--alert, --alerts-file) are evaluated after every scheduled snapshot (one line each here,
+    a notification per --notify target, a Prefect event each, and the run's markdown artifact lists them);
+    'stale > H hours' is checked every minute between snapshots.
+
     Exit codes: 0 stopped by Ctrl-C/SIGTERM; 1 the platform is unreachable or Prefect did not start;
-    2 bad input (URL, cron, store, API key).
+    2 bad input (URL, cron, store, API key, an alert rule or notification URL).
     """
     crons = {"--cron": cron, "--report-cron": report_cron}
     base_url = _check_schedule_inputs(base_url, db, crons, allow_missing_bot_me)
     profile_path = _checked_profile(profile)
+    alert_fields, notify_env = _checked_alerts(alert, alerts_file, notify, _has_api_key(None))
     _quiet_prefect(verbose=True)
+    from solvelens.alerts import alert_config
+    from solvelens.flows.alerts import StaleWatch
     from solvelens.flows.deployments import build_deployments, serve_deployments
+
+    # The runs (subprocesses of this process) read the notification URLs from the environment, never from
+    # a parameter.
+    os.environ.update(notify_env)
+    watch = StaleWatch(str(db.resolve()), base_url, alert_config(alert or [], alerts_file))
 
     deployments = build_deployments(
         base_url,
@@ -525,9 +540,10 @@ def schedule(
         full=full,
         allow_missing_bot_me=allow_missing_bot_me,
         profile=profile_path,
+        **alert_fields,
     )
     try:
-        line = serve_deployments(deployments)
+        line = serve_deployments(deployments, watch=watch if watch else None)
     except RuntimeError as exc:  # the local Prefect server did not start
         raise CommandFailedError(str(exc)) from exc
     typer.echo(line)
