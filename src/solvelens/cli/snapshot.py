@@ -512,7 +512,7 @@ def schedule(
 
     Alert rules (--alert, --alerts-file) are evaluated after every scheduled snapshot (one line each here,
     a notification per --notify target, a Prefect event each, and the run's markdown artifact lists them);
-    'stale > H hours' is checked every minute between snapshots.
+    'stale > H hours' is checked between snapshots (every minute, or every H/4 when shorter).
 
     Exit codes: 0 stopped by Ctrl-C/SIGTERM; 1 the platform is unreachable or Prefect did not start;
     2 bad input (URL, cron, store, API key, an alert rule or notification URL).

@@ -73,10 +73,11 @@ def _in_flow_run() -> bool:
     return FlowRunContext.get() is not None
 
 
-def emit_alert_events(alerts: list[Alert]) -> str | None:
+def emit_alert_events(alerts: list[Alert], *, flush: bool = True) -> str | None:
     """Send one Prefect event per alert (:func:`event_of`) when a Prefect API is configured or a flow run is
-    in progress; returns a warning line when they could not be sent, else ``None``. Outside a flow run the
-    events are flushed before returning (the process may exit right after)."""
+    in progress; returns a warning line when they could not be sent, else ``None``. ``flush``: outside a
+    flow run, wait until they are sent (a CLI process may exit right after; a long-lived one passes
+    ``False``)."""
     if not alerts:
         return None
     in_flow = _in_flow_run()
@@ -88,7 +89,7 @@ def emit_alert_events(alerts: list[Alert]) -> str | None:
 
         for alert in alerts:
             emit_event(**event_of(alert))
-        if not in_flow:
+        if flush and not in_flow:
             EventsWorker.drain_all(timeout=10.0)
     except Exception as exc:
         return f"Prefect events for {len(alerts)} alerts not sent ({_first_line(exc)})"
@@ -183,14 +184,18 @@ def alerts_markdown(after: AfterSnapshot) -> str:
 
 class StaleWatch:
     """``schedule``'s check of the ``stale > H hours`` rules between snapshots: :meth:`tick` every
-    ``every_s`` seconds (a short lock wait; a busy store is tried at the next tick). The clock of a store
-    without snapshots starts when the watch is made. Prints one line per alert and per warning."""
+    ``every_s`` seconds (default: a quarter of the smallest H, between 1 and 60 s; a busy store is tried at
+    the next tick). A fresh snapshot re-arms a rule that fired. The clock of a store without snapshots starts
+    when the watch is made. Prints one line per alert and per warning."""
 
-    def __init__(self, db_path: str, base_url: str, config: AlertConfig, *, every_s: float = 60.0) -> None:
+    def __init__(
+        self, db_path: str, base_url: str, config: AlertConfig, *, every_s: float | None = None
+    ) -> None:
         self.db_path = db_path
         self.base_url = base_url
         self.config = config
-        self.every_s = every_s
+        smallest = min((r.hours or 1.0 for r in config.stale_rules), default=1.0)
+        self.every_s = every_s if every_s is not None else min(60.0, max(1.0, smallest * 3600 / 4))
         self.started = dt.datetime.now(dt.UTC)
 
     def __bool__(self) -> bool:
@@ -207,7 +212,7 @@ class StaleWatch:
         except Exception as exc:
             lines = [f"warning: staleness not checked ({_first_line(exc)}); retried in {self.every_s:.0f} s"]
         else:
-            warning = emit_alert_events(outcome.alerts)
+            warning = emit_alert_events(outcome.alerts, flush=False)
             lines = [alert_line(a) for a in outcome.alerts]
             lines += [f"warning: {w}" for w in [*outcome.warnings, *([warning] if warning else [])]]
         for line in lines:
