@@ -25,7 +25,9 @@ from solvelens.alerts.rules import AlertRuleError, load_rules_file, parse_rule, 
         ("stale>1", "stale", "stale > 1 hours", {"hours": 1.0}),
     ],
 )
-def test_every_rule_form_reads_to_its_canonical_rule(text: str, kind: str, canonical: str, fields: dict) -> None:
+def test_every_rule_form_reads_to_its_canonical_rule(
+    text: str, kind: str, canonical: str, fields: dict
+) -> None:
     rule = parse_rule(text)
     assert (rule.kind, rule.text) == (kind, canonical)
     for name, value in fields.items():
@@ -86,7 +88,7 @@ def test_the_rules_file_gives_rules_and_notify_urls(tmp_path: Path) -> None:
     [
         ('alerts = ["top many left"]', 'alert rule "top many left" ({path}): N must be a whole number'),
         ('alerts = "new-leader"', 'rules file {path}: "alerts" must be a list of strings'),
-        ('notify = [1]', 'rules file {path}: "notify" must be a list of strings'),
+        ("notify = [1]", 'rules file {path}: "notify" must be a list of strings'),
         ('alerts = []\nnotfy = ["slack://secret"]', "rules file {path}: unknown key(s) notfy; the keys are"),
         ("alerts = [", "rules file {path} is not valid TOML"),
     ],
