@@ -20,7 +20,7 @@ import polars as pl
 
 from solvelens.alerts.evaluate import BotRank, Facts, Move, ProblemChange
 from solvelens.alerts.rules import Rule
-from solvelens.analysis.diff import SnapshotDiff, choose_pair, compute_diff, read_pair
+from solvelens.analysis.diff import SnapshotDiff, choose_pair, compute_diff, rank_changes, read_pair
 from solvelens.analysis.leaderboard import leaderboard_history
 from solvelens.analysis.pick import SnapshotSelectionError
 from solvelens.analysis.store import read_snapshots
@@ -54,17 +54,34 @@ def _tops(rules: tuple[Rule, ...] | list[Rule]) -> set[int]:
 
 
 def _my_bot(
-    path: Path, diff: SnapshotDiff, rows: dict[str, pl.DataFrame], lock_timeout_s: float
+    me: list[tuple[str, str | None]], diff: SnapshotDiff, rows: dict[str, pl.DataFrame]
 ) -> BotRank | None:
-    b = diff.b.snapshot_id
-    with open_readonly(path, lock_timeout_s=lock_timeout_s) as con:
-        me = con.execute("SELECT bot_id, name FROM bot_me WHERE snapshot_id = ? LIMIT 1", [b]).fetchall()
+    """The ``/bot/me`` bot (``me``: its row at the new snapshot, or none) and its competition rank there."""
     if not me:
         return None
+    b = diff.b.snapshot_id
     board = rows["leaderboard"].filter(pl.col("snapshot_id") == b)
     times = pl.DataFrame({"snapshot_id": [b], "taken_at": [diff.b.taken_at]})
     ranks = leaderboard_history(board, times).filter(pl.col("bot_id") == me[0][0])
     return BotRank(str(me[0][0]), me[0][1], int(ranks["rank"][0]) if ranks.height else None)
+
+
+def _extras(
+    path: Path, snapshot_id: int, *, lock_timeout_s: float
+) -> tuple[str, dt.datetime | None, list[tuple[str, str | None]]]:
+    """In one read-only open: the snapshot's platform identity, the newest finish time of that platform's
+    complete snapshots, and the snapshot's ``/bot/me`` row (bot_id, name) if any."""
+    with open_readonly(path, lock_timeout_s=lock_timeout_s) as con:
+        platform = con.execute(
+            f"SELECT {_PLATFORM_SQL} FROM snapshots WHERE snapshot_id = ?", [snapshot_id]
+        ).fetchall()[0][0]
+        last = con.execute(
+            f"SELECT max(finished_at) FROM snapshots WHERE {_PLATFORM_SQL} = ?", [platform]
+        ).fetchall()[0][0]
+        me = con.execute(
+            "SELECT bot_id, name FROM bot_me WHERE snapshot_id = ? LIMIT 1", [snapshot_id]
+        ).fetchall()
+    return str(platform), last, [(str(m[0]), m[1]) for m in me]
 
 
 def last_complete_at(
@@ -93,45 +110,35 @@ def snapshot_facts(
     path = Path(db_path)
     now = now or dt.datetime.now(dt.UTC)
     every = read_snapshots(path, lock_timeout_s=lock_timeout_s)
+    if snapshot_id not in set(every["snapshot_id"].to_list()):
+        raise SnapshotSelectionError(f"no complete snapshot {snapshot_id} in {path}")
+    platform, last, me = _extras(path, snapshot_id, lock_timeout_s=lock_timeout_s)
     try:
         chosen, ref_a, ref_b = choose_pair(every, None, snapshot_id)
-    except SnapshotSelectionError:
-        if snapshot_id not in set(every["snapshot_id"].to_list()):
-            raise
-        platform = _platform_of_snapshot(path, snapshot_id, lock_timeout_s)
-        facts = Facts(platform, now, snapshot_id, None, last_complete_at=last_complete_at(path, platform))
-        return SnapshotFacts(facts, None)
+    except SnapshotSelectionError:  # the platform's first snapshot: nothing to compare with
+        return SnapshotFacts(Facts(platform, now, snapshot_id, None, last_complete_at=last), None)
+    refs = (ref_a, ref_b)
     rows = read_pair(path, ref_a.snapshot_id, ref_b.snapshot_id, lock_timeout_s=lock_timeout_s)
+    base = compute_diff(rows, refs, chosen, top_n=10, min_move=3)
     k = min((r.k for r in rules if r.kind == "rank-drop" and r.k is not None), default=3)
-    base = compute_diff(rows, (ref_a, ref_b), chosen, top_n=10, min_move=3)
-    moves = compute_diff(rows, (ref_a, ref_b), chosen, top_n=10, min_move=k)
-    per_n = {n: compute_diff(rows, (ref_a, ref_b), chosen, top_n=n, min_move=k) for n in _tops(rules)}
+    board = rows["leaderboard"]
+    per_n = {n: rank_changes(board, refs, top_n=n, min_move=k) for n in _tops(rules) | {10}}
     facts = Facts(
-        platform=base.platform,
+        platform=platform,
         now=now,
         snapshot_id=ref_b.snapshot_id,
         previous_id=ref_a.snapshot_id,
-        entered={n: _moves(d.top_entered) for n, d in per_n.items()},
-        left={n: _moves(d.top_left) for n, d in per_n.items()},
-        moves=_moves(moves.rank_moves),
+        entered={n: _moves(d["top_entered"]) for n, d in per_n.items()},
+        left={n: _moves(d["top_left"]) for n, d in per_n.items()},
+        moves=_moves(per_n[10]["rank_moves"]),
         status_changes=[
             ProblemChange(str(r["problem_id"]), r["title"], r["before"], r["after"])
             for r in base.status_changes.iter_rows(named=True)
         ],
-        my_bot=_my_bot(path, base, rows, lock_timeout_s)
-        if any(r.kind == "my-bot-rank" for r in rules)
-        else None,
-        last_complete_at=last_complete_at(path, base.platform, lock_timeout_s=lock_timeout_s),
+        my_bot=_my_bot(me, base, rows),
+        last_complete_at=last,
     )
     return SnapshotFacts(facts, base)
-
-
-def _platform_of_snapshot(path: Path, snapshot_id: int, lock_timeout_s: float) -> str:
-    with open_readonly(path, lock_timeout_s=lock_timeout_s) as con:
-        row = con.execute(
-            f"SELECT {_PLATFORM_SQL} FROM snapshots WHERE snapshot_id = ?", [snapshot_id]
-        ).fetchall()
-    return str(row[0][0])
 
 
 def platform_of_base_url(

@@ -117,6 +117,8 @@ def alerts_after_snapshot(plan: SnapshotPlan, snapshot_id: int, *, want_diff: bo
     rules (for the flow's artifact). Never raises (but ``KeyboardInterrupt``): failures are warning lines."""
     if plan.backfill:
         return AfterSnapshot(_skipped("a backfilled snapshot never fires alerts"))
+    if not (plan.alerts or plan.alerts_file or want_diff):  # nothing to do: not even the imports
+        return AfterSnapshot(_skipped("no alert rules"))
     from solvelens.alerts import alert_config, check_snapshot
 
     try:
