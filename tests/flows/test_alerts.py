@@ -198,6 +198,7 @@ def _snapshot_count(store: Path) -> int:
         con.close()
 
 
+@pytest.mark.slow
 def test_each_rule_fires_exactly_once_per_transition(
     platform: SandboxServer, receiver: Receiver, prefect_api: tuple[str, dict[str, str]], tmp_path: Path
 ) -> None:
@@ -326,6 +327,7 @@ def test_a_backfilled_snapshot_never_fires(
         del os.environ["SOLVELENS_NOTIFY"]
 
 
+@pytest.mark.slow
 def test_stale_fires_once_from_schedule(
     platform: SandboxServer, receiver: Receiver, prefect_api: tuple[str, dict[str, str]], tmp_path: Path
 ) -> None:
@@ -362,3 +364,52 @@ def test_stale_fires_once_from_schedule(
     events = [e for e in _events(api, expected=len(before) + 1) if e["id"] not in before]
     assert [e["event"] for e in events] == ["solvelens.alert.stale"]
     assert events[0]["related"] == []  # platform-wide: the platform is the resource
+
+
+@pytest.mark.slow
+def test_a_scheduled_run_fires_alerts_with_urls_from_the_serving_environment(
+    platform: SandboxServer, receiver: Receiver, prefect_api: tuple[str, dict[str, str]], tmp_path: Path
+) -> None:
+    api, env = prefect_api
+    store = tmp_path / "store.duckdb"
+    run_snapshot(SnapshotPlan(base_url=platform.base_url, db_path=str(store), use_api_key=False))
+    receiver.posts.clear()
+    never = "0 0 1 1 *"
+    proc = subprocess.Popen(
+        [
+            *(sys.executable, "-m", "solvelens", "schedule", "--base-url", platform.base_url),
+            *("--db", str(store), "--cron", never, "--report-cron", never),
+            *("--report-out", str(tmp_path / "r.html"), "--notify", receiver.url()),
+            *("--alert", "problem matured"),
+        ],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 180
+        deployment = None
+        while deployment is None and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(1.0)
+            found = httpx.post(f"{api}/deployments/filter", json={}, timeout=10).json()
+            deployment = next(
+                (d for d in found if d["parameters"].get("plan", {}).get("db_path") == str(store)), None
+            )
+        assert deployment is not None, "the snapshot deployment was not served"
+        assert deployment["parameters"]["plan"]["alerts"] == ["problem matured"]
+        assert SECRET not in json.dumps(deployment)
+        _, title = _mature_one(platform.db_path)
+        httpx.post(
+            f"{api}/deployments/{deployment['id']}/create_flow_run", json={}, timeout=10
+        ).raise_for_status()
+        while not receiver.posts and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.5)
+        time.sleep(6.0)  # the serving process reports finished runs every 5 s
+    finally:
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    assert receiver.titles() == ["problem matured"], (out, err)
+    assert f"alert [problem matured] problem matured: {title} (active -> mature)" in out.splitlines(), out
+    assert SECRET not in out + err
+    assert _snapshot_count(store) == 2

@@ -252,6 +252,7 @@ AlertRules = Annotated[
     list[str] | None,
     typer.Option(
         "--alert",
+        metavar="<rule>",
         show_default=False,
         help="Alert rule, repeatable: new-leader, 'top N entered|left [BOT]', 'rank-drop >= K [BOT]', "
         "'my-bot rank > N' (needs an API key), 'problem matured', 'stale > H hours' (checked by schedule). "
@@ -274,10 +275,11 @@ Notify = Annotated[
     typer.Option(
         "--notify",
         envvar="SOLVELENS_NOTIFY",
+        metavar="<url>",
         show_default=False,
         help="Where alerts are sent, repeatable: an apprise URL (json://HOST/PATH webhook, slack://, "
         "discord://, mailto://, ntfy://, matrix:// ...). A secret: never printed, logged or stored "
-        "(SOLVELENS_NOTIFY: whitespace-separated).",
+        "(in SOLVELENS_NOTIFY: whitespace-separated).",
     ),
 ]
 AlertExitCode = Annotated[
