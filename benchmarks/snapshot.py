@@ -5,8 +5,9 @@ serves it from a real uvicorn subprocess on 127.0.0.1, and for each latency (pla
 added per request by the sandbox's ``--latency-ms``) runs side by side, each as its own subprocess so
 interpreter start-up and library import count:
 
-1. ``ours (CLI)``: ``solvelens snapshot --base-url URL --db PATH --full --no-bot-me`` with no Prefect API
-   configured: the in-process path, what a cron job or a user runs;
+1. ``ours (CLI)``: ``solvelens snapshot --base-url URL --db PATH --full --no-bot-me --resources none`` with no
+   Prefect API configured: the in-process path, what a cron job or a user runs (the interface's resources
+   only, as the others fetch; the optional ones are measured by ``benchmarks/optional.py``);
 2. ``ours (CLI, Prefect server)``: the same command while a ``prefect server start`` runs and
    ``PREFECT_API_URL`` points at it, so the snapshot is recorded as a Prefect flow run (the server's
    start-up is not counted; ``--skip-prefect-server`` leaves this row out);
@@ -382,9 +383,12 @@ def run_ours_cli(
     full: bool = True,
     prefect_api: str | None = None,
 ) -> Run:
-    """``solvelens snapshot --base-url URL --db PATH --no-bot-me [--full]`` as a subprocess."""
+    """``solvelens snapshot --base-url URL --db PATH --no-bot-me --resources none [--full]`` as a subprocess
+    (the interface's resources only, as the floor and dlt fetch; the optional ones:
+    ``benchmarks/optional.py``)."""
     run = Run(name, latency)
     cmd = [str(VENV_BIN / "solvelens"), "snapshot", "--base-url", base_url, "--db", str(db), "--no-bot-me"]
+    cmd += ["--resources", "none"]
     if full:
         cmd.append("--full")
     stdout = measure(cmd, run, env=ours_env(cache, prefect_api))

@@ -1,6 +1,8 @@
 """End to end in every sandbox convention mode, over real HTTP with the real command line: a full
-``solvelens snapshot`` into a real DuckDB file equals the sandbox's SQLite database (ids, key fields, ranked
-order, counts, figures); ``solvelens bot run`` with the example solver has every task type accepted; and
+``solvelens snapshot`` into a real DuckDB file equals the sandbox's SQLite database (ids, key fields, ranks,
+counts, figures) while the sandbox orders tied scores at random on every call, as the real platform does
+(solution ranks are competition ranks over the score: the same whatever the tie order); ``solvelens bot
+run`` with the example solver has every task type accepted; and
 ``solvelens probe`` -> profile -> ``snapshot --profile`` gives the same snapshot as detection.
 
 The client reads the non-default modes only by detection (issue 15): these tests are the proof, and fail
@@ -53,14 +55,16 @@ def sqlite_truth(db_path: Path) -> dict[str, Any]:
                 "SELECT id, title, solution_count, comparison_count FROM problems WHERE status != 'rejected'"
             )
         }
-        solutions: dict[str, list[tuple[str, str | None]]] = {p: [] for p in problems}
-        for pid, sid, bid in conn.execute(
-            "SELECT s.problem_id, s.id, s.bot_id FROM solutions s JOIN problems p ON p.id = s.problem_id "
-            "WHERE p.status != 'rejected' ORDER BY s.problem_id, s.bt_score DESC, s.created_at, s.id"
+        solutions: dict[str, list[tuple[int, str, str | None]]] = {p: [] for p in problems}
+        for pid, sid, bid, rank in conn.execute(
+            "SELECT s.problem_id, s.id, s.bot_id, rank() OVER (PARTITION BY s.problem_id "
+            "ORDER BY round(s.bt_score, 4) DESC) FROM solutions s JOIN problems p ON p.id = s.problem_id "
+            "WHERE p.status != 'rejected'"
         ):
             solutions[codec.encode("problem", pid)].append(
-                (codec.encode("solution", sid), codec.encode_opt("bot", bid))
+                (rank, codec.encode("solution", sid), codec.encode_opt("bot", bid))
             )
+        solutions = {p: sorted(s) for p, s in solutions.items()}  # by competition rank, then id
         leaderboard = [
             codec.encode("bot", bid)
             for (bid,) in conn.execute(
@@ -95,11 +99,12 @@ def store_contents(store: Path) -> dict[str, Any]:
             store, "SELECT problem_id, title, solution_count, comparison_count FROM problems"
         ).iter_rows(named=True)
     }
-    solutions: dict[str, list[tuple[str, str | None]]] = {p: [] for p in problems}
+    solutions: dict[str, list[tuple[int, str, str | None]]] = {p: [] for p in problems}
     for r in read_frame(
-        store, "SELECT problem_id, solution_id, bot_id FROM solutions ORDER BY problem_id, rank"
+        store,
+        "SELECT problem_id, rank, solution_id, bot_id FROM solutions ORDER BY problem_id, rank, solution_id",
     ).iter_rows(named=True):
-        solutions[r["problem_id"]].append((r["solution_id"], r["bot_id"]))
+        solutions[r["problem_id"]].append((r["rank"], r["solution_id"], r["bot_id"]))
     leaderboard = read_frame(store, "SELECT bot_id FROM leaderboard ORDER BY rank")["bot_id"].to_list()
     categories = set(read_frame(store, "SELECT slug, name, problem_count FROM categories").iter_rows())
     stats = dict(read_frame(store, "SELECT metric, value FROM platform_stats").iter_rows())
@@ -120,7 +125,7 @@ def assert_snapshot_equals_platform(store: Path, server: SandboxServer, bot_name
     assert None not in got["problems"], "a problem was stored without an id"
     assert set(got["problems"]) == set(truth["problems"])
     assert got["problems"] == truth["problems"]  # title, solutionCount, comparisonCount per id
-    assert got["solutions"] == truth["solutions"]  # ranked order and authors of every list
+    assert got["solutions"] == truth["solutions"]  # competition ranks and authors of every list
     assert got["leaderboard"] == truth["leaderboard"]  # rank order
     assert got["bots"] == set(truth["leaderboard"])  # one profile per leaderboard bot
     assert got["categories"] == truth["categories"]
@@ -134,7 +139,7 @@ def assert_snapshot_equals_platform(store: Path, server: SandboxServer, bot_name
 def test_snapshot_equals_the_sandbox_database(
     mode: str, convention_sandbox: Callable[..., SandboxServer], tmp_path: Path
 ) -> None:
-    server = convention_sandbox(mode, task_types=("solve",))
+    server = convention_sandbox(mode, task_types=("solve",), tie_order="shuffle")
     key = server.create_bot(f"Snap{mode.title()}")
     store = tmp_path / "store.duckdb"
     result = solvelens(
@@ -177,7 +182,7 @@ def test_bot_with_the_example_solver_has_every_task_type_accepted(
 def test_probe_profile_snapshot_equals_detection(
     mode: str, convention_sandbox: Callable[..., SandboxServer], tmp_path: Path
 ) -> None:
-    server = convention_sandbox(mode, task_types=("solve",))
+    server = convention_sandbox(mode, task_types=("solve",), tie_order="shuffle")
     profile = tmp_path / "profile.toml"
     probed = solvelens("probe", "--base-url", server.base_url, "--out", str(profile), timeout=120)
     assert probed.returncode == 0, f"{probed.stdout}{probed.stderr}"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
 
 import polars as pl
@@ -55,8 +56,10 @@ def test_bot_history_covers_every_snapshot_with_percentile(store: an.Store, hist
     newest = own.tail(1).row(0, named=True)
     table = an.current_leaderboard(history).filter(pl.col("bot_id") == bot_id).row(0, named=True)
     assert newest["rank"] == table["rank"] and newest["rank"] > 20
+    latest = history.filter(pl.col("snapshot_id") == newest["snapshot_id"])
+    tied = latest.filter(pl.col("rank") == newest["rank"]).height
     assert newest["percentile"] == pytest.approx(
-        (newest["ranked_bots"] - newest["rank"]) / (newest["ranked_bots"] - 1)
+        (newest["ranked_bots"] - newest["rank"] - (tied - 1) / 2) / (newest["ranked_bots"] - 1)
     )
     assert own["total_solutions"].drop_nulls().len() == store.snapshot_count
 
@@ -83,3 +86,32 @@ def test_bot_solutions_and_categories_next_to_the_median_bot(store: an.Store, hi
     assert categories["solutions"][0] == all_rows.height
     assert categories.filter(pl.col("category") != "all")["solutions"].sum() == all_rows.height
     assert categories["median_bot_percentile"].drop_nulls().is_between(0, 1).all()
+
+
+def test_a_tied_bot_counts_half_in_the_percentile_whatever_the_listed_order() -> None:
+    """Points 100, 90, 90, 80: ranks 1, 2, 2, 4; the tied pair listed the other way round next time."""
+    times = pl.DataFrame(
+        {"snapshot_id": [1, 2], "taken_at": [dt.datetime(2026, 1, d, tzinfo=dt.UTC) for d in (1, 2)]}
+    )
+    order = {1: ["a", "b", "c", "d"], 2: ["a", "c", "b", "d"]}
+    points = {"a": 100, "b": 90, "c": 90, "d": 80}
+    board = pl.DataFrame(
+        [
+            {
+                "snapshot_id": sid,
+                "rank": pos,
+                "bot_id": bot,
+                "name": bot,
+                "points": points[bot],
+                "elo": 1500.0,
+            }
+            for sid, bots in order.items()
+            for pos, bot in enumerate(bots, start=1)
+        ]
+    )
+    history = an.rank_history(board, times)
+    for bot, rank, pct in (("a", 1, 1.0), ("b", 2, 0.5), ("c", 2, 0.5), ("d", 4, 0.0)):
+        own = an.bot_history(history, bot)
+        assert own["rank"].to_list() == [rank, rank], bot
+        assert own["percentile"].to_list() == [pct, pct], bot
+        assert an.bot_summary(history, bot).rank_changes["prev"] == 0, "a tie swap is no move"

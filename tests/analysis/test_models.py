@@ -68,3 +68,31 @@ def test_model_trend_matches_the_leaderboard_at_the_newest_snapshot(store_db: Pa
     for model, value in newest.select("llm_model", "mean_percentile").iter_rows():
         assert value == pytest.approx(expected[model])
     assert newest["share"].sum() == pytest.approx(1.0)
+
+
+def test_ties_count_half_and_share_the_places_they_span() -> None:
+    """p1: two solutions tied for first (a, b); p2: ranks 1, 2, 2, 4 (a, b, c, d)."""
+    frame = pl.DataFrame(
+        {
+            "snapshot_id": [1] * 6,
+            "problem_id": ["p1", "p1", "p2", "p2", "p2", "p2"],
+            "rank": [1, 1, 1, 2, 2, 4],
+            "llm_model": ["a", "b", "a", "b", "c", "d"],
+        },
+        schema_overrides={"rank": pl.Int32},
+    )
+    board = an.model_leaderboard(frame, min_solutions=1, n_boot=20)
+    got = {
+        r["llm_model"]: (r["mean_percentile"], r["top1_rate"], r["top3_rate"])
+        for r in board.iter_rows(named=True)
+    }
+    assert got == {
+        "a": pytest.approx((0.75, 0.75, 1.0)),
+        "b": pytest.approx((0.5, 0.25, 1.0)),
+        "c": pytest.approx((0.5, 0.0, 1.0)),
+        "d": pytest.approx((0.0, 0.0, 0.0)),
+    }
+    reordered = an.model_leaderboard(frame.reverse(), min_solutions=1, n_boot=20)
+    assert reordered.sort("llm_model").equals(board.sort("llm_model")), (
+        "the listed order of a tie moves nothing"
+    )

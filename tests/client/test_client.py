@@ -1021,7 +1021,9 @@ def test_both_clients_offer_the_same_methods_with_the_same_parameters() -> None:
 
     sync, async_ = public(PlatformClient), public(AsyncPlatformClient)
     assert sorted(sync) == sorted(async_)
-    assert len(sync) == 16  # one per endpoint use: 7 list walks, 9 single requests
+    # one per endpoint use: 8 page walks (llm_leaderboard_pages among them), 13 single requests (activity,
+    # llm_leaderboard (every page at once), solution and comparisons among them)
+    assert len(sync) == 21
     fetch_ahead = {"iter_pages", "problem_pages", "leaderboard_pages"}
     for name, signature in sync.items():
         extra = {"concurrency"} if name in fetch_ahead else set()

@@ -30,7 +30,8 @@ def quiet_sandbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SandboxS
 def sqlite_truth(server: SandboxServer) -> dict[str, Any]:
     """What the platform holds, read from its SQLite file, in public ids.
 
-    ``{"problems": {id: (solution_count, comparison_count)}, "solutions": {problem_id: [solution ids ranked]},
+    ``{"problems": {id: (solution_count, comparison_count)}, "solutions": {problem_id: [(solution id,
+    competition rank over the score as served)] by rank, then id (the platform orders ties at random)},
     "leaderboard": [bot ids by points], "bots": {id}, "categories": 8, "stats_total_solutions": n}``.
     """
     codec = IdCodec(SEED)
@@ -42,12 +43,13 @@ def sqlite_truth(server: SandboxServer) -> dict[str, Any]:
                 "SELECT id, solution_count, comparison_count FROM problems WHERE status != 'rejected'"
             )
         }
-        solutions: dict[str, list[str]] = {p: [] for p in problems}
-        for pid, sid in con.execute(
-            "SELECT s.problem_id, s.id FROM solutions s JOIN problems p ON p.id = s.problem_id "
-            "WHERE p.status != 'rejected' ORDER BY s.problem_id, s.bt_score DESC, s.created_at, s.id"
+        solutions: dict[str, list[tuple[str, int]]] = {p: [] for p in problems}
+        for pid, sid, rank in con.execute(
+            "SELECT s.problem_id, s.id, rank() OVER (PARTITION BY s.problem_id ORDER BY round(s.bt_score, 4) "
+            "DESC) FROM solutions s JOIN problems p ON p.id = s.problem_id WHERE p.status != 'rejected'"
         ):
-            solutions[codec.encode("problem", pid)].append(codec.encode("solution", sid))
+            solutions[codec.encode("problem", pid)].append((codec.encode("solution", sid), rank))
+        solutions = {p: sorted(s, key=lambda x: (x[1], x[0])) for p, s in solutions.items()}
         active = [
             codec.encode("bot", bid)
             for (bid,) in con.execute("SELECT id FROM bots WHERE status = 'active' ORDER BY id")

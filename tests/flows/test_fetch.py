@@ -68,11 +68,13 @@ def test_fetch_steps_stage_what_the_platform_holds(quiet_sandbox: SandboxServer,
     assert set(ids) == set(truth["problems"])
     assert len(ids) == len(truth["problems"])  # no duplicates
     sols = _staged(area, "solutions")
-    by_problem = sols.with_columns(sid=pl.col("raw").str.json_path_match("$.id")).sort("problem_id", "rank")
-    ranked = by_problem.group_by("problem_id", maintain_order=True).agg("sid")
-    assert {r["problem_id"]: r["sid"] for r in ranked.iter_rows(named=True)} == {
-        p: s for p, s in truth["solutions"].items() if s
-    }
+    by_problem = sols.with_columns(sid=pl.col("raw").str.json_path_match("$.id")).sort(
+        "problem_id", "rank", "sid"
+    )
+    ranked = by_problem.group_by("problem_id", maintain_order=True).agg("sid", "rank")
+    assert {
+        r["problem_id"]: list(zip(r["sid"], r["rank"], strict=True)) for r in ranked.iter_rows(named=True)
+    } == {p: s for p, s in truth["solutions"].items() if s}
     assert set(_staged(area, "solution_problems")["problem_id"]) == set(truth["problems"])
     board = _staged(area, "leaderboard")
     assert board["rank"].to_list() == list(range(1, len(truth["bots"]) + 1))

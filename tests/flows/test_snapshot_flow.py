@@ -29,11 +29,13 @@ def _assert_store_equals_platform(db: Path, sid: int, truth: dict[str, Any]) -> 
     )
     assert {r[0]: (r[1], r[2]) for r in problems.rows()} == truth["problems"]
     sols = read_frame(
-        db, "SELECT problem_id, solution_id, rank FROM solutions WHERE snapshot_id = ? ORDER BY 1, 3", [sid]
+        db,
+        "SELECT problem_id, solution_id, rank FROM solutions WHERE snapshot_id = ? ORDER BY 1, 3, 2",
+        [sid],
     )
-    ranked: dict[str, list[str]] = {p: [] for p in truth["problems"]}
-    for pid, sol, _ in sols.rows():
-        ranked[pid].append(sol)
+    ranked: dict[str, list[tuple[str, int]]] = {p: [] for p in truth["problems"]}
+    for pid, sol, rank in sols.rows():
+        ranked[pid].append((sol, rank))
     assert ranked == truth["solutions"]
     bots = read_frame(db, "SELECT bot_id FROM bots WHERE snapshot_id = ?", [sid])
     assert set(bots["bot_id"]) == truth["bots"]

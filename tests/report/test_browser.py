@@ -210,3 +210,103 @@ def test_screenshot_of_the_report(store_db: Path, tmp_path: Path) -> None:
     width, height = struct.unpack(">II", data[16:24])
     assert (width, height) == (1200, 6000)
     assert len(data) > 200_000, "a page full of charts, not a blank screenshot"
+
+
+#: Appended to a copy of the report shown in an iframe of the width under test (headless Chromium has no
+#: window narrower than 500 px): once every chart has rendered, posts to the parent page the frame's scroll
+#: width, each chart box's width and scroll width with its svg's width and right edge, and the bot table's
+#: columns (shown or hidden, left and right edges).
+_FIT = """
+<script>
+(function () {
+  function measure() {
+    var root = document.documentElement;
+    if (root.getAttribute("data-rendered") !== "true") { setTimeout(measure, 50); return; }
+    setTimeout(function () {
+      var charts = {};
+      Array.prototype.forEach.call(document.querySelectorAll("div[data-chart]"), function (el) {
+        var svg = el.querySelector("svg"); var r = svg ? svg.getBoundingClientRect() : null;
+        charts[el.getAttribute("data-chart")] = {box: el.clientWidth, scroll: el.scrollWidth,
+          svg_width: r ? r.width : 0, svg_right: r ? r.right : 0};
+      });
+      var headers = document.querySelectorAll("#bot-table thead th");
+      var columns = Array.prototype.map.call(headers, function (th) {
+        var r = th.getBoundingClientRect();
+        return {text: th.textContent.trim(), shown: getComputedStyle(th).display !== "none",
+          left: r.left, right: r.right};
+      });
+      parent.postMessage(JSON.stringify({page: root.scrollWidth, viewport: window.innerWidth,
+        charts: charts, columns: columns}), "*");
+    }, 300);
+  }
+  measure();
+})();
+</script>
+"""
+
+#: The page under test in a frame ``{width}`` px wide; writes what the frame posts into ``<pre id=measured>``.
+_FRAME = """<!doctype html><html><body style="margin:0">
+<iframe src="probe.html" style="border:0;width:{width}px;height:3000px"></iframe>
+<script>window.addEventListener("message", function (e) {{
+  var out = document.createElement("pre"); out.id = "measured"; out.textContent = e.data;
+  document.body.appendChild(out); }});</script></body></html>"""
+
+
+def _shot(page: Path, profile: Path, width: int, height: int, shot: Path) -> None:
+    command = [
+        _chromium(),
+        *FLAGS,
+        f"--user-data-dir={profile}",
+        "--host-resolver-rules=MAP * ~NOTFOUND",
+        "--hide-scrollbars",
+        f"--window-size={width},{height}",
+        "--virtual-time-budget=30000",
+        f"--screenshot={shot}",
+        page.resolve().as_uri(),
+    ]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stderr[-2000:]
+    data = shot.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    assert struct.unpack(">II", data[16:24]) == (width, height)
+    assert len(data) > 50_000, "a page with charts, not a blank screenshot"
+
+
+@pytest.mark.parametrize("width", [390, 1600])
+def test_report_fits_a_phone_and_a_wide_screen(store_db: Path, tmp_path: Path, width: int) -> None:
+    """At 390 px (a phone) and 1600 px: the page never scrolls sideways, no chart is wider than its box or
+    scrolls inside it (so the newest data of the rank chart is on screen), single and layered charts fill
+    their box, and the bot table shows rank, bot and the change since the previous snapshot.
+
+    A screenshot is taken at each width (``shot-<width>.png`` in the test's folder); at 390 px it shows the
+    frame in a 500 px window (headless Chromium's narrowest)."""
+    _chromium()
+    report = build_report(store_db, tmp_path / "report.html")
+    html = report.read_text(encoding="utf-8")
+    head, tail = html.rsplit("</body>", 1)
+    (tmp_path / "probe.html").write_text(head + _FIT + "</body>" + tail, encoding="utf-8")
+    frame = tmp_path / "frame.html"
+    frame.write_text(_FRAME.format(width=width), encoding="utf-8")
+    window = max(width, 500)
+    dom, _ = _render(frame, tmp_path / "profile", f"--window-size={window},3000")
+    found = re.search(r'<pre id="measured">(.*?)</pre>', dom, re.S)
+    assert found, "the measuring script ran after every chart rendered"
+    measured = json.loads(unescape(found.group(1)))
+    assert measured["viewport"] == width
+    assert measured["page"] <= width, f"the page scrolls sideways: {measured['page']} px wide at {width} px"
+    specs_block = re.search(r'id="chart-specs">(.*?)</script>', html, re.S)
+    assert specs_block
+    specs = json.loads(specs_block.group(1))
+    assert measured["charts"].keys() == specs.keys()
+    for key, chart in measured["charts"].items():
+        assert chart["scroll"] <= chart["box"] + 1, f"chart {key} scrolls sideways in its box: {chart}"
+        assert chart["svg_right"] <= width, f"chart {key} ends off-screen: {chart}"
+        if specs[key].get("width") == "container":
+            assert chart["svg_width"] >= 0.9 * chart["box"], f"chart {key} does not fill its box: {chart}"
+    shown = {
+        c["text"].rstrip(" ⇅▲▼")
+        for c in measured["columns"]
+        if c["shown"] and c["left"] >= 0 and c["right"] <= width
+    }
+    assert {"Rank", "Bot", "vs previous"} <= shown, measured["columns"]
+    _shot(frame, tmp_path / "profile-shot", window, 3000, tmp_path / f"shot-{width}.png")

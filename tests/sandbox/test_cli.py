@@ -83,6 +83,7 @@ def test_serve_refuses_an_unknown_convention_or_a_platform_only_switch_in_one_li
         ("--conventions", "soap"): "--conventions must be one of platform, jsonapi, hal, odata, relay",
         ("--conventions", "hal", "--pagination", "cursor"): "apply to --conventions platform only",
         ("--conventions", "odata", "--task-shape", "interface"): "applies to --conventions platform only",
+        ("--tie-order", "sideways"): "--tie-order must be stable or shuffle, got 'sideways'",
     }
     for args, message in cases.items():
         result = _run("serve", "--db", db, "--port", "0", *args)

@@ -42,7 +42,9 @@ def test_openapi_is_valid_and_documents_every_status(sandbox) -> None:
     assert set(paths) == {
         "/health", "/api/v1/problems", "/api/v1/problems/{problem_id}",
         "/api/v1/problems/{problem_id}/solutions", "/api/v1/categories", "/api/v1/leaderboard",
-        "/api/v1/bots/{bot_id}", "/api/v1/stats", "/api/v1/search", *BOT_ROUTES,
+        "/api/v1/bots/{bot_id}", "/api/v1/stats", "/api/v1/search", "/api/v1/activity",
+        "/api/v1/llm-leaderboard", "/api/v1/llm-leaderboard/families", "/api/v1/solutions/{solution_id}",
+        "/api/v1/solutions/{solution_id}/comparisons", *BOT_ROUTES,
     }  # fmt: skip
     for path, operations in paths.items():
         for method, op in operations.items():
@@ -82,6 +84,10 @@ def test_openapi_is_valid_and_documents_every_status(sandbox) -> None:
     assert limit("/api/v1/problems/{problem_id}/solutions")["maximum"] == 100
     assert limit("/api/v1/leaderboard")["maximum"] == 100
     assert limit("/api/v1/search")["maximum"] == 50
+    assert (limit("/api/v1/activity")["minimum"], limit("/api/v1/activity")["maximum"]) == (1, 50)
+    assert limit("/api/v1/llm-leaderboard")["maximum"] == 100
+    names = {p["name"] for p in paths["/api/v1/llm-leaderboard"]["get"]["parameters"]}
+    assert names == {"sort", "family", "offset", "limit"}  # offset paging, whatever --pagination says
     names = {p["name"] for p in paths["/api/v1/problems"]["get"]["parameters"]}
     assert names == {"category", "status", "author_type", "sort", "page", "limit"}  # page style only
     q = next(p for p in paths["/api/v1/search"]["get"]["parameters"] if p["name"] == "q")

@@ -7,6 +7,7 @@ import sqlite3
 from pathlib import Path
 
 import httpx
+import pytest
 
 from solvelens.sandbox.generate import build_platform
 from solvelens.sandbox.simulate import advance
@@ -50,3 +51,46 @@ def test_running_server_sees_each_new_day(make_sandbox, tmp_path: Path) -> None:
     assert second["totalSolutions"] > first["totalSolutions"]
     assert second["totalComparisons"] > first["totalComparisons"]
     assert second["activeBots"] > 0
+
+
+def _tables(path: Path) -> list[list[tuple]]:
+    conn = sqlite3.connect(path)
+    try:
+        names = ("activity", "solutions", "comparisons", "problems", "bots", "flags", "awards", "badges")
+        return [conn.execute(f"SELECT * FROM {name} ORDER BY 1").fetchall() for name in names]
+    finally:
+        conn.close()
+
+
+def test_a_stepped_day_shows_each_step_and_ends_as_the_whole_day(make_sandbox, tmp_path: Path) -> None:
+    whole, stepped = tmp_path / "whole.sqlite", tmp_path / "stepped.sqlite"
+    build_platform(whole, seed=2, scale="small")
+    shutil.copyfile(whole, stepped)
+    server = make_sandbox(db_path=stepped)
+    feeds: list[tuple[str, list[dict]]] = []
+
+    def watch(clock: str) -> None:
+        health = httpx.get(f"{server.root_url}/health").json()
+        feed = httpx.get(f"{server.base_url}/activity", params={"limit": 50}).json()["activities"]
+        feeds.append((health["clock"], feed))
+        assert health["clock"] == clock
+
+    first_id = httpx.get(f"{server.base_url}/activity", params={"limit": 1}).json()["activities"][0]["id"]
+    result = advance(stepped, days=1, step_minutes=60, on_step=watch)
+    assert advance(whole, days=1) | {"seconds": 0} == result | {"seconds": 0}
+    assert _tables(whole) == _tables(stepped)  # stepping changes when rows land, not which
+    assert [clock[11:13] for clock, _ in feeds] == [f"{h:02d}" for h in range(1, 24)]
+    newest = first_id
+    for clock, feed in feeds:
+        assert all(e["createdAt"] < clock for e in feed)  # nothing from the step's future
+        # an hourly reader never misses an event: the feed still reaches back to what it saw last time
+        assert feed[-1]["id"] <= newest + 1
+        newest = feed[0]["id"]
+
+
+def test_advance_refuses_a_bad_step(tmp_path: Path) -> None:
+    db = tmp_path / "p.sqlite"
+    build_platform(db, seed=0, scale="empty")
+    for bad in (0, -5, 1441):
+        with pytest.raises(ValueError, match="step_minutes"):
+            advance(db, step_minutes=bad)

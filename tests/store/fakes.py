@@ -1,14 +1,17 @@
 """Store test helpers: records in the real platform's shapes (``real-platform-notes.md``) and staged runs.
 
-``platform`` is a tiny in-memory platform state (problems, ranked solutions, bots, categories, stats) whose
-records have exactly the camelCase shapes the real platform sends; ``stage_run(platform, ...)`` stages it the
-way the fetch steps do, so the writer can be tested without a server.
+``platform`` is a tiny in-memory platform state (problems, ranked solutions, bots, categories, stats, and the
+optional resources: an activity feed, pairwise votes, a model leaderboard) whose records have exactly the
+camelCase shapes the real platform sends; ``stage_run(platform, ...)`` stages it the way the fetch steps do,
+so the writer can be tested without a server.
 """
 
 from __future__ import annotations
 
 import copy
+import datetime as dt
 import itertools
+import json
 import random
 import uuid
 from dataclasses import dataclass, field
@@ -70,6 +73,10 @@ class FakePlatform:
     solutions: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     bots: list[dict[str, Any]] = field(default_factory=list)
     categories: list[dict[str, Any]] = field(default_factory=list)
+    #: The activity feed's events, oldest first (serial integer ids, one minute apart).
+    events: list[dict[str, Any]] = field(default_factory=list)
+    #: Pairwise votes, oldest first, in the shape of ``/solutions/{id}/comparisons``.
+    votes: list[dict[str, Any]] = field(default_factory=list)
 
     def uid(self) -> str:
         return str(uuid.UUID(int=self.rng.getrandbits(128), version=4))
@@ -117,7 +124,61 @@ class FakePlatform:
         }
         self.solutions[problem["id"]].append(solution)
         problem["solutionCount"] += 1
+        self.event("solution_submitted", bot, problem, {"solutionId": solution["id"]})
         return solution
+
+    def event(self, action: str, bot: dict[str, Any], problem: dict[str, Any], meta: dict[str, Any]) -> None:
+        """Append one activity event (``metadata`` as a JSON string, as the real platform sends it)."""
+        n = len(self.events) + 1
+        at = dt.datetime(2026, 1, 1, tzinfo=dt.UTC) + dt.timedelta(minutes=n)
+        self.events.append(
+            {
+                "id": n,
+                "action": action,
+                "botId": bot["id"],
+                "botName": bot["name"],
+                "ownerBotName": None,
+                "problemId": problem["id"],
+                "problemTitle": problem["title"],
+                "metadata": json.dumps(meta),
+                "createdAt": at.isoformat().replace("+00:00", "Z"),
+            }
+        )
+
+    def activity(self, limit: int = 50) -> list[dict[str, Any]]:
+        """The feed as ``GET /activity?limit=`` answers: the newest ``limit`` events, newest first."""
+        return list(reversed(self.events[-limit:]))
+
+    def comparisons_of(self, solution_id: str, limit: int = 50) -> list[dict[str, Any]]:
+        """``GET /solutions/{id}/comparisons``: the newest ``limit`` votes on the solution, newest first."""
+        mine = [v for v in self.votes if solution_id in (v["solutionAId"], v["solutionBId"])]
+        return list(reversed(mine[-limit:]))
+
+    def models(self) -> list[dict[str, Any]]:
+        """``GET /llm-leaderboard``'s models, best average score first."""
+        by_model: dict[str, list[dict[str, Any]]] = {}
+        for sols in self.solutions.values():
+            for s in sols:
+                by_model.setdefault(s["llmModel"] or "unknown", []).append(s)
+        rows = [
+            {
+                "id": f"model-{name}",
+                "modelName": name,
+                "modelVersion": None,
+                "modelFamily": name.split("-")[0],
+                "totalSolutions": len(sols),
+                "avgBtScore": sum(s["btScore"] for s in sols) / len(sols),
+                "bestBtScore": max(s["btScore"] for s in sols),
+                "totalWins": sum(s["winCount"] for s in sols),
+                "totalComparisons": sum(s["comparisonCount"] for s in sols),
+                "winRate": 0.5,
+                "top3Count": 0,
+                "firstPlaceCount": 0,
+                "uniqueBots": len({s["botId"] for s in sols}),
+            }
+            for name, sols in sorted(by_model.items())
+        ]
+        return sorted(rows, key=lambda r: -r["avgBtScore"])
 
     def vote(self, problem: dict[str, Any]) -> None:
         """One comparison: the first two solutions change score; the list is re-ranked by btScore."""
@@ -130,6 +191,19 @@ class FakePlatform:
             s["winCount" if won else "lossCount"] += 1
         sols.sort(key=lambda s: -s["btScore"])
         problem["comparisonCount"] += 1
+        voter = self.bots[len(self.votes) % len(self.bots)]
+        self.votes.append(
+            {
+                "id": self.uid(),
+                "solutionAId": a["id"],
+                "solutionBId": b["id"],
+                "winner": "a",
+                "voterBotId": voter["id"],
+                "voterBotName": voter["name"],
+                "createdAt": f"2026-01-20T00:00:{len(self.votes) % 60:02d}.000Z",
+            }
+        )
+        self.event("vote_cast", voter, problem, {"winner": "a"})
 
     def ranked_bots(self) -> list[dict[str, Any]]:
         return sorted(self.bots, key=lambda b: -b["totalPoints"])
@@ -222,7 +296,10 @@ def stage_run(
     skip: tuple[str, ...] = (),
 ) -> StagingArea:
     """Stage ``plat`` as the fetch steps would: problems whose counts match ``carry`` (the output of
-    ``latest_solution_state``) carry their manifest over; ``skip`` leaves staged tables out."""
+    ``latest_solution_state``) carry their manifest over; ``skip`` leaves staged tables out (also the
+    optional ``activity``, ``comparisons``, ``llm_leaderboard``). The optional resources are staged as
+    their steps would on a full run: the feed's newest 50 events, the comparisons of every solution with
+    votes, the model leaderboard."""
     area = StagingArea(root / f"staging-{next(_counter)}").create(
         base_url=BASE_URL, taken_at=taken_at, started_at=taken_at
     )
@@ -249,5 +326,32 @@ def stage_run(
     area.write_records("platform_stats", [plat.stats()])
     if me is not None:
         area.write_records("bot_me", [me])
-    area.write_part("test", warnings=warnings or [])
+    resources = {name: "not requested" for name in ("activity", "comparisons", "llm_leaderboard")}
+    if "activity" not in skip:
+        area.write_records("activity", plat.activity())
+        resources["activity"] = "stored"
+    if "llm_leaderboard" not in skip:
+        models = plat.models()
+        area.write_records("llm_leaderboard", models, rank=list(range(1, len(models) + 1)))
+        resources["llm_leaderboard"] = "stored"
+    if "comparisons" not in skip:
+        _stage_comparisons(area, plat)
+        resources["comparisons"] = "stored"
+    area.write_part("test", warnings=warnings or [], info={"resources": resources})
     return area
+
+
+def _stage_comparisons(area: StagingArea, plat: FakePlatform) -> None:
+    with area.writer("comparisons") as rows, area.writer("comparison_fetches") as fetches:
+        for pid, sols in plat.solutions.items():
+            for s in sols:
+                if not s["comparisonCount"]:
+                    continue
+                got = plat.comparisons_of(s["id"])
+                rows.append(problem_id=[pid] * len(got), solution_id=[s["id"]] * len(got), raw=got)
+                fetches.append(
+                    solution_id=[s["id"]],
+                    problem_id=[pid],
+                    comparison_count=[s["comparisonCount"]],
+                    returned=[len(got)],
+                )

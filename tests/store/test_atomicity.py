@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 from solvelens.store import latest_solution_state, list_snapshots, open_readonly, write_snapshot
+from solvelens.store.schema import snapshot_column
 from tests.store.fakes import BASE_URL, make_platform, stage_run
 
 # The child writes one snapshot; with "hang" it stops inside the transaction (after the solutions and
@@ -63,9 +64,8 @@ def _assert_consistent(db: Path) -> list[int]:
     with open_readonly(db) as con:
         for sid, counts in zip(frame["snapshot_id"], frame["counts"], strict=True):
             for view, n in json.loads(counts).items():
-                got = con.execute(f"SELECT count(*) FROM {view} WHERE snapshot_id = ?", [sid]).fetchall()[0][
-                    0
-                ]
+                column = snapshot_column(view)
+                got = con.execute(f"SELECT count(*) FROM {view} WHERE {column} = ?", [sid]).fetchall()[0][0]
                 assert got == n, (sid, view)
     return frame["snapshot_id"].to_list()
 

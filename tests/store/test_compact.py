@@ -39,7 +39,7 @@ def _snapshots(db: Path, plat: FakePlatform, tmp_path: Path, days: int, *, full:
 def _views(db: Path) -> dict[str, object]:
     out = {}
     for view in PUBLIC_VIEWS:
-        has_raw = view not in ("snapshots", "platform_stats")
+        has_raw = "raw" in read_frame(db, f"SELECT * FROM {view} LIMIT 0").columns
         frame = read_frame(db, f"SELECT * EXCLUDE (raw) FROM {view}" if has_raw else f"SELECT * FROM {view}")
         out[view] = frame.sort(frame.columns)
     return out

@@ -8,7 +8,16 @@ import duckdb
 import pytest
 
 from solvelens.store import PUBLIC_VIEWS, ensure_schema, open_readonly, write_snapshot
-from solvelens.store.schema import INTERNAL, SCHEMA_VERSION, SchemaVersionError
+from solvelens.store.schema import (
+    ACTIVITY_EVENTS,
+    ACTIVITY_GAPS,
+    COMPARISON_FETCHES,
+    COMPARISON_RECORDS,
+    INTERNAL,
+    SCHEMA_VERSION,
+    SchemaVersionError,
+    snapshot_column,
+)
 from tests.fixtures.store import SCHEMA
 from tests.store.fakes import FakePlatform, stage_run
 
@@ -30,6 +39,7 @@ def test_views_have_exactly_the_contract_columns_and_types(db: Path, platform: F
 
 
 def test_only_complete_snapshots_are_visible(db: Path, platform: FakePlatform, tmp_path: Path):
+    platform.vote(platform.problems[0])
     write_snapshot(db, stage_run(tmp_path, platform))
     con = duckdb.connect(str(db))
     # A row left in any status other than complete (e.g. by a future failed-run record) stays invisible.
@@ -42,10 +52,23 @@ def test_only_complete_snapshots_are_visible(db: Path, platform: FakePlatform, t
         f"FROM {INTERNAL}.snapshot_links WHERE snapshot_id = 1"
     )
     con.close()
+    # ... and history rows a snapshot being written first saw stay invisible too.
+    con = duckdb.connect(str(db))
+    for table in (ACTIVITY_EVENTS, COMPARISON_RECORDS):
+        con.execute(f"INSERT INTO {table} SELECT * REPLACE (99 AS first_snapshot_id) FROM {table} LIMIT 1")
+    for table in (ACTIVITY_GAPS, COMPARISON_FETCHES):
+        con.execute(
+            f"INSERT INTO {table} (snapshot_id, solution_id, platform) VALUES (99, 'x', 'p')"
+            if table == COMPARISON_FETCHES
+            else f"INSERT INTO {table} (snapshot_id) VALUES (99)"
+        )
+    con.close()
+    empty = {"bot_me", "activity_gaps", "comparison_coverage"}  # no key; no gap; every vote stored
     with open_readonly(db) as con:
         for view in PUBLIC_VIEWS:
-            ids = {r[0] for r in con.execute(f"SELECT DISTINCT snapshot_id FROM {view}").fetchall()}
-            assert ids == ({1} if view != "bot_me" else set()), view
+            column = snapshot_column(view)
+            ids = {r[0] for r in con.execute(f"SELECT DISTINCT {column} FROM {view}").fetchall()}
+            assert ids == ({1} if view not in empty else set()), view
 
 
 def test_ensure_schema_is_idempotent_and_refuses_newer_files(db: Path):

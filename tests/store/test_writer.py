@@ -32,6 +32,9 @@ def test_first_snapshot_holds_every_record_typed_and_raw(db: Path, platform: Fak
         "bots": 10,
         "platform_stats": 9,
         "bot_me": 1,
+        "llm_leaderboard": 3,  # gpt-4o, claude-sonnet-4, unknown
+        "activity": 50,  # the feed's newest 50 of 100 events (first seen now)
+        "comparisons": 0,  # no votes yet
     }
     assert result.warnings == ["problems: total mismatch"]
     assert result.changes == {"previous_snapshot_id": None}

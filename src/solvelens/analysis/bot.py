@@ -86,20 +86,31 @@ def bot_history(
 
     Output columns: snapshot_id Int64, taken_at, bot_id, name (null when not ranked), rank Int32 (null:
     not ranked), position Int32, points Int64, elo Float64, ranked_bots UInt32 (bots ranked in that
-    snapshot), percentile Float64 (share of the other ranked bots ranked below it, 1 = top, 0 = last),
+    snapshot), percentile Float64 (share of the other ranked bots ranked below it, a bot tied with it on
+    points counting half: ``(N - rank - (t - 1) / 2) / (N - 1)`` with ``t`` bots sharing its competition
+    rank; 1 = sole top, 0 = sole last; the order the platform lists a tie in moves nothing),
     in_top_n Boolean (rank <= ``top_n``), held_s Float64 (seconds until the next snapshot); with ``bots``
     also total_solutions Int64, total_votes Int64, vote_accuracy Float64 from its profile; sorted by
     taken_at.
     """
     times = _held(history)
     counts = history.group_by("snapshot_id").agg(ranked_bots=pl.len().cast(pl.UInt32))
-    mine = history.filter(pl.col("bot_id") == bot_id).drop("taken_at")
+    tied = history.group_by("snapshot_id", "rank").agg(_tied=pl.len())
+    mine = (
+        history.filter(pl.col("bot_id") == bot_id)
+        .drop("taken_at")
+        .join(tied, on=["snapshot_id", "rank"], how="left")
+    )
     frame = (
         times.join(counts, on="snapshot_id", how="left")
         .join(mine, on="snapshot_id", how="left")
         .with_columns(
             bot_id=pl.lit(bot_id),
-            percentile=(pl.col("ranked_bots").cast(pl.Float64) - pl.col("rank"))
+            percentile=(
+                pl.col("ranked_bots").cast(pl.Float64)
+                - pl.col("rank")
+                - (pl.col("_tied").cast(pl.Float64) - 1.0) / 2.0
+            )
             / (pl.col("ranked_bots").cast(pl.Float64) - 1).clip(lower_bound=1.0),
             in_top_n=(pl.col("rank") <= top_n).fill_null(False),
         )
@@ -200,8 +211,10 @@ def bot_solutions(solutions: FrameLike, problems: FrameLike, bot_id: str) -> pl.
     """The bot's solutions at the newest snapshot with their rank within their problem.
 
     Output columns: problem_id, title, category (:data:`~solvelens.analysis.growth.UNCATEGORISED` for
-    none), rank Int32, solutions_in_problem UInt32, rank_percentile Float64 (1 = best, null when the
-    problem has one solution), score Float64, llm_model; sorted by rank_percentile descending, title.
+    none), rank Int32 (competition rank: solutions with equal scores share it), tied UInt32 (solutions
+    sharing that rank, itself included; 1 = untied), solutions_in_problem UInt32, rank_percentile Float64
+    (1 = best, a tie counting half, null when the problem has one solution), score Float64, llm_model;
+    sorted by rank_percentile descending, title.
     """
     ranked = with_rank_percentile(solutions).filter(pl.col("bot_id") == bot_id)
     info = problems.lazy().select("problem_id", "title", "category").collect()
@@ -213,6 +226,7 @@ def bot_solutions(solutions: FrameLike, problems: FrameLike, bot_id: str) -> pl.
             "title",
             "category",
             "rank",
+            "tied",
             "solutions_in_problem",
             "rank_percentile",
             "score",
@@ -226,7 +240,9 @@ def bot_categories(solutions: FrameLike, problems: FrameLike, bot_id: str) -> pl
     """Per category: the bot's solutions and how they rank within their problems, next to the median bot.
 
     For every bot with contested solutions in a category its mean rank percentile and top-1 rate are
-    computed; the median bot's figures are the medians over those bots.
+    computed (ties as :func:`~solvelens.analysis.solutions.with_rank_percentile`: a tied solution beats half
+    of those it ties with, a tie for first shares the top-1); the median bot's figures are the medians over
+    those bots.
     Output columns: category String, solutions UInt32 (the bot's), contested UInt32, mean_percentile
     Float64, top1_rate Float64 (the bot's; null without contested solutions), median_bot_percentile
     Float64, median_bot_top1_rate Float64, bots UInt32 (bots with contested solutions there); one row

@@ -75,7 +75,9 @@ class SnapshotDiff:
     - ``stats_deltas``: metric, before Float64, after Float64, delta Float64
 
     ``a``/``b``: :class:`~solvelens.analysis.pick.SnapshotRef` (snapshot_id, taken_at UTC); ``platform``
-    (identity) and ``platform_label``; ``top_n`` and ``min_move`` as computed.
+    (identity) and ``platform_label``; ``top_n`` and ``min_move`` as computed; ``clock_note``: snapshots
+    of this platform left out for being on another clock (:func:`~solvelens.analysis.select_platform`), or
+    ``""``.
     """
 
     a: SnapshotRef
@@ -95,6 +97,7 @@ class SnapshotDiff:
     points: pl.DataFrame
     new_bots: pl.DataFrame
     stats_deltas: pl.DataFrame
+    clock_note: str = ""
 
     def frames(self) -> dict[str, pl.DataFrame]:
         """Every change frame by name, in :data:`FRAMES` order."""
@@ -118,6 +121,7 @@ class SnapshotDiff:
             "platform_label": self.platform_label,
             "top_n": self.top_n,
             "min_move": self.min_move,
+            "clock_note": self.clock_note,
             "counts": self.counts(),
             **{name: _records(frame) for name, frame in self.frames().items()},
         }
@@ -211,46 +215,56 @@ def choose_pair(
     snaps = chosen.snapshots
     if snaps.height == 0:
         raise SnapshotSelectionError("the store has no complete snapshot: run `solvelens snapshot` first")
+    left_out = set(every["snapshot_id"].to_list()) - set(snaps["snapshot_id"].to_list())
+    for spec in (a, b):
+        if spec is not None and is_id(spec) and int(spec) in left_out and chosen.clock_note:
+            raise SnapshotSelectionError(f"snapshot #{int(spec)} is not compared: {chosen.clock_note}")
     newest = ref_of(snaps, int(snaps["snapshot_id"][-1]))
     after = newest if b is None else resolve(b, snaps, other=newest)
     if a is not None:
         return chosen, resolve(a, snaps, other=after), after
-    earlier = snaps.filter(pl.col("taken_at") < after.taken_at)
+    position = snaps["snapshot_id"].to_list().index(after.snapshot_id)  # sorted by taken_at, snapshot_id
+    earlier = snaps.head(position)
     if earlier.is_empty():
-        count = snaps.height
+        others = "; ".join(
+            f"--platform {r['platform']} ({r['snapshots']} snapshot(s))"
+            for r in chosen.others.iter_rows(named=True)
+        )
         raise SnapshotSelectionError(
             f"nothing to compare {after.describe()} with: the platform {chosen.label} has "
             + (
                 "only this one snapshot; take another later with `solvelens snapshot`"
-                if count == 1
+                if snaps.height == 1
                 else "no earlier snapshot; name an earlier one as A, or a later one as B"
             )
+            + (f", or compare another platform of this store: {others}" if others else "")
         )
     return chosen, ref_of(earlier, int(earlier["snapshot_id"][-1])), after
 
 
 # -- reading the pair -----------------------------------------------------------------------------------
 
+#: The pair's rows per frame (``{ids}``: the two snapshot ids); the filter comes first, so a window runs
+#: over the two snapshots only.
 _PAIR_SQL = {
-    "problems": "SELECT snapshot_id, problem_id, title, status, category, solution_count FROM problems",
+    "problems": "SELECT snapshot_id, problem_id, title, status, category, solution_count FROM problems "
+    "WHERE snapshot_id IN {ids}",
     "top": "SELECT snapshot_id, problem_id, solution_id, bot_id, bot_name, score, rank FROM solutions "
-    "QUALIFY score = max(score) OVER (PARTITION BY snapshot_id, problem_id) "
-    "OR (score IS NULL AND rank = 1)",
-    "leaderboard": "SELECT snapshot_id, rank, bot_id, name, points, elo FROM leaderboard",
-    "bots": "SELECT snapshot_id, bot_id, name, status FROM bots",
-    "stats": "SELECT snapshot_id, metric, value FROM platform_stats",
+    "WHERE snapshot_id IN {ids} "
+    "QUALIFY score = max(score) OVER (PARTITION BY snapshot_id, problem_id) OR (score IS NULL AND rank = 1)",
+    "leaderboard": "SELECT snapshot_id, rank, bot_id, name, points, elo FROM leaderboard "
+    "WHERE snapshot_id IN {ids}",
+    "bots": "SELECT snapshot_id, bot_id, name, status FROM bots WHERE snapshot_id IN {ids}",
+    "stats": "SELECT snapshot_id, metric, value FROM platform_stats WHERE snapshot_id IN {ids}",
 }
 
 
 def read_pair(path: Path, a: int, b: int, *, lock_timeout_s: float = 60.0) -> dict[str, pl.DataFrame]:
     """The two snapshots' rows the diff needs, read read-only in one connection: ``problems``, ``top``
-    (each problem's best-scored solutions), ``leaderboard``, ``bots``, ``stats``."""
+    (each problem's best-scored solutions; ties all kept), ``leaderboard``, ``bots``, ``stats``."""
     ids = f"({int(a)}, {int(b)})"
     with read_only(path, lock_timeout_s) as con:
-        return {
-            name: con.sql(f"SELECT * FROM ({sql}) WHERE snapshot_id IN {ids}").pl()
-            for name, sql in _PAIR_SQL.items()
-        }
+        return {name: con.sql(sql.format(ids=ids)).pl() for name, sql in _PAIR_SQL.items()}
 
 
 # -- the changes ----------------------------------------------------------------------------------------
@@ -438,6 +452,7 @@ def compute_diff(
         **ranks,
         new_bots=new_bots(rows["bots"].filter(pl.col("snapshot_id") == b), rows["leaderboard"], board_b, a),
         stats_deltas=stats_deltas(rows["stats"], a, b),
+        clock_note=chosen.clock_note,
     )
 
 

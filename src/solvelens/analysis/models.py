@@ -1,11 +1,18 @@
 """The model leaderboard: how the LLM models behind the stored solutions rank within their problems, with
 95% bootstrap intervals resampled over problems.
 
-Every solution names its ``llm_model`` and has a rank within its problem (1 = best). Only **contested**
-problems (at least two solutions) count: a sole solution is trivially first. Per model:
+Every solution names its ``llm_model`` and has a competition rank within its problem (1 = best; solutions
+with equal scores share a rank). Only **contested** problems (at least two solutions) count: a sole
+solution is trivially first. Per model:
 
-- ``mean_percentile``: mean rank percentile within problem, ``(n - rank) / (n - 1)`` (1 = best, 0 = worst);
-- ``top1_rate``: share of its solutions ranked 1; ``top3_rate``: share ranked 1-3.
+- ``mean_percentile``: mean rank percentile within problem, ``(n - rank - (t - 1) / 2) / (n - 1)`` for a
+  solution tied with ``t`` (1 = best, 0 = worst; a tied solution beats half of those it ties with);
+- ``top1_rate``: mean top-1 credit of its solutions, ``top3_rate``: mean top-3 credit: 1 for a solution
+  untied within the top k, a share for a tie across the line (two solutions tied for first are 1/2 of a
+  top-1 each), so a problem hands out exactly one top-1 whatever its ties.
+
+Ties are thus counted as their expected value under a random order of each tie
+(:mod:`solvelens.analysis.solutions`): the order the platform happened to list a tie in moves no figure.
 
 **Intervals.** The unit of resampling is the problem (solutions of one problem are compared with each
 other, so they are not independent): each of ``n_boot`` replicates draws as many problems as there are,

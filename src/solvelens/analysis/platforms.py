@@ -13,9 +13,15 @@ The default platform is the newest complete snapshot's. ``--platform ID|URL`` pi
 one of the platform's base URLs (a trailing ``/`` or a missing ``/api/v1`` is forgiven) or a unique prefix of
 its id of at least 4 characters.
 
-Within one platform, simulated and real clocks are never mixed: when some of its snapshots declared a
-simulated clock and others did not, only those on the newest snapshot's clock are kept
-(:func:`select_platform` says how many were left out).
+Within one platform, simulated and real clocks are never mixed (:func:`select_platform` says how many
+snapshots it left out):
+
+- when some of its snapshots declared a simulated clock and others did not, only those on the newest
+  snapshot's clock are kept;
+- a snapshot of a platform that declares a simulated clock, stamped with the wall clock instead of the
+  platform's (``taken_at`` within :data:`WALL_CLOCK_S` of the run's own ``started_at``: ``solvelens snapshot``
+  of a hand-served sandbox without ``--taken-at``), is on real time: when the platform also has snapshots on
+  its simulated clock (the demo's), those are kept and the wall-clock ones left out.
 """
 
 from __future__ import annotations
@@ -39,6 +45,8 @@ FrameLike = pl.DataFrame | pl.LazyFrame
 PLATFORM_COLUMNS = ("platform", "label", "base_url", "snapshots", "first_taken_at", "last_taken_at")
 #: The shortest id prefix ``--platform`` accepts.
 MIN_PREFIX = 4
+#: A ``taken_at`` this close (seconds) to the run's ``started_at`` was stamped from the wall clock.
+WALL_CLOCK_S = 60.0
 
 
 class PlatformNotFoundError(StoreInputError, LookupError):
@@ -53,13 +61,21 @@ def platform_key() -> pl.Expr:
 
 
 def with_platform_key(snapshots: FrameLike) -> pl.DataFrame:
-    """``snapshots`` (snapshot_id, taken_at, base_url, platform) with a ``platform_key`` String column
-    (:func:`platform_key`) and a ``simulated`` Boolean column; sorted by taken_at, snapshot_id."""
+    """``snapshots`` (snapshot_id, taken_at, base_url, platform; optional started_at) with a
+    ``platform_key`` String column (:func:`platform_key`), ``simulated`` (the platform declared a simulated
+    clock) and ``on_simulated_clock`` (... and the snapshot's time is that clock's, not the wall clock's:
+    see the module docstring) Boolean columns; sorted by taken_at, snapshot_id."""
     frame = snapshots.lazy().collect()
     if "platform" not in frame.columns:
         frame = frame.with_columns(platform=pl.lit(None, dtype=pl.String))
     frame = frame.sort("taken_at", "snapshot_id")
-    return frame.with_columns(platform_key(), simulated_snapshots(frame))
+    frame = frame.with_columns(platform_key(), simulated_snapshots(frame))
+    if "started_at" in frame.columns:
+        offset = (pl.col("taken_at") - pl.col("started_at")).dt.total_microseconds().abs() / 1e6
+        wall = (offset <= WALL_CLOCK_S).fill_null(False)
+    else:
+        wall = pl.lit(False)
+    return frame.with_columns(on_simulated_clock=pl.col("simulated") & ~wall)
 
 
 def _label(platform: str, base_url: str, declared: bool, simulated: bool) -> str:
@@ -126,16 +142,26 @@ def _normalise_url(url: str) -> str:
 
 
 def match_platform(wanted: str, snapshots: pl.DataFrame) -> str | None:
-    """The identity ``wanted`` names among ``snapshots`` (with ``platform_key``): an identity, a base URL
-    any of its snapshots had, or a unique id prefix (:data:`MIN_PREFIX` characters or more); ``None`` when
-    none or several match."""
+    """The identity ``wanted`` names among ``snapshots`` (with ``platform_key``): an identity; a base URL
+    (an undeclared platform's identity first, else the one platform whose snapshots had that URL); or a
+    unique id prefix (:data:`MIN_PREFIX` characters or more). ``None`` when none matches; raises
+    :class:`PlatformNotFoundError` when a URL was used by several platforms."""
     keys = snapshots["platform_key"].unique().to_list()
     if wanted in keys:
         return wanted
     url = _normalise_url(wanted)
-    by_url = snapshots.filter(pl.col("base_url").map_elements(_normalise_url, return_dtype=pl.String) == url)
-    if by_url.height:
-        return str(by_url["platform_key"][-1])
+    undeclared = [k for k in keys if "://" in k and _normalise_url(k) == url]
+    if undeclared:
+        return undeclared[0]
+    normalised = pl.col("base_url").map_elements(_normalise_url, return_dtype=pl.String)
+    by_url = snapshots.filter(normalised == url)["platform_key"].unique().to_list()
+    if len(by_url) > 1:
+        raise PlatformNotFoundError(
+            f"{wanted!r} was the address of several platforms ({', '.join(sorted(by_url))}); "
+            "pass one of these ids to --platform"
+        )
+    if by_url:
+        return str(by_url[0])
     if len(wanted) >= MIN_PREFIX:
         prefixed = [k for k in keys if k.lower().startswith(wanted.lower())]
         if len(prefixed) == 1:
@@ -172,6 +198,32 @@ class PlatformSelection:
     clock_note: str = ""
 
 
+def one_clock(own: pl.DataFrame) -> tuple[pl.DataFrame, str]:
+    """One platform's snapshots (:func:`with_platform_key` rows, sorted) on one clock, and a sentence
+    saying what was left out (``""`` when nothing): the platform's simulated clock when any snapshot is on
+    it and the newest is on it or only wall-stamped; else the newest snapshot's clock."""
+    newest = own.row(-1, named=True)
+    on_sim = bool(newest["on_simulated_clock"]) or (
+        bool(newest["simulated"]) and bool(own["on_simulated_clock"].any())
+    )
+    kept = own.filter(pl.col("on_simulated_clock") == on_sim)
+    left_out = own.height - kept.height
+    if not left_out:
+        return kept, ""
+    if on_sim:
+        why = (
+            "they carry real (wall-clock) times while the platform runs a simulated clock (snapshot a "
+            "sandbox with --taken-at set to its /health clock)"
+        )
+    else:
+        why = "they are on a simulated clock and its newest snapshot is on real time"
+    note = (
+        f"{left_out} snapshot(s) of this platform are left out: {why}; simulated and real time are never "
+        "mixed in one history."
+    )
+    return kept, note
+
+
 def select_platform(snapshots: FrameLike, platform: str | None = None) -> PlatformSelection:
     """Pick one platform's snapshots from ``snapshots`` (every complete snapshot of the store: snapshot_id,
     taken_at, base_url, platform).
@@ -181,7 +233,7 @@ def select_platform(snapshots: FrameLike, platform: str | None = None) -> Platfo
     matches none.
     """
     frame = with_platform_key(snapshots)
-    table = platforms(frame.drop("platform_key", "simulated"))
+    table = platforms(frame.drop("platform_key", "simulated", "on_simulated_clock"))
     if frame.is_empty():
         return PlatformSelection(None, "", frame, table)
     if platform is None:
@@ -195,22 +247,13 @@ def select_platform(snapshots: FrameLike, platform: str | None = None) -> Platfo
             )
         key = found
     own = frame.filter(pl.col("platform_key") == key)
-    clock = bool(own["simulated"][-1])
-    kept = own.filter(pl.col("simulated") == clock)
-    left_out = own.height - kept.height
-    note = ""
-    if left_out:
-        kind, other = ("simulated", "real") if clock else ("real", "simulated")
-        note = (
-            f"{left_out} snapshot(s) of this platform on a {other} clock are left out: its newest snapshot "
-            f"is on a {kind} clock, and simulated and real time are never mixed in one history."
-        )
+    kept, note = one_clock(own)
     row = table.filter(pl.col("platform") == key).row(0, named=True)
     return PlatformSelection(
         platform=key,
         label=row["label"],
         snapshots=kept,
         others=table.filter(pl.col("platform") != key),
-        left_out=left_out,
+        left_out=own.height - kept.height,
         clock_note=note,
     )

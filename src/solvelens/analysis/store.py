@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import duckdb
@@ -19,7 +19,6 @@ import polars as pl
 
 from solvelens.analysis.platforms import PlatformSelection, select_platform
 from solvelens.store import (
-    PUBLIC_VIEWS,
     NotAStoreError,
     StoreError,
     StoreLockTimeout,
@@ -27,14 +26,21 @@ from solvelens.store import (
     open_readonly,
 )
 from solvelens.store.schema import (
+    ACTIVITY_EVENTS,
+    ACTIVITY_GAPS,
     BOT_ME,
     BOTS,
     CATEGORIES,
+    COMPARISON_RECORDS,
+    CORE_VIEWS,
+    HISTORY_COLUMNS,
     LEADERBOARD,
+    LLM_LEADERBOARD,
     PROBLEMS,
     SNAPSHOT_LOG_COLUMNS,
     SOLUTIONS,
     Resource,
+    snapshot_column,
 )
 
 __all__ = [
@@ -60,7 +66,8 @@ class Store:
 
     Frames (columns; ``snapshot_id`` is Int64 everywhere):
 
-    - ``snapshots``: snapshot_id, taken_at, base_url, status, duration_s Float64, platform String (JSON of
+    - ``snapshots``: snapshot_id, taken_at, base_url, status, started_at (the run's wall-clock start),
+      duration_s Float64, platform String (JSON of
       what the platform declared, e.g. ``{"id": ..., "clock": "simulated"}``; ``{}`` none; null unknown)
       (sorted by taken_at)
     - ``leaderboard``: snapshot_id, rank Int32, bot_id, name, points Int64, elo Float64,
@@ -76,14 +83,32 @@ class Store:
       the same shape as :func:`solvelens.analysis.growth.problem_counts` computes from ``problems``)
     - ``model_counts``: snapshot_id, llm_model (null as "unknown"), solutions Int64, contested_solutions
       Int64 (in problems with at least two solutions), percentile_sum Float64 (sum of their rank
-      percentiles within problem, ``(n - rank) / (n - 1)``), top1 Int64, top3 Int64 (contested solutions
-      ranked 1, ranked 1-3); aggregated per snapshot in DuckDB over EVERY selected snapshot, the input of
-      :func:`solvelens.analysis.model_trend`
+      percentiles within problem, ``(n - rank - (t - 1) / 2) / (n - 1)`` with ``t`` solutions sharing the
+      rank), top1 Float64, top3 Float64 (sums of top-1 / top-3 credits: a tie shares the positions it
+      spans, see :mod:`solvelens.analysis.solutions`); aggregated per snapshot in DuckDB over EVERY
+      selected snapshot, the input of :func:`solvelens.analysis.model_trend`
     - ``problems``: snapshot_id, problem_id, title, status, category, author_type, solution_count Int64,
       comparison_count Int64, created_at (the LATEST snapshot only)
     - ``solutions``: snapshot_id, solution_id, problem_id, rank Int32, score Float64, comparison_count Int64,
       win_count Int64, loss_count Int64, confidence_interval Float64, bot_id, bot_name, llm_model, created_at
       (the LATEST snapshot only)
+
+    The optional resources (empty frames for a store without them, e.g. written before schema version 3):
+
+    - ``llm_leaderboard``: snapshot_id, rank Int32, model_name, model_version, model_family,
+      total_solutions Int64, avg_bt_score Float64, best_bt_score Float64, total_wins Int64,
+      total_comparisons Int64, win_rate Float64, top3_count Int64, first_place_count Int64, unique_bots Int64
+      (the platform's own ``/llm-leaderboard``, every selected snapshot)
+    - ``activity``: event_id, action, bot_id, bot_name, problem_id, problem_title, metadata (JSON text),
+      created_at, first_snapshot_id Int64 (each event once; with ``since``/``last_days`` those first seen by
+      a selected snapshot)
+    - ``activity_gaps``: snapshot_id, newest_stored_event_id, oldest_fetched_event_id, gap_from, gap_to,
+      events_per_hour Float64, suggested_interval_s Float64 (seconds): where the history missed events
+      between two snapshots and the cadence that would have caught them
+    - ``comparisons``: comparison_id, problem_id, solution_a_id, solution_b_id, winner ('a'|'b'|'skip'),
+      voter_bot_id, voter_bot_name, created_at, first_snapshot_id Int64 (each vote once)
+    - ``comparison_coverage``: snapshot_id, solution_id, problem_id, stored Int64, comparison_count Int64
+      (solutions with more votes than the stored ones: the endpoint returns only the newest 50)
 
     The ``raw`` JSON columns are not read.
 
@@ -112,6 +137,11 @@ class Store:
     all_snapshots: pl.LazyFrame | None = None
     other_platforms: pl.DataFrame | None = None
     clock_note: str = ""
+    llm_leaderboard: pl.LazyFrame = field(default_factory=lambda: _empty("llm_leaderboard"))
+    activity: pl.LazyFrame = field(default_factory=lambda: _empty("activity"))
+    activity_gaps: pl.LazyFrame = field(default_factory=lambda: _empty("activity_gaps"))
+    comparisons: pl.LazyFrame = field(default_factory=lambda: _empty("comparisons"))
+    comparison_coverage: pl.LazyFrame = field(default_factory=lambda: _empty("comparison_coverage"))
 
     def require_snapshots(self) -> None:
         """Raise :class:`EmptyStoreError` when the store has no complete snapshot."""
@@ -157,7 +187,7 @@ def _log_dtypes(columns: tuple[str, ...]) -> dict[str, pl.DataType]:
 
 
 #: Columns read from the ``snapshots`` view (``platform``: what the platform declared, JSON text or null).
-_SNAPSHOT_COLUMNS = ("snapshot_id", "taken_at", "base_url", "status", "duration_s", "platform")
+_SNAPSHOT_COLUMNS = ("snapshot_id", "taken_at", "base_url", "status", "started_at", "duration_s", "platform")
 _VIEWS: dict[str, Resource] = {
     "leaderboard": LEADERBOARD,
     "bots": BOTS,
@@ -187,10 +217,55 @@ _DTYPES: dict[str, dict[str, pl.DataType]] = {
         "solutions": pl.Int64(),
         "contested_solutions": pl.Int64(),
         "percentile_sum": pl.Float64(),
-        "top1": pl.Int64(),
-        "top3": pl.Int64(),
+        "top1": pl.Float64(),
+        "top3": pl.Float64(),
     },
 }
+
+
+def _history_dtypes(table: str, drop: tuple[str, ...] = ("platform", "raw")) -> dict[str, pl.DataType]:
+    return {c: _POLARS_TYPES[t.split()[0]] for c, t in HISTORY_COLUMNS[table].items() if c not in drop}
+
+
+#: The optional resources' frames (:class:`Store`), each read from the view of its name.
+_OPTIONAL_DTYPES: dict[str, dict[str, pl.DataType]] = {
+    "llm_leaderboard": _view_dtypes(LLM_LEADERBOARD, rank=True),
+    "activity": _history_dtypes(ACTIVITY_EVENTS),
+    "activity_gaps": _history_dtypes(ACTIVITY_GAPS),
+    "comparisons": _history_dtypes(COMPARISON_RECORDS),
+    "comparison_coverage": {
+        "snapshot_id": pl.Int64(),
+        "solution_id": pl.String(),
+        "problem_id": pl.String(),
+        "stored": pl.Int64(),
+        "comparison_count": pl.Int64(),
+    },
+}
+_DTYPES.update(_OPTIONAL_DTYPES)
+
+
+def _empty(name: str) -> pl.LazyFrame:
+    return pl.LazyFrame(schema=_DTYPES[name])
+
+
+def _optional_frames(
+    con: duckdb.DuckDBPyConnection, views: set[str], keep: str, filtered: bool
+) -> dict[str, pl.DataFrame]:
+    """The optional resources' frames: of the selected snapshots (``keep``, a condition on ``snapshot_id``)
+    for the per-snapshot views, every item for the history when no time filter was given (``filtered``);
+    empty for a view the store does not have yet."""
+    out: dict[str, pl.DataFrame] = {}
+    for name, dtypes in _OPTIONAL_DTYPES.items():
+        if name not in views:
+            continue
+        column = snapshot_column(name)
+        where = keep.replace("snapshot_id IN", f"{column} IN")
+        if column != "snapshot_id" and not filtered:
+            where = "TRUE"
+        out[name] = con.sql(f"SELECT {', '.join(dtypes)} FROM {name} WHERE {where}").pl()
+    return out
+
+
 #: The columns read from each view (every typed column, never ``raw``).
 _COLUMNS: dict[str, str] = {
     name: ", ".join(_DTYPES[name])
@@ -198,6 +273,11 @@ _COLUMNS: dict[str, str] = {
 }
 _PROBLEM_COLUMNS = ", ".join(_DTYPES["problems"])
 _SOLUTION_COLUMNS = ", ".join(_DTYPES["solutions"])
+#: Sum of top-k credits of contested solutions (``s``: rank, n per problem, t per rank; the rule of
+#: :func:`solvelens.analysis.solutions.top_k_credit`).
+_TOP_CREDIT = (
+    "coalesce(sum(least(greatest({k} + 1 - rank, 0), t)::DOUBLE / t) FILTER (WHERE n >= 2), 0)::DOUBLE"
+)
 
 
 def _typed(name: str, frame: pl.DataFrame) -> pl.DataFrame:
@@ -216,11 +296,15 @@ def _connect(path: Path, lock_timeout_s: float) -> Iterator[duckdb.DuckDBPyConne
         raise NotAStoreError(f"cannot read store {path}: {first}") from exc
 
 
-def _snapshot_rows(con: duckdb.DuckDBPyConnection, path: Path) -> pl.DataFrame:
+def _view_names(con: duckdb.DuckDBPyConnection) -> set[str]:
+    return {row[0] for row in con.sql("SELECT table_name FROM information_schema.tables").fetchall()}
+
+
+def _snapshot_rows(con: duckdb.DuckDBPyConnection, path: Path, names: set[str] | None = None) -> pl.DataFrame:
     """Every complete snapshot (:data:`_SNAPSHOT_COLUMNS`, typed, sorted by taken_at); raises
-    :class:`NotAStoreError` when a public view is missing."""
-    names = {row[0] for row in con.sql("SELECT table_name FROM information_schema.tables").fetchall()}
-    missing = [view for view in PUBLIC_VIEWS if view not in names]
+    :class:`NotAStoreError` when a core view is missing (``names``: the file's tables and views)."""
+    names = _view_names(con) if names is None else names
+    missing = [view for view in CORE_VIEWS if view not in names]
     if missing:
         raise NotAStoreError(f"{path} is not a solvelens store (missing views: {', '.join(missing)})")
     # A store of schema version 1 (not yet migrated by a write) has no ``platform``: unknown (null).
@@ -284,7 +368,8 @@ def load(
     """
     path = Path(db_path)
     with _connect(path, lock_timeout_s) as con:
-        every = _snapshot_rows(con, path)
+        names = _view_names(con)
+        every = _snapshot_rows(con, path, names)
         chosen: PlatformSelection = select_platform(every, platform)
         snapshots = _window(chosen.snapshots.select(_SNAPSHOT_COLUMNS), since, last_days)
         con.register("_selected", snapshots.select("snapshot_id").to_arrow())
@@ -300,20 +385,26 @@ def load(
         ).pl()
         frames["model_counts"] = con.sql(
             "WITH s AS (SELECT snapshot_id, coalesce(llm_model, 'unknown') AS llm_model, rank, "
-            "count(*) OVER (PARTITION BY snapshot_id, problem_id) AS n "
+            "count(*) OVER (PARTITION BY snapshot_id, problem_id) AS n, "
+            "count(*) OVER (PARTITION BY snapshot_id, problem_id, rank) AS t "
             f"FROM solutions WHERE {keep}) "
             "SELECT snapshot_id, llm_model, count(*)::BIGINT AS solutions, "
             "count(*) FILTER (WHERE n >= 2)::BIGINT AS contested_solutions, "
-            "coalesce(sum(greatest(0.0, least(1.0, (n - rank)::DOUBLE / (n - 1)))) FILTER (WHERE n >= 2), 0) "
-            "AS percentile_sum, "
-            "count(*) FILTER (WHERE n >= 2 AND rank = 1)::BIGINT AS top1, "
-            "count(*) FILTER (WHERE n >= 2 AND rank <= 3)::BIGINT AS top3 "
+            "coalesce(sum(greatest(0.0, least(1.0, (n - rank - (t - 1) / 2.0)::DOUBLE / (n - 1)))) "
+            "FILTER (WHERE n >= 2), 0) AS percentile_sum, "
+            f"{_TOP_CREDIT.format(k=1)} AS top1, {_TOP_CREDIT.format(k=3)} AS top3 "
             "FROM s GROUP BY ALL ORDER BY ALL"
         ).pl()
         latest = int(snapshots["snapshot_id"][-1]) if snapshots.height else None
         latest_filter = f"snapshot_id = {latest}" if latest is not None else "FALSE"
         frames["problems"] = con.sql(f"SELECT {_PROBLEM_COLUMNS} FROM problems WHERE {latest_filter}").pl()
         frames["solutions"] = con.sql(f"SELECT {_SOLUTION_COLUMNS} FROM solutions WHERE {latest_filter}").pl()
+        # Another platform's history items (or another clock's) must not show: then only the items first
+        # seen by the selected snapshots (an item first seen by a pruned snapshot is lost in that case).
+        narrowed = (
+            since is not None or last_days is not None or chosen.left_out > 0 or chosen.others.height > 0
+        )
+        frames.update(_optional_frames(con, names, keep, narrowed))
         frames = {name: _typed(name, frame) for name, frame in frames.items()}
     return Store(
         path=path,

@@ -38,7 +38,8 @@ def movers_chart(
             legend=None,
         )
     )
-    labels = base.mark_text(dx=5, align="left", fontSize=11, color="#3d444d").encode(
-        text="label:N", x=alt.value(width + 6)
+    # "width": the right edge of the plot, whatever width the chart is drawn at (it may fit its container).
+    labels = base.mark_text(dx=11, align="left", fontSize=11, color="#3d444d").encode(
+        text="label:N", x=alt.value("width")
     )
     return alt.LayerChart(layer=[bars, labels], title=title, width=width, height=max(120, 24 * len(order)))

@@ -57,6 +57,14 @@ SolutionsPaging = Annotated[
         "page).",
     ),
 ]
+TieOrder = Annotated[
+    str,
+    typer.Option(
+        envvar="SOLVELENS_SANDBOX_TIE_ORDER",
+        help="Order of solutions with equal scores: stable (createdAt, then id; default, so listings compare "
+        "between calls) or shuffle (at random on every call, as the real platform does).",
+    ),
+]
 FaultRate = Annotated[
     float, typer.Option(envvar="SOLVELENS_SANDBOX_FAULT_RATE", help="Probability of a fault.")
 ]
@@ -111,6 +119,17 @@ Conventions = Annotated[
 ]
 
 
+Without = Annotated[
+    str,
+    typer.Option(
+        envvar="SOLVELENS_SANDBOX_WITHOUT",
+        help="Optional endpoints to leave out, comma-separated: activity, llm-leaderboard, comparisons "
+        "(/solutions/{id}/comparisons), solution (/solutions/{id}). Their routes answer 404 like unknown "
+        "routes: a platform without them.",
+    ),
+]
+
+
 @app.command()
 def serve(
     host: Host = "127.0.0.1",
@@ -135,6 +154,8 @@ def serve(
     rate_limit: RateLimit = 0,
     rate_window: RateWindow = 60.0,
     conventions: Conventions = "platform",
+    without: Without = "",
+    tie_order: TieOrder = "stable",
 ) -> None:
     """Serve the platform in DB on HOST:PORT (builds it first when the file does not exist).
 
@@ -148,6 +169,9 @@ def serve(
     from solvelens.sandbox.generate import SCALES, build_platform
 
     _check_conventions(conventions, pagination, solutions_paging, task_shape)
+    left_out = _check_without(without)
+    if tie_order not in ("stable", "shuffle"):
+        raise BadInputError(f"--tie-order must be stable or shuffle, got {tie_order!r}")
     try:
         faults = FaultConfig(
             rate=fault_rate,
@@ -183,12 +207,25 @@ def serve(
         task_types=tuple(t.strip() for t in task_types.split(",") if t.strip()),
         faults=faults,
         conventions=conventions,
+        without=left_out,
+        tie_order=tie_order,  # type: ignore[arg-type]
     )
     typer.echo(f"http://{host}:{port}/api/v1")
     config = uvicorn.Config(
         application, host=host, port=port, log_level="warning", access_log=False, lifespan="off"
     )
     uvicorn.Server(config).run()
+
+
+def _check_without(without: str) -> tuple[str, ...]:
+    """The names of ``--without`` (fails with one line naming an unknown one and the choices)."""
+    from solvelens.sandbox.routes import OPTIONAL
+
+    names = tuple(dict.fromkeys(n.strip() for n in without.split(",") if n.strip()))
+    for name in names:
+        if name not in OPTIONAL:
+            raise BadInputError(f"--without: unknown endpoint {name!r}; use any of {', '.join(OPTIONAL)}")
+    return names
 
 
 def _check_conventions(conventions: str, pagination: str, solutions_paging: str, task_shape: str) -> None:
@@ -282,12 +319,41 @@ def simulate(
         envvar="SOLVELENS_SANDBOX_SIM_SEED",
         help="Simulator seed (default: derived from the platform seed).",
     ),
+    step_minutes: float | None = typer.Option(
+        None,
+        envvar="SOLVELENS_SANDBOX_STEP_MINUTES",
+        help="Commit each day in steps of this many simulated minutes (default: one step a day). A small "
+        "platform logs ~300 activity events a simulated day, a medium one ~1,800.",
+    ),
+    step_seconds: float = typer.Option(
+        0.0,
+        min=0.0,
+        envvar="SOLVELENS_SANDBOX_STEP_SECONDS",
+        help="Wall-clock seconds to wait after each step (needs --step-minutes).",
+    ),
 ) -> None:
-    """Advance the platform's simulated clock by DAYS days (new bots, problems, solutions, votes)."""
+    """Advance the platform's simulated clock by DAYS days (new bots, problems, solutions, votes).
+
+    With --step-minutes the days are committed in steps (a server shows each step as it lands) and
+    --step-seconds waits that long (wall clock) after each, so the platform moves while snapshots watch it.
+    """
+    import time
+
     from solvelens.sandbox.simulate import advance
 
     _need(db)
-    typer.echo(json.dumps(advance(db, days=days, seed=seed), indent=2))
+    if step_minutes is not None and not 0 < step_minutes <= 1440:
+        raise BadInputError(f"--step-minutes must be in (0, 1440], got {step_minutes}")
+    if step_seconds and step_minutes is None:
+        raise BadInputError("--step-seconds needs --step-minutes (the pause is between steps)")
+
+    def pause(clock: str) -> None:
+        typer.echo(f"simulated clock {clock}", err=True)
+        time.sleep(step_seconds)
+
+    on_step = pause if step_minutes is not None else None
+    result = advance(db, days=days, seed=seed, step_minutes=step_minutes, on_step=on_step)
+    typer.echo(json.dumps(result, indent=2))
 
 
 @app.command()

@@ -38,6 +38,9 @@ _STEP_LABELS = {
     "leaderboard": "leaderboard (pages)",
     "bots": "bot profiles",
     "reference": "categories + stats",
+    "activity": "activity feed",
+    "llm_leaderboard": "LLM leaderboard (pages)",
+    "comparisons": "comparisons (solutions whose votes moved)",
 }
 
 
@@ -138,21 +141,35 @@ def _run_prefect(plan: SnapshotPlan, verbose: bool) -> dict[str, Any]:
 
 @contextmanager
 def _interruptible() -> Any:
-    """Ctrl-C raises ``KeyboardInterrupt`` wherever the main thread is (also inside the event loop and a
-    DuckDB query, which then stops with its own error: that error is turned into ``KeyboardInterrupt``)."""
+    """Ctrl-C stops the run wherever the main thread is, and the run always ends in ``KeyboardInterrupt``.
+
+    Inside an event loop the first Ctrl-C cancels the loop's tasks (scheduled on the loop, as
+    :func:`asyncio.run`'s own handler cancels its main task), so every step unwinds through its task group and
+    closes its client before the loop ends: a ``KeyboardInterrupt`` raised in the middle of one task would
+    leave its siblings running against closed clients and print "Task exception was never retrieved".
+    Outside a loop (a DuckDB query, the write) and on a second Ctrl-C it raises ``KeyboardInterrupt`` at once;
+    DuckDB's own error for a stopped query, and the cancellation, are turned into ``KeyboardInterrupt``."""
     import signal
     import threading
 
     interrupted = threading.Event()
 
     def on_sigint(signum: int, frame: Any) -> None:
+        first = not interrupted.is_set()
         interrupted.set()
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            loop = None
+        if first and loop is not None:
+            loop.call_soon_threadsafe(_cancel_all_tasks, loop)
+            return
         raise KeyboardInterrupt
 
     previous = signal.signal(signal.SIGINT, on_sigint)
     try:
         yield
-    except Exception as exc:  # e.g. DuckDB's own error when Ctrl-C stopped a query
+    except (Exception, asyncio.CancelledError) as exc:  # DuckDB's error for a stopped query; the cancellation
         if interrupted.is_set():
             raise KeyboardInterrupt from exc
         raise
@@ -160,11 +177,16 @@ def _interruptible() -> Any:
         signal.signal(signal.SIGINT, previous)
 
 
+def _cancel_all_tasks(loop: asyncio.AbstractEventLoop) -> None:
+    for task in asyncio.all_tasks(loop):
+        task.cancel("interrupted (Ctrl-C)")
+
+
 def _print_summary(summary: dict[str, Any]) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from solvelens.flows.steps import carryover_line
+    from solvelens.flows.steps import carryover_line, optional_line
 
     console = Console()
     table = Table(title=f"snapshot {summary['snapshot_id']} taken at {summary['taken_at']}")
@@ -183,6 +205,8 @@ def _print_summary(summary: dict[str, Any]) -> None:
         f"complete in {summary['duration_s']:.1f} s, {how}; store {summary['file_bytes'] / 1e6:.1f} MB"
     )
     console.print(carryover_line(summary))
+    if optional_line(summary):
+        console.print(optional_line(summary))
     for d in summary["drift"]:
         console.print(f"[yellow]drift[/] {d['resource']}.{d['field']}: {d['change']}")
     for w in summary["warnings"]:
@@ -240,6 +264,21 @@ LockTimeout = Annotated[
         "--lock-timeout",
         envvar="SOLVELENS_LOCK_TIMEOUT",
         help="Seconds to wait while another writer holds the store.",
+    ),
+]
+#: The optional resources ``--resources`` names (as :data:`solvelens.flows.optional.OPTIONAL_RESOURCES`; kept
+#: here so that ``--help`` and the check import no flow module).
+_OPTIONAL = ("activity", "comparisons", "llm_leaderboard")
+Resources = Annotated[
+    str | None,
+    typer.Option(
+        "--resources",
+        envvar="SOLVELENS_RESOURCES",
+        show_default=False,
+        help="Optional resources beyond the interface's, comma-separated: activity (the event feed, kept "
+        "as a history), comparisons (pairwise votes of the solutions whose vote count moved), "
+        "llm_leaderboard; 'none' for none. Default: every one the platform offers (one it does not is "
+        "recorded 'not offered').",
     ),
 ]
 Verbose = Annotated[
@@ -375,6 +414,22 @@ def _has_api_key(api_key: str | None) -> bool:
     return Settings().resolved_api_key() is not None
 
 
+def _checked_resources(value: str | None) -> list[str] | None:
+    """``--resources`` as the plan's list (``None``: every one offered; ``[]`` for ``none``). Raises
+    :class:`BadInputError` naming an unknown resource and the known ones."""
+    if value is None or value.strip().lower() in ("", "all"):
+        return None
+    names = [v.strip().lower().replace("-", "_") for v in value.split(",") if v.strip()]
+    if names == ["none"]:
+        return []
+    unknown = [n for n in names if n not in _OPTIONAL]
+    if unknown:
+        raise BadInputError(
+            f"--resources: unknown resource {unknown[0]!r}; choose from {', '.join(_OPTIONAL)}, or 'none'"
+        )
+    return list(dict.fromkeys(names))
+
+
 def _checked_profile(profile: Path | None) -> str | None:
     """The absolute path of a readable, valid profile file, or ``None``. Raises
     :class:`solvelens.client.profile.ProfileError` (bad input) naming the file, endpoint and setting."""
@@ -401,6 +456,7 @@ def snapshot(
     lock_timeout: LockTimeout = 60.0,
     verbose: Verbose = False,
     profile: ProfileFile = None,
+    resources: Resources = None,
     alert: AlertRules = None,
     alerts_file: AlertsFile = None,
     notify: Notify = None,
@@ -410,6 +466,11 @@ def snapshot(
 
     Inputs are checked and the platform probed (GET /categories, a few seconds at most) before anything
     is fetched. Unchanged solution lists and bot profiles are carried over from the last snapshot.
+
+    The optional resources (--resources) are found out per snapshot: one the platform does not offer is
+    recorded as "not offered" and the snapshot is still complete. Activity events are kept once each; when
+    the feed moved past the last stored event, the gap is recorded and the summary says which cadence would
+    have caught it. Comparisons are fetched only for solutions whose vote count moved.
 
     Alert rules (--alert, --alerts-file) are evaluated after the snapshot: one line per alert, a
     notification per --notify target, a Prefect event per alert when a Prefect API is configured. An
@@ -435,6 +496,7 @@ def snapshot(
         backfill=backfill,
         allow_missing_bot_me=allow_missing_bot_me,
         profile=_checked_profile(profile),
+        resources=_checked_resources(resources),
     )
     _check_alert_exit_code(alert_exit_code)
     alert_fields, notify_env = _checked_alerts(alert, alerts_file, notify, bot_me and _has_api_key(api_key))

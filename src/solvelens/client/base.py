@@ -731,6 +731,32 @@ class BaseClient:
     def _leaderboard_walk(self, sort: str | None, page_size: int | None) -> PageWalk:
         return self._walk("leaderboard", "/leaderboard", {"sort": sort}, page_size)
 
+    def _llm_leaderboard_walk(self, sort: str | None, family: str | None, page_size: int | None) -> PageWalk:
+        return self._walk("llm_leaderboard", "/llm-leaderboard", {"sort": sort, "family": family}, page_size)
+
+    def _records_call(
+        self, name: str, path: str, items_key: str, template: str, params: Any = None
+    ) -> Call[list[dict[str, Any]]]:
+        """A GET of one unpaged list (``/activity``, ``/solutions/{id}/comparisons``): its records in the
+        canonical form (envelope and record style found once per endpoint, as for the paged lists)."""
+
+        def parse(body: Any) -> list[dict[str, Any]]:
+            return read_records(self.endpoints[name], body, items_key, template)
+
+        return self._get_call(path, parse, params=params)
+
+    def _activity_call(self, limit: int | None) -> Call[list[dict[str, Any]]]:
+        params = None if limit is None else {"limit": limit}
+        return self._records_call("activity", "/activity", "activities", "/activity", params)
+
+    def _solution_call(self, solution_id: str) -> Call[dict[str, Any]]:
+        path = self._path_id("/solutions/{}", solution_id)
+        return self._get_call(path, lambda body: self._single("solution", body))
+
+    def _comparisons_call(self, solution_id: str) -> Call[list[dict[str, Any]]]:
+        path = self._path_id("/solutions/{}/comparisons", solution_id)
+        return self._records_call("comparisons", path, "comparisons", "/solutions/{id}/comparisons")
+
     def _problem_call(self, problem_id: str) -> Call[Problem]:
         path = self._path_id("/problems/{}", problem_id)
         return self._get_call(path, lambda body: Problem(self._single("problem", body)))

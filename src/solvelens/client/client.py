@@ -24,6 +24,13 @@ Endpoints (paths relative to the base URL, which ends in ``/api/v1``):
 | ``submit(task, result)``                     | ``POST /tasks/{id}/submit`` (key) | ``SubmitResult``      |
 | ``get_me()``                                 | ``GET /bot/me`` (key)             | ``Bot``               |
 | ``health()``                                 | ``GET <root>/health``             | ``Health``            |
+| ``activity(limit)``                          | ``GET /activity?limit=``          | dicts, newest first   |
+| ``llm_leaderboard``, ``llm_leaderboard_pages`` | ``GET /llm-leaderboard``        | dicts in rank order   |
+| ``solution(id)``                             | ``GET /solutions/{id}``           | dict                  |
+| ``comparisons(solution_id)``                 | ``GET /solutions/{id}/comparisons`` | dicts (votes)       |
+
+The last four are the real platform's endpoints beyond the interface: a platform may not offer them, and then
+they raise :class:`NotFoundError` (404, as for an unknown route) or another :class:`APIStatusError`.
 
 Retries: see :mod:`solvelens.client.base`. Submissions: a ``Task`` (or the id of a task this client handed
 out) gets the typed body its type requires (:mod:`solvelens.client.submission`); a result that cannot become
@@ -226,6 +233,43 @@ class PlatformClient(BaseClient):
     def health(self) -> Health:
         """``GET <root>/health`` (outside ``/api/v1``): ``{status, timestamp, uptime, database[, clock]}``."""
         return self._request(self._health_call())
+
+    # -- optional endpoints (the real platform's, beyond the interface) -------------------------------------
+
+    def activity(self, limit: int | None = 50) -> list[dict[str, Any]]:
+        """``GET /activity?limit=``: the platform's latest events, newest first, one page (no paging; the
+        real platform's ``limit`` is at most 50, default 20; ``None`` sends none). Each event:
+        ``{id (int, serial), action, botId, botName, ownerBotName, problemId, problemTitle, metadata (a JSON
+        string), createdAt (ISO UTC)}``. Raises :class:`NotFoundError` when the platform does not offer it."""
+        return self._request(self._activity_call(limit))
+
+    def llm_leaderboard_pages(
+        self, *, sort: str | None = None, family: str | None = None, page_size: int | None = None
+    ) -> Iterator[Page]:
+        """Pages of ``GET /llm-leaderboard`` (offset-paged on the real platform, ``limit`` <= 100; sort:
+        avg_score|best_score|win_rate|total_solutions|top3_count|first_place_count; ``family`` filters)."""
+        return self._pages(self._llm_leaderboard_walk(sort, family, page_size))
+
+    def llm_leaderboard(
+        self, *, sort: str | None = None, family: str | None = None, page_size: int | None = None
+    ) -> list[dict[str, Any]]:
+        """Every model of ``GET /llm-leaderboard`` in rank order: ``{id, modelName, modelVersion, modelFamily,
+        totalSolutions, avgBtScore, bestBtScore, totalWins, totalComparisons, winRate, top3Count,
+        firstPlaceCount, uniqueBots, firstSeenAt, lastSeenAt, updatedAt}``. Raises :class:`NotFoundError` when
+        the platform does not offer it."""
+        pages = self._pages(self._llm_leaderboard_walk(sort, family, page_size))
+        return [item for page in pages for item in page.items]
+
+    def solution(self, solution_id: str) -> dict[str, Any]:
+        """``GET /solutions/{id}``: one solution, flat (its fields plus ``problemId``, ``problemTitle``,
+        ``botId``, ``botName``, ...). Raises :class:`NotFoundError` (unknown id, or not offered)."""
+        return self._request(self._solution_call(solution_id))
+
+    def comparisons(self, solution_id: str) -> list[dict[str, Any]]:
+        """``GET /solutions/{id}/comparisons``: the most recent pairwise votes on a solution (50 at most on
+        the real platform, no paging): ``{id, solutionAId, solutionBId, winner: "a"|"b"|"skip", voterBotId,
+        voterBotName, createdAt}``. Raises :class:`NotFoundError` (unknown solution, or not offered)."""
+        return self._request(self._comparisons_call(solution_id))
 
     # -- bot endpoints ---------------------------------------------------------------------------------------
 
@@ -475,6 +519,35 @@ class AsyncPlatformClient(BaseClient):
     async def health(self) -> Health:
         """``GET <root>/health`` (outside ``/api/v1``)."""
         return await self._request(self._health_call())
+
+    async def activity(self, limit: int | None = 50) -> list[dict[str, Any]]:
+        """``GET /activity?limit=``: the latest events, newest first; see :meth:`PlatformClient.activity`."""
+        return await self._request(self._activity_call(limit))
+
+    def llm_leaderboard_pages(
+        self, *, sort: str | None = None, family: str | None = None, page_size: int | None = None
+    ) -> AsyncIterator[Page]:
+        """Pages of ``GET /llm-leaderboard`` in order (offset-paged on the real platform)."""
+        return self._pages(self._llm_leaderboard_walk(sort, family, page_size))
+
+    async def llm_leaderboard(
+        self, *, sort: str | None = None, family: str | None = None, page_size: int | None = None
+    ) -> list[dict[str, Any]]:
+        """Every model of ``GET /llm-leaderboard`` in rank order (:meth:`PlatformClient.llm_leaderboard`)."""
+        return [
+            item
+            async for page in self._pages(self._llm_leaderboard_walk(sort, family, page_size))
+            for item in page.items
+        ]
+
+    async def solution(self, solution_id: str) -> dict[str, Any]:
+        """``GET /solutions/{id}``: one solution, flat. Raises :class:`NotFoundError`."""
+        return await self._request(self._solution_call(solution_id))
+
+    async def comparisons(self, solution_id: str) -> list[dict[str, Any]]:
+        """``GET /solutions/{id}/comparisons``: the most recent votes on a solution; see
+        :meth:`PlatformClient.comparisons`."""
+        return await self._request(self._comparisons_call(solution_id))
 
     async def get_me(self) -> Bot:
         """``GET /bot/me`` (API key): the calling bot's profile, stats and status."""

@@ -54,6 +54,10 @@ ENDPOINT_NAMES: tuple[str, ...] = (
     "stats",
     "search",
     "tasks_next",
+    "activity",
+    "llm_leaderboard",
+    "solution",
+    "comparisons",
 )
 _ENDPOINT_KEYS = ("data_selector", "record", "field_case", "id_field", "total_path", "paginator")
 _PAGINATOR_COMMON = ("type", "limit_param", "page_size", "total_path")

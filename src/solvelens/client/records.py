@@ -56,6 +56,10 @@ RESOURCE_OF: dict[str, str] = {
     "categories": "category",
     "search_problems": "problem",
     "search_bots": "bot",
+    "solution": "solution",
+    "comparisons": "comparison",
+    "activity": "activity",
+    "llm_leaderboard": "model",
 }
 #: Endpoint name -> canonical id field (``id`` unless named here).
 CANONICAL_ID: dict[str, str] = {"categories": "slug"}

@@ -89,6 +89,8 @@ KNOWN_LIST_ENDPOINTS: dict[str, ListEndpoint] = {
     "solutions": ListEndpoint("/problems/{problem_id}/solutions", "solutions", 100),
     "leaderboard": ListEndpoint("/leaderboard", "bots", 100),
     "categories": ListEndpoint("/categories", "categories", None, "single_page"),
+    # Optional (the real platform's, beyond the interface): offset-paged, limit <= 100.
+    "llm_leaderboard": ListEndpoint("/llm-leaderboard", "models", 100, "offset"),
 }
 
 #: Confidence from which a detection wins over an endpoint's default style.

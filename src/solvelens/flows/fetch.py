@@ -11,7 +11,8 @@ Steps (endpoints relative to the base URL ``.../api/v1``):
 - :func:`fetch_problems_step`: every page of ``GET /problems`` (``sort=oldest`` so new problems land at the
   end and paging does not drift), deduplicated by id, then ``GET /problems/{id}/solutions`` of every listed
   problem with bounded concurrency -- except problems whose ``solutionCount`` and ``comparisonCount`` equal
-  those of the last complete snapshot (their solution list carries over).
+  those of the last complete snapshot (their solution list carries over). A solution's rank is its
+  competition rank over ``btScore`` within the problem (ties share a rank: :mod:`solvelens.flows.ranks`).
 - :func:`fetch_leaderboard_step`: every page of ``GET /leaderboard`` (rank = position in the walk), then
   ``GET /bots/{id}`` for each leaderboard bot whose listing entry changed (the others' profiles carry over).
 - :func:`fetch_reference_step`: ``GET /categories`` and ``GET /stats``.
@@ -29,9 +30,9 @@ as Prefect task runs) is :mod:`solvelens.flows.steps`.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Coroutine
 from contextvars import ContextVar
-from typing import Any
+from typing import Any, TypeVar
 
 import pyarrow as pa
 from pydantic import SecretStr
@@ -45,6 +46,7 @@ from solvelens.client import (
     PermissionDeniedError,
     UnrecognizedResponseError,
 )
+from solvelens.flows.ranks import competition_ranks, unscored_warning
 from solvelens.store.staging import StagingArea, dump_json, version_key
 
 #: Default number of concurrent requests in a fan-out (solutions per problem, bot profiles).
@@ -54,6 +56,8 @@ DEFAULT_CONCURRENCY = 8
 ProgressCallback = Callable[[str, int, int | None], None]
 #: The progress callback of the current context (the CLI sets one to draw a progress display).
 progress_callback: ContextVar[ProgressCallback | None] = ContextVar("solvelens_progress", default=None)
+
+T = TypeVar("T")
 
 
 def report_progress(step: str, done: int, total: int | None) -> None:
@@ -98,6 +102,20 @@ def _gone(endpoint: str, path: str, ident: str, listing: str) -> UnrecognizedRes
         endpoint=endpoint,
         keys=[],
     )
+
+
+async def run_together(*aws: Coroutine[Any, Any, T]) -> list[T]:
+    """Await the coroutines ``aws`` concurrently in one task group and return their results in order.
+
+    The first failure cancels the others and is raised as itself (not as an exception group), after every one
+    has ended: none outlives the caller's client, unlike :func:`asyncio.gather`, whose siblings run on after a
+    failure."""
+    try:
+        async with asyncio.TaskGroup() as group:
+            tasks = [group.create_task(a) for a in aws]
+    except BaseExceptionGroup as failed:
+        raise failed.exceptions[0] from None
+    return [t.result() for t in tasks]
 
 
 async def collect_pages(
@@ -193,6 +211,7 @@ async def fetch_problems_step(
         semaphore = asyncio.Semaphore(concurrency)
         done = 0
         n_solutions = 0
+        unscored: list[str] = []
         with area.writer("solutions") as sink, area.writer("solution_problems") as fetched:
 
             async def one(pid: str) -> None:
@@ -213,14 +232,17 @@ async def fetch_problems_step(
                         done += 1
                         report_progress("solutions", done, len(to_fetch))
                 warnings.extend(walk_warnings)
-                sink.append(
-                    problem_id=[pid] * len(solutions), rank=list(range(1, len(solutions) + 1)), raw=solutions
-                )
+                ranks, by_score = competition_ranks(solutions)
+                if not by_score:
+                    unscored.append(pid)
+                sink.append(problem_id=[pid] * len(solutions), rank=ranks, raw=solutions)
                 fetched.append(problem_id=[pid])
                 n_solutions += len(solutions)
 
             report_progress("solutions", 0, len(to_fetch))
-            await asyncio.gather(*(one(pid) for pid in to_fetch))
+            await run_together(*(one(pid) for pid in to_fetch))
+        if unscored:
+            warnings.append(unscored_warning(sorted(unscored)))
     return _report(
         "problems",
         {"problems": len(problems), "solutions_fetched": n_solutions},
@@ -296,7 +318,7 @@ async def fetch_leaderboard_step(
                     report_progress("bots", done, len(to_fetch))
 
         report_progress("bots", 0, len(to_fetch))
-        await asyncio.gather(*(one(i, bot_id) for i, bot_id in enumerate(to_fetch)))
+        await run_together(*(one(i, bot_id) for i, bot_id in enumerate(to_fetch)))
     found = [p for p in profiles if p is not None]
     area.write_records("bots", found)
     return _report(
@@ -314,7 +336,7 @@ async def fetch_reference_step(
     """Stage ``categories`` (``GET /categories``) and ``platform_stats`` (``GET /stats``, one record)."""
     area = StagingArea(staging_dir)
     async with _client(base_url, profile=profile) as client:
-        categories, stats = await asyncio.gather(client.list_categories(), client.get_stats())
+        categories, stats = await run_together(client.list_categories(), client.get_stats())
     area.write_records("categories", [dict(c) for c in categories])
     area.write_records("platform_stats", [dict(stats)])
     report_progress("reference", 2, 2)

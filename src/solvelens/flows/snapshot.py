@@ -43,6 +43,7 @@ from solvelens.flows.steps import (
     discard,
     fetch,
     normalise_taken_at,
+    optional_line,
     prepare,
     staging_dir_for,
     summarise,
@@ -118,7 +119,7 @@ def summary_markdown(summary: dict[str, Any]) -> str:
     ]
     for name, n in summary["counts"].items():
         lines.append(f"| {name} | {n} | {summary['new_versions'].get(name, 0)} |")
-    lines += ["", carryover_line(summary)]
+    lines += ["", carryover_line(summary), "", optional_line(summary)]
     changes = summary.get("changes") or {}
     lines += ["", "## Changes since the last snapshot", ""]
     if changes.get("previous_snapshot_id") is None:

@@ -40,6 +40,13 @@ from solvelens.flows.fetch import (
     fetch_reference_step,
 )
 from solvelens.flows.gc_tuning import fewer_collections
+from solvelens.flows.optional import (
+    NOT_REQUESTED,
+    OPTIONAL_RESOURCES,
+    fetch_activity_step,
+    fetch_comparisons_step,
+    fetch_llm_leaderboard_step,
+)
 from solvelens.flows.preflight import check_taken_at_order, normalise_taken_at
 from solvelens.store import StagingArea, write_snapshot
 from solvelens.store.readers import previous_state
@@ -52,8 +59,10 @@ StepRunner = Callable[["FetchStep", dict[str, Any]], Coroutine[Any, Any, dict[st
 class FetchStep:
     """One fetch step: ``name`` (its report's ``step``), ``task_name`` (the Prefect task's name), ``fn`` (the
     plain async function of :mod:`solvelens.flows.fetch`), ``concurrent`` (takes ``concurrency``),
-    ``needs_api_key`` (runs only when the snapshot includes ``/bot/me``) and ``reads_profile`` (its client
-    takes the run's platform profile; the declaration step reads only headers)."""
+    ``needs_api_key`` (runs only when the snapshot includes ``/bot/me``), ``reads_profile`` (its client
+    takes the run's platform profile; the declaration step reads only headers), ``resource`` (the optional
+    resource it fetches: runs only when the plan wants it, :meth:`SnapshotPlan.wants`) and ``after`` (the
+    step whose staged output it reads: it starts once that one finished)."""
 
     name: str
     task_name: str
@@ -61,6 +70,8 @@ class FetchStep:
     concurrent: bool = True
     needs_api_key: bool = False
     reads_profile: bool = True
+    resource: str | None = None
+    after: str | None = None
 
 
 #: The fetch steps of a snapshot, all run concurrently (endpoints in :mod:`solvelens.flows.fetch`).
@@ -71,6 +82,18 @@ FETCH_STEPS: tuple[FetchStep, ...] = (
     FetchStep("bot_me", "fetch-bot-me", fetch_bot_me_step, concurrent=False, needs_api_key=True),
     FetchStep(
         "platform", "read-platform-declaration", fetch_platform_step, concurrent=False, reads_profile=False
+    ),
+    # The optional resources (solvelens.flows.optional): absent ones are recorded "not offered".
+    FetchStep("activity", "fetch-activity", fetch_activity_step, concurrent=False, resource="activity"),
+    FetchStep(
+        "llm_leaderboard",
+        "fetch-llm-leaderboard",
+        fetch_llm_leaderboard_step,
+        concurrent=False,
+        resource="llm_leaderboard",
+    ),
+    FetchStep(
+        "comparisons", "fetch-comparisons", fetch_comparisons_step, resource="comparisons", after="problems"
     ),
 )
 
@@ -139,9 +162,37 @@ class SnapshotPlan(BaseModel):
             parse_rules(value)
         return value
 
+    resources: list[str] | None = Field(
+        default=None,
+        description="Optional resources to snapshot (activity, comparisons, llm_leaderboard); None: every "
+        "one the platform offers, [] none.",
+    )
+
+    @field_validator("resources")
+    @classmethod
+    def _known_resources(cls, value: list[str] | None) -> list[str] | None:
+        if value is None:
+            return None
+        names = [v.strip().lower().replace("-", "_") for v in value if v.strip()]
+        unknown = [n for n in names if n not in OPTIONAL_RESOURCES]
+        if unknown:
+            raise ValueError(
+                f"unknown optional resource {unknown[0]!r}: choose from {', '.join(OPTIONAL_RESOURCES)}"
+            )
+        return list(dict.fromkeys(names))
+
+    def wants(self, resource: str) -> bool:
+        """Whether this run fetches the optional ``resource`` (when the platform offers it)."""
+        return self.resources is None or resource in self.resources
+
     def steps(self) -> list[FetchStep]:
-        """The fetch steps this run runs (``bot_me`` only with ``use_api_key``)."""
-        return [s for s in FETCH_STEPS if self.use_api_key or not s.needs_api_key]
+        """The fetch steps this run runs (``bot_me`` only with ``use_api_key``; an optional resource's only
+        when :meth:`wants` it)."""
+        return [
+            s
+            for s in FETCH_STEPS
+            if (self.use_api_key or not s.needs_api_key) and (s.resource is None or self.wants(s.resource))
+        ]
 
     def step_kwargs(self, step: FetchStep, staging_dir: str) -> dict[str, Any]:
         """The plain keyword arguments of ``step`` for this run."""
@@ -182,29 +233,39 @@ def prepare(plan: SnapshotPlan) -> StagedRun:
     taken = normalise_taken_at(plan.taken_at)
     check_taken_at_order(plan.db_path, plan.base_url, taken, backfill=plan.backfill)
     started = _iso_now()
-    previous = {} if plan.full else previous_state(plan.db_path, plan.base_url)
+    wanted = [r for r in OPTIONAL_RESOURCES if plan.wants(r)]
+    previous = {} if plan.full else previous_state(plan.db_path, plan.base_url, optional=wanted)
     area = StagingArea(staging_dir_for(plan.db_path)).create(
         base_url=plan.base_url, taken_at=taken, started_at=started
     )
     for table, data in previous.items():
         if data.num_rows:
             area.write_table(table, data)
+    left_out = {r: NOT_REQUESTED for r in OPTIONAL_RESOURCES if r not in wanted}
+    area.write_part("resources", warnings=[], info={"resources": left_out})
     return StagedRun(area=area, taken_at=taken, started_at=started, t0=t0)
 
 
 async def fetch(plan: SnapshotPlan, run: StagedRun, run_step: StepRunner) -> list[dict[str, Any]]:
-    """Run every fetch step of ``plan`` concurrently through ``run_step`` and record their reports in the
-    staging area, with fewer garbage collections meanwhile (:mod:`solvelens.flows.gc_tuning`). Returns the
-    reports; raises what the first failing step raised (the others are cancelled at once)."""
+    """Run every fetch step of ``plan`` concurrently through ``run_step`` (a step with ``after`` starts once
+    that step finished) and record their reports in the staging area, with fewer garbage collections
+    meanwhile (:mod:`solvelens.flows.gc_tuning`). Returns the reports; raises what the first failing step
+    raised (the others are cancelled at once)."""
+    tasks: dict[str, asyncio.Task[dict[str, Any]]] = {}
+
+    async def after(step: FetchStep) -> dict[str, Any]:
+        if step.after is not None and step.after in tasks:
+            await tasks[step.after]  # it reads what that step staged
+        return await run_step(step, plan.step_kwargs(step, run.path))
+
     try:
         with fewer_collections():
             async with asyncio.TaskGroup() as group:
-                tasks: list[asyncio.Task[dict[str, Any]]] = [
-                    group.create_task(run_step(s, plan.step_kwargs(s, run.path))) for s in plan.steps()
-                ]
+                for s in plan.steps():
+                    tasks[s.name] = group.create_task(after(s))
     except BaseExceptionGroup as failed:
         raise failed.exceptions[0] from None
-    reports = [t.result() for t in tasks]
+    reports = [t.result() for t in tasks.values()]
     for r in reports:
         run.area.write_part(r["step"], warnings=r["warnings"], info={**r["counts"], **r["info"]})
     return reports
@@ -227,7 +288,11 @@ def summarise(
 ) -> dict[str, Any]:
     """The run's summary: ``{"snapshot_id", "taken_at", "base_url", "counts": {view: rows},
     "new_versions": {resource: n}, "duration_s", "write_s" (seconds), "file_bytes", "warnings": [str],
-    "drift": [entry], "changes": {...}, "fetch": {step: info}, "mode": "plain" | "prefect"}``."""
+    "drift": [entry], "changes": {...}, "fetch": {step: info}, "resources": {optional resource: status},
+    "mode": "plain" | "prefect"}``."""
+    resources = dict.fromkeys(OPTIONAL_RESOURCES, NOT_REQUESTED)
+    for r in reports:
+        resources.update(r["info"].get("resources") or {})
     return {
         **{k: result[k] for k in ("snapshot_id", "taken_at", "base_url", "counts", "new_versions")},
         "duration_s": time.perf_counter() - run.t0,
@@ -237,6 +302,7 @@ def summarise(
         "drift": result["drift"],
         "changes": result["changes"],
         "fetch": {r["step"]: r["info"] for r in reports},
+        "resources": resources,
         "mode": mode,
     }
 
@@ -250,6 +316,33 @@ def carryover_line(summary: dict[str, Any]) -> str:
         f"{problems.get('carried_over', 0):,}; bot profiles refetched for "
         f"{board.get('profiles_refetched', 0):,}, carried over for {board.get('profiles_carried_over', 0):,}."
     )
+
+
+def optional_line(summary: dict[str, Any]) -> str:
+    """One sentence on the optional resources: what became of each, with the figures of those stored (events
+    fetched and new, the feed's rate; comparisons requests; models)."""
+    fetch, counts = summary.get("fetch", {}), summary.get("counts", {})
+    parts = []
+    for name, status in (summary.get("resources") or {}).items():
+        info = fetch.get(name, {})
+        detail = ""
+        if name == "activity" and status == "stored":
+            rate = info.get("events_per_hour")
+            detail = f" ({info.get('fetched', 0)} events in the feed, {counts.get('activity', 0)} new"
+            detail += f"; {rate:,.1f} events/hour)" if rate else ")"
+        elif name == "comparisons" and status == "unchanged":
+            detail = " (no solution's vote count moved: no request)"
+        elif name == "comparisons" and status == "stored":
+            detail = (
+                f" (requested for {info.get('requested', 0):,} solutions whose count moved, "
+                f"{counts.get('comparisons', 0):,} new votes)"
+            )
+        elif name == "llm_leaderboard" and status == "stored":
+            detail = f" ({counts.get('llm_leaderboard', 0)} models)"
+        elif status == "not offered" and info.get("absent"):
+            detail = f" ({info['absent']})"
+        parts.append(f"{name} {status}{detail}")
+    return "Optional resources: " + "; ".join(parts) + "." if parts else ""
 
 
 async def run_step_inline(step: FetchStep, kwargs: dict[str, Any]) -> dict[str, Any]:

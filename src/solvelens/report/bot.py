@@ -56,7 +56,9 @@ def _figures(summary: an.BotSummary, own: pl.DataFrame, top_n: int) -> list[Figu
         Figure(
             "Percentile",
             _pct(summary.percentile),
-            "share of the other ranked bots below it" if summary.percentile is not None else "",
+            "share of the other ranked bots below it (a bot tied with it on points counts half)"
+            if summary.percentile is not None
+            else "",
         ),
         Figure(
             "Peak rank",
@@ -121,8 +123,9 @@ def _charts(prefix: str, label: str, own: pl.DataFrame, categories: pl.DataFrame
             f"{prefix}_categories",
             "By category, compared with the median bot",
             "Mean rank percentile within problem of its solutions at the newest snapshot (100% = always the "
-            "best solution of its problem), per category, next to the median over all bots with solutions "
-            "in that category. Problems with a single solution are left out.",
+            "best solution of its problem; a solution tied on score with others counts as beating half of "
+            "them), per category, next to the median over all bots with solutions in that category. "
+            "Problems with a single solution are left out.",
             lambda: ch.bot_category_chart(categories, name=label, title=""),
             categories.filter(pl.col("mean_percentile").is_not_null()).height > 0,
             "No solutions in contested problems (with at least two solutions) at the newest snapshot.",
@@ -136,7 +139,7 @@ def _solution_rows(solutions: pl.DataFrame, limit: int) -> list[dict[str, Any]]:
         {
             "title": row["title"] or row["problem_id"],
             "category": row["category"],
-            "rank": row["rank"],
+            "rank": f"{row['rank']}=" if (row.get("tied") or 1) > 1 else row["rank"],
             "of": row["solutions_in_problem"],
             "percentile": _pct(row["rank_percentile"]),
             "model": row["llm_model"],

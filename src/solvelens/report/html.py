@@ -17,6 +17,7 @@ import jinja2
 from markupsafe import Markup
 
 from solvelens.charts import chart_spec, vega_javascript, vegalite_version
+from solvelens.charts.responsive import fit_container
 from solvelens.report.bot import BotPage
 from solvelens.report.content import ReportContent
 from solvelens.report.slots import ChartSlot
@@ -45,7 +46,8 @@ def _when(value: dt.datetime) -> str:
 
 
 def _specs(slots: Iterable[ChartSlot]) -> dict[str, object]:
-    return {slot.key: chart_spec(slot.chart) for slot in slots if slot.chart is not None}
+    """Each chart's Vega-Lite spec, sized by its box on the page (:mod:`solvelens.charts.responsive`)."""
+    return {slot.key: fit_container(chart_spec(slot.chart)) for slot in slots if slot.chart is not None}
 
 
 def _common(specs: dict[str, object]) -> dict[str, object]:

@@ -13,6 +13,7 @@ import polars as pl
 
 from solvelens import analysis as an
 from solvelens import charts as ch
+from solvelens.report.changes import moves_frame
 from solvelens.report.frames import ReportFrames
 from solvelens.report.slots import ChartSlot, slot
 
@@ -69,6 +70,26 @@ def rank_section(f: ReportFrames) -> list[ChartSlot]:
     ]
 
 
+def changes_section(f: ReportFrames) -> list[ChartSlot]:
+    """What changed since the previous snapshot, as a chart of its rank moves (the section's tables are
+    :mod:`solvelens.report.changes`)."""
+    prev = f.changes.get("prev")
+    moves = moves_frame(prev) if prev is not None else None
+    return [
+        slot(
+            "changes_moves",
+            "Rank moves since the previous snapshot",
+            f"Bots that moved {prev.min_move} places or more between the previous and the newest snapshot "
+            "(competition ranks: a tie reordering is no move); the same moves as `solvelens diff`."
+            if prev is not None
+            else "",
+            lambda: ch.movers_chart(moves, title=""),  # type: ignore[arg-type]
+            moves is not None and moves.height > 0,
+            NEEDS_TWO if prev is None else f"No bot moved {prev.min_move} places or more.",
+        ),
+    ]
+
+
 def model_section(f: ReportFrames) -> list[ChartSlot]:
     """The model leaderboard with bootstrap intervals, and the ranked models over time."""
     ranked = f.board.filter(pl.col("ranked"))["llm_model"].to_list()[:8]
@@ -80,6 +101,10 @@ def model_section(f: ReportFrames) -> list[ChartSlot]:
             "always the best solution of its problem), with 95% bootstrap intervals: 1,000 replicates "
             "resampling problems with replacement (seeded, so the same store gives the same intervals). "
             "Models share a rank while their intervals overlap (as on the Chatbot Arena leaderboard). "
+            "Solutions with equal scores share a rank in their problem: a tied solution counts as beating "
+            "half of those it ties with, and a tie shares the places it spans in the top-1 and top-3 rates "
+            "(two solutions tied for first are half a top-1 each), so the order the platform lists a tie in "
+            "moves no figure. "
             f"Models with fewer than {f.min_model_solutions} solutions in contested problems are grey and "
             "not ranked.",
             lambda: ch.model_leaderboard_chart(f.board, title=""),
@@ -165,7 +190,8 @@ def solution_section(f: ReportFrames) -> list[ChartSlot]:
         slot(
             "score_distribution",
             "Solution scores",
-            "Scores of all solutions at the newest snapshot, by their rank within their problem.",
+            "Scores of all solutions at the newest snapshot, by their rank within their problem (solutions "
+            "with equal scores share the best rank: every solution tied for first is in rank 1).",
             lambda: ch.score_distribution_chart(f.distribution, title=""),
             f.distribution.height > 0,
             "No solutions in the newest snapshot.",
@@ -189,6 +215,7 @@ def coverage_section(f: ReportFrames) -> list[ChartSlot]:
 
 #: The chart sections in report order: template key -> builder.
 SECTIONS: dict[str, Callable[[ReportFrames], list[ChartSlot]]] = {
+    "changes": changes_section,
     "ranks": rank_section,
     "models": model_section,
     "categories": category_section,

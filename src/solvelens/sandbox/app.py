@@ -57,7 +57,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from solvelens.sandbox import dispatcher, schemas
 from solvelens.sandbox.accounts import AuthError
 from solvelens.sandbox.conventions import CONVENTIONS, Convention, make_convention
-from solvelens.sandbox.db import connect, get_meta, set_meta, transaction
+from solvelens.sandbox.db import connect, ensure_schema, get_meta, set_meta, transaction
 from solvelens.sandbox.faults import FaultConfig, install_faults
 from solvelens.sandbox.http import (
     API,
@@ -69,12 +69,13 @@ from solvelens.sandbox.http import (
     SandboxOptions,
     SolutionsPaging,
     TaskShape,
+    TieOrder,
     fault_responses,
 )
 from solvelens.sandbox.ids import IdCodec
 from solvelens.sandbox.limits import DEFAULT_MAX_BODY_BYTES, BodyLimitMiddleware
 from solvelens.sandbox.paging import CURSOR_PATTERN, MAX_OFFSET, MAX_PAGE
-from solvelens.sandbox.routes import routers
+from solvelens.sandbox.routes import OPTIONAL, routers
 from solvelens.sandbox.schemas import CategorySlug as Category
 
 __all__ = [
@@ -101,6 +102,8 @@ def create_app(
     task_types: tuple[str, ...] | list[str] = dispatcher.TASK_TYPES,
     faults: FaultConfig | None = None,
     conventions: str = "platform",
+    without: tuple[str, ...] | list[str] = (),
+    tie_order: TieOrder = "stable",
 ) -> FastAPI:
     """The FastAPI app serving the platform stored at ``db_path`` (built by ``build_platform``).
 
@@ -110,14 +113,23 @@ def create_app(
     ``offset`` pages a problem's solutions as ``{"items", "has_more", "total"}`` by ``offset``/``limit``;
     ``task_types``: which task kinds the dispatcher hands out; ``faults``: fault injection, body cap and rate
     limit (:class:`~solvelens.sandbox.faults.FaultConfig`); ``conventions``: the wire convention mode
-    (``platform``, ``jsonapi``, ``hal``, ``odata``, ``relay``; :mod:`solvelens.sandbox.conventions`).
-    Raises :class:`FileNotFoundError` when the database does not exist and :class:`ValueError` when it is not
-    a sandbox platform, or for an unknown mode or a platform-only switch (``pagination``,
-    ``solutions_paging``, ``task_shape="interface"``) with another mode.
+    (``platform``, ``jsonapi``, ``hal``, ``odata``, ``relay``; :mod:`solvelens.sandbox.conventions`);
+    ``tie_order``: ``stable`` or ``shuffle`` (equal scores ordered at random on every call, as the real
+    platform does; :class:`~solvelens.sandbox.http.SandboxOptions`);
+    ``without``: optional endpoints to leave out (``activity``, ``llm-leaderboard``, ``comparisons``,
+    ``solution``; their routes answer 404 like unknown routes). Raises :class:`FileNotFoundError` when the
+    database does not exist and :class:`ValueError` when it is not a sandbox platform, or for an unknown
+    mode, an unknown ``without`` name or a platform-only switch (``pagination``, ``solutions_paging``,
+    ``task_shape="interface"``) with another mode.
     """
     conv = make_convention(conventions, pagination=pagination, solutions_paging=solutions_paging)
+    if tie_order not in ("stable", "shuffle"):
+        raise ValueError(f"--tie-order must be stable or shuffle, got {tie_order!r}")
     if conventions != "platform" and task_shape != "real":
         raise ValueError(f"--task-shape interface applies to --conventions platform only, not {conventions}")
+    unknown = sorted(set(without) - set(OPTIONAL))
+    if unknown:
+        raise ValueError(f"unknown endpoint {unknown[0]!r} to leave out: use any of {', '.join(OPTIONAL)}")
     db_path = Path(db_path)
     if not db_path.exists():
         raise FileNotFoundError(f"No sandbox platform at {db_path}; build one with build_platform()")
@@ -129,12 +141,15 @@ def create_app(
         tuple(task_types),
         faults or FaultConfig(),
         conventions,
+        tuple(without),
+        tie_order,
     )
     db = Database(db_path)
     with db.read() as conn:
         seed = get_meta(conn, "seed")
     if seed is None:
         raise ValueError(f"{db_path} is not a sandbox platform (no seed in its meta table)")
+    _migrate(db_path)
     ctx = AppContext(
         options=opts,
         db=db,
@@ -163,6 +178,15 @@ def create_app(
         app.include_router(router)
     app.openapi = lambda: _openapi(app, opts, conv)  # type: ignore[method-assign]
     return app
+
+
+def _migrate(db_path: Path) -> None:
+    """Bring a platform built by an older version to the current schema (adds the activity log)."""
+    conn = connect(db_path)
+    try:
+        ensure_schema(conn)
+    finally:
+        conn.close()
 
 
 #: Response headers declaring the platform's identity and its clock (see the module docstring).

@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Final
 
-SCHEMA_VERSION: Final = 1
+SCHEMA_VERSION: Final = 2
 #: The simulated clock of every new platform starts here (UTC).
 CLOCK_START: Final = datetime(2026, 1, 1, tzinfo=UTC)
 CLOCK_START_MS: Final = int(CLOCK_START.timestamp() * 1000)
@@ -75,6 +75,10 @@ CREATE TABLE IF NOT EXISTS comparisons (
     winner TEXT NOT NULL, voter_bot_id INTEGER, created_at INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS comparisons_voter ON comparisons (voter_bot_id, created_at);
 CREATE INDEX IF NOT EXISTS comparisons_pair ON comparisons (solution_a, solution_b);
+CREATE INDEX IF NOT EXISTS comparisons_b ON comparisons (solution_b);
+CREATE TABLE IF NOT EXISTS activity (
+    id INTEGER PRIMARY KEY, action TEXT NOT NULL, bot_id INTEGER, problem_id INTEGER, metadata TEXT,
+    created_at INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS flags (
     id INTEGER PRIMARY KEY, problem_id INTEGER NOT NULL, bot_id INTEGER NOT NULL, verdict TEXT NOT NULL,
     category TEXT NOT NULL, suggested_category TEXT, created_at INTEGER NOT NULL);
@@ -133,6 +137,36 @@ def transaction(conn: sqlite3.Connection, *, immediate: bool = False) -> Iterato
 def create_schema(conn: sqlite3.Connection) -> None:
     """Create every table, index, FTS table and trigger (idempotent)."""
     conn.executescript(SCHEMA)
+
+
+def ensure_schema(conn: sqlite3.Connection) -> None:
+    """Bring a platform built by an older version up to :data:`SCHEMA_VERSION` (idempotent): version 2 adds
+    the ``activity`` log (empty until the world next does something) and the ``comparisons_b`` index."""
+    version = get_meta(conn, "schema_version")
+    if version is not None and int(version) >= SCHEMA_VERSION:
+        return
+    with transaction(conn, immediate=True):
+        create_schema_statements(conn)
+        set_meta(conn, "schema_version", SCHEMA_VERSION)
+
+
+def create_schema_statements(conn: sqlite3.Connection) -> None:
+    """Run every ``CREATE ... IF NOT EXISTS`` of :data:`SCHEMA` inside the caller's transaction
+    (``executescript`` would commit it)."""
+    for statement in _statements(SCHEMA):
+        conn.execute(statement)
+
+
+def _statements(script: str) -> list[str]:
+    """The statements of ``script`` (triggers kept whole: a statement ends where SQLite says it is
+    complete)."""
+    out, current = [], ""
+    for line in script.splitlines(keepends=True):
+        current += line
+        if sqlite3.complete_statement(current):
+            out.append(current.strip())
+            current = ""
+    return [s for s in out if s]
 
 
 def get_meta(conn: sqlite3.Connection, key: str) -> str | None:

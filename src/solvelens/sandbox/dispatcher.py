@@ -37,6 +37,7 @@ from typing import Any, Final
 
 from solvelens.sandbox import ranking
 from solvelens.sandbox.accounts import authenticate
+from solvelens.sandbox.activity import log_event
 from solvelens.sandbox.catalog import CATEGORIES, CATEGORY_SLUGS, FLAG_CATEGORIES
 from solvelens.sandbox.db import DAY_MS, clock_ms, transaction
 from solvelens.sandbox.ids import IdCodec
@@ -428,11 +429,15 @@ def _fail_task(tc: TaskContext) -> None:
         "UPDATE problems SET failed_flag_attempts = failed_flag_attempts + 1, updated_at = ? WHERE id = ?",
         (now, problem_id),
     )
-    conn.execute(
+    rejected = conn.execute(
         "UPDATE problems SET status = 'rejected', updated_at = ? WHERE id = ? AND author_type = 'human' "
         "AND status = 'pending' AND failed_flag_attempts >= ?",
         (now, problem_id, MAX_FAILED_FLAG_ATTEMPTS),
-    )
+    ).rowcount
+    if rejected:
+        log_event(
+            conn, "problem_status_changed", None, problem_id, now, **{"from": "pending", "to": "rejected"}
+        )
 
 
 def submit(

@@ -5,7 +5,8 @@ problem is created by a bot or a human, flagged three times (-> active, or rejec
 solved by bots (quality = latent skill + noise) and compared by voting bots with the real Bradley-Terry
 update, so scores, confidence intervals, win/loss counts, vote accuracy, maturity and points all follow
 the platform's rules.
-Problems created in the last hours before the clock are still pending.
+Problems created in the last hours before the clock are still pending. The activity log
+(:mod:`solvelens.sandbox.activity`) keeps the history's last :data:`ACTIVITY_LOG_DAYS` days, in time order.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from solvelens.sandbox.db import (
     CLOCK_START_MS,
     DAY_MS,
     HOUR_MS,
+    SCHEMA_VERSION,
     connect,
     create_schema,
     set_meta,
@@ -50,6 +52,9 @@ SCALES: Final[dict[str, Scale]] = {
     "large": Scale(2_000, 300, 20_000, 1_000_000, 365),
 }
 _FLUSH_EVERY: Final = 2_000  # problems per bulk write
+#: The built history's activity log keeps its last this many days (the feed serves the newest 50 events;
+#: logging a large platform's whole year would add ~4 million rows nobody can read).
+ACTIVITY_LOG_DAYS: Final = 30
 
 
 class PlatformExistsError(FileExistsError):
@@ -83,7 +88,7 @@ def build_platform(db_path: Path, *, seed: int = 0, scale: str = "small") -> dic
             set_meta(conn, "scale", scale)
             set_meta(conn, "clock_ms", CLOCK_START_MS)
             set_meta(conn, "day", 0)
-            set_meta(conn, "schema_version", 1)
+            set_meta(conn, "schema_version", SCHEMA_VERSION)
         conn.execute("ANALYZE")
         conn.execute("PRAGMA journal_mode=WAL")
     finally:
@@ -106,6 +111,7 @@ class _Generator:
         self.world = World(self.rng, live_badges=False)
         self.end = CLOCK_START_MS
         self.begin = CLOCK_START_MS - scale.history_days * DAY_MS
+        self.world.log_since = self.end - ACTIVITY_LOG_DAYS * DAY_MS
 
     # bots sorted by creation time, with cumulative activity weights for O(log n) weighted picks
     def _bot_index(self) -> None:
@@ -177,6 +183,7 @@ class _Generator:
         with transaction(conn):
             refresh_global_elo(conn, None)
             _derive_badges(conn)
+            _order_activity(conn, self.end - ACTIVITY_LOG_DAYS * DAY_MS)
             conn.execute("INSERT INTO problems_fts (problems_fts) VALUES ('optimize')")
         counts = {
             name: conn.execute(f"SELECT count(*) FROM {name}").fetchone()[0]
@@ -295,3 +302,22 @@ def _derive_badges(conn: sqlite3.Connection) -> None:
     conn.executemany(
         "INSERT OR IGNORE INTO badges (bot_id, badge_type, tier, earned_at) VALUES (?,?,?,?)", rows
     )
+
+
+def _order_activity(conn: sqlite3.Connection, since: int) -> None:
+    """Renumber the built history's activity log in time order (the generator writes it problem by problem)
+    and add a ``badge_earned`` event per badge derived since ``since`` (UTC ms), so serial ids follow
+    ``createdAt`` as on a live platform."""
+    conn.execute(
+        "CREATE TEMP TABLE ordered AS SELECT action, bot_id, problem_id, metadata, created_at FROM ("
+        "SELECT action, bot_id, problem_id, metadata, created_at, id AS seq FROM activity UNION ALL "
+        "SELECT 'badge_earned', bot_id, NULL, json_object('badgeType', badge_type, 'tier', tier), earned_at, "
+        "(1 << 40) + id FROM badges WHERE earned_at >= ?) ORDER BY created_at, seq",
+        (since,),
+    )
+    conn.execute("DELETE FROM activity")
+    conn.execute(
+        "INSERT INTO activity (action, bot_id, problem_id, metadata, created_at) "
+        "SELECT action, bot_id, problem_id, metadata, created_at FROM ordered ORDER BY rowid"
+    )
+    conn.execute("DROP TABLE ordered")

@@ -40,6 +40,7 @@ __all__ = [
 API: Final = "/api/v1"
 PaginationStyle = Literal["page", "offset", "cursor"]
 SolutionsPaging = Literal["default", "offset"]
+TieOrder = Literal["stable", "shuffle"]
 TaskShape = Literal["real", "interface"]
 
 
@@ -73,6 +74,9 @@ class SandboxOptions:
     ``solutions_paging``: ``default`` (a problem's solutions page like the other lists, in the ``pagination``
     style) or ``offset`` (another implementation of the interface: ``offset``/``limit`` requests answered
     ``{"items", "has_more", "total"}``, ``page`` ignored, at most 10 per page).
+    ``tie_order``: how solutions with equal scores are ordered (solution lists, ``topSolution(s)``):
+    ``stable`` (``createdAt``, then id: the one default that is not the real platform's, so tests can
+    compare listing order) or ``shuffle`` (at random on every call, as the real platform does).
     """
 
     task_ttl_seconds: float = 180.0
@@ -82,6 +86,9 @@ class SandboxOptions:
     task_types: tuple[str, ...] = dispatcher.TASK_TYPES
     faults: FaultConfig = field(default_factory=FaultConfig)
     conventions: str = "platform"
+    #: optional endpoints left out (names of :data:`solvelens.sandbox.routes.OPTIONAL`)
+    without: tuple[str, ...] = ()
+    tie_order: TieOrder = "stable"
 
 
 class Database:

@@ -12,7 +12,7 @@ import hashlib
 import re
 from typing import Final, Literal
 
-Kind = Literal["bot", "problem", "solution", "task", "human"]
+Kind = Literal["bot", "problem", "solution", "task", "human", "comparison"]
 
 _BITS: Final = 48
 _MASK: Final = (1 << _BITS) - 1
@@ -27,7 +27,7 @@ class IdCodec:
 
     def __init__(self, seed: int) -> None:
         self._prefix: dict[str, str] = {}
-        for kind in ("bot", "problem", "solution", "task", "human"):
+        for kind in ("bot", "problem", "solution", "task", "human", "comparison"):
             h = hashlib.sha256(f"solvelens-sandbox:{seed}:{kind}".encode()).hexdigest()
             self._prefix[kind] = f"{h[0:8]}-{h[8:12]}-4{h[13:16]}-{'89ab'[int(h[16], 16) % 4]}{h[17:20]}-"
         self._kind_of = {v: k for k, v in self._prefix.items()}

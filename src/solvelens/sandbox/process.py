@@ -80,6 +80,8 @@ OPTION_FLAGS = {
     "rate_limit": "--rate-limit",
     "rate_window": "--rate-window",
     "conventions": "--conventions",
+    "without": "--without",
+    "tie_order": "--tie-order",
 }
 
 
@@ -87,7 +89,8 @@ def start_sandbox(db_path: Path, *, seed: int = 0, scale: str = "small", **optio
     """Build the platform at ``db_path`` when missing, then serve it from a subprocess; wait for ``/health``.
 
     ``options``: the keys of ``OPTION_FLAGS`` (lists/tuples are joined with commas), e.g.
-    ``conventions="hal"`` for another wire convention (:mod:`solvelens.sandbox.conventions`). Raises
+    ``conventions="hal"`` for another wire convention (:mod:`solvelens.sandbox.conventions`),
+    ``without=("activity", "comparisons")`` for a platform without those optional endpoints. Raises
     :class:`SandboxStartError` when the server exits or does not answer within 60 s."""
     if not db_path.exists():
         from solvelens.sandbox.generate import build_platform

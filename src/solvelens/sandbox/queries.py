@@ -36,6 +36,16 @@ def _score(x: float) -> float:
     return round(x, 4)
 
 
+def _by_score(shuffle_ties: bool, alias: str = "") -> str:
+    """``ORDER BY`` terms of solutions by score, best first. Ties (equal scores as served, 4 decimals) are
+    ordered by ``createdAt`` then id, or, with ``shuffle_ties``, at random on every query: the real platform
+    orders equal scores differently on each call (real-platform-notes §13)."""
+    a = f"{alias}." if alias else ""
+    if shuffle_ties:
+        return f"round({a}bt_score, 4) DESC, random()"
+    return f"{a}bt_score DESC, {a}created_at, {a}id"
+
+
 def _problem_filter(
     category: str | None, status: str | None, author_type: str | None
 ) -> tuple[str, list[object]]:
@@ -65,10 +75,11 @@ def list_problems(
     sort: str,
     offset: int,
     limit: int,
+    shuffle_ties: bool = False,
 ) -> tuple[list[Record], int]:
     """``GET /problems`` items and the total matching count. Item keys: id, title, description, status,
     category, authorType, solutionCount, comparisonCount, greenFlags, redFlags, createdAt, topSolution
-    (``{text, btScore, botName}`` or null)."""
+    (``{text, btScore, botName}`` or null: a best-scored solution, see :func:`_by_score` for ties)."""
     where, args = _problem_filter(category, status, author_type)
     total = conn.execute(f"SELECT count(*) FROM problems p WHERE {where}", args).fetchone()[0]
     rows = conn.execute(
@@ -76,7 +87,7 @@ def list_problems(
         "p.comparison_count, p.green_flags, p.red_flags, p.created_at, s.text, s.bt_score, b.name "
         f"FROM (SELECT * FROM problems p WHERE {where} ORDER BY {PROBLEM_SORTS[sort]} LIMIT ? OFFSET ?) p "
         "LEFT JOIN solutions s ON s.id = (SELECT id FROM solutions WHERE problem_id = p.id "
-        "ORDER BY bt_score DESC, created_at, id LIMIT 1) "
+        f"ORDER BY {_by_score(shuffle_ties)} LIMIT 1) "
         f"LEFT JOIN bots b ON b.id = s.bot_id ORDER BY {PROBLEM_SORTS[sort]}",
         [*args, limit, offset],
     ).fetchall()
@@ -132,23 +143,31 @@ def problem_exists(conn: sqlite3.Connection, problem_id: int) -> int | None:
 
 
 def list_solutions(
-    conn: sqlite3.Connection, codec: IdCodec, problem_id: int, *, offset: int, limit: int
+    conn: sqlite3.Connection,
+    codec: IdCodec,
+    problem_id: int,
+    *,
+    offset: int,
+    limit: int,
+    shuffle_ties: bool = False,
 ) -> list[Record]:
-    """``GET /problems/{id}/solutions`` items ranked by btScore desc (ties: createdAt, then id). Keys: id,
-    text,
-    btScore, comparisonCount, winCount, lossCount, confidenceInterval, llmModel, createdAt, botId, botName,
-    ownerBotName."""
+    """``GET /problems/{id}/solutions`` items ranked by btScore desc (ties: createdAt, then id, or at random
+    with ``shuffle_ties``, :func:`_by_score`). Keys: id, text, btScore, comparisonCount, winCount, lossCount,
+    confidenceInterval, llmModel, createdAt, botId, botName, ownerBotName."""
     rows = conn.execute(
         f"SELECT {_SOLUTION_COLS} FROM solutions s LEFT JOIN bots b ON b.id = s.bot_id WHERE "
         f"s.problem_id = ? "
-        "ORDER BY s.bt_score DESC, s.created_at, s.id LIMIT ? OFFSET ?",
+        f"ORDER BY {_by_score(shuffle_ties, 's')} LIMIT ? OFFSET ?",
         (problem_id, limit, offset),
     ).fetchall()
     return [_solution(codec, r) for r in rows]
 
 
-def get_problem(conn: sqlite3.Connection, codec: IdCodec, problem_id: int) -> Record | None:
-    """``GET /problems/{id}``: the full problem row + ``author`` + ``topSolutions`` (<= 3), or ``None``."""
+def get_problem(
+    conn: sqlite3.Connection, codec: IdCodec, problem_id: int, *, shuffle_ties: bool = False
+) -> Record | None:
+    """``GET /problems/{id}``: the full problem row + ``author`` + ``topSolutions`` (<= 3, as
+    :func:`list_solutions`), or ``None``."""
     r = conn.execute(
         "SELECT p.id, p.author_type, p.human_author_id, p.bot_author_id, p.title, p.description, p.status, "
         "p.category, p.category_assigned_by, p.category_confidence, p.green_flags, p.red_flags, "
@@ -187,7 +206,7 @@ def get_problem(conn: sqlite3.Connection, codec: IdCodec, problem_id: int) -> Re
         "updatedAt": iso(r[17]),
         "failedFlagAttempts": r[18],
         "author": author,
-        "topSolutions": list_solutions(conn, codec, problem_id, offset=0, limit=3),
+        "topSolutions": list_solutions(conn, codec, problem_id, offset=0, limit=3, shuffle_ties=shuffle_ties),
     }
 
 
@@ -294,10 +313,13 @@ UNION ALL SELECT * FROM (SELECT a.id * 8 + 5, a.action, a.problem_id, a.solution
 """
 
 
-def bot_public(conn: sqlite3.Connection, codec: IdCodec, bot_id: int) -> Record | None:
-    """``GET /bots/{id}``: :func:`bot_profile` + ``topSolutions`` (<= 5: id, text, btScore, problemId,
-    problemTitle, comparisonCount, winCount, createdAt) + ``recentActivity`` (<= 20, newest first: id (int),
-    action, problemId, problemTitle, solutionId, metadata (JSON string or null), createdAt); or ``None``."""
+def bot_public(
+    conn: sqlite3.Connection, codec: IdCodec, bot_id: int, *, shuffle_ties: bool = False
+) -> Record | None:
+    """``GET /bots/{id}``: :func:`bot_profile` + ``topSolutions`` (<= 5, ties as :func:`_by_score`: id,
+    text, btScore, problemId, problemTitle, comparisonCount, winCount, createdAt) + ``recentActivity``
+    (<= 20, newest first: id (int), action, problemId, problemTitle, solutionId, metadata (JSON string or
+    null), createdAt); or ``None``."""
     profile = bot_profile(conn, codec, bot_id)
     if profile is None:
         return None
@@ -305,7 +327,7 @@ def bot_public(conn: sqlite3.Connection, codec: IdCodec, bot_id: int) -> Record 
         "SELECT s.id, s.text, s.bt_score, s.problem_id, p.title, s.comparison_count, s.win_count, "
         "s.created_at "
         "FROM solutions s JOIN problems p ON p.id = s.problem_id WHERE s.bot_id = ? "
-        "ORDER BY s.bt_score DESC, s.created_at, s.id LIMIT 5",
+        f"ORDER BY {_by_score(shuffle_ties, 's')} LIMIT 5",
         (bot_id,),
     ).fetchall()
     profile["topSolutions"] = [
@@ -369,3 +391,49 @@ def stats(conn: sqlite3.Connection) -> Record:
         "activeProblems": int(p[4]),
         "matureProblems": int(p[5]),
     }
+
+
+def get_solution(conn: sqlite3.Connection, codec: IdCodec, solution_id: int) -> Record | None:
+    """``GET /solutions/{id}``: the ranked-solution fields (:func:`list_solutions`) + ``llmModelVersion``,
+    ``problemId``, ``problemTitle``; or ``None``."""
+    row = conn.execute(
+        f"SELECT {_SOLUTION_COLS}, s.llm_model_version, s.problem_id, p.title FROM solutions s "
+        "LEFT JOIN bots b ON b.id = s.bot_id JOIN problems p ON p.id = s.problem_id WHERE s.id = ?",
+        (solution_id,),
+    ).fetchone()
+    if row is None:
+        return None
+    return {
+        **_solution(codec, row[:11]),
+        "llmModelVersion": row[11],
+        "problemId": codec.encode("problem", row[12]),
+        "problemTitle": row[13],
+    }
+
+
+#: ``GET /solutions/{id}/comparisons`` answers this many at most (the real platform's, no paging).
+COMPARISONS_SHOWN: Final = 50
+
+
+def solution_comparisons(conn: sqlite3.Connection, codec: IdCodec, solution_id: int) -> list[Record]:
+    """The :data:`COMPARISONS_SHOWN` most recent votes on a solution, newest first: ``{id, solutionAId,
+    solutionBId, winner ("a"|"b"|"skip"), voterBotId, voterBotName, createdAt}``."""
+    rows = conn.execute(
+        "SELECT c.id, c.solution_a, c.solution_b, c.winner, c.voter_bot_id, b.name, c.created_at FROM "
+        "(SELECT * FROM comparisons WHERE solution_a = :s UNION ALL "
+        " SELECT * FROM comparisons WHERE solution_b = :s) c LEFT JOIN bots b ON b.id = c.voter_bot_id "
+        "ORDER BY c.created_at DESC, c.id DESC LIMIT :n",
+        {"s": solution_id, "n": COMPARISONS_SHOWN},
+    ).fetchall()
+    return [
+        {
+            "id": codec.encode("comparison", r[0]),
+            "solutionAId": codec.encode("solution", r[1]),
+            "solutionBId": codec.encode("solution", r[2]),
+            "winner": r[3],
+            "voterBotId": codec.encode_opt("bot", r[4]),
+            "voterBotName": r[5],
+            "createdAt": iso(r[6]),
+        }
+        for r in rows
+    ]

@@ -312,6 +312,103 @@ class Activity(Record):
     createdAt: Timestamp
 
 
+class FeedEvent(Record):
+    """One ``GET /activity`` event (newest first; ``id`` is serial). ``action`` is one of
+    :data:`solvelens.sandbox.activity.ACTIONS`; ``metadata`` a JSON-encoded string or null; ``botId``/
+    ``botName`` null for a human's problem or an automatic status change, ``problemId`` null for a badge."""
+
+    id: int
+    action: str
+    botId: Uuid | None
+    botName: str | None
+    ownerBotName: str | None
+    problemId: Uuid | None
+    problemTitle: str | None
+    metadata: str | None
+    createdAt: Timestamp
+
+
+class ActivityFeed(Record):
+    """``GET /activity``: the latest events, newest first, no paging."""
+
+    activities: list[FeedEvent] = Field(max_length=50)
+
+
+class LlmModel(Record):
+    """One ``GET /llm-leaderboard`` entry: the figures of every solution written with ``modelName``."""
+
+    id: Uuid
+    modelName: str
+    modelVersion: str | None
+    modelFamily: str
+    totalSolutions: int
+    avgBtScore: float
+    bestBtScore: float
+    totalWins: int
+    totalComparisons: int
+    winRate: float
+    top3Count: int
+    firstPlaceCount: int
+    uniqueBots: int
+    firstSeenAt: Timestamp
+    lastSeenAt: Timestamp
+    updatedAt: Timestamp
+
+
+class OffsetPagination(Record):
+    """The ``pagination`` block of ``GET /llm-leaderboard`` (offset paging: no page numbers)."""
+
+    limit: int
+    offset: int
+    total: int
+
+
+class LlmLeaderboard(Record):
+    """``GET /llm-leaderboard``: models in the requested order, offset-paged."""
+
+    models: list[LlmModel]
+    pagination: OffsetPagination
+
+
+class LlmFamily(Record):
+    """A model family and how many models of it the leaderboard lists."""
+
+    family: str
+    count: int
+
+
+class LlmFamilies(Record):
+    """``GET /llm-leaderboard/families``."""
+
+    families: list[LlmFamily]
+
+
+class SolutionDetail(Solution):
+    """``GET /solutions/{id}``: a solution with its model version and its problem."""
+
+    llmModelVersion: str | None
+    problemId: Uuid
+    problemTitle: str
+
+
+class Comparison(Record):
+    """One vote on a solution: which of the two won (``skip``: neither)."""
+
+    id: Uuid
+    solutionAId: Uuid
+    solutionBId: Uuid
+    winner: Literal["a", "b", "skip"]
+    voterBotId: Uuid | None
+    voterBotName: str | None
+    createdAt: Timestamp
+
+
+class ComparisonList(Record):
+    """``GET /solutions/{id}/comparisons``: the 50 most recent votes, newest first, no paging."""
+
+    comparisons: list[Comparison] = Field(max_length=50)
+
+
 class BotPublic(BotProfile):
     """``GET /bots/{id}``: the profile + ``topSolutions`` (<= 5) + ``recentActivity`` (<= 20, newest
     first)."""

@@ -11,13 +11,18 @@ Each simulated day (reproducible from the seed and the day number):
   :class:`~solvelens.sandbox.world.World` rules as the generator and the dispatcher (BT update, accuracy,
   points, maturity, badges);
 - the day's writes and the clock move (``meta.clock_ms`` += 24 h) are committed in ONE transaction, so a
-  server reading the WAL database sees either the whole day or none of it. Bots created through accounts
-  (real bots) are never driven by the simulator.
+  server reading the WAL database sees either the whole day or none of it; with ``step_minutes`` the day is
+  committed in steps instead (each step's events and the clock moved to the step's end), and ``on_step`` runs
+  between steps (e.g. a snapshot, or a wall-clock pause so the platform moves in real time). Stepping does
+  not change what a whole day produces. Bots created through accounts (real bots) are never driven by the
+  simulator.
 """
 
 from __future__ import annotations
 
 import bisect
+import heapq
+import itertools
 import math
 import random
 import time
@@ -26,7 +31,17 @@ from pathlib import Path
 from typing import Any, Final
 
 from solvelens.sandbox import catalog
-from solvelens.sandbox.db import DAY_MS, HOUR_MS, clock_ms, connect, get_meta, iso, set_meta, transaction
+from solvelens.sandbox.db import (
+    DAY_MS,
+    HOUR_MS,
+    clock_ms,
+    connect,
+    ensure_schema,
+    get_meta,
+    iso,
+    set_meta,
+    transaction,
+)
 from solvelens.sandbox.ranking import MAX_COMPARISONS_MATURE, TARGET_SOLUTIONS_PER_PROBLEM
 from solvelens.sandbox.world import Bot, Prob, World
 
@@ -34,16 +49,33 @@ from solvelens.sandbox.world import Bot, Prob, World
 SCALE_FACTOR: Final = {"empty": 1, "small": 1, "medium": 4, "large": 20}
 
 
-def advance(db_path: Path, *, days: int = 1, seed: int | None = None) -> dict[str, Any]:
+def advance(
+    db_path: Path,
+    *,
+    days: int = 1,
+    seed: int | None = None,
+    step_minutes: float | None = None,
+    on_step: Callable[[str], None] | None = None,
+) -> dict[str, Any]:
     """Advance the platform at ``db_path`` by ``days`` simulated days.
+
+    ``step_minutes``: commit each day in steps of this many simulated minutes (the clock moves to each
+    step's end; a reader between steps sees the events up to it); ``on_step(clock)`` is called after each
+    committed step with the simulated clock (ISO UTC) while no write lock is held. A small platform logs
+    ~300 activity events a day, a medium one ~1,800: steps of 60 simulated minutes keep each step under the
+    feed's 50 events on small.
 
     ``seed`` defaults to the platform's own seed; the same seed, starting state and days give the same result.
     Returns ``{"days", "day" (days simulated since the build), "clock" (ISO UTC), "new_bots", "new_problems",
     "solutions", "votes", "flags", "matured", "seconds"}``. Raises :class:`FileNotFoundError` when there is no
-    platform at ``db_path`` and :class:`ValueError` when ``days < 1``.
+    platform at ``db_path`` and :class:`ValueError` when ``days < 1`` or ``step_minutes`` is not positive.
+    An error in a stepped day rolls back only the current step.
     """
     if days < 1:
         raise ValueError("days must be >= 1")
+    if step_minutes is not None and not 0 < step_minutes <= 24 * 60:
+        raise ValueError(f"step_minutes must be in (0, 1440], got {step_minutes}")
+    step_ms = None if step_minutes is None else max(1, int(step_minutes * 60_000))
     db_path = Path(db_path)
     if not db_path.exists():
         raise FileNotFoundError(f"No sandbox platform at {db_path}")
@@ -51,8 +83,9 @@ def advance(db_path: Path, *, days: int = 1, seed: int | None = None) -> dict[st
     totals = dict.fromkeys(("new_bots", "new_problems", "solutions", "votes", "flags", "matured"), 0)
     conn = connect(db_path)
     try:
+        ensure_schema(conn)  # a platform built before the activity log gets it now
         for _ in range(days):
-            for key, value in _Day(conn, seed).run().items():
+            for key, value in _Day(conn, seed, step_ms, on_step).run().items():
                 totals[key] += value
         day = int(get_meta(conn, "day") or 0)
         clock = iso(clock_ms(conn))
@@ -63,14 +96,22 @@ def advance(db_path: Path, *, days: int = 1, seed: int | None = None) -> dict[st
 
 
 class _Day:
-    def __init__(self, conn: Any, seed: int | None) -> None:
+    def __init__(
+        self,
+        conn: Any,
+        seed: int | None,
+        step_ms: int | None = None,
+        on_step: Callable[[str], None] | None = None,
+    ) -> None:
         self.conn = conn
+        self.step_ms, self.on_step = step_ms, on_step
         base = seed if seed is not None else int(get_meta(conn, "seed") or 0)
         self.day = int(get_meta(conn, "day") or 0)
         self.rng = random.Random(f"solvelens-sandbox-sim:{base}:{self.day}")
         self.factor = SCALE_FACTOR.get(get_meta(conn, "scale") or "small", 1)
         self.start = clock_ms(conn)
         self.end = self.start + DAY_MS
+        self.seq = itertools.count()  # the event heap's tie-break: the order events were pushed
         self.counts = dict.fromkeys(("new_bots", "new_problems", "solutions", "votes", "flags", "matured"), 0)
 
     def run(self) -> dict[str, int]:
@@ -112,32 +153,62 @@ class _Day:
                 self.counts["new_bots"] += 1
             self.pool = sorted(pool, key=lambda b: (b.created_at, b.id))
             self._index()
-            events: list[tuple[int, int, int]] = []  # (time, kind, problem id or 0)
-            for pid in pending:
-                events += self._flag_events(world.problems[pid], self.start)
-            for _ in range(rng.randint(5, 15) * f):
-                t = self.start + rng.randrange(DAY_MS)
-                prob = self._new_problem(t)
-                events += self._flag_events(prob, t)
-            events += [(self.start + rng.randrange(DAY_MS), 1, 0) for _ in range(rng.randint(40, 80) * f)]
-            events += [(self.start + rng.randrange(DAY_MS), 2, 0) for _ in range(rng.randint(150, 300) * f)]
-            events.sort()
             self.problem_list = [world.problems[i] for i in sorted(world.problems)]
             self.hot_list = [world.problems[i] for i in hot if i in world.problems]
+            self.events: list[tuple[int, int, int, int]] = []  # heap of (time, seq, kind, problem id)
+            for pid in pending:
+                self._push(self._flag_events(world.problems[pid], self.start))
+            # problems arrive at their time (kind 3), so a stepped day shows each only once it exists
+            self._push([(self.start + rng.randrange(DAY_MS), 3, 0) for _ in range(rng.randint(5, 15) * f)])
+            self._push([(self.start + rng.randrange(DAY_MS), 1, 0) for _ in range(rng.randint(40, 80) * f)])
+            self._push([(self.start + rng.randrange(DAY_MS), 2, 0) for _ in range(rng.randint(150, 300) * f)])
             mature_before = sum(1 for p in world.problems.values() if p.status == "mature")
-            for t, kind, pid in events:
-                if kind == 0:
-                    self._flag(world.problems[pid], t)
-                elif kind == 1:
-                    self._solve(t)
-                else:
-                    self._vote(t)
+            self._play()
             mature_after = sum(1 for p in world.problems.values() if p.status == "mature")
             self.counts["matured"] = mature_after - mature_before
             world.flush(conn, in_transaction=True)
             set_meta(conn, "clock_ms", self.end)
             set_meta(conn, "day", self.day + 1)
         return self.counts
+
+    def _push(self, events: list[tuple[int, int, int]]) -> None:
+        for t, kind, pid in events:
+            heapq.heappush(self.events, (t, next(self.seq), kind, pid))
+
+    def _play(self) -> None:
+        """Apply the day's events in time order (committing a step at each step boundary)."""
+        world = self.world
+        cut = self.start + self.step_ms if self.step_ms else None
+        while self.events:
+            t, _, kind, pid = heapq.heappop(self.events)
+            while cut is not None and t >= cut and cut < self.end:
+                self._commit_step(cut)
+                cut += self.step_ms or 0
+            if kind == 0:
+                self._flag(world.problems[pid], t)
+            elif kind == 1:
+                self._solve(t)
+            elif kind == 2:
+                self._vote(t)
+            else:
+                prob = self._new_problem(t)
+                self.problem_list.append(prob)
+                self._push(self._flag_events(prob, t))
+        while cut is not None and cut < self.end:
+            self._commit_step(cut)
+            cut += self.step_ms or 0
+
+    def _commit_step(self, cut: int) -> None:
+        """Commit the events before ``cut`` with the clock at ``cut``, call ``on_step``, begin the next
+        step."""
+        self.world.flush(self.conn, in_transaction=True)
+        set_meta(self.conn, "clock_ms", cut)
+        self.conn.execute("COMMIT")
+        try:
+            if self.on_step is not None:
+                self.on_step(iso(cut) or "")
+        finally:
+            self.conn.execute("BEGIN IMMEDIATE")
 
     # --------------------------------------------------------------------------------------- bots
     def _drift(self, bots: list[Bot]) -> None:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from solvelens.sandbox import badges, ranking
+from solvelens.sandbox.activity import INSERT_EVENT, Event, event
 from solvelens.sandbox.catalog import LLM_MODELS
 from solvelens.sandbox.db import transaction
 
@@ -124,6 +125,10 @@ class World:
         self.new_flags: list[tuple[object, ...]] = []
         self.new_awards: list[tuple[object, ...]] = []
         self.new_badges: list[tuple[int, str, str, int]] = []
+        #: activity events (:mod:`solvelens.sandbox.activity`) in the order they happened; events before
+        #: ``log_since`` (UTC ms) are not logged (the generator's retention of the built history)
+        self.new_activity: list[Event] = []
+        self.log_since: int | None = None
         self.owned_badges: set[tuple[int, str, str]] = set()
         self.dirty_bots: set[int] = set()
         self.dirty_problems: set[int] = set()
@@ -229,6 +234,18 @@ class World:
                 if key not in self.owned_badges:
                     self.owned_badges.add(key)
                     self.new_badges.append((bot.id, badge_type, tier, t))
+                    self._log("badge_earned", bot.id, None, t, badgeType=badge_type, tier=tier)
+
+    def _log(self, action: str, bot_id: int | None, problem_id: int | None, t: int, **meta: object) -> None:
+        if self.log_since is None or t >= self.log_since:
+            self.new_activity.append(event(action, bot_id, problem_id, t, **meta))
+
+    def _status(self, prob: Prob, status: str, t: int, bot: Bot | None) -> None:
+        """Move ``prob`` to ``status`` and log the transition."""
+        before, prob.status = prob.status, status
+        self._log(
+            "problem_status_changed", bot.id if bot else None, prob.id, t, **{"from": before, "to": status}
+        )
 
     # ------------------------------------------------------------------ events
     def add_bot(self, name: str, description: str, created_at: int, *, status: str = "active") -> Bot:
@@ -275,6 +292,10 @@ class World:
         )
         self.problems[prob.id] = prob
         self.new_problems.append((prob.id, title, description))
+        self._log(
+            "problem_created", bot.id if bot else None, prob.id, t, authorType=prob.author_type,
+            category=category,
+        )  # fmt: skip
         if bot is not None:
             self._touch(bot, t, "created", ranking.POINTS_CREATE)
         return prob
@@ -299,11 +320,12 @@ class World:
         if suggested is None and verdict == "green":
             suggested = prob.category
         self.new_flags.append((self._take("flag"), prob.id, bot.id, verdict, category, suggested, t))
+        self._log("flag_submitted", bot.id, prob.id, t, verdict=verdict, category=category)
         self._touch(bot, t, "flags", ranking.POINTS_FLAG)
         if prob.status == "pending" and prob.red >= ranking.RED_FLAGS_TO_REJECT:
-            prob.status = "rejected"
+            self._status(prob, "rejected", t, bot)
         elif prob.status == "pending" and prob.green + prob.red >= ranking.FLAGS_REQUIRED:
-            prob.status = "active"
+            self._status(prob, "active", t, bot)
         prob.updated_at = t
         self.dirty_problems.add(prob.id)
 
@@ -331,6 +353,7 @@ class World:
         if not external:
             llm_model, llm_model_version = bot.llm_model, bot.llm_model_version
         self.new_solutions.append((sol, text, llm_model, llm_model_version))
+        self._log("solution_submitted", bot.id, prob.id, t, solutionId=sol.id, llmModel=llm_model)
         self._touch(bot, t, "solutions", ranking.POINTS_SOLVE)
         self.dirty_problems.add(prob.id)
         return sol
@@ -358,16 +381,21 @@ class World:
         prob.comparison_count += 1
         prob.last_bot_activity_at = t
         prob.updated_at = t
-        self.new_comparisons.append((self._take("comparison"), prob.id, a.id, b.id, winner, voter.id, t))
+        comparison_id = self._take("comparison")
+        self.new_comparisons.append((comparison_id, prob.id, a.id, b.id, winner, voter.id, t))
+        self._log(
+            "vote_cast", voter.id, prob.id, t, winner=winner, comparisonId=comparison_id, solutionAId=a.id,
+            solutionBId=b.id,
+        )  # fmt: skip
         self._touch(voter, t, "votes", ranking.POINTS_VOTE)
         self.dirty_problems.add(prob.id)
         if prob.status == "active" and prob.below5 <= 0 and len(prob.sols) >= ranking.MIN_SOLUTIONS_TO_MATURE:
-            self._maybe_mature(prob, t)
+            self._maybe_mature(prob, t, voter)
 
-    def _maybe_mature(self, prob: Prob, t: int) -> None:
+    def _maybe_mature(self, prob: Prob, t: int, voter: Bot) -> None:
         if not ranking.is_mature([(s.score, s.ci, s.n) for s in prob.sols]):
             return
-        prob.status = "mature"
+        self._status(prob, "mature", t, voter)
         top = sorted(prob.sols, key=lambda s: (-s.score, s.created_at, s.id))[:3]
         for place, sol in enumerate(top):
             bot = self.bots.get(sol.bot_id)
@@ -376,6 +404,7 @@ class World:
             points = ranking.POINTS_FIRST_PLACE if place == 0 else ranking.POINTS_TOP3
             action = "solution_first_place" if place == 0 else "solution_top_3"
             self.new_awards.append((self._take("award"), bot.id, prob.id, sol.id, action, points, t))
+            self._log(action, bot.id, prob.id, t, solutionId=sol.id, points=points)
             self._touch(bot, t, "first_places" if place == 0 else None, points)
 
     # ------------------------------------------------------------------ decisions
@@ -416,6 +445,7 @@ class World:
         self.new_flags.clear()
         self.new_awards.clear()
         self.new_badges.clear()
+        self.new_activity.clear()
         self.dirty_bots.clear()
         self.dirty_problems.clear()
         self.dirty_solutions.clear()
@@ -446,11 +476,14 @@ class World:
         refresh_global_elo(conn, elo_bots)
 
     def _flush_events(self, conn: sqlite3.Connection) -> None:
-        """Insert the new comparisons, flags, awards and badges (rows kept ready to insert)."""
+        """Insert the new comparisons, flags, awards, badges and activity events (rows kept ready to
+        insert; events in the order they happened, so their serial ids follow time)."""
         conn.executemany(_INSERT_COMPARISON, self.new_comparisons)
         conn.executemany(_INSERT_FLAG, self.new_flags)
         conn.executemany(_INSERT_AWARD, self.new_awards)
         conn.executemany(_INSERT_BADGE, self.new_badges)
+        events: list[Event] = sorted(self.new_activity, key=_event_time)  # stable: by time
+        conn.executemany(INSERT_EVENT, events)
 
 
 # ------------------------------------------------------------------------------- rows written by World.flush
@@ -494,6 +527,10 @@ _UPDATE_BOT: Final = (
     "total_problems_created=?, vote_accuracy=?, accuracy_n=?, last_active_at=?, total_tasks_completed=?, "
     "skill=?, drift=?, activity=? WHERE id=?"
 )
+
+
+def _event_time(e: Event) -> int:
+    return e[4]
 
 
 def _bot_insert_row(b: Bot) -> tuple[object, ...]:

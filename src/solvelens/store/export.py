@@ -1,6 +1,7 @@
 """Export the public views to Parquet partitioned by snapshot, for engines beyond one machine.
 
-Layout: ``<out_dir>/<view>/snapshot_id=<n>/data_0.parquet`` (Hive partitioning), readable by DuckDB
+Layout: ``<out_dir>/<view>/snapshot_id=<n>/data_0.parquet`` (Hive partitioning; the history views
+``activity`` and ``comparisons``, which hold each item once, by ``first_snapshot_id=<n>``), readable by DuckDB
 (``read_parquet('<out_dir>/problems/*/*.parquet', hive_partitioning=true)``), Spark, Trino or polars, plus
 ``<out_dir>/solvelens-export.json``, the export's manifest::
 
@@ -24,7 +25,7 @@ from typing import Any
 
 from solvelens.store.connection import open_readonly
 from solvelens.store.errors import StoreInputError
-from solvelens.store.schema import PUBLIC_VIEWS
+from solvelens.store.schema import CORE_VIEWS, PUBLIC_VIEWS, snapshot_column
 
 #: The manifest file that marks a folder as written by :func:`export_parquet`.
 MANIFEST = "solvelens-export.json"
@@ -79,7 +80,9 @@ def export_parquet(
     """Write each view's rows (of complete snapshots, optionally only ``snapshot_id >= min_snapshot_id``) to
     ``out_dir/<view>/snapshot_id=<n>/*.parquet`` plus the manifest, replacing an earlier export there.
 
-    Returns rows written per view. Opens the store read-only (see :func:`open_readonly`). Raises
+    Returns rows written per view (a view a store of an older schema does not have yet is left out, unless
+    named in ``views``: then :class:`StoreInputError`). Opens the store read-only (:func:`open_readonly`).
+    Raises
     ``ValueError`` for a name that is not a public view and :class:`StoreInputError` for a target that is
     a file or a non-empty folder holding no earlier export (see :func:`check_export_target`); nothing is
     written then.
@@ -89,15 +92,16 @@ def export_parquet(
         raise ValueError(f"not public views: {sorted(unknown)}; choose from {list(PUBLIC_VIEWS)}")
     out = Path(out_dir)
     written: dict[str, int] = {}
-    where = "" if min_snapshot_id is None else f"WHERE snapshot_id >= {int(min_snapshot_id)}"
+    since = None if min_snapshot_id is None else int(min_snapshot_id)
+    where = "" if since is None else f"WHERE snapshot_id >= {since}"
     earlier = check_export_target(out)  # the cheap check first: a bad target fails before the store opens
     incoming = out / _INCOMING
     try:
         with open_readonly(db_path) as con:
             shutil.rmtree(incoming, ignore_errors=True)  # left by an interrupted export
             incoming.mkdir(parents=True)
-            for view in views:
-                written[view] = _copy_view(con, view, where, incoming)
+            for view in _present(con, views):
+                written[view] = _copy_view(con, view, since, incoming)
             ids = [
                 int(r[0])
                 for r in con.execute(f"SELECT snapshot_id FROM snapshots {where} ORDER BY 1").fetchall()
@@ -123,14 +127,30 @@ def export_parquet(
     return written
 
 
-def _copy_view(con: Any, view: str, where: str, incoming: Path) -> int:
-    """COPY one view's rows to ``incoming/<view>/snapshot_id=<n>/``; returns the rows (0: nothing written)."""
+def _present(con: Any, views: tuple[str, ...]) -> list[str]:
+    """``views`` that the store has: a store of an older schema (not migrated by a write yet) lacks the
+    newer ones, left out unless one was asked for by name (:class:`StoreInputError` then)."""
+    have = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
+    missing = [v for v in views if v not in have]
+    if missing and (views != PUBLIC_VIEWS or any(v in CORE_VIEWS for v in missing)):
+        raise StoreInputError(
+            f"the store has no {', '.join(missing)} view (written by an older solvelens); the next snapshot "
+            "adds it"
+        )
+    return [v for v in views if v in have]
+
+
+def _copy_view(con: Any, view: str, since: int | None, incoming: Path) -> int:
+    """COPY one view's rows (of snapshots >= ``since``) to ``incoming/<view>/<snapshot column>=<n>/``;
+    returns the rows (0: nothing written)."""
+    column = snapshot_column(view)
+    where = "" if since is None else f"WHERE {column} >= {since}"
     n = int(con.execute(f"SELECT count(*) FROM {view} {where}").fetchall()[0][0])
     if n:
         target = (incoming / view).as_posix().replace("'", "''")
         con.execute(
             f"COPY (SELECT * FROM {view} {where}) TO '{target}' "
-            "(FORMAT parquet, PARTITION_BY (snapshot_id), COMPRESSION zstd)"
+            f"(FORMAT parquet, PARTITION_BY ({column}), COMPRESSION zstd)"
         )
     return n
 

@@ -8,6 +8,7 @@ take the store's shared lock (waiting a bounded time while a writer commits), op
 from __future__ import annotations
 
 import os
+from collections.abc import Collection
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -19,7 +20,18 @@ if TYPE_CHECKING:
     import polars as pl
 
 from solvelens.store.connection import DEFAULT_READ_TIMEOUT_S, check_not_foreign, open_readonly
-from solvelens.store.schema import BOTS, INTERNAL, LEADERBOARD, LINKS, PROBLEMS, PUBLIC_VIEWS
+from solvelens.store.schema import (
+    ACTIVITY_EVENTS,
+    BOTS,
+    COMPARISON_FETCHES,
+    INTERNAL,
+    LEADERBOARD,
+    LINKS,
+    PLATFORM_KEY_SQL,
+    PROBLEMS,
+    PUBLIC_VIEWS,
+    SOLUTIONS,
+)
 
 
 def read_frame(
@@ -66,16 +78,22 @@ def _has_log(con: duckdb.DuckDBPyConnection) -> bool:
     )
 
 
-def previous_state(db_path: str | os.PathLike[str], base_url: str) -> dict[str, pa.Table]:
+def previous_state(
+    db_path: str | os.PathLike[str], base_url: str, *, optional: Collection[str] = ()
+) -> dict[str, pa.Table]:
     """What an incremental snapshot of ``base_url`` needs from the newest complete snapshot of that base
     URL, read in one read-only open of the store.
 
-    Returns two Arrow tables (empty when there is no store file, no schema or no such snapshot):
+    Returns Arrow tables (empty when there is no store file, no schema or no such snapshot):
 
     - ``previous_problems``: ``problem_id`` (string), ``solution_count``, ``comparison_count`` (int64) and
       ``manifest_id`` (uint64, the stored ranked solution list) per listed problem whose counts are known;
     - ``previous_bots``: ``bot_id`` (string), ``listing_version_id`` (uint64, the version key of its
-      ``/leaderboard`` entry) and ``profile_version_id`` (uint64, its stored ``/bots/{id}`` profile).
+      ``/leaderboard`` entry) and ``profile_version_id`` (uint64, its stored ``/bots/{id}`` profile);
+    - with ``"activity"`` in ``optional``: ``previous_activity`` (0 or 1 row: ``event_id``, ``created_at``
+      ISO string), the newest event stored for the snapshot's platform (see :func:`previous_history`);
+    - with ``"comparisons"`` in ``optional``: ``comparison_state`` and ``pending_comparisons`` (see
+      :func:`previous_history`).
     """
     empty = {
         "previous_problems": pa.table(
@@ -106,6 +124,7 @@ def previous_state(db_path: str | os.PathLike[str], base_url: str) -> dict[str, 
         ).fetchall()[0][0]
         if sid is None:
             return empty
+        history = previous_history(con, sid, optional)
         problems = con.sql(
             f"""SELECT v.problem_id::VARCHAR AS problem_id, v.solution_count::BIGINT AS solution_count,
                        v.comparison_count::BIGINT AS comparison_count, l.manifest_id::UBIGINT AS manifest_id
@@ -125,7 +144,65 @@ def previous_state(db_path: str | os.PathLike[str], base_url: str) -> dict[str, 
                 GROUP BY ALL""",
             params={"sid": sid},
         ).to_arrow_table()
-    return {"previous_problems": problems, "previous_bots": bots}
+    return {"previous_problems": problems, "previous_bots": bots, **history}
+
+
+def _has_history(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether the store has the history tables (schema version 3; an older store gets them at its next
+    write)."""
+    name = ACTIVITY_EVENTS.split(".")[-1]
+    return bool(
+        con.execute(
+            "SELECT count(*) FROM duckdb_tables() WHERE schema_name = ? AND table_name = ?", [INTERNAL, name]
+        ).fetchall()[0][0]
+    )
+
+
+def previous_history(
+    con: duckdb.DuckDBPyConnection, sid: int, optional: Collection[str]
+) -> dict[str, pa.Table]:
+    """What the optional resources' fetch steps need, for the platform of snapshot ``sid`` (its declared id,
+    else its base URL: :data:`~solvelens.store.schema.PLATFORM_KEY_SQL`); only the tables of the resources
+    named in ``optional``, none from a store without history tables:
+
+    - ``previous_activity`` (``"activity"``): the newest stored event (by ``created_at``, then numeric id):
+      ``event_id``, ``created_at`` (ISO string); 0 or 1 row.
+    - ``comparison_state`` (``"comparisons"``): per solution whose comparisons were ever fetched, its
+      ``comparison_count`` then (int64) -- the last fetch.
+    - ``pending_comparisons`` (``"comparisons"``): solutions of snapshot ``sid`` (``solution_id``,
+      ``problem_id``, ``comparison_count``) with votes whose count differs from that of their last fetch (or
+      never fetched): what a problem whose solution list carries over still needs.
+    """
+    out: dict[str, pa.Table] = {}
+    if not optional or not _has_history(con):
+        return out
+    params = {"sid": sid}
+    key = f"(SELECT {PLATFORM_KEY_SQL} FROM {INTERNAL}.snapshot_log WHERE snapshot_id = $sid)"
+    if "activity" in optional:
+        out["previous_activity"] = con.sql(
+            f"""SELECT event_id,
+                       strftime(created_at AT TIME ZONE 'UTC', '%Y-%m-%dT%H:%M:%S.%fZ') AS created_at
+                FROM {ACTIVITY_EVENTS} WHERE platform = {key}
+                ORDER BY created_at DESC NULLS LAST, TRY_CAST(event_id AS BIGINT) DESC NULLS LAST,
+                         event_id DESC
+                LIMIT 1""",
+            params=params,
+        ).to_arrow_table()
+    if "comparisons" in optional:
+        state = f"""SELECT solution_id, arg_max(comparison_count, snapshot_id)::BIGINT AS comparison_count
+                    FROM {COMPARISON_FETCHES} WHERE platform = {key} GROUP BY solution_id"""
+        out["comparison_state"] = con.sql(state, params=params).to_arrow_table()
+        out["pending_comparisons"] = con.sql(
+            f"""WITH st AS ({state})
+                SELECT v.solution_id, v.problem_id, v.comparison_count::BIGINT AS comparison_count
+                FROM {LINKS} l JOIN {INTERNAL}.solution_manifest_items i ON i.manifest_id = l.manifest_id
+                JOIN {SOLUTIONS.version_table} v ON v.version_id = i.version_id
+                LEFT JOIN st ON st.solution_id = v.solution_id
+                WHERE l.snapshot_id = $sid AND l.resource = {PROBLEMS.code} AND v.comparison_count > 0
+                  AND v.comparison_count IS DISTINCT FROM st.comparison_count""",
+            params=params,
+        ).to_arrow_table()
+    return out
 
 
 def latest_taken_at(db_path: str | os.PathLike[str], base_url: str) -> datetime | None:
@@ -158,7 +235,12 @@ def store_info(db_path: str | os.PathLike[str]) -> dict[str, Any]:
     snapshots; ``free_bytes``: free blocks inside the file, what ``solvelens db compact`` can give back)."""
     with open_readonly(db_path) as con:
         snaps = con.execute("SELECT count(*), min(taken_at), max(taken_at) FROM snapshots").fetchall()[0]
-        rows = {v: int(con.execute(f"SELECT count(*) FROM {v}").fetchall()[0][0]) for v in PUBLIC_VIEWS}
+        present = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
+        rows = {
+            v: int(con.execute(f"SELECT count(*) FROM {v}").fetchall()[0][0])
+            for v in PUBLIC_VIEWS
+            if v in present  # a store of an older schema, not yet migrated by a write, lacks the newer views
+        }
         versions = {
             name.removesuffix("_versions"): int(
                 con.execute(f"SELECT count(*) FROM {INTERNAL}.{name}").fetchall()[0][0]

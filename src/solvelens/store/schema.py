@@ -11,10 +11,19 @@ Storage model (what makes an unchanged re-snapshot cheap):
   table (``resource`` code, ``version_id``, leaderboard ``rank``, a problem's solution ``manifest_id``), so an
   unchanged re-snapshot appends to two tables only (this and the log).
 - Solutions are referenced per problem as a whole: ``solution_manifest_items`` holds each distinct ranked
-  list of solution versions once (``manifest_id`` = hash of the ordered version ids; rank = position). A
-  problem's link row names its manifest, so unchanged solutions cost nothing beyond that row.
+  list of solution versions once (``manifest_id`` = hash of the version ids ordered by rank, then version
+  id; rank = the competition rank over the score, ties share a rank: :mod:`solvelens.flows.ranks`; stores
+  written before ties were recognised hold list positions for lists not refetched since). A problem's link
+  row names its manifest, so unchanged solutions cost nothing beyond that row.
 - ``stat_values``: ``/stats`` flattened to (metric, value) per stats version.
 - ``field_types``: every (resource, top-level field, JSON type) seen so far, for drift detection.
+- History kept once per item, not per snapshot (schema version 3), each row naming the platform it came from
+  (``platform``: the declared ``X-Platform-Id``, else the base URL) and the snapshot that first saw it:
+  ``activity_events`` (each ``/activity`` event once, by platform and event id), ``activity_gaps`` (one row
+  per snapshot that found events missed), ``comparison_records`` (each pairwise vote once, by platform and
+  comparison id) and ``comparison_fetches`` (per snapshot, the solutions whose ``/comparisons`` were fetched:
+  the listed ``comparisonCount`` then, what the endpoint returned, how many are stored). These are never
+  pruned: the feed they came from forgets them.
 
 The public schema (``docs/architecture.md``, "Contract: the store's public schema") is a set of views in
 the ``main`` schema over these tables; every view shows only rows of snapshots whose status is ``complete``.
@@ -24,15 +33,18 @@ and DuckDB's default 256 KiB blocks when it is large (bulk writes are much faste
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import duckdb
 
 from solvelens.store.errors import SchemaVersionError
 
-#: Bumped when the internal tables change (2: ``snapshot_log.platform``); older stores are migrated in place
-#: by :func:`ensure_schema` (:data:`MIGRATIONS`).
-SCHEMA_VERSION = 2
+#: Bumped when the internal tables change (2: ``snapshot_log.platform``; 3: ``snapshot_log.resources``, the
+#: ``llm_leaderboard`` resource and the history tables); older stores are migrated in place by
+#: :func:`ensure_schema` (:data:`MIGRATIONS`).
+SCHEMA_VERSION = 3
 #: The DuckDB schema holding the internal tables (views live in ``main``).
 INTERNAL = "solvelens_store"
 #: The table linking snapshots to record versions (all resources).
@@ -157,11 +169,40 @@ BOT_ME = Resource(
     6,
     (_f("bot_id", "id"), _f("name", "name"), _f("status", "status"), *_BOT_COUNTERS),
 )
+#: ``GET /llm-leaderboard`` (optional): the platform's own model ranking; rank = position in the walk.
+LLM_LEADERBOARD = Resource(
+    "llm_leaderboard",
+    7,
+    (
+        _f("model_name", "modelName"),
+        _f("model_version", "modelVersion"),
+        _f("model_family", "modelFamily"),
+        _f("total_solutions", "totalSolutions", "BIGINT"),
+        _f("avg_bt_score", "avgBtScore", "DOUBLE"),
+        _f("best_bt_score", "bestBtScore", "DOUBLE"),
+        _f("total_wins", "totalWins", "BIGINT"),
+        _f("total_comparisons", "totalComparisons", "BIGINT"),
+        _f("win_rate", "winRate", "DOUBLE"),
+        _f("top3_count", "top3Count", "BIGINT"),
+        _f("first_place_count", "firstPlaceCount", "BIGINT"),
+        _f("unique_bots", "uniqueBots", "BIGINT"),
+    ),
+)
 
 #: Resources with one link row per record per snapshot (solutions hang off the problems' rows).
-LINKED_RESOURCES: tuple[Resource, ...] = (PROBLEMS, CATEGORIES, LEADERBOARD, BOTS, PLATFORM_STATS, BOT_ME)
-#: The public view names, in the order of the architecture contract.
-PUBLIC_VIEWS: tuple[str, ...] = (
+LINKED_RESOURCES: tuple[Resource, ...] = (
+    PROBLEMS,
+    CATEGORIES,
+    LEADERBOARD,
+    BOTS,
+    PLATFORM_STATS,
+    BOT_ME,
+    LLM_LEADERBOARD,
+)
+#: Linked resources whose link rows carry the position in the walk (``rank``).
+RANKED_RESOURCES: tuple[Resource, ...] = (LEADERBOARD, LLM_LEADERBOARD)
+#: The views every store has had since schema version 1 (a reader of an older, unmigrated store needs these).
+CORE_VIEWS: tuple[str, ...] = (
     "snapshots",
     "problems",
     "solutions",
@@ -171,12 +212,35 @@ PUBLIC_VIEWS: tuple[str, ...] = (
     "platform_stats",
     "bot_me",
 )
+#: The views of the optional resources (schema version 3): absent from an older store until its next write.
+OPTIONAL_VIEWS: tuple[str, ...] = (
+    "llm_leaderboard",
+    "activity",
+    "activity_gaps",
+    "comparisons",
+    "comparison_coverage",
+)
+#: The public view names, in the order of the architecture contract.
+PUBLIC_VIEWS: tuple[str, ...] = CORE_VIEWS + OPTIONAL_VIEWS
+#: The views over the history tables: never pruned (what the platform's feeds forgot stays).
+HISTORY_VIEWS: tuple[str, ...] = ("activity", "activity_gaps", "comparisons", "comparison_coverage")
+#: The column naming a view's snapshot where it is not ``snapshot_id``: the views holding each item once
+#: name the snapshot that first saw it.
+SNAPSHOT_COLUMN: dict[str, str] = {"activity": "first_snapshot_id", "comparisons": "first_snapshot_id"}
+
+
+def snapshot_column(view: str) -> str:
+    """The column of ``view`` naming its snapshot (``snapshot_id``; ``first_snapshot_id`` for the history
+    views ``activity`` and ``comparisons``)."""
+    return SNAPSHOT_COLUMN.get(view, "snapshot_id")
 
 
 #: The snapshot log's columns and SQL types. ``platform``: what the platform declared about itself (JSON
 #: ``{"id": str, "clock": "simulated" | ...}`` from its ``X-Platform-Id`` / ``X-Platform-Clock`` response
 #: headers; ``{}`` when it declared nothing, as the real platform; NULL when unknown: not read, or written
-#: before schema version 2).
+#: before schema version 2). ``resources``: what became of each optional resource (JSON ``{"activity":
+#: "stored" | "not offered" | "not requested" | "unchanged", "comparisons": ..., "llm_leaderboard": ...}``,
+#: see :mod:`solvelens.flows.optional`; NULL when written before schema version 3).
 SNAPSHOT_LOG_COLUMNS: dict[str, str] = {
     "snapshot_id": "BIGINT PRIMARY KEY",
     "taken_at": "TIMESTAMPTZ NOT NULL",
@@ -190,6 +254,7 @@ SNAPSHOT_LOG_COLUMNS: dict[str, str] = {
     "drift": "JSON",
     "changes": "JSON",
     "platform": "JSON",
+    "resources": "JSON",
 }
 #: The columns of the public ``snapshots`` view (the log's, without ``changes``).
 SNAPSHOTS_VIEW_COLUMNS: tuple[str, ...] = tuple(c for c in SNAPSHOT_LOG_COLUMNS if c != "changes")
@@ -197,6 +262,7 @@ SNAPSHOTS_VIEW_COLUMNS: tuple[str, ...] = tuple(c for c in SNAPSHOT_LOG_COLUMNS 
 #: idempotent DDL; every one must be harmless on a store that already has what it adds).
 MIGRATIONS: dict[int, tuple[str, ...]] = {
     2: (f"ALTER TABLE {INTERNAL}.snapshot_log ADD COLUMN IF NOT EXISTS platform JSON",),
+    3: (f"ALTER TABLE {INTERNAL}.snapshot_log ADD COLUMN IF NOT EXISTS resources JSON",),
 }
 
 
@@ -206,6 +272,79 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
 #: demo's store compacts to 1.9 MiB against 22.5 MiB. Small new stores keep DuckDB's default, under which an
 #: unchanged re-snapshot adds less than 5% of the first snapshot's (larger) file.
 RAW_COMPRESSION = "zstd"
+
+
+#: History tables (schema version 3), kept once per item (see the module docstring). ``platform``: the
+#: declared ``X-Platform-Id`` of the snapshot that wrote the row, else its base URL. Ids are VARCHAR whatever
+#: their JSON type (the real platform's event ids are serial integers).
+ACTIVITY_EVENTS = f"{INTERNAL}.activity_events"
+ACTIVITY_GAPS = f"{INTERNAL}.activity_gaps"
+COMPARISON_RECORDS = f"{INTERNAL}.comparison_records"
+COMPARISON_FETCHES = f"{INTERNAL}.comparison_fetches"
+HISTORY_COLUMNS: dict[str, dict[str, str]] = {
+    ACTIVITY_EVENTS: {
+        "platform": "VARCHAR NOT NULL",
+        "event_id": "VARCHAR NOT NULL",
+        "action": "VARCHAR",
+        "bot_id": "VARCHAR",
+        "bot_name": "VARCHAR",
+        "problem_id": "VARCHAR",
+        "problem_title": "VARCHAR",
+        "metadata": "JSON",  # the event's metadata parsed (the real platform sends a JSON string)
+        "created_at": "TIMESTAMPTZ",
+        "raw": "JSON NOT NULL",
+        "first_snapshot_id": "BIGINT NOT NULL",
+    },
+    ACTIVITY_GAPS: {
+        "snapshot_id": "BIGINT NOT NULL",
+        "newest_stored_event_id": "VARCHAR",  # the newest event stored before this snapshot ...
+        "oldest_fetched_event_id": "VARCHAR",  # ... not among the feed's events, the oldest of which is this
+        "gap_from": "TIMESTAMPTZ",  # createdAt of the newest stored event: events after it ...
+        "gap_to": "TIMESTAMPTZ",  # ... and before this one (the oldest fetched) may be missing
+        "events_per_hour": "DOUBLE",  # measured over the fetched page (platform time)
+        "suggested_interval_s": "DOUBLE",  # a snapshot at least this often keeps the history complete
+    },
+    COMPARISON_RECORDS: {
+        "platform": "VARCHAR NOT NULL",
+        "comparison_id": "VARCHAR NOT NULL",
+        "problem_id": "VARCHAR",  # the problem of the solution whose comparisons listed it
+        "solution_a_id": "VARCHAR",
+        "solution_b_id": "VARCHAR",
+        "winner": "VARCHAR",  # 'a' | 'b' | 'skip'
+        "voter_bot_id": "VARCHAR",
+        "voter_bot_name": "VARCHAR",
+        "created_at": "TIMESTAMPTZ",
+        "raw": "JSON NOT NULL",
+        "first_snapshot_id": "BIGINT NOT NULL",
+    },
+    COMPARISON_FETCHES: {
+        "snapshot_id": "BIGINT NOT NULL",
+        "platform": "VARCHAR NOT NULL",
+        "solution_id": "VARCHAR NOT NULL",
+        "problem_id": "VARCHAR",
+        "comparison_count": "BIGINT",  # the solution's comparisonCount as listed in this snapshot
+        "returned": "BIGINT",  # comparisons the endpoint returned (the real platform: the 50 most recent)
+        "stored": "BIGINT",  # distinct comparisons of the solution stored after this snapshot
+    },
+}
+
+
+#: SQL (over ``snapshot_log``) of the platform a snapshot's history rows belong to: see :func:`platform_key`.
+PLATFORM_KEY_SQL = "coalesce(platform->>'$.id', base_url)"
+
+
+def platform_key(declared: Mapping[str, Any] | None, base_url: str) -> str:
+    """The platform history rows belong to: the id the platform declared (``X-Platform-Id``, kept across
+    ports), else the snapshot's base URL (the real platform declares none); as :data:`PLATFORM_KEY_SQL`."""
+    ident = declared.get("id") if isinstance(declared, Mapping) else None
+    return str(ident) if ident else base_url
+
+
+def _history_ddl() -> list[str]:
+    return [
+        f"CREATE TABLE IF NOT EXISTS {table} ({', '.join(f'{c} {t}' for c, t in columns.items())})"
+        for table, columns in HISTORY_COLUMNS.items()
+    ]
 
 
 def _version_table_ddl(resource: Resource, extra: str = "", compression: str | None = None) -> str:
@@ -247,6 +386,7 @@ def _tables_ddl(compression: str | None = None) -> list[str]:
         ALERT_STATE_DDL,
     ]
     ddl.extend(_version_table_ddl(resource, compression=compression) for resource in LINKED_RESOURCES)
+    ddl.extend(_history_ddl())
     return ddl
 
 
@@ -296,6 +436,34 @@ def _views_ddl() -> list[str]:
             JOIN {s}.stat_values sv ON sv.version_id = l.version_id
             WHERE l.resource = {PLATFORM_STATS.code}""",
         _simple_view(BOT_ME),
+        _simple_view(LLM_LEADERBOARD, leading=", l.rank"),
+        *_history_views_ddl(),
+    ]
+
+
+def _visible(column: str) -> str:
+    """A history row is visible unless the snapshot named in ``column`` is still being written (a pruned
+    snapshot's history stays)."""
+    return (
+        f"NOT EXISTS (SELECT 1 FROM {INTERNAL}.snapshot_log s "
+        f"WHERE s.snapshot_id = {column} AND s.status <> '{COMPLETE}')"
+    )
+
+
+def _history_views_ddl() -> list[str]:
+    activity = [c for c in HISTORY_COLUMNS[ACTIVITY_EVENTS] if c != "platform"]
+    comparisons = [c for c in HISTORY_COLUMNS[COMPARISON_RECORDS] if c != "platform"]
+    gaps = list(HISTORY_COLUMNS[ACTIVITY_GAPS])
+    return [
+        f"""CREATE OR REPLACE VIEW main.activity AS SELECT {", ".join(activity)}
+            FROM {ACTIVITY_EVENTS} WHERE {_visible("first_snapshot_id")}""",
+        f"""CREATE OR REPLACE VIEW main.activity_gaps AS SELECT {", ".join(gaps)}
+            FROM {ACTIVITY_GAPS} WHERE {_visible("snapshot_id")}""",
+        f"""CREATE OR REPLACE VIEW main.comparisons AS SELECT {", ".join(comparisons)}
+            FROM {COMPARISON_RECORDS} WHERE {_visible("first_snapshot_id")}""",
+        f"""CREATE OR REPLACE VIEW main.comparison_coverage AS
+            SELECT snapshot_id, solution_id, problem_id, stored, comparison_count
+            FROM {COMPARISON_FETCHES} WHERE stored < comparison_count AND {_visible("snapshot_id")}""",
     ]
 
 

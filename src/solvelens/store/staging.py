@@ -16,8 +16,9 @@ Layout of a staging directory::
     <resource>.parquet            one file per staged table (see STAGED_TABLES for columns)
 
 Every table with a ``raw`` column also gets ``version_id``: the record version's 64-bit key (BLAKE2b of the
-raw JSON bytes; for solutions of ``problem_id + "\n" + raw``), computed here while fetching so the writer
-holds the store file for less time.
+raw JSON bytes; for solutions of ``problem_id + "\n" + raw``; for problems of a canonical form in which a
+tie switch of ``topSolution`` is no change, :mod:`solvelens.store.canonical`), computed here while fetching
+so the writer holds the store file for less time.
     part-<name>.json              {"warnings": [str], "info": {...}} reported by one fetch step
 
 A ``.parquet`` file appears only when its writer closed cleanly (written as ``.tmp``, then renamed).
@@ -28,7 +29,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -36,6 +37,8 @@ from typing import Any
 import orjson
 import pyarrow as pa
 import pyarrow.parquet as pq
+
+from solvelens.store.canonical import KEY_FORMS
 
 #: Staged tables and their Arrow columns. ``raw`` is the record's JSON exactly as fetched (keys in order).
 _RAW = [("version_id", pa.uint64()), ("raw", pa.string())]
@@ -65,6 +68,39 @@ STAGED_TABLES: dict[str, pa.Schema] = {
     ),
     "previous_bots": pa.schema(
         [("bot_id", pa.string()), ("listing_version_id", pa.uint64()), ("profile_version_id", pa.uint64())]
+    ),
+    # Optional resources (see solvelens.flows.optional). The /activity page as fetched (newest first).
+    "activity": pa.schema(_RAW),
+    # At most one row: the events this run found missed (see solvelens.flows.activity_gap).
+    "activity_gap": pa.schema(
+        [
+            ("newest_stored_event_id", pa.string()),
+            ("oldest_fetched_event_id", pa.string()),
+            ("gap_from", pa.string()),
+            ("gap_to", pa.string()),
+            ("events_per_hour", pa.float64()),
+            ("suggested_interval_s", pa.float64()),
+        ]
+    ),
+    "llm_leaderboard": pa.schema([("rank", pa.int32()), *_RAW]),
+    # The comparisons of each solution fetched this run (``solution_id``: whose list named it).
+    "comparisons": pa.schema([("problem_id", pa.string()), ("solution_id", pa.string()), *_RAW]),
+    # The solutions whose comparisons were fetched: their listed comparisonCount, what the endpoint returned.
+    "comparison_fetches": pa.schema(
+        [
+            ("solution_id", pa.string()),
+            ("problem_id", pa.string()),
+            ("comparison_count", pa.int64()),
+            ("returned", pa.int64()),
+        ]
+    ),
+    # Written by the flow (solvelens.store.readers.previous_state): the newest stored event (0 or 1 row) ...
+    "previous_activity": pa.schema([("event_id", pa.string()), ("created_at", pa.string())]),
+    # ... each solution's comparisonCount when its comparisons were last fetched ...
+    "comparison_state": pa.schema([("solution_id", pa.string()), ("comparison_count", pa.int64())]),
+    # ... and the previous snapshot's solutions whose count moved since (for problems carried over).
+    "pending_comparisons": pa.schema(
+        [("solution_id", pa.string()), ("problem_id", pa.string()), ("comparison_count", pa.int64())]
     ),
 }
 #: Buffered raw JSON bytes after which a staged table writes a Parquet row group.
@@ -104,8 +140,15 @@ class TableWriter:
     whenever the buffered raw JSON reaches ``flush_bytes`` bytes (tables without ``raw``: every 65,536 rows).
     """
 
-    def __init__(self, path: Path, schema: pa.Schema, flush_bytes: int = DEFAULT_FLUSH_BYTES) -> None:
+    def __init__(
+        self,
+        path: Path,
+        schema: pa.Schema,
+        flush_bytes: int = DEFAULT_FLUSH_BYTES,
+        key_form: Callable[[bytes], bytes] | None = None,
+    ) -> None:
         self._path = path
+        self._key_form = key_form  # the canonical form keys are computed over (solvelens.store.canonical)
         self._tmp = path.with_suffix(".parquet.tmp")
         self._schema = schema
         self._flush_bytes = flush_bytes
@@ -125,7 +168,8 @@ class TableWriter:
                     v.encode() if isinstance(v, str) else v if isinstance(v, bytes) else dump_json(v)
                     for v in values
                 ]
-                keys = _version_keys(values, columns.get("problem_id"))
+                keyed = values if self._key_form is None else [self._key_form(v) for v in values]
+                keys = _version_keys(keyed, columns.get("problem_id"))
                 self._buffer["version_id"].extend(keys)
                 self._buffered_bytes += sum(len(v) for v in values)
             self._buffer[name].extend(values)
@@ -206,7 +250,7 @@ class StagingArea:
 
     def writer(self, table: str, flush_bytes: int = DEFAULT_FLUSH_BYTES) -> TableWriter:
         """A :class:`TableWriter` for ``table`` (use as a context manager)."""
-        return TableWriter(self.table_path(table), STAGED_TABLES[table], flush_bytes)
+        return TableWriter(self.table_path(table), STAGED_TABLES[table], flush_bytes, KEY_FORMS.get(table))
 
     def write_table(self, table: str, data: pa.Table) -> None:
         """Stage a whole Arrow table at once (columns as in :data:`STAGED_TABLES`, cast to them)."""

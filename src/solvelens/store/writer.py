@@ -7,8 +7,11 @@ the commit leaves nothing visible (DuckDB writes a transaction to its WAL only a
 starts cleanly.
 
 Deduplication: a record version is stored once, keyed by a 64-bit BLAKE2b of its raw JSON (solutions: of
-``problem_id + "\\n" + raw``; computed while staging). A problem's ranked solution list is stored once as a
-manifest keyed by the MD5 of its ordered version ids. An unchanged re-snapshot adds only link rows.
+``problem_id + "\\n" + raw``; problems: of a canonical form, see :mod:`solvelens.store.canonical`; computed
+while staging). A problem's ranked solution list is stored once as a manifest keyed by the MD5 of its
+version ids ordered by (rank, version id): ranks are competition ranks over the score (ties share a rank,
+:mod:`solvelens.flows.ranks`), so the same solutions listed in another tie order are the same manifest.
+An unchanged re-snapshot adds only link rows, whatever order the platform gave its ties.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ import duckdb
 from solvelens.store.connection import DEFAULT_LOCK_TIMEOUT_S, open_writer
 from solvelens.store.drift import compare_fields, observed_fields
 from solvelens.store.errors import IncompleteStagingError, StaleCarryoverError
+from solvelens.store.history import write_history
 from solvelens.store.metrics import flatten_metrics
 from solvelens.store.schema import (
     BOT_ME,
@@ -39,8 +43,10 @@ from solvelens.store.schema import (
     LAST_DELETED_KEY,
     LEADERBOARD,
     LINKS,
+    LLM_LEADERBOARD,
     PLATFORM_STATS,
     PROBLEMS,
+    RANKED_RESOURCES,
     SMALL_BLOCK_SIZE,
     SOLUTIONS,
     Resource,
@@ -59,9 +65,11 @@ class SnapshotResult:
     """What one write produced.
 
     ``counts``: rows per public view for this snapshot (``problems``, ``solutions``, ``categories``,
-    ``leaderboard``, ``bots``, ``platform_stats``, ``bot_me``). ``new_versions``: record versions added per
-    resource. ``drift``: entries as in :mod:`solvelens.store.drift`. ``changes``: differences from the
-    previous complete snapshot of the same base URL (see :func:`snapshot_changes`). Times are ISO-8601 UTC
+    ``leaderboard``, ``bots``, ``platform_stats``, ``bot_me``; ``llm_leaderboard``, and the history views
+    ``activity`` and ``comparisons`` (items first seen by this snapshot) when staged). ``new_versions``:
+    record versions added per resource (history: items stored new). ``drift``: entries as in
+    :mod:`solvelens.store.drift`. ``changes``: differences from the previous complete snapshot of the same
+    base URL (see :func:`snapshot_changes`). Times are ISO-8601 UTC
     strings; ``duration_s`` (seconds) runs from the staged ``started_at`` to the commit; ``write_s`` is how
     long the file was held; ``file_bytes`` is the file size after close; ``timings`` the seconds spent per
     phase of the write (for benchmarks).
@@ -187,7 +195,7 @@ class _Transaction:
             if resource.name in REQUIRED_TABLES:
                 raise IncompleteStagingError(f"the staged run has no {resource.name!r} table ({path})")
             return False
-        rank = "rank" if resource is LEADERBOARD else "NULL::INTEGER AS rank"
+        rank = "rank" if resource in RANKED_RESOURCES else "NULL::INTEGER AS rank"
         parquet = _parquet(path)
         self.con.execute(f"CREATE OR REPLACE TEMP TABLE stage AS SELECT version_id, {rank} FROM {parquet}")
         self.insert_new_versions(resource, "stage", f"(SELECT version_id, raw FROM {parquet})")
@@ -295,7 +303,8 @@ class _Transaction:
         con.execute(
             f"""CREATE OR REPLACE TEMP TABLE problem_manifests AS
                 SELECT f.problem_id,
-                       coalesce(md5_number_lower(string_agg(s.version_id::VARCHAR, ',' ORDER BY s.rank)),
+                       coalesce(md5_number_lower(string_agg(s.version_id::VARCHAR, ','
+                                                            ORDER BY s.rank, s.version_id)),
                                 {EMPTY_MANIFEST_SQL}) AS manifest_id
                 FROM stage_fetched f LEFT JOIN stage_sol s ON s.problem_id = f.problem_id
                 GROUP BY f.problem_id"""
@@ -352,6 +361,9 @@ def snapshot_changes(con: duckdb.DuckDBPyConnection, sid: int, prev: int | None)
     "solutions": {"added", "removed", "changed"}, "bots": {"added", "removed", "changed"},
     "leaderboard": {"entered", "left", "moved",
     "top_movers": [{"bot_id", "name", "from_rank", "to_rank"}] (at most 5, biggest moves first)}}``.
+    Leaderboard ranks here are competition ranks (bots with equal points share the best list position among
+    them), so two tied bots listed in the other order is no move; ``solutions`` compare whole lists, whose
+    manifests ignore the order of a tie (:mod:`solvelens.flows.ranks`).
     Only ``previous_snapshot_id`` when there is no previous snapshot.
     """
     if prev is None:
@@ -395,7 +407,11 @@ def snapshot_changes(con: duckdb.DuckDBPyConnection, sid: int, prev: int | None)
             FROM cs FULL JOIN ps ON cs.solution_id = ps.solution_id""",
         params,
     ).fetchall()[0]
-    lb_sql = f"""SELECT v.bot_id, v.name, l.rank FROM {LINKS} l
+    # competition rank: bots with equal points share the best position among them (a tie swap is no move)
+    lb_sql = f"""SELECT v.bot_id, v.name,
+                        CASE WHEN v.points IS NULL THEN l.rank
+                             ELSE min(l.rank) OVER (PARTITION BY v.points) END AS rank
+                 FROM {LINKS} l
                  JOIN {LEADERBOARD.version_table} v USING (version_id)
                  WHERE l.resource = {LEADERBOARD.code} AND l.snapshot_id = ?"""
     cur_lb = {r[0]: (r[1], r[2]) for r in con.execute(lb_sql, [sid]).fetchall()}
@@ -468,6 +484,8 @@ def _write_phases(tx: _Transaction) -> dict[str, float]:
         ("bots", tx.write_bots),
         ("platform_stats", tx.write_stats),
         ("bot_me", lambda: tx.write_linked(BOT_ME)),
+        ("llm_leaderboard", lambda: tx.write_linked(LLM_LEADERBOARD)),
+        ("history", lambda: write_history(tx.con, tx.staging, tx.sid, tx.counts, tx.new_versions)),
         ("drop_temp", tx.drop_temp),
     ]
     timings: dict[str, float] = {}

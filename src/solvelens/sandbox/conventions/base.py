@@ -27,7 +27,13 @@ class ListSpec:
     ``singular`` of its records (problem, solution, bot, category), ``kind`` (the records' collection name in
     envelopes: leaderboard entries are ``bots``), ``key`` (the platform envelope's list key), page sizes
     (``default_limit``, ``max_limit``; ``server_page``: the OData mode's own page size), the canonical id
-    field and whether the platform mode shows a ``pagination`` block (``platform_total``) or pages at all."""
+    field and whether the platform mode shows a ``pagination`` block (``platform_total``) or pages at all.
+
+    ``feed``: a limit-only feed (the newest ``limit`` records, no further pages: ``/activity``); every mode
+    reads only its page-size parameter. ``platform_shape``: how the platform mode envelopes the list:
+    ``switch`` (the ``--pagination`` style of the interface's lists), ``offset`` (the real offset-paged
+    ``{<key>: [...], "pagination": {limit, offset, total}}`` whatever the switch: ``/llm-leaderboard``) or
+    ``named`` (``{<key>: [...]}``, no paging)."""
 
     resource: str
     singular: str
@@ -39,6 +45,8 @@ class ListSpec:
     id_field: str = "id"
     platform_total: bool = True
     paged: bool = True
+    feed: bool = False
+    platform_shape: str = "switch"
 
 
 LIST_SPECS: Final = {
@@ -50,7 +58,22 @@ LIST_SPECS: Final = {
     "categories": ListSpec(
         "categories", "category", "categories", "categories", 50, 50, 50, id_field="slug", paged=False
     ),
-}
+    "activity": ListSpec(
+        "activity", "activity", "activities", "activities", 20, 50, 50, paged=False, feed=True,
+        platform_shape="named",
+    ),
+    "llm_leaderboard": ListSpec(
+        "llm_leaderboard", "model", "models", "models", 20, 100, 11, platform_shape="offset"
+    ),
+    "families": ListSpec(
+        "families", "family", "families", "families", 0, 0, 0, id_field="family", paged=False,
+        platform_shape="named",
+    ),
+    "comparisons": ListSpec(
+        "comparisons", "comparison", "comparisons", "comparisons", 50, 50, 50, paged=False,
+        platform_shape="named",
+    ),
+}  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -84,6 +84,9 @@ class HalConvention(Convention):
     }
 
     def window_dependency(self, spec: ListSpec) -> Callable[..., Window]:
+        if spec.feed:
+            return _feed_window(spec)
+
         def hal_window(
             page_token: str | None = Query(
                 None, max_length=64, description="Opaque token of the next page (from `_links.next.href`)."
@@ -168,6 +171,21 @@ class HalConvention(Convention):
             (200, '`{"task": {...}, "_links": {"submit"}}`', {"type": "object", "required": ["task"]}),
             (404, "No task available (problem details)", None),
         ]
+
+
+def _feed_window(spec: ListSpec) -> Callable[..., Window]:
+    """A feed (the newest records, no next link): ``limit`` only, capped silently."""
+
+    def hal_feed(
+        limit: int | None = Query(
+            None,
+            ge=1,
+            description=f"How many of the newest (default {spec.default_limit}; capped at {spec.max_limit}).",
+        ),
+    ) -> Window:
+        return Window(0, min(limit or spec.default_limit, spec.max_limit))
+
+    return hal_feed
 
 
 def _relative(request: Request, changes: dict[str, Any]) -> str:

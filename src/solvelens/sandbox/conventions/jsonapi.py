@@ -48,6 +48,10 @@ RELATIONSHIPS: Final = {
     "botId": ("bot", "bots"),
     "humanAuthorId": ("human_author", "humans"),
     "botAuthorId": ("bot_author", "bots"),
+    "problemId": ("problem", "problems"),
+    "voterBotId": ("voter_bot", "bots"),
+    "solutionAId": ("solution_a", "solutions"),
+    "solutionBId": ("solution_b", "solutions"),
 }
 TYPES: Final = {"problem": "problems", "solution": "solutions", "bot": "bots", "category": "categories"}
 
@@ -88,6 +92,9 @@ class JsonApiConvention(Convention):
     }
 
     def window_dependency(self, spec: ListSpec) -> Callable[..., Window]:
+        if spec.feed:
+            return _feed_window(spec)
+
         def jsonapi_window(
             number: int = Query(1, alias="page[number]", ge=1, le=MAX_PAGE, description="1-based page."),
             size: int | None = Query(
@@ -178,3 +185,20 @@ class JsonApiConvention(Convention):
                 {"type": "object", "required": ["data"]},
             )
         ]
+
+
+def _feed_window(spec: ListSpec) -> Callable[..., Window]:
+    """A feed (the newest records, no further pages): ``page[size]`` only, capped silently."""
+
+    def jsonapi_feed(
+        size: int | None = Query(
+            None,
+            alias="page[size]",
+            ge=1,
+            description=f"How many of the newest (default {spec.default_limit}; above {spec.max_limit} "
+            f"capped at {spec.max_limit}); the feed has no further pages.",
+        ),
+    ) -> Window:
+        return Window(0, min(size or spec.default_limit, spec.max_limit))
+
+    return jsonapi_feed

@@ -73,6 +73,9 @@ class OdataConvention(Convention):
     }
 
     def window_dependency(self, spec: ListSpec) -> Callable[..., Window]:
+        if spec.feed:
+            return _feed_window(spec)
+
         def odata_window(
             top: int | None = Query(
                 None,
@@ -157,6 +160,23 @@ class OdataConvention(Convention):
                 {"type": "object", "required": ["value"]},
             )
         ]
+
+
+def _feed_window(spec: ListSpec) -> Callable[..., Window]:
+    """A feed (the newest records, no ``@odata.nextLink``): ``$top`` only (default the spec's, capped at its
+    maximum); ``$skip`` is not offered."""
+
+    def odata_feed(
+        top: int | None = Query(
+            None,
+            alias="$top",
+            ge=0,
+            description=f"How many of the newest (default {spec.default_limit}; capped at {spec.max_limit}).",
+        ),
+    ) -> Window:
+        return Window(0, min(spec.default_limit if top is None else top, spec.max_limit))
+
+    return odata_feed
 
 
 def _context_static(fragment: str) -> str:

@@ -12,7 +12,7 @@ from fastapi.responses import Response
 
 from solvelens.sandbox import paging, schemas
 from solvelens.sandbox.conventions.base import Convention, ListSpec, Pair, Record, Window
-from solvelens.sandbox.http import JSON, PaginationStyle, error_response, responses
+from solvelens.sandbox.http import JSON, ApiError, PaginationStyle, error_response, responses
 
 __all__ = ["ITEMS_MAX_LIMIT", "PlatformConvention"]
 
@@ -38,6 +38,10 @@ class PlatformConvention(Convention):
         return self.items_solutions and spec.resource == "solutions"
 
     def window_dependency(self, spec: ListSpec) -> Callable[..., Window]:
+        if spec.feed:
+            return _feed_window(spec)
+        if spec.platform_shape == "offset":
+            return _offset_window(spec)
         items = self._items(spec)
         style: PaginationStyle = "offset" if items else self.style
         documented = (items or self.style == "offset") if spec.resource == "solutions" else None
@@ -61,6 +65,11 @@ class PlatformConvention(Convention):
     def render_list(
         self, spec: ListSpec, records: list[Record], w: Window, total: int, request: Request
     ) -> Response:
+        if spec.platform_shape == "named":
+            return JSON({spec.key: records})
+        if spec.platform_shape == "offset":
+            block = {"limit": w.limit, "offset": w.offset, "total": total}
+            return JSON({spec.key: records, "pagination": block})
         if not spec.paged:
             return JSON(records)
         if self._items(spec):
@@ -87,7 +96,7 @@ class PlatformConvention(Convention):
         return JSON(body, status_code=status)
 
     def list_doc(self, spec: ListSpec, item: type[Any], platform_model: Any) -> Any:
-        if not spec.paged:
+        if not spec.paged or spec.platform_shape != "switch":
             return platform_model
         if self._items(spec):
             return schemas.ItemsPage[item]  # type: ignore[valid-type]
@@ -104,3 +113,37 @@ class PlatformConvention(Convention):
 
     def document(self, *pairs: Pair) -> dict[int | str, dict[str, Any]]:
         return responses(*pairs)
+
+
+def _feed_window(spec: ListSpec) -> Callable[..., Window]:
+    """``limit`` only (1..max, default as the spec). Above the maximum is a 400 naming it, as the issue's
+    contract asks of ``/activity`` (the real server answers a 500 ``too_big`` there)."""
+    max_limit = spec.max_limit
+
+    def feed_window(
+        limit: int = Query(
+            spec.default_limit,
+            ge=1,
+            description=f"How many of the newest records (1-{max_limit}; no paging).",
+            json_schema_extra={"maximum": max_limit},
+        ),
+    ) -> Window:
+        if limit > max_limit:
+            message = f"limit must be at most {max_limit}, got {limit}"
+            raise ApiError(400, message, [{"field": "limit", "message": message}])
+        return Window(0, limit)
+
+    return feed_window
+
+
+def _offset_window(spec: ListSpec) -> Callable[..., Window]:
+    """The real offset paging: ``offset`` (0-based) and ``limit`` (1..max); ``page`` is not read."""
+    max_limit = spec.max_limit
+
+    def offset_window(
+        offset: int = Query(0, ge=0, le=paging.MAX_OFFSET, description="Records to skip."),
+        limit: int = Query(spec.default_limit, ge=1, le=max_limit, description=f"Page size (1-{max_limit})."),
+    ) -> Window:
+        return Window(offset, limit, style="offset")
+
+    return offset_window

@@ -91,6 +91,9 @@ class RelayConvention(Convention):
     }
 
     def window_dependency(self, spec: ListSpec) -> Callable[..., Window]:
+        if spec.feed:
+            return _feed_window(spec)
+
         def relay_window(
             first: int | None = Query(
                 None,
@@ -149,3 +152,18 @@ class RelayConvention(Convention):
 
     def task_pairs(self, task_model: Any) -> list[Pair]:
         return [(200, '`{"node": task}`, or `{}` when there is nothing to do', {"type": "object"})]
+
+
+def _feed_window(spec: ListSpec) -> Callable[..., Window]:
+    """A feed (the newest records; ``hasNextPage`` false): ``first`` only, capped silently."""
+
+    def relay_feed(
+        first: int | None = Query(
+            None,
+            ge=1,
+            description=f"How many of the newest (default {spec.default_limit}; capped at {spec.max_limit}).",
+        ),
+    ) -> Window:
+        return Window(0, min(first or spec.default_limit, spec.max_limit))
+
+    return relay_feed

@@ -15,6 +15,7 @@ def bots_router(ctx: AppContext) -> APIRouter:
     """The public bot route of one app."""
     router = APIRouter()
     conv = ctx.conventions
+    shuffle = ctx.options.tie_order == "shuffle"
 
     @router.get(
         f"{API}/bots/{{bot_id}}",
@@ -26,7 +27,9 @@ def bots_router(ctx: AppContext) -> APIRouter:
         """Public bot profile + badges, topSolutions, recentActivity."""
         bid = ctx.codec.decode("bot", bot_id)
         with ctx.db.read() as conn:
-            record = queries.bot_public(conn, ctx.codec, bid) if bid is not None else None
+            record = (
+                queries.bot_public(conn, ctx.codec, bid, shuffle_ties=shuffle) if bid is not None else None
+            )
         if record is None:
             raise ApiError(404, "Bot not found")
         return conv.render_one("bot", record, request)

@@ -23,6 +23,7 @@ def problems_router(ctx: AppContext) -> APIRouter:
     """The problem routes of one app."""
     router = APIRouter()
     db, codec, conv = ctx.db, ctx.codec, ctx.conventions
+    shuffle = ctx.options.tie_order == "shuffle"
     spec, sol_spec = LIST_SPECS["problems"], LIST_SPECS["solutions"]
 
     @router.get(
@@ -51,6 +52,7 @@ def problems_router(ctx: AppContext) -> APIRouter:
                 sort=sort,
                 offset=w.offset,
                 limit=w.limit,
+                shuffle_ties=shuffle,
             )
         return conv.render_list(spec, items, w, total, request)
 
@@ -64,7 +66,7 @@ def problems_router(ctx: AppContext) -> APIRouter:
         """One problem: full row + author + topSolutions (<= 3)."""
         pid = codec.decode("problem", problem_id)
         with db.read() as conn:
-            record = queries.get_problem(conn, codec, pid) if pid is not None else None
+            record = queries.get_problem(conn, codec, pid, shuffle_ties=shuffle) if pid is not None else None
         if record is None:
             raise ApiError(404, "Problem not found")
         return conv.render_one("problem", record, request)
@@ -90,7 +92,9 @@ def problems_router(ctx: AppContext) -> APIRouter:
             count = queries.problem_exists(conn, pid) if pid is not None else None
             if count is None or pid is None:
                 raise ApiError(404, "Problem not found")
-            items = queries.list_solutions(conn, codec, pid, offset=w.offset, limit=w.limit)
+            items = queries.list_solutions(
+                conn, codec, pid, offset=w.offset, limit=w.limit, shuffle_ties=shuffle
+            )
         return conv.render_list(sol_spec, items, w, count, request)
 
     return router

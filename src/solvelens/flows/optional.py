@@ -1,0 +1,305 @@
+"""Fetch steps of the optional resources: what the real platform publishes beyond the interface.
+
+Three resources (names as in ``SnapshotPlan.resources`` and ``snapshot --resources``), each its own step
+(plain async functions, no Prefect, no store; the same report shape as :mod:`solvelens.flows.fetch`):
+
+- ``activity`` (:func:`fetch_activity_step`): ``GET /activity?limit=50``, the feed's newest events, staged
+  whole; the writer keeps the ones not stored yet. When the feed no longer reaches the newest event stored
+  before (staged ``previous_activity``), the gap is staged and reported (:mod:`solvelens.flows.activity_gap`).
+- ``llm_leaderboard`` (:func:`fetch_llm_leaderboard_step`): every page of ``GET /llm-leaderboard`` (offset
+  paging on the real platform), rank = position in the walk.
+- ``comparisons`` (:func:`fetch_comparisons_step`, after the problems step): ``GET
+  /solutions/{id}/comparisons`` only for the solutions whose ``comparisonCount`` moved since their
+  comparisons were last fetched (staged ``comparison_state``; ``pending_comparisons`` for problems whose
+  solution list carried over): an unchanged re-snapshot sends no comparisons request.
+
+Discovery, once per snapshot and at no extra cost: each resource's first request is the probe. An answer of
+404 (405, 410, 501, or 401/403: not for a public snapshot) means the platform does not offer the resource: it
+is recorded as ``not offered`` and the snapshot goes on. Any other failure fails the step as the interface's
+resources do (a platform that errors is not a platform without the endpoint). Each step reports what became
+of its resource in ``info.resources`` (:data:`STORED`, :data:`NOT_OFFERED`, :data:`UNCHANGED`); a resource the
+plan leaves out is :data:`NOT_REQUESTED`. The writer records them in ``snapshots.resources``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from typing import Any, Final
+
+import orjson
+import pyarrow as pa
+
+from solvelens.client import APIStatusError, NotFoundError, Page, UnrecognizedResponseError
+from solvelens.client.walk import endpoint_key
+from solvelens.flows.activity_gap import StoredEvent, events_per_hour, find_gap, gap_sentence
+from solvelens.flows.fetch import (
+    DEFAULT_CONCURRENCY,
+    _client,
+    _report,
+    _unidentified,
+    collect_pages,
+    report_progress,
+)
+from solvelens.store.staging import StagingArea
+
+__all__ = [
+    "ACTIVITY_LIMIT",
+    "NOT_OFFERED",
+    "NOT_REQUESTED",
+    "OPTIONAL_RESOURCES",
+    "STORED",
+    "UNCHANGED",
+    "fetch_activity_step",
+    "fetch_comparisons_step",
+    "fetch_llm_leaderboard_step",
+    "not_offered",
+    "solutions_to_compare",
+]
+
+#: The optional resources, by the names ``--resources`` takes.
+OPTIONAL_RESOURCES: Final = ("activity", "comparisons", "llm_leaderboard")
+#: What became of an optional resource in a snapshot (``snapshots.resources``).
+STORED: Final = "stored"
+NOT_OFFERED: Final = "not offered"
+NOT_REQUESTED: Final = "not requested"
+#: Comparisons only: no solution's comparison count moved since the last fetch, so nothing was asked.
+UNCHANGED: Final = "unchanged"
+#: Events asked of ``/activity`` (the real platform's maximum).
+ACTIVITY_LIMIT: Final = 50
+#: Statuses meaning "this platform does not offer the endpoint (to a public client)".
+_ABSENT: Final = frozenset({401, 403, 404, 405, 410, 501})
+#: Solutions tried before a 404 naming the solution (not the route) counts as a broken listing.
+_PROBES: Final = 3
+
+
+def not_offered(exc: APIStatusError) -> bool:
+    """Whether an error answer means the platform does not offer the endpoint (see the module docstring)."""
+    return exc.status_code in _ABSENT
+
+
+def _route_missing(exc: APIStatusError) -> bool:
+    """A 404 for an unknown route (Fastify's ``Route GET:/x not found``, or a body that does not name the
+    solution), as opposed to ``{"error": "Solution not found"}`` for a solution that is gone."""
+    text = f"{exc.message} {exc.body_excerpt}".lower()
+    return "route" in text or "solution" not in text
+
+
+def _absent(step: str, resource: str, exc: APIStatusError) -> dict[str, Any]:
+    return _report(
+        step,
+        {resource: 0},
+        [],
+        resources={resource: NOT_OFFERED},
+        absent=f"HTTP {exc.status_code} on {exc.method} {endpoint_key(exc.path or '')}",
+    )
+
+
+async def fetch_activity_step(
+    base_url: str, staging_dir: str, *, profile: str | None = None
+) -> dict[str, Any]:
+    """Stage ``activity`` (``GET /activity?limit=50``: the feed's newest events, newest first) and, when the
+    feed no longer reaches the newest event stored before (staged ``previous_activity``), ``activity_gap``
+    (one row; a warning says which cadence would have caught the events). An event without ``id`` raises
+    :class:`UnrecognizedResponseError` (nothing written). ``info``: ``resources``, ``fetched`` (events in
+    the page), ``events_per_hour`` (measured over the page, platform time; ``None`` when it cannot tell),
+    ``gap`` (the :class:`~solvelens.flows.activity_gap.ActivityGap` as a dict, or ``None``)."""
+    area = StagingArea(staging_dir)
+    async with _client(base_url, profile=profile) as client:
+        try:
+            events = await client.activity(ACTIVITY_LIMIT)
+        except APIStatusError as exc:
+            if not_offered(exc):
+                return _absent("activity", "activity", exc)
+            raise
+    for position, event in enumerate(events, start=1):
+        if not isinstance(event, dict) or event.get("id") is None:
+            raise _unidentified("activity", "/activity", position, event)
+    area.write_records("activity", events)
+    warnings: list[str] = []
+    previous = area.read_table("previous_activity")
+    newest = StoredEvent(**previous.to_pylist()[0]) if previous is not None and previous.num_rows else None
+    gap = find_gap(events, newest)
+    if gap is not None:
+        area.write_table("activity_gap", pa.Table.from_pylist([gap.as_dict()]))
+        warnings.append(gap_sentence(gap))
+    elif newest is not None and events and not any(str(e["id"]) == newest.event_id for e in events):
+        warnings.append(
+            f"activity: the feed no longer holds event {newest.event_id} (the newest stored) although it "
+            "reaches back beyond it: the platform deleted it or reset its feed"
+        )
+    report_progress("activity", 1, 1)
+    return _report(
+        "activity",
+        {"activity": len(events)},
+        warnings,
+        resources={"activity": STORED},
+        fetched=len(events),
+        events_per_hour=events_per_hour(events),
+        gap=None if gap is None else gap.as_dict(),
+    )
+
+
+async def _pages_or_absent(pages: AsyncIterator[Page], seen: list[int]) -> AsyncIterator[Page]:
+    """The pages of a walk, counting them in ``seen[0]`` (so a failure can be told apart: first page or
+    later)."""
+    async for page in pages:
+        seen[0] += 1
+        yield page
+
+
+async def fetch_llm_leaderboard_step(
+    base_url: str, staging_dir: str, *, profile: str | None = None
+) -> dict[str, Any]:
+    """Stage ``llm_leaderboard``: every page of ``GET /llm-leaderboard`` (rank 1 = first in the walk, the
+    platform's default sort). A model without ``id`` raises :class:`UnrecognizedResponseError`; an error
+    after the first page fails the step (the walk broke, the endpoint exists). ``info``: ``resources``."""
+    area = StagingArea(staging_dir)
+    warnings: list[str] = []
+    seen = [0]
+    async with _client(base_url, profile=profile) as client:
+        try:
+            models = await collect_pages(
+                _pages_or_absent(client.llm_leaderboard_pages(), seen),
+                "llm_leaderboard",
+                warnings,
+                progress_step="llm_leaderboard",
+                endpoint="llm_leaderboard",
+                path="/llm-leaderboard",
+            )
+        except APIStatusError as exc:
+            if seen[0] == 0 and not_offered(exc):
+                return _absent("llm_leaderboard", "llm_leaderboard", exc)
+            raise
+    area.write_records("llm_leaderboard", models, rank=list(range(1, len(models) + 1)))
+    return _report(
+        "llm_leaderboard", {"llm_leaderboard": len(models)}, warnings, resources={"llm_leaderboard": STORED}
+    )
+
+
+def _count(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def solutions_to_compare(area: StagingArea) -> list[tuple[str, str, int | None]]:
+    """``(solution_id, problem_id, comparisonCount)`` of every solution whose comparisons to fetch, from the
+    staging area after the problems step: the solutions fetched this run whose count moved since their last
+    fetch (``comparison_state``; a count of 0 has nothing to fetch; an unknown count is always fetched),
+    and the ``pending_comparisons`` of problems whose solution list carried over."""
+    state_table = area.read_table("comparison_state")
+    state = {} if state_table is None else dict(zip(*state_table.to_pydict().values(), strict=True))
+    wanted: list[tuple[str, str, int | None]] = []
+    staged = area.read_table("solutions")
+    if staged is not None:
+        for pid, raw in zip(staged["problem_id"].to_pylist(), staged["raw"].to_pylist(), strict=True):
+            record = orjson.loads(raw)
+            count = _count(record.get("comparisonCount"))
+            if count == 0 or (count is not None and state.get(str(record.get("id"))) == count):
+                continue
+            wanted.append((str(record.get("id")), pid, count))
+    carried_table = area.read_table("solution_carryover")
+    carried = set() if carried_table is None else set(carried_table["problem_id"].to_pylist())
+    pending = area.read_table("pending_comparisons")
+    for row in [] if pending is None else pending.to_pylist():
+        if row["problem_id"] in carried:
+            wanted.append((row["solution_id"], row["problem_id"], row["comparison_count"]))
+    return wanted
+
+
+def _gone(ids: list[str]) -> UnrecognizedResponseError:
+    return UnrecognizedResponseError(
+        f"GET /solutions/{{id}}/comparisons -> 404 'not found' for {len(ids)} solutions the listing just "
+        f"gave ({', '.join(ids[:3])}): the listed ids are not the ids this API takes; the snapshot writes "
+        "nothing: "
+        'add to your profile the listing\'s id field, e.g. [endpoints.solutions] id_field = "<the field>"',
+        endpoint="comparisons",
+        keys=[],
+    )
+
+
+async def _probe(
+    client: Any, wanted: list[tuple[str, str, int | None]]
+) -> tuple[int, list[dict[str, Any]] | None, APIStatusError | None]:
+    """Ask for the first solutions' comparisons one at a time until one answers: returns how many were
+    tried, the answer of the last one tried (``None``: none answered) and, when the platform does not offer
+    the endpoint, the error saying so. A 404 naming the solution (not the route) tries the next one; after
+    :data:`_PROBES` of them the listing's ids are not the API's (:class:`UnrecognizedResponseError`)."""
+    gone: list[str] = []
+    for tried, (sid, _pid, _count) in enumerate(wanted, start=1):
+        try:
+            return tried, await client.comparisons(sid), None
+        except APIStatusError as exc:
+            if isinstance(exc, NotFoundError) and not _route_missing(exc):
+                gone.append(sid)
+                if len(gone) >= _PROBES:
+                    raise _gone(gone) from None
+                continue
+            if not_offered(exc):
+                return tried, None, exc
+            raise
+    return len(wanted), None, None  # every solution asked was deleted meanwhile: nothing to store
+
+
+async def fetch_comparisons_step(
+    base_url: str, staging_dir: str, *, concurrency: int = DEFAULT_CONCURRENCY, profile: str | None = None
+) -> dict[str, Any]:
+    """Stage ``comparisons`` (each fetched solution's comparisons, with its problem and solution id) and
+    ``comparison_fetches`` (per solution fetched: its listed ``comparisonCount`` and how many the endpoint
+    returned) for :func:`solutions_to_compare`'s solutions, ``concurrency`` at a time after the first (the
+    probe). Runs after the problems step (it reads that step's staged solutions). Nothing to fetch:
+    :data:`UNCHANGED`, no request sent. A solution that answers 404 after the probe was deleted meanwhile (a
+    warning). ``info``: ``resources``, ``requested`` (solutions asked), ``fetched`` (comparisons returned),
+    ``capped`` (solutions whose count exceeds what the endpoint returned: only the newest are kept)."""
+    area = StagingArea(staging_dir)
+    wanted = solutions_to_compare(area)
+    if not wanted:
+        return _report(
+            "comparisons", {"comparisons": 0}, [], resources={"comparisons": UNCHANGED}, requested=0
+        )
+    warnings: list[str] = []
+    async with _client(base_url, concurrency=concurrency, profile=profile) as client:
+        tried, first, absent = await _probe(client, wanted)
+        if absent is not None:
+            return _absent("comparisons", "comparisons", absent)
+        done, fetched, capped, gone = tried, 0, 0, 0
+        with area.writer("comparisons") as rows, area.writer("comparison_fetches") as fetches:
+
+            def keep(sid: str, pid: str, count: int | None, got: list[dict[str, Any]]) -> None:
+                nonlocal fetched, capped
+                rows.append(problem_id=[pid] * len(got), solution_id=[sid] * len(got), raw=got)
+                fetches.append(
+                    solution_id=[sid], problem_id=[pid], comparison_count=[count], returned=[len(got)]
+                )
+                fetched += len(got)
+                capped += count is not None and count > len(got)
+
+            if first is not None:
+                keep(*wanted[tried - 1], first)
+            semaphore = asyncio.Semaphore(concurrency)
+
+            async def one(sid: str, pid: str, count: int | None) -> None:
+                nonlocal done, gone
+                async with semaphore:
+                    try:
+                        keep(sid, pid, count, await client.comparisons(sid))
+                    except NotFoundError:
+                        gone += 1
+                    finally:
+                        done += 1
+                        report_progress("comparisons", done, len(wanted))
+
+            report_progress("comparisons", done, len(wanted))
+            await asyncio.gather(*(one(*w) for w in wanted[tried:]))
+    if gone:
+        warnings.append(
+            f"comparisons: {gone} solutions were deleted between the listing and their comparisons"
+        )
+    return _report(
+        "comparisons",
+        {"comparisons": fetched},
+        warnings,
+        resources={"comparisons": STORED},
+        requested=len(wanted),
+        fetched=fetched,
+        capped=capped,
+    )

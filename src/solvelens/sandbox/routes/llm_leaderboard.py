@@ -1,0 +1,60 @@
+"""``GET /api/v1/llm-leaderboard`` (offset-paged, the platform's own model ranking) and
+``GET /api/v1/llm-leaderboard/families`` (:mod:`solvelens.sandbox.llm_leaderboard`)."""
+
+from __future__ import annotations
+
+from typing import get_args
+
+from fastapi import APIRouter, Depends, Query, Request
+from fastapi.responses import Response
+
+from solvelens.sandbox import llm_leaderboard as board
+from solvelens.sandbox import schemas
+from solvelens.sandbox.conventions import LIST_SPECS, Window
+from solvelens.sandbox.http import API, INVALID_RESPONSE, AppContext
+
+__all__ = ["llm_leaderboard_router"]
+
+SORT_HELP = "Order (descending): " + ", ".join(get_args(board.Sort)) + "."
+
+
+def llm_leaderboard_router(ctx: AppContext) -> APIRouter:
+    """The model leaderboard routes of one app."""
+    router = APIRouter()
+    conv, spec, fam_spec = ctx.conventions, LIST_SPECS["llm_leaderboard"], LIST_SPECS["families"]
+
+    @router.get(
+        f"{API}/llm-leaderboard",
+        responses=ctx.responses(
+            (200, "A page of models", conv.list_doc(spec, schemas.LlmModel, schemas.LlmLeaderboard)),
+            INVALID_RESPONSE,
+        ),
+    )
+    def llm_leaderboard(
+        request: Request,
+        sort: board.Sort = Query("avg_score", description=SORT_HELP),
+        family: str | None = Query(None, max_length=100, description="Only models of this family."),
+        w: Window = Depends(conv.window_dependency(spec)),
+    ) -> Response:
+        """Models ranked by ``sort`` (offset paging; an offset past the end is an empty page)."""
+        with ctx.db.read() as conn:
+            items, total = board.leaderboard(conn, sort=sort, family=family, offset=w.offset, limit=w.limit)
+        return conv.render_list(spec, items, w, total, request)
+
+    @router.get(
+        f"{API}/llm-leaderboard/families",
+        responses=ctx.responses(
+            (
+                200,
+                "Model families and their number of models",
+                conv.list_doc(fam_spec, schemas.LlmFamily, schemas.LlmFamilies),
+            )
+        ),
+    )
+    def llm_families(request: Request) -> Response:
+        """Every model family with its number of models (no paging)."""
+        with ctx.db.read() as conn:
+            items = board.families(conn)
+        return conv.render_list(fam_spec, items, Window(0, len(items)), len(items), request)
+
+    return router

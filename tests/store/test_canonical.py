@@ -1,0 +1,106 @@
+"""solvelens.store.canonical and the writer's tie rule: a problem or bot profile whose only change is which
+of several tied solutions is on top keeps its version; a solution list staged in another tie order is the
+same manifest; two bots tied on points listed the other way round are no leaderboard move."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from solvelens.flows.ranks import competition_ranks
+from solvelens.store import StagingArea, read_frame, write_snapshot
+from solvelens.store.canonical import tie_free_form
+from solvelens.store.schema import INTERNAL
+from solvelens.store.staging import version_key
+from tests.store.fakes import FakePlatform, make_platform, stage_run
+
+
+def _key(record: dict[str, Any]) -> int:
+    return version_key(tie_free_form(orjson.dumps(record)))
+
+
+def test_which_tied_solution_is_on_top_is_not_part_of_the_key() -> None:
+    a = {"id": "p", "solutionCount": 2, "topSolution": {"text": "A", "btScore": 1500.0, "botName": "x"}}
+    b = {"id": "p", "solutionCount": 2, "topSolution": {"text": "B", "btScore": 1500.0, "botName": "y"}}
+    assert _key(a) == _key(b)
+    higher = copy.deepcopy(b)
+    higher["topSolution"]["btScore"] = 1516.0
+    assert _key(higher) != _key(a), "a new score at the top is a new version"
+    more = copy.deepcopy(b)
+    more["solutionCount"] = 3
+    assert _key(more) != _key(a), "anything else still counts"
+    bot = {
+        "id": "b",
+        "totalPoints": 10,
+        "topSolutions": [{"id": "1", "btScore": 1500}, {"id": "2", "btScore": 1500}],
+    }
+    swapped = {**bot, "topSolutions": list(reversed(bot["topSolutions"]))}
+    assert _key(bot) == _key(swapped)
+
+
+def test_unknown_shapes_are_keyed_whole() -> None:
+    plain = b'{"id":"p","title":"t"}'
+    assert tie_free_form(plain) is plain
+    no_score = {"id": "p", "topSolution": {"text": "A"}}
+    other = {"id": "p", "topSolution": {"text": "B"}}
+    assert _key(no_score) != _key(other), "without a score a tie cannot be recognised"
+    assert tie_free_form(b'["topSolution"]') == b'["topSolution"]'
+    assert _key({"id": "p", "topSolution": None}) != _key({"id": "p"})
+
+
+def _tied_platform() -> FakePlatform:
+    """Problem 0 has scores 1600, 1550, 1550, 1500, 1500; bots 0 and 1 tie on points."""
+    plat = make_platform(problems=3, solutions_per_problem=5, bots=4)
+    for sol, score in zip(
+        plat.solutions[plat.problems[0]["id"]], [1600, 1550, 1550, 1500, 1500], strict=True
+    ):
+        sol["btScore"] = float(score)
+    plat.problems[0]["topSolution"] = {"text": "first", "btScore": 1600.0, "botName": "bot-000"}
+    plat.problems[1]["topSolution"] = {"text": "tied A", "btScore": 1500.0, "botName": "bot-001"}
+    plat.bots[1]["totalPoints"] = plat.bots[0]["totalPoints"]
+    return plat
+
+
+def _stage(tmp_path: Path, plat: FakePlatform, taken_at: str) -> StagingArea:
+    """Stage as the fetch step does: competition ranks over btScore, in the list order of ``plat``."""
+    area = stage_run(tmp_path, plat, taken_at=taken_at)
+    with area.writer("solutions") as sink:
+        for p in plat.problems:
+            sols = copy.deepcopy(plat.solutions[p["id"]])
+            ranks, by_score = competition_ranks(sols)
+            assert by_score
+            sink.append(problem_id=[p["id"]] * len(sols), rank=ranks, raw=sols)
+    return area
+
+
+def test_a_tie_listed_in_another_order_is_the_same_snapshot(db: Path, tmp_path: Path) -> None:
+    plat = _tied_platform()
+    first = write_snapshot(db, _stage(tmp_path, plat, "2026-02-01T00:00:00Z"))
+    pid = plat.problems[0]["id"]
+    sols = plat.solutions[pid]
+    sols[1], sols[2] = sols[2], sols[1]  # the two at 1550
+    sols[3], sols[4] = sols[4], sols[3]  # the two at 1500
+    plat.problems[1]["topSolution"] = {"text": "tied B", "btScore": 1500.0, "botName": "bot-002"}
+    plat.bots[0], plat.bots[1] = plat.bots[1], plat.bots[0]  # listed the other way round on the leaderboard
+    second = write_snapshot(db, _stage(tmp_path, plat, "2026-02-02T00:00:00Z"))
+    assert second.new_versions == {k: 0 for k in second.new_versions}
+    manifests = read_frame(
+        db, f"SELECT count(DISTINCT manifest_id) AS n FROM {INTERNAL}.solution_manifest_items"
+    )
+    assert manifests["n"][0] == 3
+    assert second.changes["problems"]["changed"] == 0 and second.changes["solutions"]["changed"] == 0
+    assert second.changes["leaderboard"]["moved"] == 0, "a tie swap is no leaderboard move"
+    ranks = read_frame(
+        db, "SELECT snapshot_id, rank FROM solutions WHERE problem_id = ? ORDER BY snapshot_id, rank", [pid]
+    )
+    assert ranks.filter(ranks["snapshot_id"] == first.snapshot_id)["rank"].to_list() == [1, 2, 2, 4, 4]
+    assert ranks.filter(ranks["snapshot_id"] == second.snapshot_id)["rank"].to_list() == [1, 2, 2, 4, 4]
+    # a real move still counts: bot 3 gains enough points to lead
+    plat.bots[3]["totalPoints"] = 10_000
+    third = write_snapshot(db, _stage(tmp_path, plat, "2026-02-03T00:00:00Z"))
+    assert third.changes["leaderboard"]["moved"] == 4  # 4 -> 1; the tied pair 1 -> 2; 3 -> 4
+    top = third.changes["leaderboard"]["top_movers"][0]
+    assert (top["from_rank"], top["to_rank"]) == (4, 1)
