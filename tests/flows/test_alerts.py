@@ -413,3 +413,21 @@ def test_a_scheduled_run_fires_alerts_with_urls_from_the_serving_environment(
     assert f"alert [problem matured] problem matured: {title} (active -> mature)" in out.splitlines(), out
     assert SECRET not in out + err
     assert _snapshot_count(store) == 2
+
+
+def test_alerts_that_cannot_be_evaluated_leave_the_snapshot_complete(
+    platform: SandboxServer, tmp_path: Path
+) -> None:
+    store = tmp_path / "store.duckdb"
+    rules = tmp_path / "gone.toml"  # checked by the CLI, deleted before the run reads it
+    summary = run_snapshot(
+        SnapshotPlan(
+            base_url=platform.base_url, db_path=str(store), use_api_key=False, alerts_file=str(rules)
+        )
+    )
+    assert summary["alerts"]["fired"] == []
+    assert summary["alerts"]["warnings"] == [
+        f"alerts not evaluated (AlertRuleError: rules file {rules} does not exist; pass --alerts-file an "
+        "existing file); the snapshot is complete"
+    ]
+    assert _snapshot_count(store) == 1
