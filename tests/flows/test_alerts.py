@@ -431,3 +431,47 @@ def test_alerts_that_cannot_be_evaluated_leave_the_snapshot_complete(
         "existing file); the snapshot is complete"
     ]
     assert _snapshot_count(store) == 1
+
+
+def test_an_alert_is_a_prefect_event_about_the_platform_related_to_its_bot_or_problem() -> None:
+    from solvelens.alerts import Alert
+    from solvelens.flows.alerts import event_of
+
+    bot = Alert(
+        "top 5 left", "top-left", "bot", "b-1", "Alpha", "Alpha left the top 5: #5 -> #7", "plat-1", 4
+    )
+    event = event_of(bot)
+    assert event["event"] == "solvelens.alert.top-left"
+    assert event["resource"] == {
+        "prefect.resource.id": "solvelens.platform.plat-1",
+        "prefect.resource.name": "plat-1",
+    }
+    assert event["related"] == [
+        {
+            "prefect.resource.id": "solvelens.bot.b-1",
+            "prefect.resource.role": "bot",
+            "prefect.resource.name": "Alpha",
+        }
+    ]
+    assert event["payload"]["message"] == bot.message and event["payload"]["snapshot_id"] == 4
+    stale = Alert(
+        "stale > 2 hours", "stale", "platform", "plat-1", None, "no complete snapshot", "plat-1", None
+    )
+    assert event_of(stale)["related"] == []
+
+
+def test_the_stale_watch_checks_four_times_per_limit_within_1_to_60_seconds(tmp_path: Path) -> None:
+    from solvelens.alerts import AlertConfig, parse_rules
+    from solvelens.flows.alerts import StaleWatch
+
+    def every(*rules: str) -> float:
+        return StaleWatch(
+            str(tmp_path / "s.duckdb"), "http://x/api/v1", AlertConfig(parse_rules(rules))
+        ).every_s
+
+    assert every("stale > 2 hours") == 60.0
+    assert every("stale > 0.01 hours") == 9.0
+    assert every("stale > 0.0001 hours", "stale > 3 hours") == 1.0
+    assert not StaleWatch(
+        str(tmp_path / "s.duckdb"), "http://x/api/v1", AlertConfig(parse_rules(["new-leader"]))
+    )
