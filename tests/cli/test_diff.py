@@ -111,3 +111,50 @@ def test_one_snapshot_only_is_exit_2(single_snapshot_store_db: Path):
     done = _run("--db", str(single_snapshot_store_db))
     assert done.returncode == 2
     assert "only this one snapshot" in done.stderr and "solvelens snapshot" in done.stderr
+
+
+def test_an_empty_store_is_exit_1_as_for_the_report(empty_store_db: Path):
+    done = _run("--db", str(empty_store_db))
+    assert done.returncode == 1
+    assert done.stderr.strip() == "error: the store has no complete snapshot: run `solvelens snapshot` first"
+
+
+def test_report_takes_the_same_platform_option(store_db: Path, tmp_path: Path):
+    out = tmp_path / "r.html"
+    bad = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "solvelens",
+            "report",
+            "--db",
+            str(store_db),
+            "--out",
+            str(out),
+            "--platform",
+            "x1",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert bad.returncode == 2 and bad.stderr.startswith("error: no platform 'x1'") and not out.exists()
+    good = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "solvelens",
+            "report",
+            "--db",
+            str(store_db),
+            "--out",
+            str(out),
+            "--platform",
+            "6f1c",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert good.returncode == 0, good.stderr
+    assert "sandbox 6f1c2a8e" in out.read_text()

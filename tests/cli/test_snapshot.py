@@ -20,6 +20,7 @@ OPTION_FIELDS = {
     "profile": "profile",
     "alert": "alerts",
     "alerts_file": "alerts_file",
+    "max_rps": "max_rps",
     "resources": "resources",
 }
 

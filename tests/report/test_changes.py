@@ -67,3 +67,11 @@ def test_no_headline_rate_across_a_gap(tmp_path: Path):
     assert figures["Solutions"].detail.startswith(f"{expected:+,.1f} per day")
     notices = report_content(store).notices
     assert any("1 gap(s)" in n and "No rate is taken across a gap" in n for n in notices)
+
+
+def test_a_baseline_that_is_the_previous_snapshot_is_not_shown_twice(tmp_path: Path):
+    """Daily snapshots, then nothing for 9 days: the snapshot 7 days before the newest is the previous one."""
+    spec = StoreSpec(days=20, gap_days=tuple(range(10, 19)), extra_snapshot_days=())
+    content = report_content(an.load(write_store(tmp_path / "gap.duckdb", spec)))
+    prev, week = content.changes
+    assert prev.tables and not week.tables and "see above" in week.note

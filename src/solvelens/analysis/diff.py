@@ -36,7 +36,7 @@ import polars as pl
 from solvelens.analysis.leaderboard import leaderboard_history
 from solvelens.analysis.pick import SnapshotRef, SnapshotSelectionError, is_id, ref_of, resolve
 from solvelens.analysis.platforms import PlatformSelection, select_platform, with_platform_key
-from solvelens.analysis.store import Store, read_only, read_snapshots
+from solvelens.analysis.store import EmptyStoreError, Store, read_only, read_snapshots
 
 __all__ = ["FRAMES", "SnapshotDiff", "SnapshotRef", "SnapshotSelectionError", "diff"]
 
@@ -214,7 +214,7 @@ def choose_pair(
     chosen = select_platform(every, platform or _platform_of_ids(every, [a, b]))
     snaps = chosen.snapshots
     if snaps.height == 0:
-        raise SnapshotSelectionError("the store has no complete snapshot: run `solvelens snapshot` first")
+        raise EmptyStoreError("the store has no complete snapshot: run `solvelens snapshot` first")
     left_out = set(every["snapshot_id"].to_list()) - set(snaps["snapshot_id"].to_list())
     for spec in (a, b):
         if spec is not None and is_id(spec) and int(spec) in left_out and chosen.clock_note:
@@ -477,9 +477,9 @@ def diff(
     left the top N"; ``min_move``: the fewest places a rank move must cover.
 
     Returns a :class:`SnapshotDiff`. Raises :class:`SnapshotSelectionError` (an unknown id, a time before
-    the first snapshot, fewer than two snapshots, two platforms), ``PlatformNotFoundError`` (``platform``
-    matches none; lists the store's platforms) -- both bad input, exit 2 in the CLI -- and the store's
-    errors of :func:`solvelens.analysis.load`.
+    the first snapshot, one snapshot only, two platforms), ``PlatformNotFoundError`` (``platform`` matches
+    none; lists the store's platforms) -- both bad input, exit 2 in the CLI -- ``EmptyStoreError`` (no
+    complete snapshot, exit 1 as for the report) and the store's errors of :func:`solvelens.analysis.load`.
     """
     if top_n < 1 or min_move < 1:
         raise SnapshotSelectionError("top_n and min_move must be at least 1 (e.g. --top 10 --min-move 3)")

@@ -78,9 +78,9 @@ def diff(
     leaving the top N, rank moves of at least --min-move places, points gained, new bots, /stats deltas.
 
     Default: the two newest complete snapshots of the newest snapshot's platform (--platform for another).
-    The store is opened read-only. Exit codes: 0 printed (also when nothing changed); 1 the store is missing
-    or busy; 2 bad input (an unknown snapshot id or platform, a time before the first snapshot, a store
-    with one snapshot only)."""
+    The store is opened read-only. Exit codes: 0 printed (also when nothing changed); 1 the store is
+    missing, busy or has no complete snapshot; 2 bad input (an unknown snapshot id or platform, a time
+    before the first snapshot, a platform with one snapshot only)."""
     import polars as pl
 
     from solvelens import analysis as an

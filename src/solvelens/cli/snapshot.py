@@ -25,6 +25,7 @@ from solvelens.cli.common import (
     CommandFailedError,
     DbPath,
     Full,
+    MaxRps,
     ProfileFile,
     on_failure,
 )
@@ -456,6 +457,7 @@ def snapshot(
     lock_timeout: LockTimeout = 60.0,
     verbose: Verbose = False,
     profile: ProfileFile = None,
+    max_rps: MaxRps = None,
     resources: Resources = None,
     alert: AlertRules = None,
     alerts_file: AlertsFile = None,
@@ -496,6 +498,7 @@ def snapshot(
         backfill=backfill,
         allow_missing_bot_me=allow_missing_bot_me,
         profile=_checked_profile(profile),
+        max_rps=max_rps,
         resources=_checked_resources(resources),
     )
     _check_alert_exit_code(alert_exit_code)

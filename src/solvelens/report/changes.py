@@ -189,13 +189,22 @@ def moves_frame(d: an.SnapshotDiff) -> pl.DataFrame:
 
 def change_blocks(changes: dict[str, an.SnapshotDiff | None], window_label: str) -> list[ChangeBlock]:
     """The section's blocks: since the previous snapshot, then since the movers' baseline (``7d``, or
-    ``first`` when the history spans less than ``window_label``)."""
+    ``first`` when the history spans less than ``window_label``); a baseline that is the previous snapshot
+    too gets a note instead of the same tables twice."""
     blocks = []
+    seen: set[int] = set()
     for key, d in changes.items():
+        if d is not None and d.a.snapshot_id in seen:
+            blocks.append(
+                ChangeBlock(key, _SINCE[key], note="The same snapshot as the previous one: see above.")
+            )
+            continue
         note = (
             "Needs at least two snapshots."
             if key == "prev"
             else f"The history spans less than {window_label}."
         )
         blocks.append(change_block(key, d, note))
+        if d is not None:
+            seen.add(d.a.snapshot_id)
     return blocks
