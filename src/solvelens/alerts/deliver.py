@@ -127,8 +127,9 @@ class Notifier:
         return f"{url}{sep}cto={self._timeout_s:g}&rto={self._timeout_s:g}"
 
     def send(self, alerts: list[Alert]) -> list[str]:
-        """Notify every target of every alert; returns warning lines (masked), one per target that failed
-        (an unreachable target, a refused request, a bad URL): never raises for a delivery failure."""
+        """Notify every target of every alert, in order; returns warning lines (masked), one per target that
+        failed (an unreachable target, a refused request, a bad URL: its remaining alerts are not tried, so a
+        dead target costs one timeout, not one per alert): never raises for a delivery failure."""
         import apprise
 
         warnings = []
@@ -140,13 +141,16 @@ class Notifier:
                 if not app.add(self._with_timeouts(target.url)):
                     warnings.append(f"notification to {target.label} not sent: apprise cannot use this URL")
                     continue
-                failed = sum(
-                    not app.notify(title=f"solvelens alert: {a.rule}", body=_body(a)) for a in alerts
-                )
-                if failed:
+                sent = 0
+                while sent < len(alerts) and app.notify(
+                    title=f"solvelens alert: {alerts[sent].rule}", body=_body(alerts[sent])
+                ):
+                    sent += 1
+                if sent < len(alerts):  # a dead target is not tried again for each remaining alert
                     warnings.append(
-                        f"notification to {target.label} not delivered for {failed} of {len(alerts)} alerts "
-                        "(target unreachable or refused); the snapshot is unaffected"
+                        f"notification to {target.label} not delivered for {len(alerts) - sent} of "
+                        f"{len(alerts)} alerts (target unreachable or refused; the rest not tried); the "
+                        "snapshot is unaffected"
                     )
         return warnings
 
