@@ -170,6 +170,8 @@ EXIT_RULES: dict[str, ExitRule] = {
     "solvelens.store.errors.NotAStoreError": BAD_INPUT,
     "solvelens.store.errors.StoreInputError": BAD_INPUT,
     "solvelens.client.errors.ConfigurationError": BAD_INPUT,
+    "solvelens.alerts.rules.AlertRuleError": BAD_INPUT,
+    "solvelens.alerts.deliver.NotifyTargetError": BAD_INPUT,
     "builtins.FileExistsError": BAD_INPUT,
     "builtins.FileNotFoundError": BAD_INPUT,
     "builtins.IsADirectoryError": BAD_INPUT,
