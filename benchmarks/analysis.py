@@ -89,6 +89,10 @@ def main() -> None:
         print(f"top movers (7 days):                          {movers_s:7.3f} s")
         print(f"rank stability (top 10):                      {stability_s:7.3f} s")
         print(f"bump data (top 10, every snapshot):           {bump_s:7.3f} s")
+        diff_s = _time(lambda: an.diff(db), args.repeat)
+        week_s = _time(lambda: an.diff(db, "7d"), args.repeat)
+        print(f"diff, two newest snapshots (reads the pair):  {diff_s:7.3f} s")
+        print(f"diff, 7 days (what the report adds twice):    {week_s:7.3f} s")
         total = history_s + movers_s
         print(f"history + movers:                             {total:7.3f} s  (target < 1 s)")
         print(f"load + history + movers:                      {load_s + total:7.3f} s")

@@ -48,6 +48,7 @@ def setup(
     db: str | os.PathLike[str] | None = None,
     *,
     window_days: float | None = None,
+    platform: str | None = None,
     interactive: bool = True,
     table_rows: int = 25,
 ) -> Notebook:
@@ -55,21 +56,25 @@ def setup(
     blocked), enable the solvelens chart theme and renderer (interactive Vega-Lite in JupyterLab plus an
     SVG), show up to ``table_rows`` rows of frames, and print one line naming the store and its snapshots.
 
-    ``window_days`` keeps only the snapshots of the last that many days. Raises
+    ``window_days`` keeps only the snapshots of the last that many days. ``platform`` (else
+    ``$SOLVELENS_PLATFORM``, else the newest snapshot's): which platform of the store (as ``--platform``).
+    Raises
     :class:`solvelens.analysis.StoreError` subclasses: for a missing, busy or foreign file, and
     :class:`solvelens.analysis.EmptyStoreError` for a store without a complete snapshot (the message names
     ``solvelens snapshot``).
     """
     path = resolve_db(db)
-    store = an.load(path, last_days=window_days)
+    store = an.load(path, last_days=window_days, platform=platform or os.environ.get("SOLVELENS_PLATFORM"))
     store.require_snapshots()
     enable_notebook_charts(interactive=interactive)
     pl.Config.set_tbl_rows(table_rows)
     snapshots = store.snapshots.collect()
     unit = an.rate_unit(snapshots)
     first, last = snapshots["taken_at"][0], snapshots["taken_at"][-1]
+    others = store.other_platforms.height if store.other_platforms is not None else 0
     print(
         f"{store.snapshot_count} snapshot(s) from {first:%Y-%m-%d %H:%M} to {last:%Y-%m-%d %H:%M} UTC "
-        f"in {path}; rates are {unit.label}"
+        f"of {store.platform_label} in {path}; rates are {unit.label}"
+        + (f"; {others} other platform(s) in this store (platform=...)" if others else "")
     )
     return Notebook(db=path, store=store, history=an.rank_history(store.leaderboard, snapshots), unit=unit)

@@ -9,10 +9,19 @@ frames to the helpers::
     bot_id, name = find_bot("my-bot", history, store.bots)
     bot_history(history, bot_id, bots=store.bots)  # one bot at every snapshot
     model_leaderboard(store.solutions)  # LLM models with bootstrap intervals
+    diff("data/solvelens.duckdb")  # what changed between the two newest snapshots (SnapshotDiff)
 
-Every helper's docstring lists its output columns and dtypes. Ranks: 1 = top, ties share a rank ("1224");
-a positive rank change means the bot moved up. Rates are per day, per hour or per snapshot depending on how
-long the history spans (:func:`rate_unit`); each rate frame says which in its ``rate_unit`` column.
+One platform at a time: :func:`load` reads the newest snapshot's platform (or ``platform=``); the store's
+platforms are listed by :func:`platforms`.
+
+Every helper's docstring lists its output columns and dtypes. Ranks: 1 = top, ties share a rank ("1224":
+bots with equal points, solutions with equal scores); a positive rank change means the bot moved up. Every
+measure on ranks (percentiles, top-1/top-3 rates) counts a tie as its expected value under a random order of
+the tie (:mod:`solvelens.analysis.solutions`), so the order the platform lists a tie in moves nothing.
+Rates are per day, per hour or per snapshot depending on how long the history spans (:func:`rate_unit`);
+each rate frame says which in its ``rate_unit`` column.
+No rate is taken across a gap in the history (:func:`history_gaps`: an interval over 3 times the usual
+one and over an hour): it is null there.
 """
 
 from solvelens.analysis.activity import bot_activity, platform_activity
@@ -27,6 +36,8 @@ from solvelens.analysis.bot import (
 )
 from solvelens.analysis.clock import newest_is_simulated, simulated_label, simulated_snapshots
 from solvelens.analysis.coverage import Freshness, freshness, snapshot_days, snapshot_gaps
+from solvelens.analysis.diff import FRAMES as DIFF_FRAMES
+from solvelens.analysis.diff import SnapshotDiff, diff
 from solvelens.analysis.growth import category_growth, platform_growth, problem_counts
 from solvelens.analysis.leaderboard import (
     BASELINE_LABELS,
@@ -44,7 +55,9 @@ from solvelens.analysis.leaderboard import (
     top_movers,
 )
 from solvelens.analysis.models import model_leaderboard, model_trend
+from solvelens.analysis.pick import SnapshotRef, SnapshotSelectionError
 from solvelens.analysis.platform import latest_stats, platform_stats_over_time
+from solvelens.analysis.platforms import PlatformNotFoundError, PlatformSelection, platforms, select_platform
 from solvelens.analysis.solutions import llm_model_share, score_distribution, with_rank_percentile
 from solvelens.analysis.stability import rank_volatility
 from solvelens.analysis.store import (
@@ -54,11 +67,15 @@ from solvelens.analysis.store import (
     StoreError,
     StoreNotFoundError,
     load,
+    read_snapshots,
 )
 from solvelens.analysis.timescale import (
+    GAP_FACTOR,
     RateUnit,
     format_duration,
     format_time,
+    gap_threshold_s,
+    history_gaps,
     history_span,
     rate_unit,
     time_resolution,
@@ -67,12 +84,19 @@ from solvelens.analysis.timescale import (
 __all__ = [
     "BASELINES",
     "BASELINE_LABELS",
+    "DIFF_FRAMES",
+    "GAP_FACTOR",
     "BotNotFoundError",
     "BotSummary",
     "EmptyStoreError",
     "Freshness",
     "NotAStoreError",
+    "PlatformNotFoundError",
+    "PlatformSelection",
     "RateUnit",
+    "SnapshotDiff",
+    "SnapshotRef",
+    "SnapshotSelectionError",
     "Store",
     "StoreError",
     "StoreNotFoundError",
@@ -85,10 +109,13 @@ __all__ = [
     "category_growth",
     "current_leaderboard",
     "daily_last",
+    "diff",
     "find_bot",
     "format_duration",
     "format_time",
     "freshness",
+    "gap_threshold_s",
+    "history_gaps",
     "history_span",
     "latest_stats",
     "leader_changes",
@@ -101,13 +128,16 @@ __all__ = [
     "platform_activity",
     "platform_growth",
     "platform_stats_over_time",
+    "platforms",
     "problem_counts",
     "rank_history",
     "rank_stability",
     "rank_volatility",
     "rate_unit",
+    "read_snapshots",
     "reference_snapshots",
     "score_distribution",
+    "select_platform",
     "simulated_label",
     "simulated_snapshots",
     "snapshot_days",

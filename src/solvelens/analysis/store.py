@@ -17,6 +17,7 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
+from solvelens.analysis.platforms import PlatformSelection, select_platform
 from solvelens.store import (
     NotAStoreError,
     StoreError,
@@ -50,6 +51,7 @@ __all__ = [
     "StoreLockTimeout",
     "StoreNotFoundError",
     "load",
+    "read_snapshots",
 ]
 
 
@@ -64,7 +66,8 @@ class Store:
 
     Frames (columns; ``snapshot_id`` is Int64 everywhere):
 
-    - ``snapshots``: snapshot_id, taken_at, base_url, status, duration_s Float64, platform String (JSON of
+    - ``snapshots``: snapshot_id, taken_at, base_url, status, started_at (the run's wall-clock start),
+      duration_s Float64, platform String (JSON of
       what the platform declared, e.g. ``{"id": ..., "clock": "simulated"}``; ``{}`` none; null unknown)
       (sorted by taken_at)
     - ``leaderboard``: snapshot_id, rank Int32, bot_id, name, points Int64, elo Float64,
@@ -108,6 +111,12 @@ class Store:
       (solutions with more votes than the stored ones: the endpoint returns only the newest 50)
 
     The ``raw`` JSON columns are not read.
+
+    One platform only (:mod:`solvelens.analysis.platforms`): every frame above holds the snapshots of
+    ``platform`` (its identity; ``platform_label`` names it), on one clock. ``all_snapshots`` has every
+    complete snapshot of the store (same columns as ``snapshots``), ``other_platforms`` the store's other
+    platforms (:func:`solvelens.analysis.platforms.platforms` rows) and ``clock_note`` says when snapshots of
+    this platform on another clock were left out (``""`` otherwise).
     """
 
     path: Path
@@ -123,6 +132,11 @@ class Store:
     solutions: pl.LazyFrame
     snapshot_count: int
     latest_snapshot_id: int | None
+    platform: str | None = None
+    platform_label: str = ""
+    all_snapshots: pl.LazyFrame | None = None
+    other_platforms: pl.DataFrame | None = None
+    clock_note: str = ""
     llm_leaderboard: pl.LazyFrame = field(default_factory=lambda: _empty("llm_leaderboard"))
     activity: pl.LazyFrame = field(default_factory=lambda: _empty("activity"))
     activity_gaps: pl.LazyFrame = field(default_factory=lambda: _empty("activity_gaps"))
@@ -173,7 +187,7 @@ def _log_dtypes(columns: tuple[str, ...]) -> dict[str, pl.DataType]:
 
 
 #: Columns read from the ``snapshots`` view (``platform``: what the platform declared, JSON text or null).
-_SNAPSHOT_COLUMNS = ("snapshot_id", "taken_at", "base_url", "status", "duration_s", "platform")
+_SNAPSHOT_COLUMNS = ("snapshot_id", "taken_at", "base_url", "status", "started_at", "duration_s", "platform")
 _VIEWS: dict[str, Resource] = {
     "leaderboard": LEADERBOARD,
     "bots": BOTS,
@@ -282,46 +296,82 @@ def _connect(path: Path, lock_timeout_s: float) -> Iterator[duckdb.DuckDBPyConne
         raise NotAStoreError(f"cannot read store {path}: {first}") from exc
 
 
+def _view_names(con: duckdb.DuckDBPyConnection) -> set[str]:
+    return {row[0] for row in con.sql("SELECT table_name FROM information_schema.tables").fetchall()}
+
+
+def _snapshot_rows(con: duckdb.DuckDBPyConnection, path: Path, names: set[str] | None = None) -> pl.DataFrame:
+    """Every complete snapshot (:data:`_SNAPSHOT_COLUMNS`, typed, sorted by taken_at); raises
+    :class:`NotAStoreError` when a core view is missing (``names``: the file's tables and views)."""
+    names = _view_names(con) if names is None else names
+    missing = [view for view in CORE_VIEWS if view not in names]
+    if missing:
+        raise NotAStoreError(f"{path} is not a solvelens store (missing views: {', '.join(missing)})")
+    # A store of schema version 1 (not yet migrated by a write) has no ``platform``: unknown (null).
+    view = {r[0] for r in con.sql("SELECT column_name FROM (DESCRIBE snapshots)").fetchall()}
+    columns = ", ".join(c if c in view else f"NULL::JSON AS {c}" for c in _SNAPSHOT_COLUMNS)
+    rows = con.sql(f"SELECT {columns} FROM snapshots ORDER BY taken_at, snapshot_id").pl()
+    return _typed("snapshots", rows)
+
+
+def read_snapshots(db_path: str | Path, *, lock_timeout_s: float = 60.0) -> pl.DataFrame:
+    """Every complete snapshot of the store at ``db_path``, of every platform (read-only, closed at once).
+
+    Columns: snapshot_id Int64, taken_at Datetime[us, UTC], base_url, status, duration_s Float64, platform
+    (JSON text or null); sorted by taken_at. Raises what :func:`load` raises.
+    """
+    path = Path(db_path)
+    with _connect(path, lock_timeout_s) as con:
+        return _snapshot_rows(con, path)
+
+
+def _window(snapshots: pl.DataFrame, since: dt.datetime | None, last_days: float | None) -> pl.DataFrame:
+    """Keep the snapshots taken at or after ``since`` and within ``last_days`` of the newest one."""
+    if since is not None:
+        when = since if since.tzinfo else since.replace(tzinfo=dt.UTC)
+        snapshots = snapshots.filter(pl.col("taken_at") >= when)
+    if last_days is not None and snapshots.height:
+        newest = snapshots["taken_at"].max()
+        snapshots = snapshots.filter(
+            pl.col("taken_at") >= newest - dt.timedelta(days=float(last_days))  # type: ignore[operator]
+        )
+    return snapshots
+
+
+#: The read-only connection context of :func:`load` (for readers in other analysis modules).
+read_only = _connect
+
+
 def load(
     db_path: str | Path,
     *,
     last_days: float | None = None,
     since: dt.datetime | None = None,
+    platform: str | None = None,
     lock_timeout_s: float = 60.0,
 ) -> Store:
     """Read the store at ``db_path`` read-only into a :class:`Store` and close the connection.
 
-    ``last_days`` keeps snapshots taken within that many days before the newest one; ``since`` keeps
-    snapshots taken at or after that instant (timezone-aware, or naive meaning UTC). Both may be given.
+    One platform only: ``platform`` (an id, a base URL or a unique id prefix; see
+    :mod:`solvelens.analysis.platforms`), by default the newest complete snapshot's platform. ``last_days``
+    keeps snapshots taken within that many days before that platform's newest one; ``since`` keeps snapshots
+    taken at or after that instant (timezone-aware, or naive meaning UTC). Both may be given.
 
     The store's shared lock (``solvelens.store.open_readonly``) is held while reading, so a snapshot being
     written is waited for (up to ``lock_timeout_s`` seconds) instead of failing.
 
     Raises :class:`StoreNotFoundError` when the file does not exist, :class:`StoreLockTimeout` when a writer
-    holds it too long and :class:`NotAStoreError` when it cannot be read or lacks a public view. An empty
-    store (no complete snapshot) is not an error: its frames are empty and ``snapshot_count`` is 0.
+    holds it too long, :class:`NotAStoreError` when it cannot be read or lacks a public view and
+    :class:`~solvelens.analysis.platforms.PlatformNotFoundError` when ``platform`` matches none of its
+    platforms. An empty store (no complete snapshot) is not an error: its frames are empty and
+    ``snapshot_count`` is 0.
     """
     path = Path(db_path)
     with _connect(path, lock_timeout_s) as con:
-        names = {row[0] for row in con.sql("SELECT table_name FROM information_schema.tables").fetchall()}
-        missing = [view for view in CORE_VIEWS if view not in names]
-        if missing:
-            raise NotAStoreError(f"{path} is not a solvelens store (missing views: {', '.join(missing)})")
-        conditions = ["TRUE"]
-        if since is not None:
-            when = since if since.tzinfo else since.replace(tzinfo=dt.UTC)
-            conditions.append(f"taken_at >= TIMESTAMPTZ '{when.astimezone(dt.UTC).isoformat()}'")
-        if last_days is not None:
-            conditions.append(
-                f"taken_at >= (SELECT max(taken_at) FROM snapshots) - to_microseconds("
-                f"CAST({float(last_days) * 86400e6:.0f} AS BIGINT))"
-            )
-        # A store of schema version 1 (not yet migrated by a write) has no ``platform``: unknown (null).
-        view = {r[0] for r in con.sql("SELECT column_name FROM (DESCRIBE snapshots)").fetchall()}
-        columns = ", ".join(c if c in view else f"NULL::JSON AS {c}" for c in _SNAPSHOT_COLUMNS)
-        snapshots = con.sql(
-            f"SELECT {columns} FROM snapshots WHERE {' AND '.join(conditions)} ORDER BY taken_at, snapshot_id"
-        ).pl()
+        names = _view_names(con)
+        every = _snapshot_rows(con, path, names)
+        chosen: PlatformSelection = select_platform(every, platform)
+        snapshots = _window(chosen.snapshots.select(_SNAPSHOT_COLUMNS), since, last_days)
         con.register("_selected", snapshots.select("snapshot_id").to_arrow())
         keep = "snapshot_id IN (SELECT snapshot_id FROM _selected)"
         frames = {
@@ -349,13 +399,22 @@ def load(
         latest_filter = f"snapshot_id = {latest}" if latest is not None else "FALSE"
         frames["problems"] = con.sql(f"SELECT {_PROBLEM_COLUMNS} FROM problems WHERE {latest_filter}").pl()
         frames["solutions"] = con.sql(f"SELECT {_SOLUTION_COLUMNS} FROM solutions WHERE {latest_filter}").pl()
-        frames.update(_optional_frames(con, names, keep, since is not None or last_days is not None))
-        snapshots = _typed("snapshots", snapshots)
+        # Another platform's history items (or another clock's) must not show: then only the items first
+        # seen by the selected snapshots (an item first seen by a pruned snapshot is lost in that case).
+        narrowed = (
+            since is not None or last_days is not None or chosen.left_out > 0 or chosen.others.height > 0
+        )
+        frames.update(_optional_frames(con, names, keep, narrowed))
         frames = {name: _typed(name, frame) for name, frame in frames.items()}
     return Store(
         path=path,
         snapshots=snapshots.lazy(),
         snapshot_count=snapshots.height,
         latest_snapshot_id=latest,
+        platform=chosen.platform,
+        platform_label=chosen.label,
+        all_snapshots=every.lazy(),
+        other_platforms=chosen.others,
+        clock_note=chosen.clock_note,
         **{name: frame.lazy() for name, frame in frames.items()},
     )

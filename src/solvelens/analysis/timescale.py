@@ -8,6 +8,14 @@ helper that reports a rate picks its unit here:
 - at least one hour: per **hour** (change divided by elapsed hours);
 - shorter: per **snapshot** (the change between consecutive snapshots, no division).
 
+A rate is never taken across a **gap** in the history: an interval between consecutive snapshots longer
+than :data:`GAP_FACTOR` (3) times the typical interval (the lower median of all intervals) and longer than
+:data:`MIN_GAP` (1 hour). Daily snapshots with one missed day (a 2-day interval) have no gap; daily snapshots
+and then none for 295 days have one. A rate over a gap would spread what happened during it evenly over it
+(or, between two platforms, invent it); such a rate is null (:meth:`RateUnit.rate`), and
+:func:`history_gaps` lists the gaps so a report says where they are. The unit is chosen from the longest
+gap-free stretch, so snapshots minutes apart are never extrapolated to a day by a gap that spans days.
+
 Times are UTC.
 """
 
@@ -31,11 +39,13 @@ class RateUnit:
 
     ``name`` is ``"day"``, ``"hour"`` or ``"snapshot"``; ``seconds`` the length of the unit in seconds
     (``None`` for ``"snapshot"``: rates are changes between consecutive snapshots); ``label`` reads
-    ``"per day"``, ``"per hour"`` or ``"per snapshot"``.
+    ``"per day"``, ``"per hour"`` or ``"per snapshot"``; ``max_elapsed_s`` the longest interval a rate is
+    taken over (longer ones are gaps: rate null; ``None`` = no limit).
     """
 
     name: UnitName
     seconds: float | None
+    max_elapsed_s: float | None = None
 
     @property
     def label(self) -> str:
@@ -44,11 +54,18 @@ class RateUnit:
 
     def rate(self, change: pl.Expr, elapsed_seconds: pl.Expr) -> pl.Expr:
         """The polars expression of ``change`` in this unit: divided by the elapsed units, or unchanged per
-        snapshot. Null where the elapsed time is zero or null."""
+        snapshot. Null where the elapsed time is zero or null, or longer than ``max_elapsed_s`` (a gap)."""
+        valid = elapsed_seconds > 0
+        if self.max_elapsed_s is not None:
+            valid = valid & (elapsed_seconds <= self.max_elapsed_s)
         if self.seconds is None:
-            return change.cast(pl.Float64)
+            return pl.when(valid).then(change.cast(pl.Float64)).otherwise(None)
         units = elapsed_seconds / self.seconds
-        return pl.when(units > 0).then(change.cast(pl.Float64) / units).otherwise(None)
+        return pl.when(valid).then(change.cast(pl.Float64) / units).otherwise(None)
+
+    def across_gaps(self, max_elapsed_s: float | None) -> RateUnit:
+        """This unit, refusing rates over intervals longer than ``max_elapsed_s``."""
+        return RateUnit(self.name, self.seconds, max_elapsed_s)
 
 
 DAY = RateUnit("day", 86400.0)
@@ -68,10 +85,78 @@ def history_span(snapshots: FrameLike) -> dt.timedelta:
     return times["last"][0] - times["first"][0]
 
 
+#: An interval longer than this many typical intervals is a gap (see the module docstring).
+GAP_FACTOR = 3.0
+#: ... and longer than this: pauses under an hour between snapshots minutes apart are no gap.
+MIN_GAP = dt.timedelta(hours=1)
+
+
+def _intervals(snapshots: FrameLike) -> pl.DataFrame:
+    """after_snapshot_id, before_snapshot_id, gap_start, gap_end, elapsed_s of consecutive snapshots."""
+    return (
+        snapshots.lazy()
+        .select("snapshot_id", "taken_at")
+        .sort("taken_at", "snapshot_id")
+        .select(
+            after_snapshot_id=pl.col("snapshot_id").shift(1),
+            before_snapshot_id=pl.col("snapshot_id"),
+            gap_start=pl.col("taken_at").shift(1),
+            gap_end=pl.col("taken_at"),
+            elapsed_s=pl.col("taken_at").diff().dt.total_microseconds() / 1e6,
+        )
+        .drop_nulls("elapsed_s")
+        .collect()
+    )
+
+
+def gap_threshold_s(snapshots: FrameLike) -> float | None:
+    """The longest interval (seconds) that is not a gap: max(:data:`GAP_FACTOR` x the lower median
+    interval, :data:`MIN_GAP`); ``None`` with fewer than three snapshots (two intervals are needed to tell
+    a gap from the rhythm)."""
+    elapsed = _intervals(snapshots)["elapsed_s"]
+    if elapsed.len() < 2:
+        return None
+    typical = float(elapsed.sort()[(elapsed.len() - 1) // 2])  # the lower median
+    return max(GAP_FACTOR * typical, MIN_GAP.total_seconds())
+
+
+def history_gaps(snapshots: FrameLike) -> pl.DataFrame:
+    """The gaps of a snapshot history (see the module docstring): intervals between consecutive snapshots
+    longer than :func:`gap_threshold_s`.
+
+    Output columns: after_snapshot_id Int64 (the last snapshot before the gap), before_snapshot_id Int64
+    (the first after it), gap_start, gap_end (Datetime UTC), elapsed_s Float64, typical_s Float64 (the
+    history's threshold divided by :data:`GAP_FACTOR`, or the minimum); sorted by gap_start. Empty with
+    fewer than three snapshots.
+    """
+    threshold = gap_threshold_s(snapshots)
+    frame = _intervals(snapshots)
+    if threshold is None:
+        return frame.clear().with_columns(typical_s=pl.lit(None, dtype=pl.Float64))
+    return frame.filter(pl.col("elapsed_s") > threshold).with_columns(
+        typical_s=pl.lit(threshold / GAP_FACTOR)
+    )
+
+
+def longest_stretch(snapshots: FrameLike) -> dt.timedelta:
+    """The time spanned by the longest run of snapshots without a gap (:func:`history_gaps`)."""
+    frame = _intervals(snapshots)
+    if frame.is_empty():
+        return dt.timedelta(0)
+    threshold = gap_threshold_s(snapshots)
+    is_gap = pl.col("elapsed_s") > threshold if threshold is not None else pl.lit(False)
+    stretches = frame.with_columns(stretch=is_gap.cum_sum()).filter(~is_gap)
+    if stretches.is_empty():
+        return dt.timedelta(0)
+    longest = stretches.group_by("stretch").agg(pl.col("elapsed_s").sum())["elapsed_s"].max()
+    return dt.timedelta(seconds=float(longest))  # type: ignore[arg-type]
+
+
 def rate_unit(snapshots: FrameLike) -> RateUnit:
-    """The rate unit for a snapshot history (``snapshots``: taken_at): per day when it spans at least a
-    day, per hour when at least an hour, else per snapshot."""
-    return unit_for_span(history_span(snapshots))
+    """The rate unit for a snapshot history (``snapshots``: taken_at): per day when its longest gap-free
+    stretch spans at least a day, per hour when at least an hour, else per snapshot; rates across a gap
+    are refused (:attr:`RateUnit.max_elapsed_s` = :func:`gap_threshold_s`)."""
+    return unit_for_span(longest_stretch(snapshots)).across_gaps(gap_threshold_s(snapshots))
 
 
 def unit_for_span(span: dt.timedelta) -> RateUnit:

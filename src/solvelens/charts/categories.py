@@ -11,7 +11,8 @@ from solvelens.charts.theme import DEFAULT_WIDTH, share_axis, si_axis, snapshot_
 
 def _order(growth: pl.DataFrame) -> list[str]:
     """Category names by their newest problem count, largest first (ties on name)."""
-    newest = growth.filter(pl.col("taken_at") == pl.col("taken_at").max())
+    last = growth.sort("taken_at", "snapshot_id")["snapshot_id"][-1]  # two snapshots may share a time
+    newest = growth.filter(pl.col("snapshot_id") == last)
     return newest.sort(["problems", "name"], descending=[True, False])["name"].to_list()
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import typer
 
-from solvelens.cli import bot, db, demo, probe, report, sandbox, snapshot
+from solvelens.cli import bot, db, demo, diff, probe, report, sandbox, snapshot
 from solvelens.cli.common import SolvelensGroup
 
 app = typer.Typer(
@@ -30,7 +30,7 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_show_locals=False,
 )
-for module in (demo, snapshot, probe, report, db, sandbox, bot):
+for module in (demo, snapshot, probe, report, diff, db, sandbox, bot):
     module.register(app)
 
 

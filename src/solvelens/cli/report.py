@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from solvelens.cli.common import DEFAULT_DB, DEFAULT_REPORT, DEFAULT_REPORTS_DIR, DbPath
+from solvelens.cli.common import DEFAULT_DB, DEFAULT_REPORT, DEFAULT_REPORTS_DIR, DbPath, PlatformOption
 
 Out = Annotated[
     Path | None,
@@ -39,13 +39,23 @@ Png = Annotated[
 ]
 
 
-def report(db: DbPath = DEFAULT_DB, out: Out = None, bot: Bot = None, png: Png = None) -> None:
+def report(
+    db: DbPath = DEFAULT_DB,
+    out: Out = None,
+    bot: Bot = None,
+    png: Png = None,
+    platform: PlatformOption = None,
+) -> None:
     """Write the leaderboard history report: every bot (sortable, filterable, and as CSV), rank history,
     movers, stability, your bot (when snapshots ran with an API key), the model leaderboard, trends, growth
     and coverage. With --bot, write the page of one bot. The store is opened read-only.
 
+    One platform per report: a store may hold snapshots of several (a sandbox served by hand next to the
+    demo's); the report covers the newest snapshot's platform, or --platform, names it and lists the others.
+
     Exit codes: 0 written; 1 the store is missing, busy or has no complete snapshot, or no bot matches
-    --bot (the line names close matches); 2 --db is not a solvelens store."""
+    --bot (the line names close matches); 2 --db is not a solvelens store, or --platform names none of its
+    platforms (the line lists them)."""
     import re
 
     from solvelens.report import build_bot_report, build_report, csv_path
@@ -53,9 +63,9 @@ def report(db: DbPath = DEFAULT_DB, out: Out = None, bot: Bot = None, png: Png =
     if bot is not None:
         slug = re.sub(r"[^A-Za-z0-9_.-]+", "-", bot.strip()).strip("-") or "bot"
         target = out or DEFAULT_REPORTS_DIR / f"bot-{slug}.html"
-        path = build_bot_report(db, bot, target, png_dir=png)
+        path = build_bot_report(db, bot, target, png_dir=png, platform=platform)
     else:
-        path = build_report(db, out or DEFAULT_REPORT, png_dir=png)
+        path = build_report(db, out or DEFAULT_REPORT, png_dir=png, platform=platform)
     typer.echo(f"Report: {path}")
     if bot is None:
         typer.echo(f"Bot table as CSV: {csv_path(path)}")

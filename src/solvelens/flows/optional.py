@@ -105,7 +105,7 @@ def _absent(step: str, resource: str, exc: APIStatusError) -> dict[str, Any]:
 
 
 async def fetch_activity_step(
-    base_url: str, staging_dir: str, *, profile: str | None = None
+    base_url: str, staging_dir: str, *, profile: str | None = None, max_rps: float | None = None
 ) -> dict[str, Any]:
     """Stage ``activity`` (``GET /activity?limit=50``: the feed's newest events, newest first) and, when the
     feed no longer reaches the newest event stored before (staged ``previous_activity``), ``activity_gap``
@@ -114,7 +114,7 @@ async def fetch_activity_step(
     the page), ``events_per_hour`` (measured over the page, platform time; ``None`` when it cannot tell),
     ``gap`` (the :class:`~solvelens.flows.activity_gap.ActivityGap` as a dict, or ``None``)."""
     area = StagingArea(staging_dir)
-    async with _client(base_url, profile=profile) as client:
+    async with _client(base_url, profile=profile, max_rps=max_rps) as client:
         try:
             events = await client.activity(ACTIVITY_LIMIT)
         except APIStatusError as exc:
@@ -158,7 +158,7 @@ async def _pages_or_absent(pages: AsyncIterator[Page], seen: list[int]) -> Async
 
 
 async def fetch_llm_leaderboard_step(
-    base_url: str, staging_dir: str, *, profile: str | None = None
+    base_url: str, staging_dir: str, *, profile: str | None = None, max_rps: float | None = None
 ) -> dict[str, Any]:
     """Stage ``llm_leaderboard``: every page of ``GET /llm-leaderboard`` (rank 1 = first in the walk, the
     platform's default sort). A model without ``id`` raises :class:`UnrecognizedResponseError`; an error
@@ -166,7 +166,7 @@ async def fetch_llm_leaderboard_step(
     area = StagingArea(staging_dir)
     warnings: list[str] = []
     seen = [0]
-    async with _client(base_url, profile=profile) as client:
+    async with _client(base_url, profile=profile, max_rps=max_rps) as client:
         try:
             models = await collect_pages(
                 _pages_or_absent(client.llm_leaderboard_pages(), seen),
@@ -356,7 +356,12 @@ class _Sink:
 
 
 async def fetch_comparisons_step(
-    base_url: str, staging_dir: str, *, concurrency: int = DEFAULT_CONCURRENCY, profile: str | None = None
+    base_url: str,
+    staging_dir: str,
+    *,
+    concurrency: int = DEFAULT_CONCURRENCY,
+    profile: str | None = None,
+    max_rps: float | None = None,
 ) -> dict[str, Any]:
     """Stage ``comparisons`` (each fetched solution's comparisons, with its problem and solution id) and
     ``comparison_fetches`` (per solution: its listed ``comparisonCount`` and how many the endpoint returned,
@@ -376,7 +381,7 @@ async def fetch_comparisons_step(
     stored = area.read_table("stored_comparisons")
     cover = Cover(set() if stored is None else set(stored["comparison_id"].to_pylist()))
     queues = _queues(wanted)
-    async with _client(base_url, concurrency=concurrency, profile=profile) as client:
+    async with _client(base_url, concurrency=concurrency, profile=profile, max_rps=max_rps) as client:
         first, votes, absent = await _probe(client, queues[0])
         if absent is not None:
             return _absent("comparisons", "comparisons", absent)

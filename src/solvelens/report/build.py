@@ -36,8 +36,12 @@ def build_report(
     top_n: int = 10,
     movers_window: dt.timedelta = dt.timedelta(days=7),
     now: dt.datetime | None = None,
+    platform: str | None = None,
 ) -> Path:
     """Write the leaderboard history report for the store at ``db_path`` to ``out_path`` and return it.
+
+    One platform: ``platform`` (an id, a unique id prefix or a base URL), by default the newest snapshot's;
+    the page names it and lists the store's other platforms.
 
     The store is opened read-only and closed before any rendering. The HTML file is self-contained (Vega
     inlined, no network). The full bot table is written beside it as CSV (:func:`csv_path`, columns
@@ -47,9 +51,10 @@ def build_report(
     Raises :class:`solvelens.store.StoreNotFoundError` (no such file),
     :class:`solvelens.store.NotAStoreError` (not a store), :class:`solvelens.store.StoreLockTimeout` (a
     writer held the store too long) and :class:`solvelens.report.EmptyStoreError` (no complete snapshot);
-    all are :class:`solvelens.store.StoreError` with a one-line message naming the file and the fix.
+    all are :class:`solvelens.store.StoreError` with a one-line message naming the file and the fix; and
+    :class:`solvelens.analysis.PlatformNotFoundError` (``platform`` names none of the store's platforms).
     """
-    store = load(db_path)
+    store = load(db_path, platform=platform)
     content = report_content(store, top_n=top_n, movers_window=movers_window, now=now)
     out = Path(out_path)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -69,6 +74,7 @@ def build_bot_report(
     png_dir: str | Path | None = None,
     top_n: int = 10,
     now: dt.datetime | None = None,
+    platform: str | None = None,
 ) -> Path:
     """Write the page of one bot (``bot``: its id or name, any case) to ``out_path`` and return it.
 
@@ -76,7 +82,7 @@ def build_bot_report(
     :class:`solvelens.analysis.BotNotFoundError` (naming close matches) when no single bot matches; nothing
     is written then.
     """
-    store = load(db_path)
+    store = load(db_path, platform=platform)
     page = bot_page_content(store, bot, top_n=top_n, now=now)
     out = Path(out_path)
     out.parent.mkdir(parents=True, exist_ok=True)

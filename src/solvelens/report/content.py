@@ -26,6 +26,7 @@ import polars as pl
 from solvelens import analysis as an
 from solvelens.analysis.store import EmptyStoreError, Store
 from solvelens.report.bot import BotSection, bot_section
+from solvelens.report.changes import ChangeBlock, change_blocks
 from solvelens.report.frames import ReportFrames, report_frames
 from solvelens.report.headline import report_headline
 from solvelens.report.notices import report_notices
@@ -70,6 +71,10 @@ class ReportContent:
     rate_unit: an.RateUnit
     me: BotSection | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    changes: list[ChangeBlock] = field(default_factory=list)
+    platform: str = ""
+    platform_label: str = ""
+    other_platforms: list[dict[str, Any]] = field(default_factory=list)
 
 
 def _age(f: ReportFrames) -> str:
@@ -79,6 +84,23 @@ def _age(f: ReportFrames) -> str:
         return "simulated clock"
     hours = f.fresh.age_hours
     return ("–" if hours is None else an.format_duration(max(hours, 0.0) * 3600)) + " old"
+
+
+def other_platform_rows(store: Store) -> list[dict[str, Any]]:
+    """The store's other platforms (not in this report): platform (id or URL), label, snapshots, last
+    (time of its newest snapshot, text)."""
+    others = store.other_platforms
+    if others is None:
+        return []
+    return [
+        {
+            "platform": row["platform"],
+            "label": row["label"],
+            "snapshots": row["snapshots"],
+            "last": an.format_time(row["last_taken_at"]),
+        }
+        for row in others.iter_rows(named=True)
+    ]
 
 
 def own_bot_section(f: ReportFrames) -> BotSection | None:
@@ -147,4 +169,8 @@ def report_content(
         age=age,
         rate_unit=f.unit,
         me=me,
+        changes=change_blocks(f.changes, an.format_duration(f.window)),
+        platform=store.platform or "",
+        platform_label=store.platform_label,
+        other_platforms=other_platform_rows(store),
     )

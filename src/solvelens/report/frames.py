@@ -22,8 +22,11 @@ class ReportFrames:
     bot table, :func:`solvelens.report.table.bot_table`), ``bump``, ``movers``, ``volatility``, ``counts``
     (problem counts), ``growth``, ``categories``, ``activity``, ``solutions`` (the newest snapshot's),
     ``distribution``, ``board`` (models), ``model_trend``, ``stats``, ``gaps``, ``days``; ``latest`` (the
-    newest ``/stats`` figures), ``fresh``, ``unit`` (the rate unit), ``span`` (the history's length) and
-    ``refs`` (the baseline snapshot ids ``prev``/``7d``/``first``).
+    newest ``/stats`` figures), ``fresh``, ``unit`` (the rate unit), ``span`` (the history's length),
+    ``refs`` (the baseline snapshot ids ``prev``/``7d``/``first``), ``rate_gaps`` (gaps no rate is taken
+    across, :func:`solvelens.analysis.timescale.history_gaps`) and ``changes`` (the "What changed" diffs:
+    ``prev`` and the movers' baseline ``7d`` or ``first`` -> :class:`solvelens.analysis.SnapshotDiff`, None
+    when that baseline does not exist).
     """
 
     store: Store
@@ -53,6 +56,8 @@ class ReportFrames:
     stats: pl.DataFrame
     latest: dict[str, float]
     days: pl.DataFrame
+    rate_gaps: pl.DataFrame
+    changes: dict[str, an.SnapshotDiff | None]
 
     @property
     def multi(self) -> bool:
@@ -95,6 +100,32 @@ def _platform_frames(
     }
 
 
+#: ``min_move`` of the report's "What changed" diffs.
+MIN_MOVE = 3
+
+
+def movers_baseline(refs: dict[str, Any]) -> str:
+    """The baseline the movers chart (:func:`solvelens.analysis.top_movers`) compares with: ``7d`` when
+    that snapshot exists, else ``first``."""
+    return "7d" if refs.get("7d") is not None else "first"
+
+
+def change_frames(
+    store: Store, refs: dict[str, Any], newest: int, *, top_n: int, min_move: int = MIN_MOVE
+) -> dict[str, an.SnapshotDiff | None]:
+    """The "What changed" diffs of the newest snapshot against ``prev`` and the movers' baseline (see
+    :func:`movers_baseline`): the same pair as the movers chart, so the same rank moves."""
+    out: dict[str, an.SnapshotDiff | None] = {}
+    for key in ("prev", movers_baseline(refs)):
+        ref = refs.get(key)
+        out[key] = (
+            None
+            if ref is None
+            else an.diff(store, ref, newest, platform=store.platform, top_n=top_n, min_move=min_move)
+        )
+    return out
+
+
 def report_frames(
     store: Store,
     *,
@@ -109,6 +140,9 @@ def report_frames(
     generated = now or dt.datetime.now(dt.UTC)
     snapshots = store.snapshots.collect()
     unit = an.rate_unit(snapshots)
+    history = _history_frames(store, snapshots, top_n, window)
+    refs = history["refs"] if history["history"].height else an.reference_snapshots(snapshots, window=window)
+    newest = int(snapshots["snapshot_id"][-1])
     return ReportFrames(
         store=store,
         generated=generated,
@@ -121,6 +155,8 @@ def report_frames(
         span=an.history_span(snapshots),
         gaps=an.snapshot_gaps(snapshots),
         days=an.snapshot_days(snapshots),
-        **_history_frames(store, snapshots, top_n, window),
+        rate_gaps=an.history_gaps(snapshots),
+        changes=change_frames(store, refs, newest, top_n=top_n),
+        **history,
         **_platform_frames(store, snapshots, unit, min_model_solutions),
     )

@@ -8,16 +8,29 @@ import datetime as dt
 import polars as pl
 
 from solvelens import analysis as an
+from solvelens.analysis.timescale import unit_for_span
 from solvelens.report.frames import ReportFrames
 from solvelens.report.slots import Figure, fmt_int, fmt_time
 
 
-def growth_detail(growth: pl.DataFrame, column: str, unit: an.RateUnit) -> str:
+def growth_detail(
+    growth: pl.DataFrame, column: str, unit: an.RateUnit, gaps: pl.DataFrame | None = None
+) -> str:
     """The headline's growth line in the history's unit: per day over the last 7 days, per hour over the
-    history, or per snapshot."""
+    history, or per snapshot; never across a gap (``gaps``: :func:`solvelens.analysis.history_gaps`): only
+    the snapshots since the newest gap count, and with fewer than two of them the line says so."""
     if growth.height < 2:
         return ""
     frame = growth
+    if gaps is not None and gaps.height:
+        last = gaps.sort("gap_end").row(-1, named=True)
+        frame = growth.filter(pl.col("taken_at") >= last["gap_end"])
+        if frame.height < 2:
+            return f"no rate: a gap of {an.format_duration(last['elapsed_s'])} before the newest snapshot"
+        growth = frame
+        since_gap = unit_for_span(frame["taken_at"][-1] - frame["taken_at"][0])
+        if (since_gap.seconds or 0.0) < (unit.seconds or 0.0):  # never extrapolate a short stretch
+            unit = since_gap
     if unit.name == "day":
         frame = growth.filter(pl.col("taken_at") >= growth["taken_at"][-1] - dt.timedelta(days=7))
         if frame.height < 2:
@@ -48,13 +61,13 @@ def _leader(table: pl.DataFrame) -> Figure:
 
 def report_headline(frames: ReportFrames, age: str) -> list[Figure]:
     """The headline figures; ``age`` is the newest snapshot's detail line (its age, or "simulated clock")."""
-    growth, unit = frames.growth, frames.unit
+    growth, unit, gaps = frames.growth, frames.unit, frames.rate_gaps
     newest = growth.tail(1).row(0, named=True)
     figures = [
         _leader(frames.table),
         Figure("Ranked bots", fmt_int(frames.table.height)),
-        Figure("Problems", fmt_int(newest["problems"]), growth_detail(growth, "problems", unit)),
-        Figure("Solutions", fmt_int(newest["solutions"]), growth_detail(growth, "solutions", unit)),
+        Figure("Problems", fmt_int(newest["problems"]), growth_detail(growth, "problems", unit, gaps)),
+        Figure("Solutions", fmt_int(newest["solutions"]), growth_detail(growth, "solutions", unit, gaps)),
         Figure(
             "Snapshots",
             fmt_int(frames.snapshots.height),

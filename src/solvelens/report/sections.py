@@ -13,6 +13,7 @@ import polars as pl
 
 from solvelens import analysis as an
 from solvelens import charts as ch
+from solvelens.report.changes import moves_frame
 from solvelens.report.frames import ReportFrames
 from solvelens.report.slots import ChartSlot, slot
 
@@ -65,6 +66,26 @@ def rank_section(f: ReportFrames) -> list[ChartSlot]:
             ),
             f.bump.height > 0 and f.multi,
             NEEDS_TWO,
+        ),
+    ]
+
+
+def changes_section(f: ReportFrames) -> list[ChartSlot]:
+    """What changed since the previous snapshot, as a chart of its rank moves (the section's tables are
+    :mod:`solvelens.report.changes`)."""
+    prev = f.changes.get("prev")
+    moves = moves_frame(prev) if prev is not None else None
+    return [
+        slot(
+            "changes_moves",
+            "Rank moves since the previous snapshot",
+            f"Bots that moved {prev.min_move} places or more between the previous and the newest snapshot "
+            "(competition ranks: a tie reordering is no move); the same moves as `solvelens diff`."
+            if prev is not None
+            else "",
+            lambda: ch.movers_chart(moves, title=""),  # type: ignore[arg-type]
+            moves is not None and moves.height > 0,
+            NEEDS_TWO if prev is None else f"No bot moved {prev.min_move} places or more.",
         ),
     ]
 
@@ -194,6 +215,7 @@ def coverage_section(f: ReportFrames) -> list[ChartSlot]:
 
 #: The chart sections in report order: template key -> builder.
 SECTIONS: dict[str, Callable[[ReportFrames], list[ChartSlot]]] = {
+    "changes": changes_section,
     "ranks": rank_section,
     "models": model_section,
     "categories": category_section,
