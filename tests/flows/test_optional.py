@@ -183,12 +183,20 @@ def test_a_fast_moving_platform_shows_a_recorded_gap_and_the_cadence_that_would_
     assert gap["events_per_hour"] > 0 and 0 < gap["suggested_interval_s"] < 86400
     # Both pages are kept; what fell between them is the gap.
     assert len(_stored_events(db)) == 100
+    # A full run (--full) refetches everything but still tells the gap.
+    advance(server.db_path, days=1)
+    full = _snap(server, db, resources=["activity"], full=True)
+    assert any("events missed" in w for w in full["warnings"])
+    assert read_frame(db, "SELECT count(*) AS n FROM activity_gaps")["n"][0] == 2
 
     from solvelens.analysis import store as analysis_store
 
     loaded = analysis_store.load(db)
-    assert loaded.activity_gaps.collect()["snapshot_id"].to_list() == [summary["snapshot_id"]]
-    assert loaded.activity.collect().height == 100
+    assert loaded.activity_gaps.collect()["snapshot_id"].to_list() == [
+        summary["snapshot_id"],
+        full["snapshot_id"],
+    ]
+    assert loaded.activity.collect().height == 150
 
 
 def test_comparisons_are_fetched_only_where_votes_moved_and_stored_once(

@@ -231,7 +231,8 @@ class StagedRun:
 
 def prepare(plan: SnapshotPlan) -> StagedRun:
     """Create the run's staging directory and stage what the last complete snapshot of ``plan.base_url``
-    held (one read-only open of the store; nothing on a ``full`` run).
+    held (one read-only open of the store; on a ``full`` run only the newest stored activity event, so gaps
+    in the history are still found).
 
     Raises :class:`solvelens.flows.preflight.PreflightError` (a ``ValueError``) for a malformed
     ``taken_at`` or one older than the store's newest snapshot of the platform (unless ``plan.backfill``),
@@ -242,7 +243,12 @@ def prepare(plan: SnapshotPlan) -> StagedRun:
     check_taken_at_order(plan.db_path, plan.base_url, taken, backfill=plan.backfill)
     started = _iso_now()
     wanted = [r for r in OPTIONAL_RESOURCES if plan.wants(r)]
-    previous = {} if plan.full else previous_state(plan.db_path, plan.base_url, optional=wanted)
+    if plan.full:  # refetch everything, but still tell the activity history's gaps
+        history = [r for r in wanted if r == "activity"]
+        known = previous_state(plan.db_path, plan.base_url, optional=history) if history else {}
+        previous = {k: v for k, v in known.items() if k == "previous_activity"}
+    else:
+        previous = previous_state(plan.db_path, plan.base_url, optional=wanted)
     area = StagingArea(staging_dir_for(plan.db_path)).create(
         base_url=plan.base_url, taken_at=taken, started_at=started
     )
