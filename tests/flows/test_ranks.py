@@ -137,6 +137,8 @@ def test_a_re_snapshot_of_shuffled_ties_changes_nothing(
         assert changes["problems"] == {"added": 0, "removed": 0, "changed": 0}
         assert changes["solutions"] == {"added": 0, "removed": 0, "changed": 0}
         assert changes["bots"] == {"added": 0, "removed": 0, "changed": 0}
+        between = an.diff(db)  # the newest two snapshots: no top solution changed hands, no rank moved
+        assert between.is_empty(), between.as_json()
     four = read_frame(
         db,
         "SELECT solution_id, rank FROM solutions WHERE snapshot_id = ? AND problem_id = ? ORDER BY rank",

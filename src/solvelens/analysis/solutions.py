@@ -17,8 +17,9 @@ equally, i.e. each figure is its expected value when every tie is broken uniform
 - rank groups (:func:`score_distribution`): by the shared rank (every solution tied for first is in
   "rank 1").
 
-A store written before ties were recognised holds positions (no equal ranks): the same formulas then give
-the figures by position, as before.
+A store of schema 2 not written since holds positions (no equal ranks; its next write rewrites them,
+:data:`solvelens.store.schema.RERANK_MANIFESTS_SQL`): the same formulas then give the figures by position,
+as before. A platform that publishes no numeric score also gets positions (the snapshot warns).
 """
 
 from __future__ import annotations

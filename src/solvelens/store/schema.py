@@ -12,9 +12,9 @@ Storage model (what makes an unchanged re-snapshot cheap):
   unchanged re-snapshot appends to two tables only (this and the log).
 - Solutions are referenced per problem as a whole: ``solution_manifest_items`` holds each distinct ranked
   list of solution versions once (``manifest_id`` = hash of the version ids ordered by rank, then version
-  id; rank = the competition rank over the score, ties share a rank: :mod:`solvelens.flows.ranks`; stores
-  written before ties were recognised hold list positions for lists not refetched since). A problem's link
-  row names its manifest, so unchanged solutions cost nothing beyond that row.
+  id; rank = the competition rank over the score, ties share a rank: :mod:`solvelens.flows.ranks`; the
+  positions stores of schema 2 held are rewritten by the next write, :data:`RERANK_MANIFESTS_SQL`). A
+  problem's link row names its manifest, so unchanged solutions cost nothing beyond that row.
 - ``stat_values``: ``/stats`` flattened to (metric, value) per stats version.
 - ``field_types``: every (resource, top-level field, JSON type) seen so far, for drift detection.
 - History kept once per item, not per snapshot (schema version 3), each row naming the platform it came from
