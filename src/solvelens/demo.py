@@ -202,7 +202,8 @@ def run_demo(
         os.environ["SOLVELENS_API_KEY"] = create_bot(sandbox_db, "demo-bot", description="The demo's own bot")
 
     try:
-        server = start_sandbox(sandbox_db)
+        # Tied scores come back in a new order on every call, as on the real platform.
+        server = start_sandbox(sandbox_db, tie_order="shuffle")
     except SandboxStartError as exc:
         raise DemoError(str(exc)) from exc
     base_url = server.base_url

@@ -114,4 +114,7 @@ def test_a_tied_bot_counts_half_in_the_percentile_whatever_the_listed_order() ->
         own = an.bot_history(history, bot)
         assert own["rank"].to_list() == [rank, rank], bot
         assert own["percentile"].to_list() == [pct, pct], bot
-        assert an.bot_summary(history, bot).rank_changes["prev"] == 0, "a tie swap is no move"
+        assert own["tied"].to_list() == ([2, 2] if bot in "bc" else [1, 1])
+        summary = an.bot_summary(history, bot)
+        assert summary.rank_changes["prev"] == 0, "a tie swap is no move"
+        assert summary.tied == (2 if bot in "bc" else 1)

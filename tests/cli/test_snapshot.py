@@ -18,6 +18,7 @@ OPTION_FIELDS = {
     "concurrency": "concurrency",
     "lock_timeout": "lock_timeout_s",
     "profile": "profile",
+    "max_rps": "max_rps",
     "resources": "resources",
 }
 

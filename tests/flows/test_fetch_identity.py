@@ -24,7 +24,13 @@ def _serve(monkeypatch: pytest.MonkeyPatch, answer: Any) -> list[httpx.Request]:
         requests.append(request)
         return answer(request)
 
-    def client(base_url: str, api_key: Any = None, concurrency: int = 8, profile: str | None = None) -> Any:
+    def client(
+        base_url: str,
+        api_key: Any = None,
+        concurrency: int = 8,
+        profile: str | None = None,
+        max_rps: Any = None,
+    ) -> Any:
         return AsyncPlatformClient(
             base_url,
             read_env=False,

@@ -19,6 +19,7 @@ from solvelens.client import PlatformClient
 from solvelens.client.example_solver import solve
 from solvelens.client.walk import endpoint_key
 from solvelens.flows.steps import SnapshotPlan, run_snapshot
+from solvelens.sandbox.ids import IdCodec
 from solvelens.sandbox.simulate import advance
 from solvelens.store import read_frame
 from tests.fixtures.sandbox import SandboxServer
@@ -56,6 +57,22 @@ def _sandbox_events(server: SandboxServer) -> list[int]:
         return [r[0] for r in con.execute("SELECT id FROM activity ORDER BY id")]
     finally:
         con.close()
+
+
+def _sandbox_comparisons(server: SandboxServer, seed: int) -> tuple[set[str], set[str]]:
+    """The sandbox's comparison ids (public form): all, and those on a solution with at most 50 votes (whose
+    whole list the endpoint returns)."""
+    codec = IdCodec(seed)
+    con = sqlite3.connect(f"file:{server.db_path}?mode=ro", uri=True)
+    try:
+        rows = con.execute(
+            "SELECT c.id, min(a.comparison_count, b.comparison_count) FROM comparisons c "
+            "JOIN solutions a ON a.id = c.solution_a JOIN solutions b ON b.id = c.solution_b"
+        ).fetchall()
+    finally:
+        con.close()
+    everything = {codec.encode("comparison", r[0]) for r in rows}
+    return everything, {codec.encode("comparison", r[0]) for r in rows if r[1] <= 50}
 
 
 def _stored_events(db: Path) -> list[int]:
@@ -182,10 +199,16 @@ def test_comparisons_are_fetched_only_where_votes_moved_and_stored_once(
     db = tmp_path / "store.duckdb"
     first = _snap(server, db, resources=["comparisons"])
     sent = requests.take()
+    info = first["fetch"]["comparisons"]
     voted = read_frame(db, "SELECT count(*) AS n FROM solutions WHERE comparison_count > 0")["n"][0]
-    assert sent[COMPARISONS] == first["fetch"]["comparisons"]["requested"] == voted
+    assert sent[COMPARISONS] == info["requested"] and info["requested"] + info["skipped"] == voted
+    assert info["skipped"] > voted / 4  # a vote names two solutions: many lists need no request
     stored = read_frame(db, "SELECT count(*) AS n, count(DISTINCT comparison_id) AS d FROM comparisons")
     assert stored["n"][0] == stored["d"][0] == first["counts"]["comparisons"] > 0
+    # Every vote on a solution with at most 50 votes (its whole list) is stored, asked for or not.
+    ids = set(read_frame(db, "SELECT comparison_id FROM comparisons")["comparison_id"])
+    everything, complete = _sandbox_comparisons(server, seed=0)
+    assert complete <= ids <= everything and len(complete) > len(everything) / 2
     # Where a solution has more votes than the endpoint returns (50), the coverage is recorded.
     coverage = read_frame(db, "SELECT * FROM comparison_coverage")
     assert coverage.height > 0
@@ -204,7 +227,10 @@ def test_comparisons_are_fetched_only_where_votes_moved_and_stored_once(
         assert task is not None and task.type == "vote"
         bot.submit(task, solve(task))
     after = _snap(server, db, resources=["comparisons"])
-    assert requests.take()[COMPARISONS] == after["fetch"]["comparisons"]["requested"] == 2  # the two compared
+    moved = after["fetch"]["comparisons"]
+    # The two compared solutions moved: one is asked, its list shows the vote, the other needs no request.
+    assert requests.take()[COMPARISONS] == moved["requested"] and moved["requested"] + moved["skipped"] == 2
+    assert moved["requested"] >= 1
     assert after["counts"]["comparisons"] == 1  # the new vote, stored once though both lists name it
     mine = read_frame(
         db, "SELECT first_snapshot_id, voter_bot_name FROM comparisons WHERE voter_bot_name = ?", ["one-vote"]

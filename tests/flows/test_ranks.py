@@ -17,6 +17,7 @@ import pytest
 from solvelens import analysis as an
 from solvelens.flows.ranks import competition_ranks, unscored_warning
 from solvelens.flows.steps import SnapshotPlan, run_snapshot
+from solvelens.report.bot import _solution_rows
 from solvelens.sandbox.ids import IdCodec
 from solvelens.sandbox.process import SandboxServer
 from solvelens.store import read_frame
@@ -165,6 +166,12 @@ def test_every_measure_follows_the_tie_rule_on_the_stored_snapshot(
     )
     assert [got[x]["top1"] for x in s[:4]] == [1.0, 0.0, 0.0, 0.0]
     assert [got[x]["top3"] for x in s[:4]] == [1.0, 1.0, 1.0, 0.0]
+    # a bot's page: its solution tied at rank 2 is marked as a tie
+    owner = solutions.filter(pl.col("solution_id") == s[1])["bot_id"][0]
+    own = an.bot_solutions(solutions, store.problems, owner).filter(pl.col("problem_id") == ids["four"])
+    tied_row = own.filter(pl.col("rank") == 2).head(1)
+    assert tied_row["tied"].to_list() == [2]
+    assert _solution_rows(tied_row, 1)[0]["rank"] == "2="
     top_tie = ranked.filter(pl.col("problem_id") == ids["top_tie"]).sort("rank").head(2)
     assert top_tie["rank"].to_list() == [1, 1] and top_tie["top1"].to_list() == [0.5, 0.5]
     # one top-1 per contested problem, whatever its ties

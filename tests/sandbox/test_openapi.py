@@ -43,7 +43,8 @@ def test_openapi_is_valid_and_documents_every_status(sandbox) -> None:
         "/health", "/api/v1/problems", "/api/v1/problems/{problem_id}",
         "/api/v1/problems/{problem_id}/solutions", "/api/v1/categories", "/api/v1/leaderboard",
         "/api/v1/bots/{bot_id}", "/api/v1/stats", "/api/v1/search", "/api/v1/activity",
-        "/api/v1/llm-leaderboard", "/api/v1/llm-leaderboard/families", "/api/v1/solutions/{solution_id}",
+        "/api/v1/llm-leaderboard", "/api/v1/llm-leaderboard/families", "/api/v1/llm-leaderboard/{model_name}",
+        "/api/v1/solutions/{solution_id}",
         "/api/v1/solutions/{solution_id}/comparisons", *BOT_ROUTES,
     }  # fmt: skip
     for path, operations in paths.items():

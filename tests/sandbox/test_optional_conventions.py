@@ -141,6 +141,7 @@ def test_optional_endpoints_serve_the_platforms_records_in_the_mode(mode, conven
         one = c.get(f"/solutions/{sid}")
         votes = c.get(f"/solutions/{sid}/comparisons").json()
         missing = c.get("/solutions/nope/comparisons")
+        model = c.get(f"/llm-leaderboard/{expected['models'][0]['modelName']}").json()
     feed_body = feed.json()
     assert page_records(mode, "activity", feed_body) == expected["feed"][:7]
     assert not has_next(mode, feed_body)  # a feed: the newest records, no further pages
@@ -156,6 +157,10 @@ def test_optional_endpoints_serve_the_platforms_records_in_the_mode(mode, conven
     )
     assert record == expected["solution"]
     assert page_records(mode, "comparison", votes) == expected["comparisons"]
+    if mode == "jsonapi":
+        assert model["data"]["type"] == "models"
+        model = model["data"]
+    assert platform_record(mode, "model", model) == expected["models"][0]
     assert len(expected["comparisons"]) == 50
     assert missing.status_code == 404 and error_of(mode, missing) == "Solution not found"
 

@@ -162,6 +162,8 @@ def test_llm_leaderboard_pages_by_offset_sorts_and_filters_by_family(make_sandbo
         }
         families = c.get("/llm-leaderboard/families").json()["families"]
         gpt = c.get("/llm-leaderboard", params={"family": "gpt"}).json()
+        one = c.get(f"/llm-leaderboard/{every[0]['modelName']}").json()
+        no_model = c.get("/llm-leaderboard/gpt-99")
         bad = [c.get("/llm-leaderboard", params=p) for p in ({"limit": 101}, {"sort": "elo"}, {"offset": -1})]
     assert first["pagination"] == {"limit": 20, "offset": 0, "total": models} and models > 5
     assert first["models"] == every[:20]
@@ -186,6 +188,8 @@ def test_llm_leaderboard_pages_by_offset_sorts_and_filters_by_family(make_sandbo
     assert gpt["pagination"]["total"] == gpt_count == len(gpt["models"])
     assert {m["modelFamily"] for m in gpt["models"]} == {"gpt"}
     assert [r.status_code for r in bad] == [422, 422, 422]
+    assert one == every[0]
+    assert no_model.status_code == 404 and no_model.json() == {"error": "Model not found"}
 
 
 def test_a_solution_and_its_fifty_latest_comparisons(make_sandbox) -> None:
@@ -235,6 +239,7 @@ def test_without_leaves_the_endpoints_out_like_unknown_routes(make_sandbox) -> N
             "/activity",
             "/llm-leaderboard",
             "/llm-leaderboard/families",
+            "/llm-leaderboard/gpt-4o",
             f"/solutions/{solution}/comparisons",
         ]
         answers = {path: c.get(path) for path in gone}

@@ -74,10 +74,21 @@ def test_a_stepped_day_shows_each_step_and_ends_as_the_whole_day(make_sandbox, t
         feed = httpx.get(f"{server.base_url}/activity", params={"limit": 50}).json()["activities"]
         feeds.append((health["clock"], feed))
         assert health["clock"] == clock
+        conn = sqlite3.connect(stepped)
+        try:  # no row from the step's future: a bot joining later in the day is not there yet
+            now = int(conn.execute("SELECT value FROM meta WHERE key = 'clock_ms'").fetchone()[0])
+            early = [
+                conn.execute(f"SELECT count(*) FROM {table} WHERE created_at >= ?", (now,)).fetchone()[0]
+                for table in ("bots", "problems", "solutions", "comparisons", "activity")
+            ]
+        finally:
+            conn.close()
+        assert early == [0, 0, 0, 0, 0]
 
     first_id = httpx.get(f"{server.base_url}/activity", params={"limit": 1}).json()["activities"][0]["id"]
     result = advance(stepped, days=1, step_minutes=60, on_step=watch)
     assert advance(whole, days=1) | {"seconds": 0} == result | {"seconds": 0}
+    assert result["new_bots"] > 0 and result["new_problems"] > 0  # so the check above was not vacuous
     assert _tables(whole) == _tables(stepped)  # stepping changes when rows land, not which
     assert [clock[11:13] for clock, _ in feeds] == [f"{h:02d}" for h in range(1, 24)]
     newest = first_id

@@ -8,12 +8,14 @@ import copy
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import orjson
+import polars as pl
 
 from solvelens.flows.ranks import competition_ranks
-from solvelens.store import StagingArea, read_frame, write_snapshot
+from solvelens.store import StagingArea, read_frame, read_store_meta, write_snapshot
 from solvelens.store.canonical import tie_free_form
-from solvelens.store.schema import INTERNAL
+from solvelens.store.schema import INTERNAL, SCHEMA_VERSION
 from solvelens.store.staging import version_key
 from tests.store.fakes import FakePlatform, make_platform, stage_run
 
@@ -104,3 +106,35 @@ def test_a_tie_listed_in_another_order_is_the_same_snapshot(db: Path, tmp_path: 
     assert third.changes["leaderboard"]["moved"] == 4  # 4 -> 1; the tied pair 1 -> 2; 3 -> 4
     top = third.changes["leaderboard"]["top_movers"][0]
     assert (top["from_rank"], top["to_rank"]) == (4, 1)
+
+
+def test_a_store_with_position_ranks_gets_competition_ranks_on_the_next_write(
+    db: Path, platform: FakePlatform, tmp_path: Path
+) -> None:
+    """Written before ties were recognised (schema 2): positions 1..5 for five solutions all at 1500."""
+    first = write_snapshot(db, stage_run(tmp_path, platform))  # the fakes stage positions
+    unscored = platform.problems[1]["id"]
+    con = duckdb.connect(str(db))
+    try:
+        con.execute(f"UPDATE {INTERNAL}.meta SET value = '2' WHERE key = 'schema_version'")
+        con.execute(  # one list has a solution without a score: it keeps its positions
+            f"""UPDATE {INTERNAL}.solutions_versions SET score = NULL
+                WHERE solution_id = '{platform.solutions[unscored][0]["id"]}'"""
+        )
+    finally:
+        con.close()
+    before = read_frame(db, "SELECT problem_id, rank FROM solutions ORDER BY problem_id, rank")
+    assert before.filter(pl.col("problem_id") == platform.problems[0]["id"])["rank"].to_list() == [
+        1,
+        2,
+        3,
+        4,
+        5,
+    ]
+    write_snapshot(db, stage_run(tmp_path, platform, taken_at="2026-02-02T00:00:00Z"))
+    old = read_frame(db, "SELECT problem_id, rank FROM solutions WHERE snapshot_id = ?", [first.snapshot_id])
+    per_problem = old.group_by("problem_id").agg(pl.col("rank").sort())
+    ranks = {r["problem_id"]: r["rank"] for r in per_problem.iter_rows(named=True)}
+    assert ranks.pop(unscored) == [1, 2, 3, 4, 5]
+    assert all(r == [1, 1, 1, 1, 1] for r in ranks.values()), "all tied at 1500: all share rank 1"
+    assert read_store_meta(db)["schema_version"] == str(SCHEMA_VERSION)

@@ -14,9 +14,12 @@ frames to the helpers::
 One platform at a time: :func:`load` reads the newest snapshot's platform (or ``platform=``); the store's
 platforms are listed by :func:`platforms`.
 
-Every helper's docstring lists its output columns and dtypes. Ranks: 1 = top, ties share a rank ("1224");
-a positive rank change means the bot moved up. Rates are per day, per hour or per snapshot depending on how
-long the history spans (:func:`rate_unit`); each rate frame says which in its ``rate_unit`` column.
+Every helper's docstring lists its output columns and dtypes. Ranks: 1 = top, ties share a rank ("1224":
+bots with equal points, solutions with equal scores); a positive rank change means the bot moved up. Every
+measure on ranks (percentiles, top-1/top-3 rates) counts a tie as its expected value under a random order of
+the tie (:mod:`solvelens.analysis.solutions`), so the order the platform lists a tie in moves nothing.
+Rates are per day, per hour or per snapshot depending on how long the history spans (:func:`rate_unit`);
+each rate frame says which in its ``rate_unit`` column.
 No rate is taken across a gap in the history (:func:`history_gaps`: an interval over 3 times the usual
 one and over an hour): it is null there.
 """

@@ -88,14 +88,14 @@ def bot_history(
     not ranked), position Int32, points Int64, elo Float64, ranked_bots UInt32 (bots ranked in that
     snapshot), percentile Float64 (share of the other ranked bots ranked below it, a bot tied with it on
     points counting half: ``(N - rank - (t - 1) / 2) / (N - 1)`` with ``t`` bots sharing its competition
-    rank; 1 = sole top, 0 = sole last; the order the platform lists a tie in moves nothing),
-    in_top_n Boolean (rank <= ``top_n``), held_s Float64 (seconds until the next snapshot); with ``bots``
-    also total_solutions Int64, total_votes Int64, vote_accuracy Float64 from its profile; sorted by
-    taken_at.
+    rank; 1 = sole top, 0 = sole last; the order the platform lists a tie in moves nothing), tied UInt32
+    (ranked bots sharing its rank, itself included; 1 = untied, null when not ranked), in_top_n Boolean
+    (rank <= ``top_n``), held_s Float64 (seconds until the next snapshot); with ``bots`` also
+    total_solutions Int64, total_votes Int64, vote_accuracy Float64 from its profile; sorted by taken_at.
     """
     times = _held(history)
     counts = history.group_by("snapshot_id").agg(ranked_bots=pl.len().cast(pl.UInt32))
-    tied = history.group_by("snapshot_id", "rank").agg(_tied=pl.len())
+    tied = history.group_by("snapshot_id", "rank").agg(tied=pl.len().cast(pl.UInt32))
     mine = (
         history.filter(pl.col("bot_id") == bot_id)
         .drop("taken_at")
@@ -109,14 +109,14 @@ def bot_history(
             percentile=(
                 pl.col("ranked_bots").cast(pl.Float64)
                 - pl.col("rank")
-                - (pl.col("_tied").cast(pl.Float64) - 1.0) / 2.0
+                - (pl.col("tied").cast(pl.Float64) - 1.0) / 2.0
             )
             / (pl.col("ranked_bots").cast(pl.Float64) - 1).clip(lower_bound=1.0),
             in_top_n=(pl.col("rank") <= top_n).fill_null(False),
         )
     )
     columns = ["snapshot_id", "taken_at", "bot_id", "name", "rank", "position", "points", "elo"]
-    columns += ["ranked_bots", "percentile", "in_top_n", "held_s"]
+    columns += ["ranked_bots", "percentile", "tied", "in_top_n", "held_s"]
     if bots is not None:
         profile = (
             bots.lazy()
@@ -149,7 +149,8 @@ class BotSummary:
     ``peak_rank`` is its best rank in the history and ``peak_at`` when it first reached it;
     ``time_in_top_n_s`` how long it held a top-``top_n`` rank; ``rank_changes`` maps each baseline
     (prev, 7d, first; see :mod:`solvelens.analysis.leaderboard`) to its rank change (positive = up; None:
-    no baseline or not ranked then).
+    no baseline or not ranked then); ``tied``: ranked bots sharing its rank now, itself included (1 =
+    untied; 0 when not ranked now).
     """
 
     bot_id: str
@@ -168,6 +169,7 @@ class BotSummary:
     span_s: float
     rank_changes: dict[str, int | None]
     points_changes: dict[str, int | None]
+    tied: int = 1
 
 
 def bot_summary(
@@ -204,6 +206,7 @@ def bot_summary(
         span_s=float(own["held_s"].sum()),
         rank_changes={b: row.get(f"rank_change_{b}") for b in BASELINES},
         points_changes={b: row.get(f"points_change_{b}") for b in BASELINES},
+        tied=int(newest.get("tied") or 0),
     )
 
 

@@ -11,7 +11,7 @@ from typing import Annotated, Any
 
 import typer
 
-from solvelens.cli.common import BaseUrl, ProfileFile, fail
+from solvelens.cli.common import BaseUrl, MaxRps, ProfileFile, fail
 
 app = typer.Typer(
     rich_markup_mode=None,
@@ -193,6 +193,7 @@ def run(
     max_outage: MaxOutage = 120.0,
     verbose: Verbose = False,
     max_attempts: MaxAttempts = 5,
+    max_rps: MaxRps = None,
 ) -> None:
     """Poll /tasks/next, call SOLVER on each task and submit its answer, until stopped.
 
@@ -212,7 +213,13 @@ def run(
     key = _api_key(base_url, api_key, api_key_file)
     try:
         client = PlatformClient(
-            base_url, api_key=key, timeout=timeout, max_attempts=max_attempts, read_env=False, profile=profile
+            base_url,
+            api_key=key,
+            timeout=timeout,
+            max_attempts=max_attempts,
+            read_env=False,
+            profile=profile,
+            max_rps=max_rps,
         )
     except PlatformError as exc:
         fail(str(exc))

@@ -78,6 +78,19 @@ ProfileFile = Annotated[
         "detection for its endpoint (where the records are, record style, id field, paginator).",
     ),
 ]
+#: ``--max-rps`` of the commands that talk to a platform (snapshot, bot run, probe).
+MaxRps = Annotated[
+    float | None,
+    typer.Option(
+        "--max-rps",
+        envvar="SOLVELENS_MAX_RPS",
+        min=0.001,
+        max=1000.0,
+        show_default=False,
+        help="Send at most this many requests per second. Requests are paced anyway by the quota the "
+        "platform announces (X-RateLimit-*, RateLimit, Retry-After), so a quota is never exceeded.",
+    ),
+]
 #: ``--platform ID|URL`` (``SOLVELENS_PLATFORM``): which platform of a store to analyse (default: the newest
 #: snapshot's).
 PlatformOption = Annotated[

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from solvelens.cli.common import ApiKey, BaseUrl
+from solvelens.cli.common import ApiKey, BaseUrl, MaxRps
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -30,7 +30,7 @@ Out = Annotated[
 ]
 
 
-def probe(base_url: BaseUrl, api_key: ApiKey = None, out: Out = None) -> None:
+def probe(base_url: BaseUrl, api_key: ApiKey = None, out: Out = None, max_rps: MaxRps = None) -> None:
     """Inspect each endpoint with a few requests (two small pages of each list, one problem, one bot,
     /stats; /bot/me with --api-key; /tasks/next is never polled) and print what was found: envelope,
     record style, paging style and parameter names, page size, where the total comes from, id field and a
@@ -44,7 +44,9 @@ def probe(base_url: BaseUrl, api_key: ApiKey = None, out: Out = None) -> None:
     from solvelens.client import PlatformClient
     from solvelens.client.probe import probe as run_probe
 
-    with PlatformClient(base_url, api_key=api_key, read_env=False, profile=None, max_attempts=2) as client:
+    with PlatformClient(
+        base_url, api_key=api_key, read_env=False, profile=None, max_attempts=2, max_rps=max_rps
+    ) as client:
         findings, profile = run_probe(client)
     table_console = Console(stderr=out is None, width=min(Console().width, 80))
     table_console.print(_table(findings))

@@ -7,9 +7,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
+
+if TYPE_CHECKING:
+    from solvelens.sandbox.ratelimit import RateLimit as RateLimitQuota
 
 from solvelens.cli.common import DEFAULT_SANDBOX_DB, BadInputError, CommandFailedError, SandboxDbPath
 
@@ -99,13 +102,18 @@ MaxBodyBytes = Annotated[
     ),
 ]
 RateLimit = Annotated[
-    int,
+    str,
     typer.Option(
-        envvar="SOLVELENS_SANDBOX_RATE_LIMIT", help="Requests per window per API key (429); 0 = none."
+        envvar="SOLVELENS_SANDBOX_RATE_LIMIT",
+        help="Announce and enforce a quota per client address on every /api/v1 route, like the real "
+        "platform (5000/hour): N/hour, N/minute or N/second (also N/10 seconds). Answers carry "
+        "X-RateLimit-Limit/-Remaining/-Reset, RateLimit-Policy and RateLimit; over quota: 429 with "
+        "Retry-After. A bare N means N per --rate-window seconds. Empty or 0: no quota.",
     ),
 ]
 RateWindow = Annotated[
-    float, typer.Option(envvar="SOLVELENS_SANDBOX_RATE_WINDOW", help="Rate-limit window (seconds).")
+    float,
+    typer.Option(envvar="SOLVELENS_SANDBOX_RATE_WINDOW", help="Window in seconds of a bare --rate-limit N."),
 ]
 Conventions = Annotated[
     str,
@@ -151,7 +159,7 @@ def serve(
     slow_ms: SlowMs = 1500.0,
     retry_after: RetryAfter = 1,
     max_body_bytes: MaxBodyBytes = 0,
-    rate_limit: RateLimit = 0,
+    rate_limit: RateLimit = "",
     rate_window: RateWindow = 60.0,
     conventions: Conventions = "platform",
     without: Without = "",
@@ -182,10 +190,9 @@ def serve(
             slow_ms=slow_ms,
             retry_after_seconds=retry_after,
             max_body_bytes=max_body_bytes or None,
-            rate_limit=rate_limit or None,
-            rate_window_seconds=rate_window,
             paths=tuple(p.strip() for p in fault_paths.split(",") if p.strip()),
         )
+        quota = _rate_limit(rate_limit, rate_window)
     except ValueError as exc:
         raise BadInputError(str(exc)) from exc
     if db.exists():
@@ -207,6 +214,7 @@ def serve(
         task_types=tuple(t.strip() for t in task_types.split(",") if t.strip()),
         faults=faults,
         conventions=conventions,
+        rate_limit=quota,
         without=left_out,
         tie_order=tie_order,  # type: ignore[arg-type]
     )
@@ -215,6 +223,15 @@ def serve(
         application, host=host, port=port, log_level="warning", access_log=False, lifespan="off"
     )
     uvicorn.Server(config).run()
+
+
+def _rate_limit(text: str, window: float) -> RateLimitQuota | None:
+    """The ``--rate-limit`` quota, ``None`` for none; raises :class:`ValueError` naming the accepted forms."""
+    from solvelens.sandbox.ratelimit import parse_rate_limit
+
+    if text.strip() in ("", "0"):
+        return None
+    return parse_rate_limit(text, default_window=window)
 
 
 def _check_without(without: str) -> tuple[str, ...]:

@@ -25,6 +25,7 @@ from solvelens.cli.common import (
     CommandFailedError,
     DbPath,
     Full,
+    MaxRps,
     ProfileFile,
     on_failure,
 )
@@ -348,6 +349,7 @@ def snapshot(
     lock_timeout: LockTimeout = 60.0,
     verbose: Verbose = False,
     profile: ProfileFile = None,
+    max_rps: MaxRps = None,
     resources: Resources = None,
 ) -> None:
     """Take one complete snapshot of every public resource into the DuckDB store.
@@ -379,6 +381,7 @@ def snapshot(
         backfill=backfill,
         allow_missing_bot_me=allow_missing_bot_me,
         profile=_checked_profile(profile),
+        max_rps=max_rps,
         resources=_checked_resources(resources),
     )
     use_prefect = prefect if prefect is not None else prefect_api_url() is not None

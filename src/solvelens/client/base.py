@@ -67,6 +67,7 @@ from solvelens.client.models import (
 )
 from solvelens.client.pagination import DEFAULT_MAX_PAGES, PageRequest, Paginator, get_path
 from solvelens.client.profile import Profile, resolve_profile
+from solvelens.client.ratelimit import Pacer
 from solvelens.client.records import RESOURCE_OF, stats_figures, unwrap_single
 from solvelens.client.submission import SubmitBody, submission_body
 from solvelens.client.walk import (
@@ -316,6 +317,10 @@ class BaseClient:
             by ``solvelens probe``); ``None``: the file named by ``SOLVELENS_PROFILE`` (when ``read_env``),
             else detection only. Every setting overrides detection for its endpoint. Raises
             :class:`~solvelens.client.profile.ProfileError` for an unreadable or unknown setting.
+        max_rps: the user's cap in requests per second (``None``: none); requests are paced by the quota the
+            platform announces in any case (:mod:`solvelens.client.ratelimit`).
+        pacer: a :class:`~solvelens.client.ratelimit.Pacer` to share with other clients of the same platform
+            (its ``max_rps`` applies; give ``max_rps`` only when equal); ``None``: this client's own.
     """
 
     _http: httpx.Client | httpx.AsyncClient
@@ -335,6 +340,8 @@ class BaseClient:
         headers: Mapping[str, str] | None = None,
         read_env: bool = True,
         profile: str | Path | Profile | None = None,
+        max_rps: float | None = None,
+        pacer: Pacer | None = None,
     ) -> None:
         settings = None
         if read_env and (base_url is None or api_key is None):
@@ -375,6 +382,10 @@ class BaseClient:
         #: What this client knows about each endpoint (detected or from the profile); handed to each walk.
         self.endpoints = EndpointMemory(self.profile)
         self._recent_tasks: dict[str, Task] = {}
+        if pacer is not None and max_rps is not None and pacer.max_rps != max_rps:
+            raise ConfigurationError(f"max_rps={max_rps:g} differs from the shared pacer's {pacer.max_rps}")
+        #: Paces every request by the announced quota and ``max_rps`` (shared when ``pacer`` was given).
+        self.pacer = pacer if pacer is not None else Pacer(max_rps)
         install_retry_logging()
         self._headers = {"User-Agent": USER_AGENT, "Accept": "application/json", **(headers or {})}
 

@@ -101,11 +101,16 @@ class PlatformClient(BaseClient):
         self._http.close()
 
     def _send(self, call: Call[Any]) -> httpx.Response:
+        ticket = self.pacer.acquire()  # waits while the announced quota or max_rps says so
         started = time.perf_counter()
         try:
             response = self._http.send(self._build_request(call), auth=call.auth or httpx.USE_CLIENT_DEFAULT)
-        except httpx.HTTPError as exc:
-            raise self._transport_error(exc, call.method, call.url) from exc
+        except BaseException as exc:
+            self.pacer.release(ticket)
+            if isinstance(exc, httpx.HTTPError):
+                raise self._transport_error(exc, call.method, call.url) from exc
+            raise
+        self.pacer.observe(ticket, response, retry_after_cap=self.retry.retry_after_cap)
         self._sent(call, response, started)
         return response
 
@@ -345,13 +350,18 @@ class AsyncPlatformClient(BaseClient):
         await self._http.aclose()
 
     async def _send(self, call: Call[Any]) -> httpx.Response:
+        ticket = await self.pacer.acquire_async()  # waits while the announced quota or max_rps says so
         started = time.perf_counter()
         try:
             response = await self._http.send(
                 self._build_request(call), auth=call.auth or httpx.USE_CLIENT_DEFAULT
             )
-        except httpx.HTTPError as exc:
-            raise self._transport_error(exc, call.method, call.url) from exc
+        except BaseException as exc:
+            self.pacer.release(ticket)
+            if isinstance(exc, httpx.HTTPError):
+                raise self._transport_error(exc, call.method, call.url) from exc
+            raise
+        self.pacer.observe(ticket, response, retry_after_cap=self.retry.retry_after_cap)
         self._sent(call, response, started)
         return response
 

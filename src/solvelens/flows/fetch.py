@@ -1,7 +1,9 @@
 """Plain async fetch steps of a snapshot (no Prefect here): platform HTTP -> staging directory.
 
 Each step opens its own :class:`solvelens.client.AsyncPlatformClient` (with the run's profile, ``profile``:
-the path of a ``solvelens probe`` file, when there is one), fetches one group of resources, writes
+the path of a ``solvelens probe`` file, when there is one; all steps share one pacer per platform, which keeps
+to the quota the platform announces and to ``max_rps``: :mod:`solvelens.client.ratelimit`), fetches one
+group of resources, writes
 them to a :class:`solvelens.store.StagingArea` and returns a small JSON-serialisable report::
 
     {"step": str, "counts": {resource: n}, "warnings": [str], "info": {...}}
@@ -46,6 +48,7 @@ from solvelens.client import (
     PermissionDeniedError,
     UnrecognizedResponseError,
 )
+from solvelens.client.ratelimit import shared_pacer
 from solvelens.flows.ranks import competition_ranks, unscored_warning
 from solvelens.store.staging import StagingArea, dump_json, version_key
 
@@ -76,10 +79,17 @@ def _client(
     api_key: SecretStr | None = None,
     concurrency: int = DEFAULT_CONCURRENCY,
     profile: str | None = None,
+    max_rps: float | None = None,
 ) -> Any:
     # read_env=False: public steps never pick up a key (or a profile) from the environment; the plan says.
+    # The steps run at the same time against one quota: they share one pacer (the announced quota, max_rps).
     return AsyncPlatformClient(
-        base_url, api_key=api_key, read_env=False, max_connections=max(concurrency, 4) + 2, profile=profile
+        base_url,
+        api_key=api_key,
+        read_env=False,
+        max_connections=max(concurrency, 4) + 2,
+        profile=profile,
+        pacer=shared_pacer(base_url, max_rps),
     )
 
 
@@ -166,7 +176,12 @@ def _previous(area: StagingArea, table: str) -> list[dict[str, Any]]:
 
 
 async def fetch_problems_step(
-    base_url: str, staging_dir: str, *, concurrency: int = DEFAULT_CONCURRENCY, profile: str | None = None
+    base_url: str,
+    staging_dir: str,
+    *,
+    concurrency: int = DEFAULT_CONCURRENCY,
+    profile: str | None = None,
+    max_rps: float | None = None,
 ) -> dict[str, Any]:
     """Stage ``problems``, ``solutions``, ``solution_problems`` and ``solution_carryover``.
 
@@ -186,7 +201,7 @@ async def fetch_problems_step(
         r["problem_id"]: (r["solution_count"], r["comparison_count"], r["manifest_id"])
         for r in _previous(area, "previous_problems")
     }
-    async with _client(base_url, concurrency=concurrency, profile=profile) as client:
+    async with _client(base_url, concurrency=concurrency, profile=profile, max_rps=max_rps) as client:
         problems = await collect_pages(
             client.problem_pages(sort="oldest", concurrency=concurrency),
             "problems",
@@ -253,7 +268,12 @@ async def fetch_problems_step(
 
 
 async def fetch_leaderboard_step(
-    base_url: str, staging_dir: str, *, concurrency: int = DEFAULT_CONCURRENCY, profile: str | None = None
+    base_url: str,
+    staging_dir: str,
+    *,
+    concurrency: int = DEFAULT_CONCURRENCY,
+    profile: str | None = None,
+    max_rps: float | None = None,
 ) -> dict[str, Any]:
     """Stage ``leaderboard``, ``bots`` and ``bot_carryover``.
 
@@ -274,7 +294,7 @@ async def fetch_leaderboard_step(
         r["bot_id"]: (r["listing_version_id"], r["profile_version_id"])
         for r in _previous(area, "previous_bots")
     }
-    async with _client(base_url, concurrency=concurrency, profile=profile) as client:
+    async with _client(base_url, concurrency=concurrency, profile=profile, max_rps=max_rps) as client:
         board = await collect_pages(
             client.leaderboard_pages(concurrency=concurrency),
             "leaderboard",
@@ -331,11 +351,11 @@ async def fetch_leaderboard_step(
 
 
 async def fetch_reference_step(
-    base_url: str, staging_dir: str, *, profile: str | None = None
+    base_url: str, staging_dir: str, *, profile: str | None = None, max_rps: float | None = None
 ) -> dict[str, Any]:
     """Stage ``categories`` (``GET /categories``) and ``platform_stats`` (``GET /stats``, one record)."""
     area = StagingArea(staging_dir)
-    async with _client(base_url, profile=profile) as client:
+    async with _client(base_url, profile=profile, max_rps=max_rps) as client:
         categories, stats = await run_together(client.list_categories(), client.get_stats())
     area.write_records("categories", [dict(c) for c in categories])
     area.write_records("platform_stats", [dict(stats)])
@@ -349,7 +369,12 @@ class ApiKeyRejectedError(RuntimeError):
 
 
 async def fetch_bot_me_step(
-    base_url: str, staging_dir: str, *, allow_missing: bool = False, profile: str | None = None
+    base_url: str,
+    staging_dir: str,
+    *,
+    allow_missing: bool = False,
+    profile: str | None = None,
+    max_rps: float | None = None,
 ) -> dict[str, Any]:
     """Stage ``bot_me`` (``GET /bot/me``) with the API key of :class:`solvelens.config.Settings`
     (``SOLVELENS_API_KEY`` or ``SOLVELENS_API_KEY_FILE``); the key is never a parameter, never logged.
@@ -371,7 +396,7 @@ async def fetch_bot_me_step(
     if key is None:
         return _report("bot_me", {"bot_me": 0}, [], skipped="no API key configured")
     area = StagingArea(staging_dir)
-    async with _client(base_url, api_key=key, profile=profile) as client:
+    async with _client(base_url, api_key=key, profile=profile, max_rps=max_rps) as client:
         try:
             me = dict(await client.get_me())
         except (AuthenticationError, PermissionDeniedError) as exc:

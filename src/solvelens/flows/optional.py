@@ -11,7 +11,8 @@ Three resources (names as in ``SnapshotPlan.resources`` and ``snapshot --resourc
 - ``comparisons`` (:func:`fetch_comparisons_step`, after the problems step): ``GET
   /solutions/{id}/comparisons`` only for the solutions whose ``comparisonCount`` moved since their
   comparisons were last fetched (staged ``comparison_state``; ``pending_comparisons`` for problems whose
-  solution list carried over): an unchanged re-snapshot sends no comparisons request.
+  solution list carried over): an unchanged re-snapshot sends no comparisons request. A vote names two
+  solutions: one whose new votes all appeared in the lists fetched before it is not asked (:class:`Cover`).
 
 Discovery, once per snapshot and at no extra cost: each resource's first request is the probe. An answer of
 404 (405, 410, 501, or 401/403: not for a public snapshot) means the platform does not offer the resource: it
@@ -24,7 +25,9 @@ plan leaves out is :data:`NOT_REQUESTED`. The writer records them in ``snapshots
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from typing import Any, Final
 
 import orjson
@@ -40,16 +43,20 @@ from solvelens.flows.fetch import (
     _unidentified,
     collect_pages,
     report_progress,
+    run_together,
 )
 from solvelens.store.staging import StagingArea
 
 __all__ = [
     "ACTIVITY_LIMIT",
+    "COMPARISONS_CAP",
     "NOT_OFFERED",
     "NOT_REQUESTED",
     "OPTIONAL_RESOURCES",
     "STORED",
     "UNCHANGED",
+    "Cover",
+    "Wanted",
     "fetch_activity_step",
     "fetch_comparisons_step",
     "fetch_llm_leaderboard_step",
@@ -67,6 +74,8 @@ NOT_REQUESTED: Final = "not requested"
 UNCHANGED: Final = "unchanged"
 #: Events asked of ``/activity`` (the real platform's maximum).
 ACTIVITY_LIMIT: Final = 50
+#: The most votes ``/solutions/{id}/comparisons`` returns (the real platform's: the newest 50).
+COMPARISONS_CAP: Final = 50
 #: Statuses meaning "this platform does not offer the endpoint (to a public client)".
 _ABSENT: Final = frozenset({401, 403, 404, 405, 410, 501})
 #: Solutions tried before a 404 naming the solution (not the route) counts as a broken listing.
@@ -96,7 +105,7 @@ def _absent(step: str, resource: str, exc: APIStatusError) -> dict[str, Any]:
 
 
 async def fetch_activity_step(
-    base_url: str, staging_dir: str, *, profile: str | None = None
+    base_url: str, staging_dir: str, *, profile: str | None = None, max_rps: float | None = None
 ) -> dict[str, Any]:
     """Stage ``activity`` (``GET /activity?limit=50``: the feed's newest events, newest first) and, when the
     feed no longer reaches the newest event stored before (staged ``previous_activity``), ``activity_gap``
@@ -105,7 +114,7 @@ async def fetch_activity_step(
     the page), ``events_per_hour`` (measured over the page, platform time; ``None`` when it cannot tell),
     ``gap`` (the :class:`~solvelens.flows.activity_gap.ActivityGap` as a dict, or ``None``)."""
     area = StagingArea(staging_dir)
-    async with _client(base_url, profile=profile) as client:
+    async with _client(base_url, profile=profile, max_rps=max_rps) as client:
         try:
             events = await client.activity(ACTIVITY_LIMIT)
         except APIStatusError as exc:
@@ -149,7 +158,7 @@ async def _pages_or_absent(pages: AsyncIterator[Page], seen: list[int]) -> Async
 
 
 async def fetch_llm_leaderboard_step(
-    base_url: str, staging_dir: str, *, profile: str | None = None
+    base_url: str, staging_dir: str, *, profile: str | None = None, max_rps: float | None = None
 ) -> dict[str, Any]:
     """Stage ``llm_leaderboard``: every page of ``GET /llm-leaderboard`` (rank 1 = first in the walk, the
     platform's default sort). A model without ``id`` raises :class:`UnrecognizedResponseError`; an error
@@ -157,7 +166,7 @@ async def fetch_llm_leaderboard_step(
     area = StagingArea(staging_dir)
     warnings: list[str] = []
     seen = [0]
-    async with _client(base_url, profile=profile) as client:
+    async with _client(base_url, profile=profile, max_rps=max_rps) as client:
         try:
             models = await collect_pages(
                 _pages_or_absent(client.llm_leaderboard_pages(), seen),
@@ -181,29 +190,108 @@ def _count(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def solutions_to_compare(area: StagingArea) -> list[tuple[str, str, int | None]]:
-    """``(solution_id, problem_id, comparisonCount)`` of every solution whose comparisons to fetch, from the
-    staging area after the problems step: the solutions fetched this run whose count moved since their last
-    fetch (``comparison_state``; a count of 0 has nothing to fetch; an unknown count is always fetched),
-    and the ``pending_comparisons`` of problems whose solution list carried over."""
+@dataclass(frozen=True)
+class Wanted:
+    """A solution whose comparisons may be needed: its ``comparisonCount`` as listed now and at its last
+    fetch (``None``: unknown / never fetched)."""
+
+    solution_id: str
+    problem_id: str
+    count: int | None
+    last: int | None
+
+    @property
+    def delta(self) -> int | None:
+        """Votes since its last fetch (``None``: unknown)."""
+        return None if self.count is None else self.count - (self.last or 0)
+
+
+def solutions_to_compare(area: StagingArea) -> list[Wanted]:
+    """Every solution whose comparisons to fetch, from the staging area after the problems step: the
+    solutions fetched this run whose count moved since their last fetch (``comparison_state``; a count of 0
+    has nothing to fetch; an unknown count is always fetched), and the ``pending_comparisons`` of problems
+    whose solution list carried over."""
     state_table = area.read_table("comparison_state")
     state = {} if state_table is None else dict(zip(*state_table.to_pydict().values(), strict=True))
-    wanted: list[tuple[str, str, int | None]] = []
+    wanted: list[Wanted] = []
     staged = area.read_table("solutions")
     if staged is not None:
         for pid, raw in zip(staged["problem_id"].to_pylist(), staged["raw"].to_pylist(), strict=True):
             record = orjson.loads(raw)
-            count = _count(record.get("comparisonCount"))
-            if count == 0 or (count is not None and state.get(str(record.get("id"))) == count):
+            sid, count = str(record.get("id")), _count(record.get("comparisonCount"))
+            if count == 0 or (count is not None and state.get(sid) == count):
                 continue
-            wanted.append((str(record.get("id")), pid, count))
+            wanted.append(Wanted(sid, pid, count, state.get(sid)))
     carried_table = area.read_table("solution_carryover")
     carried = set() if carried_table is None else set(carried_table["problem_id"].to_pylist())
     pending = area.read_table("pending_comparisons")
     for row in [] if pending is None else pending.to_pylist():
         if row["problem_id"] in carried:
-            wanted.append((row["solution_id"], row["problem_id"], row["comparison_count"]))
+            wanted.append(
+                Wanted(row["solution_id"], row["problem_id"], row["comparison_count"], row["last_count"])
+            )
     return wanted
+
+
+class Cover:
+    """Votes seen this run that the store did not hold, credited to the other solution of each: a solution
+    whose new votes were all seen in the other solutions' lists (and whose own list would not be capped at
+    :data:`COMPARISONS_CAP`) needs no request of its own. Never skips what it cannot prove: a vote stored
+    before, a vote without both solution ids, an unknown count or a list longer than the cap: "ask"."""
+
+    def __init__(self, stored: set[str]) -> None:
+        self.seen = stored
+        self.credit: Counter[str] = Counter()
+
+    def add(self, solution_id: str, votes: list[dict[str, Any]]) -> None:
+        """Credit the new votes of ``solution_id``'s list to their other solutions."""
+        for vote in votes:
+            ident = str(vote.get("id"))
+            if ident in self.seen:
+                continue
+            self.seen.add(ident)
+            for side in (vote.get("solutionAId"), vote.get("solutionBId")):
+                if side is not None and str(side) != solution_id:
+                    self.credit[str(side)] += 1
+
+    def uncovered(self, w: Wanted) -> int:
+        """Votes of ``w`` since its last fetch not seen in another list yet (unknown: a very large number)."""
+        delta = w.delta
+        return 1 << 62 if delta is None else delta - self.credit[w.solution_id]
+
+    def covered(self, w: Wanted) -> bool:
+        """Whether every vote of ``w`` since its last fetch was seen in another list this run."""
+        delta = w.delta
+        return (
+            delta is not None
+            and w.count is not None
+            and w.count <= COMPARISONS_CAP
+            and (self.credit[w.solution_id] >= delta)
+        )
+
+
+def _queues(wanted: list[Wanted]) -> list[list[Wanted]]:
+    """Per problem, its solutions to fetch, most votes to catch up on first (unknown counts first)."""
+    by_problem: dict[str, list[Wanted]] = {}
+    for w in wanted:
+        by_problem.setdefault(w.problem_id, []).append(w)
+    big = 1 << 62
+    return [sorted(q, key=lambda w: -(big if w.delta is None else w.delta)) for q in by_problem.values()]
+
+
+def _next_batch(queues: list[list[Wanted]], cover: Cover, size: int) -> tuple[list[Wanted], list[Wanted]]:
+    """The next requests (per pass, one per problem: the solution with the most votes not yet seen in a list
+    fetched before; up to ``size``) and the solutions found covered on the way (no request needed)."""
+    batch: list[Wanted] = []
+    skipped: list[Wanted] = []
+    while len(batch) < size and any(queues):
+        for queue in queues:
+            skipped.extend(w for w in queue if cover.covered(w))
+            queue[:] = [w for w in queue if not cover.covered(w)]
+            if queue and len(batch) < size:
+                best = max(range(len(queue)), key=lambda i: cover.uncovered(queue[i]))
+                batch.append(queue.pop(best))
+    return batch, skipped
 
 
 def _gone(ids: list[str]) -> UnrecognizedResponseError:
@@ -218,88 +306,128 @@ def _gone(ids: list[str]) -> UnrecognizedResponseError:
 
 
 async def _probe(
-    client: Any, wanted: list[tuple[str, str, int | None]]
-) -> tuple[int, list[dict[str, Any]] | None, APIStatusError | None]:
-    """Ask for the first solutions' comparisons one at a time until one answers: returns how many were
-    tried, the answer of the last one tried (``None``: none answered) and, when the platform does not offer
-    the endpoint, the error saying so. A 404 naming the solution (not the route) tries the next one; after
-    :data:`_PROBES` of them the listing's ids are not the API's (:class:`UnrecognizedResponseError`)."""
+    client: Any, queue: list[Wanted]
+) -> tuple[Wanted | None, list[dict[str, Any]] | None, APIStatusError | None]:
+    """Ask for the comparisons of ``queue``'s first solutions (popped) one at a time until one answers:
+    returns it and its answer (``None, None``: every one was deleted meanwhile) or, when the platform does
+    not offer the endpoint, the error saying so. A 404 naming the solution (not the route) tries the next
+    one; after :data:`_PROBES` of them the listing's ids are not the API's
+    (:class:`UnrecognizedResponseError`)."""
     gone: list[str] = []
-    for tried, (sid, _pid, _count) in enumerate(wanted, start=1):
+    while queue:
+        w = queue.pop(0)
         try:
-            return tried, await client.comparisons(sid), None
+            return w, await client.comparisons(w.solution_id), None
         except APIStatusError as exc:
             if isinstance(exc, NotFoundError) and not _route_missing(exc):
-                gone.append(sid)
+                gone.append(w.solution_id)
                 if len(gone) >= _PROBES:
                     raise _gone(gone) from None
                 continue
             if not_offered(exc):
-                return tried, None, exc
+                return None, None, exc
             raise
-    return len(wanted), None, None  # every solution asked was deleted meanwhile: nothing to store
+    return None, None, None
+
+
+class _Sink:
+    """Stages what the comparisons step fetched (``comparisons``, ``comparison_fetches``) and counts it."""
+
+    def __init__(self, rows: Any, fetches: Any) -> None:
+        self.rows, self.fetches = rows, fetches
+        self.requested = self.fetched = self.capped = self.skipped = self.gone = 0
+
+    def keep(self, w: Wanted, votes: list[dict[str, Any]] | None) -> None:
+        """One solution's answer (``None``: covered by other lists, not asked)."""
+        if votes is None:
+            self.skipped += 1
+        else:
+            self.requested += 1
+            self.fetched += len(votes)
+            self.capped += w.count is not None and w.count > len(votes)
+            n = len(votes)
+            self.rows.append(problem_id=[w.problem_id] * n, solution_id=[w.solution_id] * n, raw=votes)
+        self.fetches.append(
+            solution_id=[w.solution_id],
+            problem_id=[w.problem_id],
+            comparison_count=[w.count],
+            returned=[None if votes is None else len(votes)],
+        )
 
 
 async def fetch_comparisons_step(
-    base_url: str, staging_dir: str, *, concurrency: int = DEFAULT_CONCURRENCY, profile: str | None = None
+    base_url: str,
+    staging_dir: str,
+    *,
+    concurrency: int = DEFAULT_CONCURRENCY,
+    profile: str | None = None,
+    max_rps: float | None = None,
 ) -> dict[str, Any]:
     """Stage ``comparisons`` (each fetched solution's comparisons, with its problem and solution id) and
-    ``comparison_fetches`` (per solution fetched: its listed ``comparisonCount`` and how many the endpoint
-    returned) for :func:`solutions_to_compare`'s solutions, ``concurrency`` at a time after the first (the
-    probe). Runs after the problems step (it reads that step's staged solutions). Nothing to fetch:
+    ``comparison_fetches`` (per solution: its listed ``comparisonCount`` and how many the endpoint returned,
+    null when not asked) for :func:`solutions_to_compare`'s solutions. Runs after the problems step (it
+    reads that step's staged solutions). Requests go in rounds (one solution per problem per round,
+    ``concurrency`` in flight, the first alone: the probe); a solution whose new votes all appeared in
+    lists fetched before is not asked (:class:`Cover`: each vote names two solutions). Nothing to fetch:
     :data:`UNCHANGED`, no request sent. A solution that answers 404 after the probe was deleted meanwhile (a
-    warning). ``info``: ``resources``, ``requested`` (solutions asked), ``fetched`` (comparisons returned),
-    ``capped`` (solutions whose count exceeds what the endpoint returned: only the newest are kept)."""
+    warning). ``info``: ``resources``, ``requested`` (requests sent), ``skipped`` (covered by other lists),
+    ``fetched`` (comparisons returned), ``capped`` (solutions with more votes than their list returned)."""
     area = StagingArea(staging_dir)
     wanted = solutions_to_compare(area)
     if not wanted:
         return _report(
             "comparisons", {"comparisons": 0}, [], resources={"comparisons": UNCHANGED}, requested=0
         )
-    warnings: list[str] = []
-    async with _client(base_url, concurrency=concurrency, profile=profile) as client:
-        tried, first, absent = await _probe(client, wanted)
+    stored = area.read_table("stored_comparisons")
+    cover = Cover(set() if stored is None else set(stored["comparison_id"].to_pylist()))
+    queues = _queues(wanted)
+    async with _client(base_url, concurrency=concurrency, profile=profile, max_rps=max_rps) as client:
+        first, votes, absent = await _probe(client, queues[0])
         if absent is not None:
             return _absent("comparisons", "comparisons", absent)
-        done, fetched, capped, gone = tried, 0, 0, 0
         with area.writer("comparisons") as rows, area.writer("comparison_fetches") as fetches:
-
-            def keep(sid: str, pid: str, count: int | None, got: list[dict[str, Any]]) -> None:
-                nonlocal fetched, capped
-                rows.append(problem_id=[pid] * len(got), solution_id=[sid] * len(got), raw=got)
-                fetches.append(
-                    solution_id=[sid], problem_id=[pid], comparison_count=[count], returned=[len(got)]
-                )
-                fetched += len(got)
-                capped += count is not None and count > len(got)
-
-            if first is not None:
-                keep(*wanted[tried - 1], first)
-            semaphore = asyncio.Semaphore(concurrency)
-
-            async def one(sid: str, pid: str, count: int | None) -> None:
-                nonlocal done, gone
-                async with semaphore:
-                    try:
-                        keep(sid, pid, count, await client.comparisons(sid))
-                    except NotFoundError:
-                        gone += 1
-                    finally:
-                        done += 1
-                        report_progress("comparisons", done, len(wanted))
-
-            report_progress("comparisons", done, len(wanted))
-            await asyncio.gather(*(one(*w) for w in wanted[tried:]))
-    if gone:
+            sink = _Sink(rows, fetches)
+            if first is not None and votes is not None:
+                sink.keep(first, votes)
+                cover.add(first.solution_id, votes)
+            await _rounds(client, queues, cover, sink, concurrency, len(wanted))
+    warnings = []
+    if sink.gone:
         warnings.append(
-            f"comparisons: {gone} solutions were deleted between the listing and their comparisons"
+            f"comparisons: {sink.gone} solutions were deleted between the listing and this request"
         )
     return _report(
         "comparisons",
-        {"comparisons": fetched},
+        {"comparisons": sink.fetched},
         warnings,
         resources={"comparisons": STORED},
-        requested=len(wanted),
-        fetched=fetched,
-        capped=capped,
+        requested=sink.requested,
+        skipped=sink.skipped,
+        fetched=sink.fetched,
+        capped=sink.capped,
     )
+
+
+async def _rounds(
+    client: Any, queues: list[list[Wanted]], cover: Cover, sink: _Sink, concurrency: int, total: int
+) -> None:
+    """Fetch what :func:`_next_batch` hands out, round after round, until every queue is empty."""
+    semaphore = asyncio.Semaphore(concurrency)
+
+    async def one(w: Wanted) -> None:
+        async with semaphore:
+            try:
+                votes = await client.comparisons(w.solution_id)
+            except NotFoundError:
+                sink.gone += 1
+                return
+        sink.keep(w, votes)
+        cover.add(w.solution_id, votes)
+        report_progress("comparisons", sink.requested + sink.skipped + sink.gone, total)
+
+    while any(queues):
+        batch, skipped = _next_batch(queues, cover, max(concurrency, sum(1 for q in queues if q)))
+        for w in skipped:
+            sink.keep(w, None)
+        await run_together(*(one(w) for w in batch))
+    report_progress("comparisons", total, total)

@@ -9,9 +9,10 @@ strictly higher score, so tied solutions share the best rank among them and the 
 writer keys a solution list on its (rank, version id) pairs (:mod:`solvelens.store.writer`), so an order
 change within a tie is neither a new stored version nor a rank move.
 
-A score is the record's ``btScore`` as served (a JSON number; ``true``/``false`` are not numbers). When any
-solution of a list has no numeric score, nothing can be ranked over the score: the list keeps the
-positions of the walk (1..n) and :func:`competition_ranks` says so in one warning line.
+A score is the record's ``btScore`` as served (a finite JSON number; ``true``/``false`` are not numbers).
+When any solution of a list has no numeric score, nothing can be ranked over the score: the list keeps the
+positions of the walk (1..n), and the fetch step adds one warning line for all such problems
+(:func:`unscored_warning`) to the snapshot's warnings.
 """
 
 from __future__ import annotations

@@ -142,6 +142,12 @@ class SnapshotPlan(BaseModel):
         default=None,
         description="Path of a platform profile (TOML, `solvelens probe`) the fetch steps' clients read.",
     )
+    max_rps: float | None = Field(
+        default=None,
+        gt=0,
+        le=1000,
+        description="Cap on requests per second over all fetch steps (None: only the announced quota paces).",
+    )
     resources: list[str] | None = Field(
         default=None,
         description="Optional resources to snapshot (activity, comparisons, llm_leaderboard); None: every "
@@ -183,6 +189,8 @@ class SnapshotPlan(BaseModel):
             kwargs["allow_missing"] = self.allow_missing_bot_me
         if self.profile is not None and step.reads_profile:
             kwargs["profile"] = self.profile
+        if self.max_rps is not None and step.reads_profile:  # the steps with a platform client
+            kwargs["max_rps"] = self.max_rps
         return kwargs
 
 
@@ -314,8 +322,9 @@ def optional_line(summary: dict[str, Any]) -> str:
             detail = " (no solution's vote count moved: no request)"
         elif name == "comparisons" and status == "stored":
             detail = (
-                f" (requested for {info.get('requested', 0):,} solutions whose count moved, "
-                f"{counts.get('comparisons', 0):,} new votes)"
+                f" ({info.get('requested', 0):,} requests for the solutions whose vote count moved, "
+                f"{info.get('skipped', 0):,} more covered by those lists; {counts.get('comparisons', 0):,} "
+                "new votes)"
             )
         elif name == "llm_leaderboard" and status == "stored":
             detail = f" ({counts.get('llm_leaderboard', 0)} models)"

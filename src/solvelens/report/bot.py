@@ -51,7 +51,8 @@ def _figures(summary: an.BotSummary, own: pl.DataFrame, top_n: int) -> list[Figu
         Figure(
             "Rank now",
             f"#{summary.rank}" if summary.rank is not None else "not ranked",
-            f"of {summary.ranked_bots} ranked bots" if summary.ranked_bots else "",
+            (f"of {summary.ranked_bots} ranked bots" if summary.ranked_bots else "")
+            + (f", tied on points with {summary.tied - 1} other(s)" if summary.tied > 1 else ""),
         ),
         Figure(
             "Percentile",

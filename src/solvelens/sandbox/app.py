@@ -30,9 +30,11 @@ PascalCase) and ``relay`` (connections, ``first``/``after``). Each reads only it
 Switches (off by default, i.e. the real platform's behaviour): ``pagination`` (``page`` | ``offset`` |
 ``cursor``), ``solutions_paging`` (``offset``: a problem's solutions as another implementation pages them),
 ``task_shape`` (``real`` | ``interface``: ``{id, prompt}`` tasks, and ``{"content"}`` submissions accepted),
-fault injection and per-key rate limit
-(:mod:`solvelens.sandbox.faults`). Request bodies are capped (413; 64 KiB unless ``max_body_bytes`` says
-otherwise, :mod:`solvelens.sandbox.limits`). Serving never changes data: only ``/tasks/*`` writes
+fault injection
+(:mod:`solvelens.sandbox.faults`), a quota per client address announced in ``X-RateLimit-*``/``RateLimit``
+headers and enforced with 429 (``rate_limit``, :mod:`solvelens.sandbox.ratelimit`). Request bodies are
+capped (413; 64 KiB unless ``max_body_bytes`` says otherwise, :mod:`solvelens.sandbox.limits`). Serving
+never changes data: only ``/tasks/*`` writes
 (and ``meta.platform_id``, made once on the first serve).
 
 ``/openapi.json`` documents every route of the configured server (its pagination style and task shape): the
@@ -75,6 +77,7 @@ from solvelens.sandbox.http import (
 from solvelens.sandbox.ids import IdCodec
 from solvelens.sandbox.limits import DEFAULT_MAX_BODY_BYTES, BodyLimitMiddleware
 from solvelens.sandbox.paging import CURSOR_PATTERN, MAX_OFFSET, MAX_PAGE
+from solvelens.sandbox.ratelimit import RateLimit, RateLimitMiddleware, parse_rate_limit
 from solvelens.sandbox.routes import OPTIONAL, routers
 from solvelens.sandbox.schemas import CategorySlug as Category
 
@@ -102,6 +105,7 @@ def create_app(
     task_types: tuple[str, ...] | list[str] = dispatcher.TASK_TYPES,
     faults: FaultConfig | None = None,
     conventions: str = "platform",
+    rate_limit: RateLimit | str | None = None,
     without: tuple[str, ...] | list[str] = (),
     tie_order: TieOrder = "stable",
 ) -> FastAPI:
@@ -111,18 +115,22 @@ def create_app(
     (``{taskType, taskId, payload}``) or ``interface`` (``{id, prompt, type, payload}``, and ``{"content"}``
     submissions translated into typed bodies); ``pagination``: list envelope style; ``solutions_paging``:
     ``offset`` pages a problem's solutions as ``{"items", "has_more", "total"}`` by ``offset``/``limit``;
-    ``task_types``: which task kinds the dispatcher hands out; ``faults``: fault injection, body cap and rate
-    limit (:class:`~solvelens.sandbox.faults.FaultConfig`); ``conventions``: the wire convention mode
+    ``task_types``: which task kinds the dispatcher hands out; ``faults``: fault injection and body cap
+    (:class:`~solvelens.sandbox.faults.FaultConfig`); ``conventions``: the wire convention mode
     (``platform``, ``jsonapi``, ``hal``, ``odata``, ``relay``; :mod:`solvelens.sandbox.conventions`);
+    ``rate_limit``: a quota per client address on every ``/api/v1`` route (``"5000/hour"`` or a
+    :class:`RateLimit`), announced in headers and enforced with 429 (:mod:`solvelens.sandbox.ratelimit`);
     ``tie_order``: ``stable`` or ``shuffle`` (equal scores ordered at random on every call, as the real
     platform does; :class:`~solvelens.sandbox.http.SandboxOptions`);
     ``without``: optional endpoints to leave out (``activity``, ``llm-leaderboard``, ``comparisons``,
     ``solution``; their routes answer 404 like unknown routes). Raises :class:`FileNotFoundError` when the
     database does not exist and :class:`ValueError` when it is not a sandbox platform, or for an unknown
-    mode, an unknown ``without`` name or a platform-only switch (``pagination``, ``solutions_paging``,
-    ``task_shape="interface"``) with another mode.
+    mode, an unknown ``without`` name, a platform-only switch (``pagination``, ``solutions_paging``,
+    ``task_shape="interface"``) with another mode, or a malformed ``rate_limit``.
     """
     conv = make_convention(conventions, pagination=pagination, solutions_paging=solutions_paging)
+    if isinstance(rate_limit, str):
+        rate_limit = parse_rate_limit(rate_limit)
     if tie_order not in ("stable", "shuffle"):
         raise ValueError(f"--tie-order must be stable or shuffle, got {tie_order!r}")
     if conventions != "platform" and task_shape != "real":
@@ -155,7 +163,7 @@ def create_app(
         db=db,
         codec=IdCodec(int(seed)),
         started=time.monotonic(),
-        faulty=fault_responses(opts.faults),
+        faulty=fault_responses(opts.faults, rate_limited=rate_limit is not None),
         body_cap=opts.faults.max_body_bytes or DEFAULT_MAX_BODY_BYTES,
         conventions=conv,
     )
@@ -170,6 +178,9 @@ def create_app(
     app.state.options = opts
     app.state.db = db
     install_faults(app, opts.faults)
+    # the quota: outside the faults (a faulted answer counts), inside the body cap (a 413 does not)
+    if rate_limit is not None:
+        app.add_middleware(RateLimitMiddleware, rate_limit=rate_limit)  # type: ignore[arg-type]
     app.add_middleware(BodyLimitMiddleware, max_bytes=ctx.body_cap)  # type: ignore[arg-type]
     # outermost: every answer (errors, faults, 413 included) declares the platform
     app.add_middleware(DeclarationMiddleware, platform_id=platform_id(db_path))  # type: ignore[arg-type]

@@ -1,4 +1,4 @@
-"""Fault injection and per-key rate limit: a pure ASGI middleware over ``/api/`` routes (``/health`` is
+"""Fault injection: a pure ASGI middleware over ``/api/`` routes (``/health`` is
 never affected, so readiness checks stay reliable). The request body cap (``max_body_bytes``) is configured
 here too but enforced by :class:`~solvelens.sandbox.limits.BodyLimitMiddleware`, which is always installed.
 
@@ -21,17 +21,13 @@ absolute), e.g. ``("/tasks/next",)`` for a platform whose task queue is down whi
 schedule then counts those requests only.
 ``latency_ms`` is added to every ``/api/`` answer. ``max_body_bytes`` answers 413 to larger request bodies
 (``None``: the default cap of 64 KiB, :data:`~solvelens.sandbox.limits.DEFAULT_MAX_BODY_BYTES`).
-``rate_limit`` allows that many requests per ``rate_window_seconds`` per API key
-(or client address without one), then 429 with ``Retry-After`` (seconds until the window ends).
+The quota a platform announces and enforces (``--rate-limit``) is :mod:`solvelens.sandbox.ratelimit`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import math
 import random
-import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass
 from typing import Any, Final
@@ -64,8 +60,6 @@ class FaultConfig:
     slow_ms: float = 1500.0
     retry_after_seconds: int = 1
     max_body_bytes: int | None = None
-    rate_limit: int | None = None
-    rate_window_seconds: float = 60.0
     paths: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
@@ -84,7 +78,7 @@ class FaultConfig:
     @property
     def active(self) -> bool:
         """Whether the middleware has anything to do."""
-        return bool(self.rate or self.schedule or self.latency_ms or self.rate_limit)
+        return bool(self.rate or self.schedule or self.latency_ms)
 
 
 async def _send_json(
@@ -113,7 +107,6 @@ class FaultMiddleware:
         self.config = config
         self.rng = random.Random(config.seed)
         self.count = 0
-        self.windows: dict[str, tuple[float, int]] = {}
 
     def _targeted(self, path: str) -> bool:
         paths = self.config.paths
@@ -128,34 +121,11 @@ class FaultMiddleware:
             return self.rng.choice(cfg.kinds)
         return "ok"
 
-    def _rate_limited(self, scope: Scope) -> float | None:
-        cfg = self.config
-        if not cfg.rate_limit:
-            return None
-        headers = dict(scope.get("headers") or [])
-        auth = headers.get(b"authorization")
-        client = scope.get("client") or ("?", 0)
-        key = hashlib.sha256(auth).hexdigest() if auth else f"ip:{client[0]}"
-        now = time.monotonic()
-        start, n = self.windows.get(key, (now, 0))
-        if now - start >= cfg.rate_window_seconds:
-            start, n = now, 0
-        n += 1
-        self.windows[key] = (start, n)
-        if n > cfg.rate_limit:
-            return max(0.0, start + cfg.rate_window_seconds - now)
-        return None
-
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or not str(scope.get("path", "")).startswith("/api/"):
             await self.app(scope, receive, send)
             return
         cfg = self.config
-        wait = self._rate_limited(scope)
-        if wait is not None:
-            retry = str(max(1, math.ceil(wait))).encode()
-            await _send_json(send, 429, {"error": "Rate limit exceeded"}, [(b"retry-after", retry)])
-            return
         kind = self._decide() if self._targeted(str(scope.get("path", ""))) else "ok"
         if cfg.latency_ms:
             await asyncio.sleep(cfg.latency_ms / 1000)

@@ -162,17 +162,19 @@ AUTH_RESPONSES = (
 )
 
 
-def fault_responses(faults: FaultConfig) -> dict[int | str, dict[str, Any]]:
-    """The statuses the fault injection and rate limit may answer on ``/api`` routes (none when off)."""
+def fault_responses(faults: FaultConfig, *, rate_limited: bool = False) -> dict[int | str, dict[str, Any]]:
+    """The statuses the fault injection and the quota (``rate_limited``) may answer on ``/api`` routes (none
+    when off)."""
     out: dict[int | str, dict[str, Any]] = {}
     kinds = set(faults.kinds) if faults.rate else set()
     kinds |= set(faults.schedule) - {"ok"}
     retry_after = {
         "Retry-After": {"description": "Seconds to wait before retrying", "schema": {"type": "integer"}}
     }
-    if faults.rate_limit or "429" in kinds:
+    if rate_limited or "429" in kinds:
         out[429] = {
-            "description": "Rate limited (injected or per-key limit)",
+            "description": "Rate limited (injected, or over the quota: the body is fastify's "
+            "{statusCode, error, message})",
             "model": E,
             "headers": retry_after,
         }

@@ -22,7 +22,16 @@ from typing import Any, Final, Literal
 
 from solvelens.sandbox.db import clock_ms, iso
 
-__all__ = ["DEFAULT_LIMIT", "MAX_LIMIT", "SORTS", "Sort", "families", "leaderboard", "model_family"]
+__all__ = [
+    "DEFAULT_LIMIT",
+    "MAX_LIMIT",
+    "SORTS",
+    "Sort",
+    "families",
+    "leaderboard",
+    "model",
+    "model_family",
+]
 
 DEFAULT_LIMIT: Final = 20
 MAX_LIMIT: Final = 100
@@ -109,6 +118,11 @@ def leaderboard(
     models = [m for m in _models(conn) if family is None or m["modelFamily"] == family.lower()]
     models.sort(key=lambda m: (-m[field], m["modelName"]))
     return models[offset : offset + limit], len(models)
+
+
+def model(conn: sqlite3.Connection, name: str) -> dict[str, Any] | None:
+    """``GET /llm-leaderboard/{modelName}``: one model's entry (as in :func:`leaderboard`), or ``None``."""
+    return next((m for m in _models(conn) if m["modelName"] == name), None)
 
 
 def families(conn: sqlite3.Connection) -> list[dict[str, Any]]:

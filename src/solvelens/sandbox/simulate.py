@@ -201,7 +201,7 @@ class _Day:
     def _commit_step(self, cut: int) -> None:
         """Commit the events before ``cut`` with the clock at ``cut``, call ``on_step``, begin the next
         step."""
-        self.world.flush(self.conn, in_transaction=True)
+        self.world.flush(self.conn, in_transaction=True, until=cut)
         set_meta(self.conn, "clock_ms", cut)
         self.conn.execute("COMMIT")
         try:

@@ -430,15 +430,20 @@ class World:
         return "a" if rng.random() < p_a else "b"
 
     # ------------------------------------------------------------------ persistence
-    def flush(self, conn: sqlite3.Connection, *, in_transaction: bool = False) -> None:
+    def flush(
+        self, conn: sqlite3.Connection, *, in_transaction: bool = False, until: int | None = None
+    ) -> None:
         """Write new rows and dirty rows (in one new transaction, or in the caller's when ``in_transaction``);
-        recompute ``globalElo`` of affected bots."""
+        recompute ``globalElo`` of affected bots. ``until`` (UTC ms): new bots that join at or after it are
+        kept for a later flush (a stepped day shows a bot once it exists; it cannot act before that)."""
+        held = [i for i in self.new_bots if until is not None and self.bots[i].created_at >= until]
+        self.new_bots = [i for i in self.new_bots if i not in held]
         if in_transaction:
             self._flush(conn)
         else:
             with transaction(conn, immediate=True):
                 self._flush(conn)
-        self.new_bots.clear()
+        self.new_bots = held
         self.new_problems.clear()
         self.new_solutions.clear()
         self.new_comparisons.clear()

@@ -24,6 +24,7 @@ from solvelens.store.schema import (
     ACTIVITY_EVENTS,
     BOTS,
     COMPARISON_FETCHES,
+    COMPARISON_RECORDS,
     INTERNAL,
     LEADERBOARD,
     LINKS,
@@ -171,7 +172,9 @@ def previous_history(
       ``comparison_count`` then (int64) -- the last fetch.
     - ``pending_comparisons`` (``"comparisons"``): solutions of snapshot ``sid`` (``solution_id``,
       ``problem_id``, ``comparison_count``) with votes whose count differs from that of their last fetch (or
-      never fetched): what a problem whose solution list carries over still needs.
+      never fetched; ``last_count`` then, null when never): what a problem whose solution list carries
+      over still needs.
+    - ``stored_comparisons`` (``"comparisons"``): the ids of the platform's stored comparisons.
     """
     out: dict[str, pa.Table] = {}
     if not optional or not _has_history(con):
@@ -194,13 +197,17 @@ def previous_history(
         out["comparison_state"] = con.sql(state, params=params).to_arrow_table()
         out["pending_comparisons"] = con.sql(
             f"""WITH st AS ({state})
-                SELECT v.solution_id, v.problem_id, v.comparison_count::BIGINT AS comparison_count
+                SELECT v.solution_id, v.problem_id, v.comparison_count::BIGINT AS comparison_count,
+                       st.comparison_count AS last_count
                 FROM {LINKS} l JOIN {INTERNAL}.solution_manifest_items i ON i.manifest_id = l.manifest_id
                 JOIN {SOLUTIONS.version_table} v ON v.version_id = i.version_id
                 LEFT JOIN st ON st.solution_id = v.solution_id
                 WHERE l.snapshot_id = $sid AND l.resource = {PROBLEMS.code} AND v.comparison_count > 0
                   AND v.comparison_count IS DISTINCT FROM st.comparison_count""",
             params=params,
+        ).to_arrow_table()
+        out["stored_comparisons"] = con.sql(
+            f"SELECT comparison_id FROM {COMPARISON_RECORDS} WHERE platform = {key}", params=params
         ).to_arrow_table()
     return out
 

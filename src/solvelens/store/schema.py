@@ -457,6 +457,22 @@ def _history_views_ddl() -> list[str]:
     ]
 
 
+#: Migration 3 (with the other version-3 steps): stores written before ties were recognised hold list
+#: positions as solution ranks; every stored list whose solutions all have a score gets the competition
+#: ranks over it instead (:mod:`solvelens.flows.ranks`: ties share the best rank). Lists with a solution
+#: without a score keep their positions, as a snapshot would store them now. Manifest ids stay.
+RERANK_MANIFESTS_SQL = f"""
+    UPDATE {INTERNAL}.solution_manifest_items AS i SET rank = r.competition
+    FROM (SELECT i.manifest_id, i.version_id,
+                 rank() OVER (PARTITION BY i.manifest_id ORDER BY v.score DESC) AS competition
+          FROM {INTERNAL}.solution_manifest_items i JOIN {SOLUTIONS.version_table} v USING (version_id)
+          WHERE i.manifest_id NOT IN (
+              SELECT i2.manifest_id FROM {INTERNAL}.solution_manifest_items i2
+              JOIN {SOLUTIONS.version_table} v2 USING (version_id) WHERE v2.score IS NULL)) r
+    WHERE i.manifest_id = r.manifest_id AND i.version_id = r.version_id AND i.rank <> r.competition"""
+MIGRATIONS[3] = (*MIGRATIONS.get(3, ()), RERANK_MANIFESTS_SQL)
+
+
 def ensure_schema(con: duckdb.DuckDBPyConnection, *, raw_compression: str | None = None) -> None:
     """Create the internal tables and the public views when missing, and migrate a store of an older
     schema version in place (:data:`MIGRATIONS`, then the views again); idempotent, changes nothing

@@ -98,10 +98,17 @@ STAGED_TABLES: dict[str, pa.Schema] = {
     "previous_activity": pa.schema([("event_id", pa.string()), ("created_at", pa.string())]),
     # ... each solution's comparisonCount when its comparisons were last fetched ...
     "comparison_state": pa.schema([("solution_id", pa.string()), ("comparison_count", pa.int64())]),
-    # ... and the previous snapshot's solutions whose count moved since (for problems carried over).
+    # ... the previous snapshot's solutions whose count moved since (for problems carried over) ...
     "pending_comparisons": pa.schema(
-        [("solution_id", pa.string()), ("problem_id", pa.string()), ("comparison_count", pa.int64())]
+        [
+            ("solution_id", pa.string()),
+            ("problem_id", pa.string()),
+            ("comparison_count", pa.int64()),
+            ("last_count", pa.int64()),
+        ]
     ),
+    # ... and the ids of the comparisons stored (a vote seen again is no news).
+    "stored_comparisons": pa.schema([("comparison_id", pa.string())]),
 }
 #: Buffered raw JSON bytes after which a staged table writes a Parquet row group.
 DEFAULT_FLUSH_BYTES = 16 * 1024 * 1024

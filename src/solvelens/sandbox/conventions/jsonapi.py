@@ -53,7 +53,13 @@ RELATIONSHIPS: Final = {
     "solutionAId": ("solution_a", "solutions"),
     "solutionBId": ("solution_b", "solutions"),
 }
-TYPES: Final = {"problem": "problems", "solution": "solutions", "bot": "bots", "category": "categories"}
+TYPES: Final = {
+    "problem": "problems",
+    "solution": "solutions",
+    "bot": "bots",
+    "category": "categories",
+    "model": "models",
+}
 
 
 def resource_object(kind: str, record: Record, id_field: str = "id") -> Record:

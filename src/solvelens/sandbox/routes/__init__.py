@@ -44,8 +44,8 @@ ROUTERS: Final[tuple[Callable[[AppContext], APIRouter], ...]] = (
 
 
 #: The optional endpoints by the name ``--without`` takes: ``activity`` (``/activity``), ``llm-leaderboard``
-#: (``/llm-leaderboard``, ``/llm-leaderboard/families``), ``comparisons`` (``/solutions/{id}/comparisons``)
-#: and ``solution`` (``/solutions/{id}``).
+#: (``/llm-leaderboard``, ``/llm-leaderboard/families``, ``/llm-leaderboard/{modelName}``), ``comparisons``
+#: (``/solutions/{id}/comparisons``) and ``solution`` (``/solutions/{id}``).
 OPTIONAL: Final[dict[str, Callable[[AppContext], APIRouter]]] = {
     "activity": activity_router,
     "llm-leaderboard": llm_leaderboard_router,

@@ -1,5 +1,6 @@
-"""``GET /api/v1/llm-leaderboard`` (offset-paged, the platform's own model ranking) and
-``GET /api/v1/llm-leaderboard/families`` (:mod:`solvelens.sandbox.llm_leaderboard`)."""
+"""``GET /api/v1/llm-leaderboard`` (offset-paged, the platform's own model ranking),
+``GET /api/v1/llm-leaderboard/families`` and ``GET /api/v1/llm-leaderboard/{modelName}`` (one model; declared
+after ``/families``, which therefore wins) (:mod:`solvelens.sandbox.llm_leaderboard`)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from fastapi.responses import Response
 from solvelens.sandbox import llm_leaderboard as board
 from solvelens.sandbox import schemas
 from solvelens.sandbox.conventions import LIST_SPECS, Window
-from solvelens.sandbox.http import API, INVALID_RESPONSE, AppContext
+from solvelens.sandbox.http import API, INVALID_RESPONSE, ApiError, AppContext, E
 
 __all__ = ["llm_leaderboard_router"]
 
@@ -56,5 +57,19 @@ def llm_leaderboard_router(ctx: AppContext) -> APIRouter:
         with ctx.db.read() as conn:
             items = board.families(conn)
         return conv.render_list(fam_spec, items, Window(0, len(items)), len(items), request)
+
+    @router.get(
+        f"{API}/llm-leaderboard/{{model_name}}",
+        responses=ctx.responses(
+            (200, "The model's entry", conv.one_doc(schemas.LlmModel)), (404, "No such model", E)
+        ),
+    )
+    def llm_model(model_name: str, request: Request) -> Response:
+        """One model's leaderboard entry by its ``modelName``."""
+        with ctx.db.read() as conn:
+            record = board.model(conn, model_name)
+        if record is None:
+            raise ApiError(404, "Model not found")
+        return conv.render_one("model", record, request)
 
     return router

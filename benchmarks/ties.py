@@ -1,0 +1,130 @@
+"""Benchmark: what a tie order that changes on every call costs, with position ranks and with ours.
+
+Serves a sandbox platform with ``tie_order="shuffle"`` (equal scores in a random order on every call, as the
+real platform: real-platform-notes §13), then
+
+- walks every problem's solutions twice over HTTP and counts the solutions that share their score with
+  another of their problem, the solutions whose *list position* differs between the two calls (what a
+  rank = position snapshot stores as rank moves) and whose *competition rank* differs (what we store);
+- walks ``/problems`` twice and counts the problems whose raw JSON differs (``topSolution`` switched
+  between tied solutions) and whose version key differs (:mod:`solvelens.store.canonical`);
+- takes a full snapshot and a second ``--full`` snapshot into a temporary DuckDB store and prints the new
+  versions per resource, new solution manifests and changed solution ranks of the second one (targets: 0);
+- times :func:`solvelens.store.canonical.tie_free_form` per problem record.
+
+Prints figures, asserts nothing. Run: ``.venv/bin/python benchmarks/ties.py [--scale small|medium]``
+(medium: ~10 s to build into ``/tmp/solvelens-bench/<scale>.sqlite`` once).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from solvelens.flows.ranks import competition_ranks
+from solvelens.flows.steps import SnapshotPlan, run_snapshot
+from solvelens.sandbox.process import start_sandbox
+from solvelens.store import read_frame
+from solvelens.store.canonical import tie_free_form
+from solvelens.store.staging import dump_json, version_key
+
+
+def _problems(client: httpx.Client) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    page = 1
+    while True:
+        body = client.get("/problems", params={"page": page, "limit": 50, "sort": "oldest"}).json()
+        out += body["problems"]
+        if page >= body["pagination"]["totalPages"]:
+            return out
+        page += 1
+
+
+def _lists(client: httpx.Client, problems: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    return {
+        p["id"]: client.get(f"/problems/{p['id']}/solutions", params={"limit": 100}).json()["solutions"]
+        for p in problems
+    }
+
+
+def _moves(
+    first: dict[str, list[dict[str, Any]]], second: dict[str, list[dict[str, Any]]]
+) -> tuple[int, int]:
+    """(solutions whose list position differs, solutions whose competition rank differs)."""
+    positions = ranks = 0
+    for pid, a in first.items():
+        b = second[pid]
+        pos_a = {s["id"]: i for i, s in enumerate(a)}
+        pos_b = {s["id"]: i for i, s in enumerate(b)}
+        positions += sum(pos_a[k] != pos_b.get(k) for k in pos_a)
+        rank_a = dict(zip([s["id"] for s in a], competition_ranks(a)[0], strict=True))
+        rank_b = dict(zip([s["id"] for s in b], competition_ranks(b)[0], strict=True))
+        ranks += sum(rank_a[k] != rank_b.get(k) for k in rank_a)
+    return positions, ranks
+
+
+def _snapshots(base_url: str) -> None:
+    with tempfile.TemporaryDirectory(prefix="solvelens-ties-") as tmp:
+        db = Path(tmp) / "store.duckdb"
+        plan = SnapshotPlan(base_url=base_url, db_path=str(db), use_api_key=False)
+        first = run_snapshot(plan)
+        items = "SELECT count(DISTINCT manifest_id) AS n FROM solvelens_store.solution_manifest_items"
+        ranks_sql = "SELECT solution_id, rank FROM solutions WHERE snapshot_id = ?"
+        manifests = read_frame(db, items)["n"][0]
+        before = set(read_frame(db, ranks_sql, [first["snapshot_id"]]).iter_rows())
+        again = run_snapshot(plan.model_copy(update={"full": True}))
+        after = set(read_frame(db, ranks_sql, [again["snapshot_id"]]).iter_rows())
+        print(f"re-snapshot (--full, nothing changed): new versions {again['new_versions']}")
+        print(f"  new solution manifests: {read_frame(db, items)['n'][0] - manifests} (target 0)")
+        print(f"  solutions whose stored rank changed: {len(before ^ after) // 2} (target 0)")
+        print(
+            f"  changes: problems {again['changes']['problems']}, solutions {again['changes']['solutions']}"
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scale", default="small", choices=("small", "medium"))
+    parser.add_argument("--cache-dir", type=Path, default=Path("/tmp/solvelens-bench"))
+    args = parser.parse_args()
+    args.cache_dir.mkdir(parents=True, exist_ok=True)
+    server = start_sandbox(args.cache_dir / f"{args.scale}.sqlite", scale=args.scale, tie_order="shuffle")
+    try:
+        print(
+            f"{args.scale} sandbox, tie order shuffled on every call; load average {os.getloadavg()[0]:.2f}"
+        )
+        with httpx.Client(base_url=server.base_url, timeout=60) as client:
+            problems_a = _problems(client)
+            lists_a = _lists(client, problems_a)
+            problems_b = _problems(client)
+            lists_b = _lists(client, problems_b)
+        n = sum(len(v) for v in lists_a.values())
+        tied = sum(1 for v in lists_a.values() for s in v if sum(t["btScore"] == s["btScore"] for t in v) > 1)
+        positions, ranks = _moves(lists_a, lists_b)
+        print(f"{len(problems_a):,} problems, {n:,} solutions; {tied:,} share their score with another")
+        print(f"second walk: {positions:,} list positions moved; {ranks} competition ranks moved (target 0)")
+        raws = [(dump_json(a), dump_json(b)) for a, b in zip(problems_a, problems_b, strict=True)]
+        raw_changed = sum(a != b for a, b in raws)
+        key_changed = sum(version_key(tie_free_form(a)) != version_key(tie_free_form(b)) for a, b in raws)
+        print(
+            f"problems whose raw JSON changed (topSolution switch): {raw_changed}; version key: {key_changed}"
+        )
+        records = [a for a, _ in raws] * max(1, 20_000 // max(len(raws), 1))
+        t0 = time.perf_counter()
+        for raw in records:
+            tie_free_form(raw)
+        per = (time.perf_counter() - t0) / len(records) * 1e6
+        print(f"tie_free_form: {per:.1f} us per problem record ({len(records):,} timed)")
+        _snapshots(server.base_url)
+    finally:
+        server.stop()
+
+
+if __name__ == "__main__":
+    main()
