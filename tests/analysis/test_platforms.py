@@ -58,11 +58,19 @@ def test_identity_is_the_declared_id_else_the_base_url():
     assert table.row(0, named=True)["label"] == "https://platform.example/api/v1"
 
 
-def test_default_is_the_newest_snapshot_platform_and_others_are_listed():
-    chosen = select_platform(MIXED)
+def test_default_is_the_platform_snapshotted_last_and_others_are_listed():
+    # by the wall clock (started_at), not by taken_at: a sandbox's simulated dates are not comparable
+    chosen = select_platform(MIXED.with_columns(started_at=pl.col("taken_at")))
     assert chosen.platform == "https://platform.example/api/v1"
     assert chosen.snapshots["snapshot_id"].to_list() == [3]
     assert chosen.others["platform"].to_list() == [SANDBOX, "http://127.0.0.1:5001/api/v1"]
+    # without started_at: the highest snapshot id (ids grow with every snapshot written)
+    assert select_platform(MIXED).platform == "http://127.0.0.1:5001/api/v1"
+    simulated_future = MIXED.with_columns(
+        started_at=pl.col("taken_at"),
+        taken_at=pl.when(pl.col("snapshot_id") == 2).then(T0 + dt.timedelta(days=900)).otherwise("taken_at"),
+    )
+    assert select_platform(simulated_future).platform == "https://platform.example/api/v1"
 
 
 @pytest.mark.parametrize(

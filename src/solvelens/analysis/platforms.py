@@ -9,7 +9,9 @@ header: the sandbox keeps it in its database, so the same sandbox on a new port 
 declared one, else the snapshot's ``base_url`` (the real platform declares nothing). A sandbox snapshotted
 before it declared an id (a store of schema version 1: ``platform`` unknown) counts under its base URL.
 
-The default platform is the newest complete snapshot's. ``--platform ID|URL`` picks another: a full identity,
+The default platform is the newest complete snapshot's: the one taken last by the wall clock (``started_at``,
+then the snapshot id), since comparing ``taken_at`` across platforms would compare a sandbox's simulated dates
+with real ones. ``--platform ID|URL`` picks another: a full identity,
 one of the platform's base URLs (a trailing ``/`` or a missing ``/api/v1`` is forgiven) or a unique prefix of
 its id of at least 4 characters.
 
@@ -224,6 +226,13 @@ def one_clock(own: pl.DataFrame) -> tuple[pl.DataFrame, str]:
     return kept, note
 
 
+def latest_platform(frame: pl.DataFrame) -> str:
+    """The platform of the snapshot taken last by the wall clock (``started_at``, then ``snapshot_id``;
+    :func:`with_platform_key` rows)."""
+    order = ["started_at", "snapshot_id"] if "started_at" in frame.columns else ["snapshot_id"]
+    return str(frame.sort(order, nulls_last=False)["platform_key"][-1])
+
+
 def select_platform(snapshots: FrameLike, platform: str | None = None) -> PlatformSelection:
     """Pick one platform's snapshots from ``snapshots`` (every complete snapshot of the store: snapshot_id,
     taken_at, base_url, platform).
@@ -237,7 +246,7 @@ def select_platform(snapshots: FrameLike, platform: str | None = None) -> Platfo
     if frame.is_empty():
         return PlatformSelection(None, "", frame, table)
     if platform is None:
-        key = str(frame["platform_key"][-1])
+        key = latest_platform(frame)
     else:
         found = match_platform(platform, frame)
         if found is None:
