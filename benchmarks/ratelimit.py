@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import os
 import shutil
 import tempfile
@@ -53,14 +54,22 @@ def headers_unread() -> Iterator[None]:
 
 
 def one_run(
-    platform: Path, work: Path, quota: str, *, max_rps: float | None = None, pacer: bool = True
+    platform: Path,
+    work: Path,
+    quota: str,
+    *,
+    max_rps: float | None = None,
+    pacer: bool = True,
+    resources: list[str] | None = None,
 ) -> dict[str, Any]:
     """Serve a copy of ``platform`` under ``quota``, take one full snapshot, return the figures."""
     db = work / f"platform-{time.monotonic_ns()}.sqlite"
     shutil.copy(platform, db)
     server = start_sandbox(db, rate_limit=quota)
     store = work / f"store-{time.monotonic_ns()}.duckdb"
-    plan = SnapshotPlan(base_url=server.base_url, db_path=str(store), use_api_key=False, max_rps=max_rps)
+    plan = SnapshotPlan(
+        base_url=server.base_url, db_path=str(store), use_api_key=False, max_rps=max_rps, resources=resources
+    )
     error = ""
     try:
         started = time.perf_counter()
@@ -89,27 +98,35 @@ def one_run(
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--scale", default="small", help="sandbox scale (small: ~140 requests a snapshot)")
+    parser.add_argument("--scale", default="small", help="sandbox scale")
     parser.add_argument("--quotas", default="40/2 seconds,100/5 seconds", help="comma-separated quotas")
     parser.add_argument("--max-rps", type=float, default=20.0, help="the cap of the --max-rps row")
+    parser.add_argument(
+        "--resources",
+        default="all",
+        help="optional resources, as `snapshot --resources` (all: every one offered, ~825 requests at small "
+        "scale; none: the interface's resources only, ~140 requests)",
+    )
     args = parser.parse_args()
+    chosen = (
+        None if args.resources == "all" else [] if args.resources == "none" else args.resources.split(",")
+    )
     console = Console(width=140)
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
-    console.print(f"rate-limit benchmark: scale {args.scale}, load average {load}")
+    console.print(
+        f"rate-limit benchmark: scale {args.scale}, resources {args.resources}, load average {load}"
+    )
     work = Path(tempfile.mkdtemp(prefix="solvelens-ratelimit-bench-"))
     try:
         platform = work / "platform.sqlite"
         build_platform(platform, seed=0, scale=args.scale)
         rows: list[tuple[str, str, dict[str, Any]]] = []
+        run = functools.partial(one_run, platform, work, resources=chosen)
         for quota in (q.strip() for q in args.quotas.split(",") if q.strip()):
-            rows.append(("paced", quota, one_run(platform, work, quota)))
-            rows.append(
-                ("headers unread (429 + Retry-After)", quota, one_run(platform, work, quota, pacer=False))
-            )
-        rows.append(("paced, quota never reached", GENEROUS, one_run(platform, work, GENEROUS)))
-        rows.append(
-            (f"--max-rps {args.max_rps:g}", GENEROUS, one_run(platform, work, GENEROUS, max_rps=args.max_rps))
-        )
+            rows.append(("paced", quota, run(quota)))
+            rows.append(("headers unread (429 + Retry-After)", quota, run(quota, pacer=False)))
+        rows.append(("paced, quota never reached", GENEROUS, run(GENEROUS)))
+        rows.append((f"--max-rps {args.max_rps:g}", GENEROUS, run(GENEROUS, max_rps=args.max_rps)))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     table = Table(title="a full snapshot under an announced quota", title_justify="left")

@@ -6,6 +6,7 @@
 - ``tests/fixtures/store.py``: small DuckDB stores in the public schema for analysis, chart and report tests.
 - ``tests/fixtures/conventions.py``: the sandbox served in each wire convention mode (one fresh copy of one
   small platform per server).
+- ``tests/fixtures/evidence.py``: a generated store plus the platform's votes, activity and model board.
 
 The environment every test and every process a test starts sees (set here, so ``make test`` on a fresh clone
 needs no variables of its own, and two test runs on one machine share nothing):
@@ -33,6 +34,7 @@ pytest_plugins = [
     "tests.fixtures.prefect",
     "tests.fixtures.store",
     "tests.fixtures.conventions",
+    "tests.fixtures.evidence",
 ]
 
 _PREFECT_ENV = {

@@ -16,14 +16,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.mark.slow
 def test_quick_run_prints_every_row() -> None:
-    cmd = [
-        sys.executable,
-        str(ROOT / "benchmarks" / "ratelimit.py"),
-        "--quotas",
-        "60/2 seconds",
-        "--max-rps",
-        "50",
-    ]
+    cmd = [sys.executable, str(ROOT / "benchmarks" / "ratelimit.py"), "--quotas", "60/2 seconds"]
+    cmd += ["--max-rps", "50", "--resources", "none"]  # ~140 requests a snapshot
     done = subprocess.run(
         cmd, capture_output=True, text=True, timeout=300, cwd=ROOT, env={**os.environ, "COLUMNS": "200"}
     )

@@ -18,6 +18,8 @@ OPTION_FIELDS = {
     "concurrency": "concurrency",
     "lock_timeout": "lock_timeout_s",
     "profile": "profile",
+    "alert": "alerts",
+    "alerts_file": "alerts_file",
     "max_rps": "max_rps",
     "resources": "resources",
 }

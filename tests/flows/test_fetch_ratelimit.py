@@ -4,6 +4,7 @@ run with the quota headers unread meets 429s; ``snapshot --max-rps`` caps the me
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from pathlib import Path
 
@@ -17,7 +18,8 @@ from solvelens.flows.steps import SnapshotPlan, run_snapshot
 from solvelens.store import read_frame
 from tests.fixtures.sandbox import SandboxServer
 
-QUOTA = "40/2 seconds"  # a small snapshot sends ~140 requests: over three windows' worth
+QUOTA = "40/2 seconds"  # a small snapshot of the interface's resources: ~140 requests, over three windows'
+# worth (the optional resources are left out to keep the tests short: they add ~700 comparisons requests)
 
 
 def counts(server: SandboxServer) -> dict[str, int]:
@@ -26,7 +28,9 @@ def counts(server: SandboxServer) -> dict[str, int]:
 
 def test_a_snapshot_under_a_smaller_quota_finishes_without_a_429(make_sandbox, tmp_path: Path) -> None:
     server = make_sandbox(rate_limit=QUOTA)
-    plan = SnapshotPlan(base_url=server.base_url, db_path=str(tmp_path / "s.duckdb"), use_api_key=False)
+    plan = SnapshotPlan(
+        base_url=server.base_url, db_path=str(tmp_path / "s.duckdb"), use_api_key=False, resources=[]
+    )
     run_snapshot(plan)
     seen = counts(server)
     assert seen["requests"] > 3 * 40  # the quota was smaller than the snapshot
@@ -36,10 +40,28 @@ def test_a_snapshot_under_a_smaller_quota_finishes_without_a_429(make_sandbox, t
     ]
 
 
+@pytest.mark.usefixtures("prefect_harness")
+def test_the_prefect_flow_under_the_quota_finishes_without_a_429(make_sandbox, tmp_path: Path) -> None:
+    from solvelens.flows.snapshot import snapshot_flow  # task runs: the steps' clients share one pacer
+
+    server = make_sandbox(rate_limit=QUOTA)
+    plan = SnapshotPlan(
+        base_url=server.base_url, db_path=str(tmp_path / "s.duckdb"), use_api_key=False, resources=[]
+    )
+    asyncio.run(snapshot_flow(plan))
+    seen = counts(server)
+    assert seen["requests"] > 3 * 40 and seen["limited"] == 0
+    assert read_frame(tmp_path / "s.duckdb", "SELECT status FROM snapshots")["status"].to_list() == [
+        "complete"
+    ]
+
+
 def test_the_same_snapshot_without_the_pacer_meets_429s(make_sandbox, tmp_path: Path, monkeypatch) -> None:
     server = make_sandbox(rate_limit=QUOTA)
     monkeypatch.setattr(ratelimit, "read_quota", lambda *args, **kwargs: None)  # the headers unread
-    plan = SnapshotPlan(base_url=server.base_url, db_path=str(tmp_path / "s.duckdb"), use_api_key=False)
+    plan = SnapshotPlan(
+        base_url=server.base_url, db_path=str(tmp_path / "s.duckdb"), use_api_key=False, resources=[]
+    )
     with contextlib.suppress(Exception):  # retried after Retry-After by stamina; it may still give up
         run_snapshot(plan)
     assert counts(server)["limited"] > 0
@@ -49,6 +71,7 @@ def test_snapshot_max_rps_caps_the_measured_rate(make_sandbox, tmp_path: Path, m
     monkeypatch.delenv("PREFECT_API_URL", raising=False)
     server = make_sandbox(rate_limit="100000/hour")  # never reached: only counts
     args = ["snapshot", "--base-url", server.base_url, "--db", str(tmp_path / "s.duckdb"), "--no-bot-me"]
+    args += ["--resources", "none"]
     result = CliRunner().invoke(app, [*args, "--max-rps", "20"])
     assert result.exit_code == 0, result.output
     seen = counts(server)

@@ -12,9 +12,11 @@ from nbclient import NotebookClient
 from solvelens.charts.renderer import V5_MIMETYPE
 
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
-NAMES = ["leaderboard_history.ipynb", "explore_trends.ipynb", "my_bot.ipynb"]
+NAMES = ["leaderboard_history.ipynb", "explore_trends.ipynb", "my_bot.ipynb", "arena.ipynb"]
 #: Charts each notebook draws (each one an SVG output plus an interactive Vega-Lite v5 output).
-CHARTS = {"leaderboard_history.ipynb": 4, "explore_trends.ipynb": 9, "my_bot.ipynb": 3}
+CHARTS = {"leaderboard_history.ipynb": 4, "explore_trends.ipynb": 9, "my_bot.ipynb": 3, "arena.ipynb": 5}
+#: The store fixture each notebook runs against (default ``store_db``): the arena needs the platform's votes.
+STORES = {"arena.ipynb": "evidence_store_db"}
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -43,8 +45,9 @@ def execute_notebook(name: str) -> list[dict]:
 
 @pytest.mark.parametrize("name", NAMES)
 def test_notebook_runs_against_the_generated_store(
-    name: str, store_db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    name: str, request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    store_db = request.getfixturevalue(STORES.get(name, "store_db"))
     monkeypatch.setenv("SOLVELENS_DB", str(store_db))
     monkeypatch.setenv("SOLVELENS_WINDOW_DAYS", "30")
     outputs = execute_notebook(name)
@@ -72,3 +75,14 @@ def test_my_bot_notebook_shows_a_bot_outside_the_top_20(
     outputs = execute_notebook("my_bot.ipynb")
     text = "".join(out.get("text", "") for out in outputs if out.get("output_type") == "stream")
     assert f"{name}: rank " in text
+
+
+def test_arena_notebook_on_a_store_without_votes_names_the_fix(
+    store_db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from nbclient.exceptions import CellExecutionError
+
+    monkeypatch.setenv("SOLVELENS_DB", str(store_db))
+    with pytest.raises(CellExecutionError, match="No vote between two models is stored") as caught:
+        execute_notebook("arena.ipynb")
+    assert "/solutions/{id}/comparisons" in str(caught.value) and "solvelens snapshot" in str(caught.value)

@@ -9,6 +9,7 @@ frames to the helpers::
     bot_id, name = find_bot("my-bot", history, store.bots)
     bot_history(history, bot_id, bots=store.bots)  # one bot at every snapshot
     model_leaderboard(store.solutions)  # LLM models with bootstrap intervals
+    arena(store, by="model")  # Bradley–Terry on the stored votes, Elo scale, bootstrap intervals
     diff("data/solvelens.duckdb")  # what changed between the two newest snapshots (SnapshotDiff)
 
 One platform at a time: :func:`load` reads the newest snapshot's platform (or ``platform=``); the store's
@@ -25,6 +26,7 @@ one and over an hour): it is null there.
 """
 
 from solvelens.analysis.activity import bot_activity, platform_activity
+from solvelens.analysis.arena import ArenaResult, arena, fit_arena
 from solvelens.analysis.bot import (
     BotNotFoundError,
     BotSummary,
@@ -54,6 +56,7 @@ from solvelens.analysis.leaderboard import (
     top_bots,
     top_movers,
 )
+from solvelens.analysis.model_rankings import disagreement, platform_leaderboard, side_by_side
 from solvelens.analysis.models import model_leaderboard, model_trend
 from solvelens.analysis.pick import SnapshotRef, SnapshotSelectionError
 from solvelens.analysis.platform import latest_stats, platform_stats_over_time
@@ -69,6 +72,7 @@ from solvelens.analysis.store import (
     load,
     read_snapshots,
 )
+from solvelens.analysis.timeline import activity_timeline
 from solvelens.analysis.timescale import (
     GAP_FACTOR,
     RateUnit,
@@ -86,6 +90,7 @@ __all__ = [
     "BASELINE_LABELS",
     "DIFF_FRAMES",
     "GAP_FACTOR",
+    "ArenaResult",
     "BotNotFoundError",
     "BotSummary",
     "EmptyStoreError",
@@ -100,6 +105,8 @@ __all__ = [
     "Store",
     "StoreError",
     "StoreNotFoundError",
+    "activity_timeline",
+    "arena",
     "bot_activity",
     "bot_categories",
     "bot_history",
@@ -110,7 +117,9 @@ __all__ = [
     "current_leaderboard",
     "daily_last",
     "diff",
+    "disagreement",
     "find_bot",
+    "fit_arena",
     "format_duration",
     "format_time",
     "freshness",
@@ -127,6 +136,7 @@ __all__ = [
     "newest_is_simulated",
     "platform_activity",
     "platform_growth",
+    "platform_leaderboard",
     "platform_stats_over_time",
     "platforms",
     "problem_counts",
@@ -138,6 +148,7 @@ __all__ = [
     "reference_snapshots",
     "score_distribution",
     "select_platform",
+    "side_by_side",
     "simulated_label",
     "simulated_snapshots",
     "snapshot_days",

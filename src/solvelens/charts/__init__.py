@@ -4,6 +4,8 @@ Each builder takes the output of a :mod:`solvelens.analysis` helper; data is agg
 carries more than a few thousand rows (:data:`solvelens.charts.data.MAX_ROWS` is enforced).
 """
 
+from solvelens.charts.activity import activity_timeline_chart
+from solvelens.charts.arena import arena_rank_chart, arena_scores_chart, arena_win_rate_chart
 from solvelens.charts.bot import bot_category_chart, bot_points_chart
 from solvelens.charts.bump import bot_rank_chart, label_positions, rank_bump_chart, rank_ticks
 from solvelens.charts.categories import category_area_chart, category_maturity_chart
@@ -24,6 +26,10 @@ __all__ = [
     "THEME_NAME",
     "TooManyRowsError",
     "activity_chart",
+    "activity_timeline_chart",
+    "arena_rank_chart",
+    "arena_scores_chart",
+    "arena_win_rate_chart",
     "bot_category_chart",
     "bot_points_chart",
     "bot_rank_chart",

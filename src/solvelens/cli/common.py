@@ -88,7 +88,7 @@ MaxRps = Annotated[
         max=1000.0,
         show_default=False,
         help="Send at most this many requests per second. Requests are paced anyway by the quota the "
-        "platform announces (X-RateLimit-*, RateLimit, Retry-After), so a quota is never exceeded.",
+        "platform announces (X-RateLimit-*, RateLimit, Retry-After), to stay within it.",
     ),
 ]
 #: ``--platform ID|URL`` (``SOLVELENS_PLATFORM``): which platform of a store to analyse (default: the newest
@@ -170,6 +170,8 @@ EXIT_RULES: dict[str, ExitRule] = {
     "solvelens.store.errors.NotAStoreError": BAD_INPUT,
     "solvelens.store.errors.StoreInputError": BAD_INPUT,
     "solvelens.client.errors.ConfigurationError": BAD_INPUT,
+    "solvelens.alerts.rules.AlertRuleError": BAD_INPUT,
+    "solvelens.alerts.deliver.NotifyTargetError": BAD_INPUT,
     "builtins.FileExistsError": BAD_INPUT,
     "builtins.FileNotFoundError": BAD_INPUT,
     "builtins.IsADirectoryError": BAD_INPUT,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import warnings
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -183,6 +184,14 @@ def _interruptible() -> Any:
 
 
 def _cancel_all_tasks(loop: asyncio.AbstractEventLoop) -> None:
+    # anyio's connect_tcp starts one try_connect per address in a task group; cancelled before it ran, that
+    # coroutine is never awaited and Python warns on stderr when it is collected: noise for a user who
+    # pressed Ctrl-C (an anyio internal, nothing of ours left undone).
+    warnings.filterwarnings(
+        "ignore",
+        message=r"coroutine 'connect_tcp\.<locals>\.try_connect' was never awaited",
+        category=RuntimeWarning,
+    )
     for task in asyncio.all_tasks(loop):
         task.cancel("interrupted (Ctrl-C)")
 
@@ -216,6 +225,7 @@ def _print_summary(summary: dict[str, Any]) -> None:
         console.print(f"[yellow]drift[/] {d['resource']}.{d['field']}: {d['change']}")
     for w in summary["warnings"]:
         console.print(f"[yellow]warning[/] {w}")
+    _print_alerts(summary, console)
 
 
 # -- snapshot ---------------------------------------------------------------------------------------------
@@ -289,6 +299,104 @@ Verbose = Annotated[
     bool, typer.Option("--verbose", envvar="SOLVELENS_VERBOSE", help="Show Prefect's flow and task logs.")
 ]
 
+# -- alerts (shared by snapshot and schedule) ---------------------------------------------------------------
+
+AlertRules = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--alert",
+        metavar="<rule>",
+        show_default=False,
+        help="Alert rule, repeatable: new-leader, 'top N entered|left [BOT]', 'rank-drop >= K [BOT]', "
+        "'my-bot rank > N' (needs an API key), 'problem matured', 'stale > H hours' (checked by schedule). "
+        "Each fires once per change, never for a --backfill snapshot. In the environment: a rules file "
+        "(--alerts-file).",
+    ),
+]
+AlertsFile = Annotated[
+    Path | None,
+    typer.Option(
+        "--alerts-file",
+        envvar="SOLVELENS_ALERTS_FILE",
+        show_default=False,
+        dir_okay=False,
+        help='Rules file (TOML): alerts = ["new-leader", ...] and notify = ["json://...", ...].',
+    ),
+]
+Notify = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--notify",
+        envvar="SOLVELENS_NOTIFY",
+        metavar="<url>",
+        show_default=False,
+        help="Where alerts are sent, repeatable: an apprise URL (json://HOST/PATH webhook, slack://, "
+        "discord://, mailto://, ntfy://, matrix:// ...). A secret: never printed, logged or stored "
+        "(in SOLVELENS_NOTIFY: whitespace-separated).",
+    ),
+]
+AlertExitCode = Annotated[
+    int | None,
+    typer.Option(
+        "--alert-exit-code",
+        envvar="SOLVELENS_ALERT_EXIT_CODE",
+        show_default=False,
+        help="Exit with this code (3-125) when the snapshot is complete and at least one alert fired (for "
+        "cron); default 0.",
+    ),
+]
+
+
+def _check_alert_exit_code(code: int | None) -> None:
+    """Refuse a code that already means something (1 failed, 2 bad input, 126-255 the shell's) or 0."""
+    if code is not None and not 3 <= code <= 125:
+        raise BadInputError(
+            f"--alert-exit-code {code} cannot tell a fired alert apart (0 complete, 1 failed, 2 bad input, "
+            "126-255 the shell's); pick one of 3-125, e.g. --alert-exit-code 3"
+        )
+
+
+def _checked_alerts(
+    alert: list[str] | None, alerts_file: Path | None, notify: list[str] | None, needs_bot_me: bool
+) -> tuple[dict[str, Any], dict[str, str]]:
+    """The plan's alert fields and the environment carrying ``--notify`` to the run (never a parameter).
+    Reads the rules and the rules file and checks every notification URL. Raises
+    :class:`solvelens.alerts.AlertRuleError` / ``NotifyTargetError`` / :class:`BadInputError` (exit 2)."""
+    from solvelens.alerts import NOTIFY_ENV, alert_config
+
+    config = alert_config(alert or [], alerts_file, environ={NOTIFY_ENV: " ".join(notify or [])})
+    if any(r.kind == "my-bot-rank" for r in config.rules) and not needs_bot_me:
+        raise BadInputError(
+            "the alert rule 'my-bot rank > N' reads /bot/me: pass --api-key (or SOLVELENS_API_KEY / "
+            "SOLVELENS_API_KEY_FILE) and keep --bot-me"
+        )
+    fields = {
+        "alerts": [r.text for r in parse_cli_rules(alert)] or None,
+        "alerts_file": str(alerts_file.resolve()) if alerts_file is not None else None,
+    }
+    return fields, ({NOTIFY_ENV: " ".join(notify)} if notify else {})
+
+
+def parse_cli_rules(alert: list[str] | None) -> list[Any]:
+    """The ``--alert`` rules, read (canonical forms)."""
+    from solvelens.alerts import parse_rules
+
+    return list(parse_rules(alert or []))
+
+
+def _print_alerts(summary: dict[str, Any], console: Any) -> int:
+    """One line per fired alert, one per alert warning; returns how many alerts fired."""
+    from rich.markup import escape
+
+    alerts = summary.get("alerts") or {}
+    fired = alerts.get("fired", [])
+    for a in fired:
+        line = f"[{a['rule']}] {a['message']}"
+        console.print(f"[bold magenta]alert[/] {escape(line)}", highlight=False, soft_wrap=True)
+    for w in alerts.get("warnings", []):
+        console.print(f"[yellow]warning[/] {escape(w)}", highlight=False, soft_wrap=True)
+    return len(fired)
+
 
 def _checked_inputs(
     base_url: str, db: Path, api_key: str | None, taken_at: str | None, **flags: Any
@@ -309,6 +417,15 @@ def _checked_inputs(
         **flags,
     }
     return fields, env
+
+
+def _has_api_key(api_key: str | None) -> bool:
+    """Whether an API key is given (``--api-key``, ``SOLVELENS_API_KEY`` or ``SOLVELENS_API_KEY_FILE``)."""
+    if api_key:
+        return True
+    from solvelens.config import Settings
+
+    return Settings().resolved_api_key() is not None
 
 
 def _checked_resources(value: str | None) -> list[str] | None:
@@ -355,6 +472,10 @@ def snapshot(
     profile: ProfileFile = None,
     max_rps: MaxRps = None,
     resources: Resources = None,
+    alert: AlertRules = None,
+    alerts_file: AlertsFile = None,
+    notify: Notify = None,
+    alert_exit_code: AlertExitCode = None,
 ) -> None:
     """Take one complete snapshot of every public resource into the DuckDB store.
 
@@ -366,9 +487,14 @@ def snapshot(
     the feed moved past the last stored event, the gap is recorded and the summary says which cadence would
     have caught it. Comparisons are fetched only for solutions whose vote count moved.
 
+    Alert rules (--alert, --alerts-file) are evaluated after the snapshot: one line per alert, a
+    notification per --notify target, a Prefect event per alert when a Prefect API is configured. An
+    undeliverable notification is a warning; the snapshot stays complete.
+
     Exit codes: 0 the snapshot is complete; 1 it failed (platform unreachable or failing, API key
     rejected, store busy), nothing written; 2 bad input (URL, --db not a store, --taken-at malformed or
-    older than the store's newest snapshot), nothing written; 130 interrupted (Ctrl-C), nothing written.
+    older than the store's newest snapshot, an alert rule or notification URL), nothing written; 130
+    interrupted (Ctrl-C), nothing written; --alert-exit-code N: complete, and an alert fired.
     """
     from solvelens.flows.preflight import prefect_api_url, probe
 
@@ -388,15 +514,20 @@ def snapshot(
         max_rps=max_rps,
         resources=_checked_resources(resources),
     )
+    _check_alert_exit_code(alert_exit_code)
+    alert_fields, notify_env = _checked_alerts(alert, alerts_file, notify, bot_me and _has_api_key(api_key))
     use_prefect = prefect if prefect is not None else prefect_api_url() is not None
     with _interruptible():
         probe(fields["base_url"])
         from solvelens.flows.steps import SnapshotPlan
 
-        plan = SnapshotPlan(**fields)
-        with _env(env):
+        plan = SnapshotPlan(**fields, **alert_fields)
+        with _env({**env, **notify_env}):
             summary = _run_prefect(plan, verbose) if use_prefect else _run_plain(plan)
     _print_summary(summary)
+    fired = len((summary.get("alerts") or {}).get("fired", []))
+    if fired and alert_exit_code is not None:
+        raise typer.Exit(alert_exit_code)
 
 
 # -- schedule ---------------------------------------------------------------------------------------------
@@ -447,6 +578,9 @@ def schedule(
     full: Full = False,
     allow_missing_bot_me: AllowMissingBotMe = False,
     profile: ProfileFile = None,
+    alert: AlertRules = None,
+    alerts_file: AlertsFile = None,
+    notify: Notify = None,
 ) -> None:
     """Serve scheduled snapshots (--cron) and the report (--report-cron) until Ctrl-C or SIGTERM.
 
@@ -456,14 +590,26 @@ def schedule(
     runs an earlier process scheduled with other parameters are cancelled. Ctrl-C or SIGTERM cancels a run
     in progress (nothing written) and exits 0 within a few seconds with one line.
 
+    Alert rules (--alert, --alerts-file) are evaluated after every scheduled snapshot (one line each here,
+    a notification per --notify target, a Prefect event each, and the run's markdown artifact lists them);
+    'stale > H hours' is checked between snapshots (every minute, or every H/4 when shorter).
+
     Exit codes: 0 stopped by Ctrl-C/SIGTERM; 1 the platform is unreachable or Prefect did not start;
-    2 bad input (URL, cron, store, API key).
+    2 bad input (URL, cron, store, API key, an alert rule or notification URL).
     """
     crons = {"--cron": cron, "--report-cron": report_cron}
     base_url = _check_schedule_inputs(base_url, db, crons, allow_missing_bot_me)
     profile_path = _checked_profile(profile)
+    alert_fields, notify_env = _checked_alerts(alert, alerts_file, notify, _has_api_key(None))
     _quiet_prefect(verbose=True)
+    from solvelens.alerts import alert_config
+    from solvelens.flows.alerts import StaleWatch
     from solvelens.flows.deployments import build_deployments, serve_deployments
+
+    # The runs (subprocesses of this process) read the notification URLs from the environment, never from
+    # a parameter.
+    os.environ.update(notify_env)
+    watch = StaleWatch(str(db.resolve()), base_url, alert_config(alert or [], alerts_file))
 
     deployments = build_deployments(
         base_url,
@@ -474,9 +620,10 @@ def schedule(
         full=full,
         allow_missing_bot_me=allow_missing_bot_me,
         profile=profile_path,
+        **alert_fields,
     )
     try:
-        line = serve_deployments(deployments)
+        line = serve_deployments(deployments, watch=watch if watch else None)
     except RuntimeError as exc:  # the local Prefect server did not start
         raise CommandFailedError(str(exc)) from exc
     typer.echo(line)

@@ -25,7 +25,10 @@ quota runs out, and no slot of this window is ever handed out beyond ``R``: the 
 Every answer re-anchors the pace on the server's own count (answers arriving out of order are ignored when
 an answer to a later request has been read). A 429 holds every request of the client until the window resets
 (or ``Retry-After`` has passed); the retry itself stays with stamina (:mod:`solvelens.client.base`), which
-honours ``Retry-After``. Before the first answer nothing is known and nothing is held.
+honours ``Retry-After``. Before the first answer nothing is known and nothing is held. Other processes
+spending the same quota (two snapshots, a bot runner on the same address) are seen only through the
+server's counts in each answer: they can still meet a 429 near a window's end, retried after its
+``Retry-After``.
 
 ``max_rps`` (the user's cap, requests per second over all of the pacer's requests) is enforced by
 pyrate-limiter (a leaky bucket of one request per ``1/max_rps`` seconds, the same object for the sync and

@@ -32,6 +32,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from solvelens.flows.alerts import StaleWatch
 from solvelens.flows.snapshot import snapshot_flow
 from solvelens.flows.steps import SnapshotPlan
 
@@ -52,8 +53,9 @@ def deployment_suffix(db_path: str, *, base_url: str | None = None, out: str | N
     return re.sub(r"[^A-Za-z0-9_.-]+", "-", "-".join([*label, digest]))
 
 
-#: The plan fields a scheduled snapshot fixes (``profile`` too, when one is given).
+#: The plan fields a scheduled snapshot fixes (``profile``, ``alerts`` and ``alerts_file`` too, when given).
 _PLAN_FIELDS = {"base_url", "db_path", "full", "allow_missing_bot_me"}
+_OPTIONAL_FIELDS = ("profile", "alerts", "alerts_file")
 
 
 def snapshot_deployment(
@@ -65,6 +67,8 @@ def snapshot_deployment(
     allow_missing_bot_me: bool = False,
     name: str | None = None,
     profile: str | None = None,
+    alerts: list[str] | None = None,
+    alerts_file: str | None = None,
 ) -> Any:
     """A ``RunnerDeployment`` of :func:`solvelens.flows.snapshot.snapshot_flow` on ``cron`` (UTC), named
     ``snapshot-<deployment_suffix(db_path, base_url=base_url)>`` unless ``name`` is given.
@@ -72,20 +76,23 @@ def snapshot_deployment(
     The one parameter, ``plan`` (a :class:`solvelens.flows.steps.SnapshotPlan`), carries only the base URL,
     the store path, the profile when given, and flags (the rest keep their defaults; ``taken_at``: each
     run's start): the API key comes from the serving process's environment (``SOLVELENS_API_KEY`` /
-    ``SOLVELENS_API_KEY_FILE``), never from the deployment.
+    ``SOLVELENS_API_KEY_FILE``), never from the deployment. Alert rules (``alerts``, ``alerts_file``: a path)
+    are parameters; notification URLs never are (each run reads ``SOLVELENS_NOTIFY`` and the rules file).
     """
+    plan = SnapshotPlan(
+        base_url=base_url,
+        db_path=db_path,
+        full=full,
+        allow_missing_bot_me=allow_missing_bot_me,
+        profile=profile,
+        alerts=alerts or None,
+        alerts_file=alerts_file,
+    )
+    fields = _PLAN_FIELDS | {f for f in _OPTIONAL_FIELDS if getattr(plan, f)}
     return snapshot_flow.to_deployment(
         name=name or f"snapshot-{deployment_suffix(db_path, base_url=base_url)}",
         cron=cron,
-        parameters={
-            "plan": SnapshotPlan(
-                base_url=base_url,
-                db_path=db_path,
-                full=full,
-                allow_missing_bot_me=allow_missing_bot_me,
-                profile=profile,
-            ).model_dump(include=_PLAN_FIELDS | ({"profile"} if profile else set()))
-        },
+        parameters={"plan": plan.model_dump(include=fields)},
         tags=TAGS,
         description=f"One complete snapshot of {base_url} into {db_path}.",
     )
@@ -118,9 +125,11 @@ def build_deployments(
     full: bool = False,
     allow_missing_bot_me: bool = False,
     profile: str | None = None,
+    alerts: list[str] | None = None,
+    alerts_file: str | None = None,
 ) -> list[Any]:
     """The snapshot and the report deployments, ready for :func:`serve_deployments` (``profile``: the path
-    of a platform profile the snapshot runs read)."""
+    of a platform profile the snapshot runs read; ``alerts``/``alerts_file``: the alert rules)."""
     return [
         snapshot_deployment(
             base_url,
@@ -129,6 +138,8 @@ def build_deployments(
             full=full,
             allow_missing_bot_me=allow_missing_bot_me,
             profile=profile,
+            alerts=alerts,
+            alerts_file=alerts_file,
         ),
         report_deployment(db_path, report_out, cron=report_cron),
     ]
@@ -287,7 +298,9 @@ async def _report_finished(client: Any, ids: list[Any], names: dict[Any, str], s
         print(f"run {run.name} of {names.get(run.deployment_id, '?')}: {run.state.name}{detail}", flush=True)
 
 
-async def _serve(deployments: list[Any], limit: int | None, stop: threading.Event) -> str:
+async def _serve(
+    deployments: list[Any], limit: int | None, stop: threading.Event, watch: StaleWatch | None = None
+) -> str:
     """Serve until ``stop`` is set; returns the line saying how it stopped."""
     from prefect.client.orchestration import get_client
     from prefect.runner import Runner
@@ -316,11 +329,15 @@ async def _serve(deployments: list[Any], limit: int | None, stop: threading.Even
     signal.signal(signal.SIGTERM, lambda signum, frame: stop.set())
     async with get_client() as client:
         next_report = time.monotonic() + _REPORT_EVERY_S
+        next_watch = time.monotonic() + (watch.every_s if watch else 0.0)
         while not stop.is_set() and not task.done():
             await asyncio.sleep(0.1)
             if time.monotonic() >= next_report:
                 await _report_finished(client, ids, names, seen)
                 next_report = time.monotonic() + _REPORT_EVERY_S
+            if watch and time.monotonic() >= next_watch:
+                await asyncio.to_thread(watch.tick)
+                next_watch = time.monotonic() + watch.every_s
         if task.done():
             task.result()  # the runner ended by itself: raise what it raised
             return "stopped: the runner ended"
@@ -343,12 +360,15 @@ async def _serve(deployments: list[Any], limit: int | None, stop: threading.Even
     return "stopped; no run was in progress"
 
 
-def serve_deployments(deployments: list[Any], *, limit: int | None = 1) -> str:
+def serve_deployments(
+    deployments: list[Any], *, limit: int | None = 1, watch: StaleWatch | None = None
+) -> str:
     """Serve ``deployments`` against :func:`prefect_api` until SIGINT (Ctrl-C) or SIGTERM, then cancel a
     run in progress (nothing of it is written unless its write had already committed) and return one line
     saying so; no traceback. ``limit`` bounds concurrent runs (1: a snapshot and a report never run at once,
     so neither waits on the store lock). At start, runs of these deployments scheduled by an earlier process
-    with other parameters are cancelled.
+    with other parameters are cancelled. ``watch``: the ``stale > H hours`` alert rules, checked every
+    ``watch.every_s`` seconds meanwhile (:class:`solvelens.flows.alerts.StaleWatch`).
 
     Raises ``RuntimeError`` when a local Prefect server does not start.
     """
@@ -356,6 +376,6 @@ def serve_deployments(deployments: list[Any], *, limit: int | None = 1) -> str:
         try:
             with prefect_api(stop=stop) as url:
                 print(f"Prefect API and UI: {url.removesuffix('/api')}", flush=True)
-                return asyncio.run(_serve(deployments, limit, stop))
+                return asyncio.run(_serve(deployments, limit, stop, watch))
         except ServeStopped:
             return "stopped before serving"

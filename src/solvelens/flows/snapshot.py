@@ -4,8 +4,10 @@
 (:func:`solvelens.flows.steps.run_snapshot`): it stages the last snapshot's state, runs one Prefect task per
 fetch step of :data:`solvelens.flows.steps.FETCH_STEPS` concurrently (problems + solutions, leaderboard + bot
 profiles, categories + stats, ``/bot/me``), then one write task that holds the DuckDB file for a single
-transaction (see :mod:`solvelens.store.writer`), and finally publishes a markdown artifact (key
-``solvelens-snapshot``). The API key is read inside the ``/bot/me`` step from
+transaction (see :mod:`solvelens.store.writer`), then evaluates the alert rules
+(:mod:`solvelens.flows.alerts`: state, notifications, one Prefect event per alert) and finally publishes a
+markdown artifact (key ``solvelens-snapshot``: the run, what changed since the previous snapshot, the
+alerts). The API key is read inside the ``/bot/me`` step from
 :class:`solvelens.config.Settings`; it is never a flow or task parameter, so it never appears in Prefect's
 UI or logs.
 
@@ -22,7 +24,7 @@ from typing import Any
 from prefect import flow, get_run_logger, task
 from prefect.artifacts import acreate_markdown_artifact
 from prefect.cache_policies import NO_CACHE
-from prefect.runtime import flow_run
+from prefect.runtime import deployment, flow_run
 
 from solvelens.client import (
     AsyncPlatformClient,
@@ -32,6 +34,7 @@ from solvelens.client import (
     RateLimitError,
     ServerError,
 )
+from solvelens.flows.alerts import alerts_after_snapshot, alerts_markdown
 from solvelens.flows.steps import (
     FETCH_STEPS,
     FetchStep,
@@ -143,6 +146,19 @@ def summary_markdown(summary: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _log_alerts(logger: Any, alerts: dict[str, Any]) -> None:
+    """Log each fired alert and warning; a deployment run also prints them (the serving terminal shows a
+    run's output; ``solvelens snapshot`` prints them itself)."""
+    lines = [f"alert [{a['rule']}] {a['message']}" for a in alerts["fired"]]
+    for line in lines:
+        logger.info(line)
+    for warning in alerts["warnings"]:
+        logger.warning(warning)
+    if deployment.id is not None:
+        for line in [*lines, *(f"warning: {w}" for w in alerts["warnings"])]:
+            print(line, flush=True)
+
+
 @flow(name="solvelens-snapshot", log_prints=False)
 async def snapshot_flow(plan: SnapshotPlan) -> dict[str, Any]:
     """Take one complete snapshot of the platform at ``plan.base_url`` into ``plan.db_path`` (the fields:
@@ -170,8 +186,13 @@ async def snapshot_flow(plan: SnapshotPlan) -> dict[str, Any]:
         discard(run)
     summary = summarise(run, result, reports, "prefect")
     summary["flow_run"] = {"id": str(flow_run.id), "name": flow_run.name}
+    after = await asyncio.to_thread(alerts_after_snapshot, plan, summary["snapshot_id"], want_diff=True)
+    summary["alerts"] = after.summary
+    _log_alerts(logger, after.summary)
     await acreate_markdown_artifact(
-        summary_markdown(summary), key=ARTIFACT_KEY, description=f"snapshot {summary['snapshot_id']}"
+        summary_markdown(summary) + alerts_markdown(after),
+        key=ARTIFACT_KEY,
+        description=f"snapshot {summary['snapshot_id']}",
     )
     logger.info(
         "snapshot %s complete in %.2f s: %s; %d warnings, %d drift entries",

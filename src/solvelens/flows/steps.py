@@ -148,6 +148,26 @@ class SnapshotPlan(BaseModel):
         le=1000,
         description="Cap on requests per second over all fetch steps (None: only the announced quota paces).",
     )
+    alerts: list[str] | None = Field(
+        default=None,
+        description="Alert rules evaluated after the snapshot (solvelens.alerts.rules; never on a backfill).",
+    )
+    alerts_file: str | None = Field(
+        default=None,
+        description="A rules file (TOML: alerts, notify). Its notify URLs are read at run time, never a "
+        "parameter.",
+    )
+
+    @field_validator("alerts")
+    @classmethod
+    def _rules_read(cls, value: list[str] | None) -> list[str] | None:
+        """Every rule must read (:class:`solvelens.alerts.AlertRuleError` otherwise)."""
+        if value:
+            from solvelens.alerts.rules import parse_rules
+
+            parse_rules(value)
+        return value
+
     resources: list[str] | None = Field(
         default=None,
         description="Optional resources to snapshot (activity, comparisons, llm_leaderboard); None: every "
@@ -347,8 +367,9 @@ async def run_step_inline(step: FetchStep, kwargs: dict[str, Any]) -> dict[str, 
 
 def run_snapshot(plan: SnapshotPlan) -> dict[str, Any]:
     """Take one complete snapshot in-process (no Prefect): :func:`prepare`, :func:`fetch` in one event
-    loop, :func:`write` in this thread, :func:`discard`. Returns :func:`summarise`'s dict (``mode``
-    ``plain``).
+    loop, :func:`write` in this thread, :func:`discard`, then the alert rules
+    (:func:`solvelens.flows.alerts.alerts_after_snapshot`: never failing the snapshot). Returns
+    :func:`summarise`'s dict (``mode`` ``plain``) with ``alerts`` (fired alerts, warnings).
 
     Raises what failed (a :class:`solvelens.client.PlatformError`, a
     :class:`solvelens.store.StoreError`, ``KeyboardInterrupt``); then no snapshot is visible and the staging
@@ -360,4 +381,8 @@ def run_snapshot(plan: SnapshotPlan) -> dict[str, Any]:
         result = write(plan, run.path)
     finally:
         discard(run)
-    return summarise(run, result, reports, "plain")
+    summary = summarise(run, result, reports, "plain")
+    from solvelens.flows.alerts import alerts_after_snapshot
+
+    summary["alerts"] = alerts_after_snapshot(plan, summary["snapshot_id"]).summary
+    return summary

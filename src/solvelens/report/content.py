@@ -27,6 +27,7 @@ from solvelens import analysis as an
 from solvelens.analysis.store import EmptyStoreError, Store
 from solvelens.report.bot import BotSection, bot_section
 from solvelens.report.changes import ChangeBlock, change_blocks
+from solvelens.report.evidence import model_table_rows
 from solvelens.report.frames import ReportFrames, report_frames
 from solvelens.report.headline import report_headline
 from solvelens.report.notices import report_notices
@@ -71,6 +72,13 @@ class ReportContent:
     rate_unit: an.RateUnit
     me: BotSection | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    #: The arena beside the platform's /llm-leaderboard and the percentile leaderboard
+    #: (:func:`solvelens.report.evidence.model_table_rows`), the sentence on where they disagree, and the
+    #: one-line notes shown instead of the arena / activity sections when their data is absent.
+    arena_models: list[dict[str, Any]] = field(default_factory=list)
+    arena_disagreement: str = ""
+    arena_note: str = ""
+    activity_note: str = ""
     changes: list[ChangeBlock] = field(default_factory=list)
     platform: str = ""
     platform_label: str = ""
@@ -169,6 +177,10 @@ def report_content(
         age=age,
         rate_unit=f.unit,
         me=me,
+        arena_models=model_table_rows(f.model_table) if f.arena is not None else [],
+        arena_disagreement=an.disagreement(f.model_table),
+        arena_note=f.arena_note,
+        activity_note=f.activity_note,
         changes=change_blocks(f.changes, an.format_duration(f.window)),
         platform=store.platform or "",
         platform_label=store.platform_label,

@@ -11,6 +11,7 @@ import polars as pl
 
 from solvelens import analysis as an
 from solvelens.analysis.store import Store
+from solvelens.report.evidence import evidence_frames
 from solvelens.report.table import bot_table
 
 
@@ -26,7 +27,9 @@ class ReportFrames:
     ``refs`` (the baseline snapshot ids ``prev``/``7d``/``first``), ``rate_gaps`` (gaps no rate is taken
     across, :func:`solvelens.analysis.timescale.history_gaps`) and ``changes`` (the "What changed" diffs:
     ``prev`` and the movers' baseline ``7d`` or ``first`` -> :class:`solvelens.analysis.SnapshotDiff`, None
-    when that baseline does not exist).
+    when that baseline does not exist); the platform's own evidence
+    (:func:`solvelens.report.evidence.evidence_frames`): ``arena``, ``arena_note``, ``platform_models``,
+    ``model_table``, ``timeline``, ``activity_gaps``, ``activity_note``.
     """
 
     store: Store
@@ -58,6 +61,13 @@ class ReportFrames:
     days: pl.DataFrame
     rate_gaps: pl.DataFrame
     changes: dict[str, an.SnapshotDiff | None]
+    arena: an.ArenaResult | None
+    arena_note: str
+    platform_models: pl.DataFrame
+    model_table: pl.DataFrame
+    timeline: pl.DataFrame
+    activity_gaps: pl.DataFrame
+    activity_note: str
 
     @property
     def multi(self) -> bool:
@@ -143,6 +153,7 @@ def report_frames(
     history = _history_frames(store, snapshots, top_n, window)
     refs = history["refs"] if history["history"].height else an.reference_snapshots(snapshots, window=window)
     newest = int(snapshots["snapshot_id"][-1])
+    platform = _platform_frames(store, snapshots, unit, min_model_solutions)
     return ReportFrames(
         store=store,
         generated=generated,
@@ -158,5 +169,6 @@ def report_frames(
         rate_gaps=an.history_gaps(snapshots),
         changes=change_frames(store, refs, newest, top_n=top_n),
         **history,
-        **_platform_frames(store, snapshots, unit, min_model_solutions),
+        **platform,
+        **evidence_frames(store, platform["board"]),
     )

@@ -13,6 +13,7 @@ import polars as pl
 
 from solvelens import analysis as an
 from solvelens import charts as ch
+from solvelens.analysis.arena import WINDOW_BOOTSTRAP
 from solvelens.report.changes import moves_frame
 from solvelens.report.frames import ReportFrames
 from solvelens.report.slots import ChartSlot, slot
@@ -122,6 +123,85 @@ def model_section(f: ReportFrames) -> list[ChartSlot]:
     ]
 
 
+def _arena_caption(result: an.ArenaResult) -> str:
+    left_out = f"{result.skips:,} skips, {result.same_entry:,} votes between two solutions of one model"
+    if result.unmatched:
+        left_out += f", {result.unmatched:,} votes on solutions no longer listed"
+    return (
+        f"Bradley–Terry scores of the models fitted to {result.comparisons:,} stored votes between two "
+        f"models' solutions (left out: {left_out}), on the Elo scale: 400 points = 10 to 1 odds, the mean "
+        f"ranked model at 1500. Bars: 95% intervals from {result.bootstrap:,} bootstrap resamples of the "
+        "votes (seeded: the same store gives the same intervals). Rank = 1 + the models whose interval lies "
+        f"entirely above; models with fewer than {result.min_comparisons} votes are not ranked or drawn."
+    )
+
+
+def arena_section(f: ReportFrames) -> list[ChartSlot]:
+    """The arena ranking of the models (scores with intervals, win-rate heatmap, rank over time); nothing
+    when no votes are stored (``f.arena_note`` says why)."""
+    result = f.arena
+    if result is None:
+        return []
+    ranked = result.ranking.filter(pl.col("ranked")).height
+    windows = result.over_time["snapshot_id"].n_unique()
+    return [
+        slot(
+            "arena_scores",
+            "Arena scores with 95% intervals",
+            _arena_caption(result),
+            lambda: ch.arena_scores_chart(result.ranking, title=""),
+            ranked > 0,
+            f"No model has {result.min_comparisons} votes yet.",
+        ),
+        slot(
+            "arena_win_rate",
+            "Predicted win rates",
+            "The fitted probability that a solution of the row's model wins a vote against one of the "
+            "column's, for the best-ranked models.",
+            lambda: ch.arena_win_rate_chart(result.win_rate, result.ranking, title=""),
+            ranked > 1,
+            "Needs at least two ranked models.",
+        ),
+        slot(
+            "arena_rank",
+            "Arena rank over time",
+            "The arena ranking as it stood at each snapshot (from every vote stored up to it), for today's "
+            "best-ranked models; rank 1 at the top. Earlier snapshots use "
+            f"{WINDOW_BOOTSTRAP} resamples each.",
+            lambda: ch.arena_rank_chart(result.over_time, title=""),
+            windows > 1 and ranked > 0,
+            "Needs votes stored by at least two snapshots.",
+        ),
+    ]
+
+
+def activity_section(f: ReportFrames) -> list[ChartSlot]:
+    """The platform's own events per hour by action (the stored ``/activity`` history), its recorded gaps
+    shaded; nothing when no event is stored (``f.activity_note`` says why)."""
+    if f.activity_note:
+        return []
+    gaps = f.activity_gaps.height
+    caption = (
+        "Events of the platform's own feed (/activity) per hour, by action, from the history the snapshots "
+        "kept (each event once). "
+        + (
+            f"Shaded: {gaps} stretch(es) where snapshots came too rarely and events were missed."
+            if gaps
+            else "No gap recorded: every snapshot still saw the newest event it had stored before."
+        )
+    )
+    return [
+        slot(
+            "activity_timeline",
+            "Activity timeline",
+            caption,
+            lambda: ch.activity_timeline_chart(f.timeline, gaps=f.activity_gaps, title=""),
+            True,
+            "",
+        )
+    ]
+
+
 def category_section(f: ReportFrames) -> list[ChartSlot]:
     """Problems per category and each category's maturity rate over time."""
     ready = f.categories.height > 0 and f.multi
@@ -218,8 +298,10 @@ SECTIONS: dict[str, Callable[[ReportFrames], list[ChartSlot]]] = {
     "changes": changes_section,
     "ranks": rank_section,
     "models": model_section,
+    "arena": arena_section,
     "categories": category_section,
     "growth": growth_section,
+    "activity": activity_section,
     "solutions": solution_section,
     "coverage": coverage_section,
 }

@@ -356,6 +356,15 @@ def _version_table_ddl(resource: Resource, extra: str = "", compression: str | N
     )
 
 
+#: The alert rules' state (:mod:`solvelens.store.alerts`): per platform, rule and subject, whether a level
+#: condition held and the last snapshot evaluated. Not versioned with the snapshots; new in schema 3 (also
+#: created on first use in older stores).
+ALERT_STATE = f"{INTERNAL}.alert_state"
+ALERT_STATE_DDL = f"""CREATE TABLE IF NOT EXISTS {ALERT_STATE} (
+    platform VARCHAR NOT NULL, rule VARCHAR NOT NULL, subject VARCHAR NOT NULL, active BOOLEAN NOT NULL,
+    snapshot_id BIGINT, updated_at TIMESTAMPTZ NOT NULL, PRIMARY KEY (platform, rule, subject))"""
+
+
 def _tables_ddl(compression: str | None = None) -> list[str]:
     s = INTERNAL
     ddl = [
@@ -374,6 +383,7 @@ def _tables_ddl(compression: str | None = None) -> list[str]:
             manifest_id UBIGINT NOT NULL, rank INTEGER NOT NULL, version_id UBIGINT NOT NULL)""",
         f"""CREATE TABLE IF NOT EXISTS {s}.stat_values (
             version_id UBIGINT NOT NULL, metric VARCHAR, value DOUBLE)""",
+        ALERT_STATE_DDL,
     ]
     ddl.extend(_version_table_ddl(resource, compression=compression) for resource in LINKED_RESOURCES)
     ddl.extend(_history_ddl())

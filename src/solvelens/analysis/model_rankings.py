@@ -1,0 +1,128 @@
+"""Three rankings of the LLM models side by side: the arena (Bradley–Terry on the stored votes,
+:mod:`solvelens.analysis.arena`), the platform's own ``GET /llm-leaderboard`` (stored view
+``llm_leaderboard``: its order and figures, no intervals) and the percentile leaderboard (rank percentile
+within problem, :func:`solvelens.analysis.model_leaderboard`), and one sentence on where they disagree.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+FrameLike = pl.DataFrame | pl.LazyFrame
+
+#: The platform's board as :func:`side_by_side` reads it (``Store.llm_leaderboard`` has these and more).
+PLATFORM_COLUMNS: dict[str, pl.DataType] = {
+    "snapshot_id": pl.Int64(),
+    "rank": pl.Int32(),
+    "model_name": pl.String(),
+    "total_solutions": pl.Int64(),
+    "avg_bt_score": pl.Float64(),
+    "win_rate": pl.Float64(),
+    "total_comparisons": pl.Int64(),
+}
+SIDE_BY_SIDE_SCHEMA: dict[str, pl.DataType] = {
+    "model": pl.String(),
+    "arena_rank": pl.Int32(),
+    "arena_score": pl.Float64(),
+    "arena_lower": pl.Float64(),
+    "arena_upper": pl.Float64(),
+    "platform_rank": pl.Int32(),
+    "platform_avg_bt_score": pl.Float64(),
+    "platform_win_rate": pl.Float64(),
+    "percentile_rank": pl.Int32(),
+    "mean_percentile": pl.Float64(),
+}
+
+
+def platform_leaderboard(llm_leaderboard: FrameLike) -> pl.DataFrame:
+    """The platform's own model leaderboard at the newest snapshot that stored one (:data:`PLATFORM_COLUMNS`,
+    sorted by its rank); empty when no snapshot stored it (an older store, or a platform without
+    ``/llm-leaderboard``). Input: ``Store.llm_leaderboard``."""
+    board = llm_leaderboard.lazy().select(list(PLATFORM_COLUMNS)).collect()
+    newest = board.filter(pl.col("snapshot_id") == pl.col("snapshot_id").max())
+    return newest.cast(PLATFORM_COLUMNS).sort("rank")  # type: ignore[arg-type]
+
+
+def side_by_side(
+    arena: pl.DataFrame, platform: pl.DataFrame | None, percentile: pl.DataFrame
+) -> pl.DataFrame:
+    """One row per model ranked by the arena or listed by the platform (:data:`SIDE_BY_SIDE_SCHEMA`), in the
+    arena's order, then the platform's.
+
+    Inputs: ``ArenaResult.ranking`` of ``by="model"`` (ranked entries only are used), the platform's board
+    (:func:`platform_leaderboard`; ``None`` or empty: its columns stay null) and
+    :func:`solvelens.analysis.model_leaderboard` (ranked models only). Ranks are each source's own: the
+    arena's and the percentile board's share a rank while intervals overlap; the platform's is its
+    position.
+    """
+    ours = arena.filter(pl.col("ranked")).select(
+        model="entry", arena_rank="rank", arena_score="score", arena_lower="lower", arena_upper="upper"
+    )
+    theirs = (platform if platform is not None else pl.DataFrame(schema=PLATFORM_COLUMNS)).select(
+        model="model_name",
+        platform_rank="rank",
+        platform_avg_bt_score="avg_bt_score",
+        platform_win_rate="win_rate",
+    )
+    pct = percentile.filter(pl.col("ranked")).select(
+        model="llm_model", percentile_rank="rank", mean_percentile="mean_percentile"
+    )
+    joined = (
+        ours.join(theirs, on="model", how="full", coalesce=True)
+        .join(pct, on="model", how="left")
+        .sort(["arena_score", "platform_rank", "model"], descending=[True, False, False], nulls_last=True)
+    )
+    return joined.select(list(SIDE_BY_SIDE_SCHEMA)).cast(SIDE_BY_SIDE_SCHEMA)  # type: ignore[arg-type]
+
+
+def _first(frame: pl.DataFrame, column: str) -> str:
+    """Who ``column`` puts first: a model, "a and b (tied)", "N models tied" or "all N models equal"
+    ("" when it ranks none)."""
+    ranked = frame.drop_nulls(column)
+    if ranked.is_empty():
+        return ""
+    best = ranked[column].min()
+    models = sorted(ranked.filter(pl.col(column) == best)["model"].to_list())
+    if len(models) == 1:
+        return models[0]
+    if len(models) == ranked.height:
+        return f"all {len(models)} models equal"
+    if len(models) > 3:
+        return f"{len(models)} models tied"
+    return " and ".join(models) + " (tied)"
+
+
+def disagreement(table: pl.DataFrame) -> str:
+    """One sentence on where the three rankings of :func:`side_by_side` disagree: who each puts first and,
+    between the arena and the platform, the model whose positions differ most ("" when there is nothing
+    to compare)."""
+    tops = {
+        "the arena": _first(table, "arena_rank"),
+        "the platform's /llm-leaderboard": _first(table, "platform_rank"),
+        "the percentile leaderboard": _first(table, "percentile_rank"),
+    }
+    named = {name: first for name, first in tops.items() if first}
+    if len(named) < 2:
+        return ""
+    if len(set(named.values())) == 1 and not next(iter(named.values())).startswith("all "):
+        head = f"All {len(named)} rankings put {next(iter(named.values()))} first."
+    else:
+        parts = [
+            f"{n} ranks {m}" if m.startswith("all ") else f"{n} puts {m} first" for n, m in named.items()
+        ]
+        head = "They disagree on the top: " + "; ".join(parts) + "."
+    both = table.drop_nulls(["arena_rank", "platform_rank"])
+    if both.height < 2:
+        return head
+    # Positions among the models both list (the arena's shared ranks broken by score).
+    order = both.with_columns(
+        arena_pos=pl.col("arena_score").rank("ordinal", descending=True).cast(pl.Int64),
+        platform_pos=pl.col("platform_rank").rank("ordinal").cast(pl.Int64),
+    ).with_columns(shift=(pl.col("arena_pos") - pl.col("platform_pos")).abs())
+    worst = order.sort("shift", "model", descending=[True, False]).row(0, named=True)
+    if worst["shift"] == 0:
+        return head + " The arena and the platform order the models they share the same way."
+    return (
+        head + f" The arena and the platform differ most on {worst['model']}: "
+        f"{worst['arena_pos']} of {both.height} in the arena, {worst['platform_pos']} on the platform."
+    )

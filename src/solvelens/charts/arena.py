@@ -1,0 +1,156 @@
+"""The arena ranking: scores with their intervals, the predicted win-rate heatmap, and rank over time.
+
+Inputs are the frames of :class:`solvelens.analysis.ArenaResult` (``ranking``, ``win_rate``, ``over_time``).
+Only ranked entries are drawn (an entry with too few comparisons has an interval too wide to read next to
+the others); the builders take the best ``top`` of them.
+"""
+
+from __future__ import annotations
+
+import altair as alt
+import polars as pl
+
+from solvelens.charts.data import chart_data, span_days
+from solvelens.charts.theme import DEFAULT_WIDTH, INK_COLOUR, PALETTE, snapshot_tooltip, time_x
+
+
+def _top(ranking: pl.DataFrame, top: int) -> pl.DataFrame:
+    """The best ``top`` ranked entries, in the ranking's order, with a display name ("#1  gpt-4o")."""
+    return (
+        ranking.filter(pl.col("ranked"))
+        .head(top)
+        .with_columns(name=pl.format("#{}  {}", pl.col("rank"), pl.col("label")))
+    )
+
+
+def arena_scores_chart(
+    ranking: pl.DataFrame, *, top: int = 20, title: str = "Arena scores", width: int = DEFAULT_WIDTH
+) -> alt.LayerChart:
+    """One row per ranked entry, best first: a dot at the Bradley–Terry score (Elo scale) and a bar over
+    its bootstrap interval; a dashed rule at 1500 (the mean ranked entry).
+
+    Input: ``ArenaResult.ranking`` (rank, label, score, lower, upper, comparisons, wins, ranked).
+    """
+    frame = _top(ranking, top)
+    order = frame["name"].to_list()
+    data = chart_data(frame.select("name", "label", "rank", "score", "lower", "upper", "comparisons", "wins"))
+    y = alt.Y("name:N", sort=order, title=None, axis=alt.Axis(labelColor=INK_COLOUR, labelLimit=260))
+    tooltip = [
+        alt.Tooltip("label:N", title="Entry"),
+        alt.Tooltip("rank:Q", title="Rank"),
+        alt.Tooltip("score:Q", title="Score (Elo scale)", format=",.0f"),
+        alt.Tooltip("lower:Q", title="95% interval from", format=",.0f"),
+        alt.Tooltip("upper:Q", title="95% interval to", format=",.0f"),
+        alt.Tooltip("comparisons:Q", title="Comparisons", format=","),
+        alt.Tooltip("wins:Q", title="Wins", format=","),
+    ]
+    x = alt.X(
+        "lower:Q",
+        title="Bradley–Terry score, Elo scale (95% bootstrap interval)",
+        scale=alt.Scale(zero=False, nice=True),
+    )
+    interval = (
+        alt.Chart(data)
+        .mark_rule(strokeWidth=3, opacity=0.55, color=PALETTE[0])
+        .encode(y=y, x=x, x2="upper:Q")
+    )
+    dots = (
+        alt.Chart(data)
+        .mark_point(filled=True, size=90, opacity=1, color=PALETTE[0])
+        .encode(y=y, x="score:Q", tooltip=tooltip)
+    )
+    centre = (
+        alt.Chart(chart_data(pl.DataFrame({"x": [1500.0], "note": ["1500: the mean ranked entry"]})))
+        .mark_rule(strokeDash=[4, 3], color="#8a8f98")
+        .encode(x="x:Q", tooltip=alt.Tooltip("note:N", title="Reference"))
+    )
+    return alt.LayerChart(
+        layer=[centre, interval, dots], title=title, width=width, height=max(120, 26 * len(order))
+    )
+
+
+def arena_win_rate_chart(
+    win_rate: pl.DataFrame,
+    ranking: pl.DataFrame,
+    *,
+    top: int = 12,
+    title: str = "Predicted win rates",
+    width: int = DEFAULT_WIDTH,
+) -> alt.LayerChart:
+    """Heatmap of the fitted probability that the row's entry wins a vote against the column's, for the
+    best ``top`` ranked entries (rows and columns in rank order), each cell labelled in percent.
+
+    Input: ``ArenaResult.win_rate`` (entry_a, label_a, entry_b, label_b, p_a_wins) and ``ranking``.
+    """
+    frame = _top(ranking, top)
+    order = frame["label"].to_list()
+    cells = win_rate.filter(
+        pl.col("entry_a").is_in(frame["entry"].to_list()) & pl.col("entry_b").is_in(frame["entry"].to_list())
+    )
+    data = chart_data(cells.select("label_a", "label_b", "p_a_wins"))
+    side = max(240, min(width, 44 * len(order)))
+    axis = alt.Axis(labelLimit=160, labelColor=INK_COLOUR)
+    base = alt.Chart(data).encode(
+        y=alt.Y("label_a:N", sort=order, title="Entry", axis=axis),
+        x=alt.X("label_b:N", sort=order, title="against", axis=alt.Axis(labelAngle=-40, labelLimit=160)),
+    )
+    heat = base.mark_rect().encode(
+        color=alt.Color(
+            "p_a_wins:Q",
+            title="P(row wins)",
+            scale=alt.Scale(scheme="redblue", domain=[0, 1], domainMid=0.5),
+            legend=alt.Legend(format=".0%"),
+        ),
+        tooltip=[
+            alt.Tooltip("label_a:N", title="Entry"),
+            alt.Tooltip("label_b:N", title="Against"),
+            alt.Tooltip("p_a_wins:Q", title="Predicted win rate", format=".1%"),
+        ],
+    )
+    text = base.mark_text(fontSize=10, color=INK_COLOUR).encode(text=alt.Text("p_a_wins:Q", format=".0%"))
+    return alt.LayerChart(layer=[heat, text], title=title, width=side, height=side)
+
+
+def arena_rank_chart(
+    over_time: pl.DataFrame,
+    *,
+    top: int = 10,
+    title: str = "Arena rank over time",
+    width: int = DEFAULT_WIDTH,
+) -> alt.Chart:
+    """Lines of each entry's arena rank at every snapshot window (rank 1 at the top), for the entries
+    ranked best in the newest window (at most ``top``). Entries sharing a rank overlap: the tooltip gives
+    score and interval.
+
+    Input: ``ArenaResult.over_time`` (taken_at, entry, label, rank, score, lower, upper, comparisons).
+    """
+    newest = over_time.filter(pl.col("taken_at") == pl.col("taken_at").max())
+    keep = newest.filter(pl.col("ranked")).sort("rank", "score", descending=[False, True]).head(top)
+    frame = over_time.filter(pl.col("entry").is_in(keep["entry"].to_list()) & pl.col("rank").is_not_null())
+    data = chart_data(
+        frame.select("taken_at", "label", "rank", "score", "lower", "upper", "comparisons", "snapshot_id")
+    )
+    worst = int(frame["rank"].max() or 1)  # type: ignore[arg-type]
+    return (
+        alt.Chart(data, title=title, width=width)
+        .mark_line(point=alt.OverlayMarkDef(size=30))
+        .encode(
+            x=time_x(span_days=span_days(frame)),
+            y=alt.Y(
+                "rank:Q",
+                title="Arena rank",
+                scale=alt.Scale(domain=[0.5, worst + 0.5], reverse=True, nice=False),
+                axis=alt.Axis(values=list(range(1, worst + 1)), format="d"),
+            ),
+            color=alt.Color("label:N", sort=keep["label"].to_list(), title="Entry"),
+            tooltip=[
+                snapshot_tooltip(),
+                alt.Tooltip("label:N", title="Entry"),
+                alt.Tooltip("rank:Q", title="Rank"),
+                alt.Tooltip("score:Q", title="Score (Elo scale)", format=",.0f"),
+                alt.Tooltip("lower:Q", title="95% interval from", format=",.0f"),
+                alt.Tooltip("upper:Q", title="95% interval to", format=",.0f"),
+                alt.Tooltip("comparisons:Q", title="Comparisons so far", format=","),
+            ],
+        )
+    )

@@ -1,0 +1,335 @@
+"""The arena fit on outcomes drawn from known Bradley–Terry strengths, and its reading of a store."""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+
+from solvelens import analysis as an
+from solvelens.analysis.arena import (
+    ELO_SCALE,
+    OUTCOME_SCHEMA,
+    OVER_TIME_SCHEMA,
+    RANKING_SCHEMA,
+    WIN_RATE_SCHEMA,
+    arena_outcomes,
+    fit_arena,
+)
+from solvelens.flows.steps import SnapshotPlan, run_snapshot
+from solvelens.sandbox.ids import IdCodec
+from solvelens.sandbox.process import SandboxServer
+from solvelens.sandbox.simulate import advance
+
+T0 = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
+
+
+def draw_outcomes(
+    strengths: list[float], n: int, *, seed: int = 1, skip_rate: float = 0.0, snapshots: int = 4
+) -> pl.DataFrame:
+    """``n`` votes between entries ``e0, e1, ...`` of Bradley–Terry θ ``strengths`` (natural-log odds), the
+    pair drawn uniformly (a side may repeat: same-entry votes), first stored by snapshots 1..``snapshots``
+    in order."""
+    rng = np.random.default_rng(seed)
+    theta = np.asarray(strengths)
+    a = rng.integers(0, theta.size, n)
+    b = rng.integers(0, theta.size, n)
+    a_wins = rng.random(n) < 1.0 / (1.0 + np.exp(theta[b] - theta[a]))
+    winner = np.where(rng.random(n) < skip_rate, "skip", np.where(a_wins, "a", "b"))
+    names = np.array([f"e{i}" for i in range(theta.size)])
+    snapshot = np.sort(rng.integers(1, snapshots + 1, n))
+    return pl.DataFrame(
+        {
+            "comparison_id": [f"c{i}" for i in range(n)],
+            "first_snapshot_id": snapshot,
+            "created_at": [T0 + dt.timedelta(hours=int(s)) for s in snapshot],
+            "entry_a": names[a],
+            "label_a": names[a],
+            "entry_b": names[b],
+            "label_b": names[b],
+            "winner": winner,
+        },
+        schema=OUTCOME_SCHEMA,
+    )
+
+
+def snapshots_frame(count: int) -> pl.DataFrame:
+    return pl.DataFrame(
+        {
+            "snapshot_id": list(range(1, count + 1)),
+            "taken_at": [T0 + dt.timedelta(hours=i) for i in range(1, count + 1)],
+        },
+        schema={"snapshot_id": pl.Int64, "taken_at": pl.Datetime("us", "UTC")},
+    )
+
+
+STRENGTHS = [1.5, 1.0, 0.6, 0.3, 0.0, -0.2, -0.5, -0.9, -1.2, -1.6]
+
+
+@pytest.fixture(scope="module")
+def fitted() -> an.ArenaResult:
+    outcomes = draw_outcomes(STRENGTHS, 20_000, skip_rate=0.05)
+    return fit_arena(outcomes, snapshots=snapshots_frame(4), bootstrap=300, min_comparisons=30)
+
+
+def test_the_fit_recovers_known_strengths_on_the_elo_scale(fitted: an.ArenaResult) -> None:
+    ranking = fitted.ranking.sort("entry")
+    assert ranking.schema == pl.Schema(RANKING_SCHEMA)
+    truth = np.array([STRENGTHS[int(e[1:])] for e in ranking["entry"]]) * ELO_SCALE
+    score = ranking["score"].to_numpy()
+    # Elo scale: a unit of θ is 400/ln 10 points; the mean entry sits at 1500.
+    assert abs(score.mean() - 1500.0) < 1e-6
+    assert np.abs((score - 1500.0) - (truth - truth.mean())).max() < 40.0
+    spearman = pl.DataFrame({"s": score, "t": truth}).select(pl.corr("s", "t", method="spearman")).item()
+    assert spearman == 1.0
+    inside = (
+        (ranking["lower"].to_numpy() <= truth - truth.mean() + 1500)
+        & (truth - truth.mean() + 1500 <= ranking["upper"].to_numpy())
+    ).mean()
+    assert inside >= 0.8, "95% intervals cover the true score of most entries"
+
+
+def test_skips_and_same_entry_votes_are_left_out_and_counted(fitted: an.ArenaResult) -> None:
+    outcomes = draw_outcomes(STRENGTHS, 20_000, skip_rate=0.05)
+    skips = int((outcomes["winner"] == "skip").sum())
+    same = int(((outcomes["winner"] != "skip") & (outcomes["entry_a"] == outcomes["entry_b"])).sum())
+    assert fitted.skips == skips > 0
+    assert fitted.same_entry == same > 0
+    assert fitted.comparisons == outcomes.height - skips - same
+    # Each decisive vote counts once for each of its two entries.
+    assert fitted.ranking["comparisons"].sum() == 2 * fitted.comparisons
+    assert fitted.ranking["wins"].sum() == fitted.comparisons
+
+
+def test_the_same_outcomes_and_seed_give_the_same_intervals() -> None:
+    outcomes = draw_outcomes(STRENGTHS[:5], 3_000)
+    first = fit_arena(outcomes, bootstrap=200, seed=5, max_windows=1)
+    again = fit_arena(outcomes, bootstrap=200, seed=5, max_windows=1)
+    other = fit_arena(outcomes, bootstrap=200, seed=6, max_windows=1)
+    assert first.ranking.equals(again.ranking)
+    assert not first.ranking["lower"].equals(other.ranking["lower"])
+    assert first.ranking["score"].equals(other.ranking["score"]), (
+        "the point estimate does not depend on the seed"
+    )
+
+
+def test_intervals_narrow_as_comparisons_grow() -> None:
+    few = fit_arena(draw_outcomes(STRENGTHS, 2_000, seed=2), bootstrap=200, max_windows=1)
+    many = fit_arena(draw_outcomes(STRENGTHS, 32_000, seed=2), bootstrap=200, max_windows=1)
+
+    def width(result: an.ArenaResult) -> float:
+        return float((result.ranking["upper"] - result.ranking["lower"]).mean())  # type: ignore[operator]
+
+    # 16 times the votes: about a quarter of the width (1/sqrt(16)).
+    assert 0.15 < width(many) / width(few) < 0.4
+
+
+def test_rank_counts_entries_whose_interval_lies_entirely_above() -> None:
+    # A far above B and C; B and C equal (overlapping intervals): ranks 1, 2, 2.
+    outcomes = draw_outcomes([3.0, 0.0, 0.0], 6_000, seed=3)
+    result = fit_arena(outcomes, bootstrap=200, max_windows=1)
+    ranks = dict(zip(result.ranking["entry"], result.ranking["rank"], strict=True))
+    assert ranks == {"e0": 1, "e1": 2, "e2": 2}
+    for row in result.ranking.iter_rows(named=True):
+        above = result.ranking.filter(pl.col("lower") > row["upper"]).height
+        assert row["rank"] == 1 + above
+
+
+def test_entries_below_the_minimum_are_listed_but_not_ranked() -> None:
+    outcomes = draw_outcomes([1.0, 0.0, -1.0], 3_000, seed=4)
+    rare = pl.DataFrame(
+        {
+            "comparison_id": ["r1", "r2", "r3"],
+            "first_snapshot_id": [4, 4, 4],
+            "created_at": [T0] * 3,
+            "entry_a": ["rare"] * 3,
+            "label_a": ["Rare one"] * 3,
+            "entry_b": ["e0", "e1", "e2"],
+            "label_b": ["e0", "e1", "e2"],
+            "winner": ["a", "a", "a"],
+        },
+        schema=OUTCOME_SCHEMA,
+    )
+    result = fit_arena(pl.concat([outcomes, rare]), bootstrap=200, min_comparisons=30, max_windows=1)
+    row = result.ranking.filter(pl.col("entry") == "rare").row(0, named=True)
+    assert row["ranked"] is False and row["rank"] is None
+    assert row["label"] == "Rare one" and row["comparisons"] == 3 and row["wins"] == 3
+    assert math.isfinite(row["score"]), "an entry that never lost still gets a finite score (the prior)"
+    assert result.ranking.head(3)["ranked"].all(), "ranked entries come first"
+    assert result.ranking.filter(pl.col("ranked"))["rank"].to_list() == [1, 2, 3]
+
+
+def test_win_rate_matrix_follows_the_scores(fitted: an.ArenaResult) -> None:
+    win = fitted.win_rate
+    assert win.schema == pl.Schema(WIN_RATE_SCHEMA)
+    n = fitted.ranking.height
+    assert win.height == n * (n - 1)
+    both = win.join(win, left_on=["entry_a", "entry_b"], right_on=["entry_b", "entry_a"])
+    assert np.allclose(both["p_a_wins"] + both["p_a_wins_right"], 1.0)
+    scores = dict(zip(fitted.ranking["entry"], fitted.ranking["score"], strict=True))
+    row = win.row(0, named=True)
+    expected = 1.0 / (1.0 + 10 ** ((scores[row["entry_b"]] - scores[row["entry_a"]]) / 400.0))
+    assert row["p_a_wins"] == pytest.approx(expected)
+    top, bottom = fitted.ranking["entry"][0], fitted.ranking["entry"][-1]
+    assert win.filter((pl.col("entry_a") == top) & (pl.col("entry_b") == bottom))["p_a_wins"].item() > 0.9
+
+
+def test_over_time_fits_each_snapshot_window_cumulatively(fitted: an.ArenaResult) -> None:
+    over = fitted.over_time
+    assert over.schema == pl.Schema(OVER_TIME_SCHEMA)
+    assert over["snapshot_id"].unique().sort().to_list() == [1, 2, 3, 4]
+    assert over["taken_at"].min() == T0 + dt.timedelta(hours=1)
+    totals = over.group_by("snapshot_id").agg(pl.col("comparisons").sum()).sort("snapshot_id")["comparisons"]
+    assert totals.is_sorted() and totals[-1] == 2 * fitted.comparisons
+    newest = over.filter(pl.col("snapshot_id") == 4).drop("snapshot_id", "taken_at")
+    assert newest.select(list(RANKING_SCHEMA)).equals(fitted.ranking), "the newest window is the full ranking"
+    first = over.filter(pl.col("snapshot_id") == 1)
+    widths = [
+        float((frame["upper"] - frame["lower"]).mean())  # type: ignore[operator]
+        for frame in (first, newest)
+    ]
+    assert widths[1] < widths[0], "intervals narrow as votes accumulate"
+
+
+def test_over_time_thins_to_at_most_max_windows_keeping_the_newest() -> None:
+    outcomes = draw_outcomes(STRENGTHS[:4], 2_000, snapshots=9)
+    result = fit_arena(
+        outcomes, snapshots=snapshots_frame(9), bootstrap=50, window_bootstrap=50, max_windows=3
+    )
+    assert result.over_time["snapshot_id"].unique().sort().to_list() == [1, 5, 9]
+
+
+def test_no_decisive_vote_gives_an_empty_result() -> None:
+    outcomes = draw_outcomes([0.0, 0.0], 10, skip_rate=1.0)
+    result = fit_arena(outcomes, bootstrap=10)
+    assert result.is_empty() and result.skips == 10 and result.comparisons == 0
+    assert result.win_rate.is_empty() and result.over_time.is_empty()
+
+
+def test_bad_arguments_are_refused() -> None:
+    outcomes = draw_outcomes([0.0, 0.0], 10)
+    with pytest.raises(ValueError, match="bootstrap"):
+        fit_arena(outcomes, bootstrap=0)
+    with pytest.raises(ValueError, match="confidence"):
+        fit_arena(outcomes, confidence=95)
+    with pytest.raises(ValueError, match="by must be"):
+        arena_outcomes(pl.DataFrame(), pl.DataFrame(), by="owner")  # type: ignore[arg-type]
+
+
+def test_outcomes_name_each_side_by_model_or_by_bot() -> None:
+    solutions = pl.DataFrame(
+        {
+            "snapshot_id": [1, 2, 2, 2],
+            "solution_id": ["s1", "s1", "s2", "s3"],
+            "bot_id": ["b1", "b1", "b2", "b2"],
+            "bot_name": ["old-name", "new-name", "two", "two"],
+            "llm_model": ["gpt-4o", "gpt-4o", None, "gpt-4o"],
+        }
+    )
+    comparisons = pl.DataFrame(
+        {
+            "comparison_id": ["c1", "c2", "c3"],
+            "solution_a_id": ["s1", "s2", "s1"],
+            "solution_b_id": ["s2", "s3", "gone"],
+            "winner": ["a", "b", "a"],
+            "created_at": [T0, T0, T0],
+            "first_snapshot_id": [1, 2, 2],
+        }
+    )
+    by_model = arena_outcomes(comparisons, solutions, by="model")
+    assert by_model.schema == pl.Schema(OUTCOME_SCHEMA)
+    assert by_model.select("entry_a", "entry_b").rows() == [
+        ("gpt-4o", "unknown"),
+        ("unknown", "gpt-4o"),
+        ("gpt-4o", None),
+    ]
+    by_bot = arena_outcomes(comparisons, solutions, by="bot")
+    assert by_bot.select("entry_a", "label_a", "entry_b").rows() == [
+        ("b1", "new-name", "b2"),
+        ("b2", "two", "b2"),
+        ("b1", "new-name", None),
+    ]
+    result = fit_arena(by_bot, bootstrap=10)
+    assert (result.comparisons, result.same_entry, result.unmatched) == (1, 1, 1)
+
+
+def test_arena_on_a_store_without_votes_is_empty(store_db: Path) -> None:
+    result = an.arena(an.load(store_db), bootstrap=10)
+    assert result.is_empty() and result.comparisons == 0 and result.over_time.is_empty()
+
+
+def _voted_quality(db_path: Path) -> pl.DataFrame:
+    """Per bot (public id): the mean hidden quality of its solutions over every decisive vote they were in
+    (what the votes measure: a solution's quality is the bot's skill plus noise), and its skill."""
+    con = sqlite3.connect(f"{db_path.resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        seed = int(con.execute("SELECT value FROM meta WHERE key = 'seed'").fetchone()[0])
+        rows = con.execute(
+            "SELECT s.bot_id, avg(s.quality), max(b.skill) FROM (SELECT solution_a AS id FROM comparisons "
+            "WHERE winner <> 'skip' UNION ALL SELECT solution_b FROM comparisons WHERE winner <> 'skip') v "
+            "JOIN solutions s ON s.id = v.id JOIN bots b ON b.id = s.bot_id GROUP BY s.bot_id"
+        ).fetchall()
+    finally:
+        con.close()
+    codec = IdCodec(seed)
+    return pl.DataFrame(
+        [(codec.encode("bot", r[0]), r[1], r[2]) for r in rows],
+        schema=["bot_id", "quality", "skill"],
+        orient="row",
+    )
+
+
+@pytest.mark.slow
+def test_on_a_sandbox_the_arena_agrees_with_the_hidden_truth(
+    make_sandbox: Callable[..., SandboxServer], tmp_path: Path
+) -> None:
+    """Through the real pipeline: two snapshots of a small sandbox (four simulated days apart) store its
+    votes; the bots' arena scores follow the hidden quality the votes were drawn from, and intervals narrow
+    with votes. Against the latent skill itself (quality = skill + noise per solution, so a bot's few
+    solutions blur it) the target, Spearman >= 0.9 over bots with 30 votes, is measured on a medium sandbox
+    by benchmarks/arena_validation.py (0.988); a small one gives a third of its bots only 30-100 votes."""
+    server = make_sandbox(scale="small", seed=0)
+    db = tmp_path / "store.duckdb"
+    run_snapshot(SnapshotPlan(base_url=server.base_url, db_path=str(db), use_api_key=False))
+    advance(server.db_path, days=4)
+    run_snapshot(SnapshotPlan(base_url=server.base_url, db_path=str(db), use_api_key=False))
+    store = an.load(db)
+    bots = an.arena(store, by="bot", bootstrap=300, window_bootstrap=300)
+    joined = bots.ranking.join(_voted_quality(server.db_path), left_on="entry", right_on="bot_id")
+    enough = joined.filter(pl.col("comparisons") >= 30)
+    assert enough.height >= 20, "most bots have 30 votes"
+    spearman = enough.select(pl.corr("score", "quality", method="spearman")).item()
+    assert spearman >= 0.9
+    widths = joined.with_columns(width=pl.col("upper") - pl.col("lower"))
+    assert widths.select(pl.corr("width", "comparisons", method="spearman")).item() < -0.8
+    # Two windows (four simulated days apart, as many resamples each): the second holds more votes, and
+    # the intervals are narrower on average (per bot the gain is small next to the resampling noise).
+    over = bots.over_time.with_columns(width=pl.col("upper") - pl.col("lower"))
+    first, second = (over.filter(pl.col("snapshot_id") == s) for s in sorted(over["snapshot_id"].unique()))
+    pair = first.join(second, on="entry", suffix="_2")
+    assert (pair["comparisons_2"] >= pair["comparisons"]).all()
+    assert pair["comparisons_2"].sum() > 1.1 * pair["comparisons"].sum()
+    assert pair["width_2"].mean() < pair["width"].mean()  # type: ignore[operator]
+    models = an.arena(store, by="model", bootstrap=300, max_windows=1)
+    assert (
+        models.unmatched == 0
+        and models.comparisons + models.same_entry + models.skips
+        == bots.comparisons + bots.same_entry + bots.skips
+    )
+
+
+def test_since_keeps_the_votes_cast_from_then_on(evidence_store_db: Path) -> None:
+    store = an.load(evidence_store_db)
+    votes = store.comparisons.collect()
+    cut = votes["created_at"].sort()[votes.height // 2]
+    every = an.arena(store, bootstrap=20, max_windows=1)
+    later = an.arena(store, since=cut.replace(tzinfo=None), bootstrap=20, max_windows=1)  # naive = UTC
+    kept = votes.filter(pl.col("created_at") >= cut).height
+    assert later.comparisons + later.skips + later.same_entry + later.unmatched == kept
+    assert 0 < later.comparisons < every.comparisons
