@@ -153,7 +153,6 @@ def _interruptible() -> Any:
     DuckDB's own error for a stopped query, and the cancellation, are turned into ``KeyboardInterrupt``."""
     import signal
     import threading
-    import warnings
 
     interrupted = threading.Event()
 
@@ -165,9 +164,6 @@ def _interruptible() -> Any:
         except RuntimeError:
             loop = None
         if first and loop is not None:
-            # A connection cancelled while it opens leaves its connect coroutine unawaited (anyio/httpcore):
-            # after Ctrl-C that warning is noise beside the one line the command prints.
-            warnings.filterwarnings("ignore", "coroutine .* was never awaited", RuntimeWarning)
             loop.call_soon_threadsafe(_cancel_all_tasks, loop)
             return
         raise KeyboardInterrupt
