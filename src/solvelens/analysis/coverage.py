@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from solvelens.analysis.timescale import snapshot_intervals
+
 FrameLike = pl.DataFrame | pl.LazyFrame
 
 
@@ -48,19 +50,16 @@ def snapshot_gaps(snapshots: FrameLike, *, expected: dt.timedelta = dt.timedelta
     """
     expected_days = expected.total_seconds() / 86400
     return (
-        snapshots.lazy()
-        .select("snapshot_id", "taken_at")
-        .sort("taken_at", "snapshot_id")
+        snapshot_intervals(snapshots)
         .select(
-            after_snapshot_id=pl.col("snapshot_id").shift(1),
-            before_snapshot_id=pl.col("snapshot_id"),
-            gap_start=pl.col("taken_at").shift(1),
-            gap_end=pl.col("taken_at"),
-            gap_days=pl.col("taken_at").diff().dt.total_microseconds() / 86_400e6,
+            "after_snapshot_id",
+            "before_snapshot_id",
+            "gap_start",
+            "gap_end",
+            gap_days=pl.col("elapsed_s") / 86400,
         )
         .filter(pl.col("gap_days") > 1.5 * expected_days)
         .with_columns(missed=((pl.col("gap_days") / expected_days).round(0) - 1).cast(pl.Int64))
-        .collect()
     )
 
 

@@ -91,8 +91,10 @@ GAP_FACTOR = 3.0
 MIN_GAP = dt.timedelta(hours=1)
 
 
-def _intervals(snapshots: FrameLike) -> pl.DataFrame:
-    """after_snapshot_id, before_snapshot_id, gap_start, gap_end, elapsed_s of consecutive snapshots."""
+def snapshot_intervals(snapshots: FrameLike) -> pl.DataFrame:
+    """One row per pair of consecutive snapshots (by taken_at, then id): after_snapshot_id Int64 (the
+    earlier), before_snapshot_id Int64 (the later), gap_start and gap_end Datetime (their taken_at), elapsed_s
+    Float64 (seconds between them); sorted by gap_start. ``snapshots`` needs snapshot_id and taken_at."""
     return (
         snapshots.lazy()
         .select("snapshot_id", "taken_at")
@@ -113,7 +115,7 @@ def gap_threshold_s(snapshots: FrameLike) -> float | None:
     """The longest interval (seconds) that is not a gap: max(:data:`GAP_FACTOR` x the lower median
     interval, :data:`MIN_GAP`); ``None`` with fewer than three snapshots (two intervals are needed to tell
     a gap from the rhythm)."""
-    elapsed = _intervals(snapshots)["elapsed_s"]
+    elapsed = snapshot_intervals(snapshots)["elapsed_s"]
     if elapsed.len() < 2:
         return None
     typical = float(elapsed.sort()[(elapsed.len() - 1) // 2])  # the lower median
@@ -130,7 +132,7 @@ def history_gaps(snapshots: FrameLike) -> pl.DataFrame:
     fewer than three snapshots.
     """
     threshold = gap_threshold_s(snapshots)
-    frame = _intervals(snapshots)
+    frame = snapshot_intervals(snapshots)
     if threshold is None:
         return frame.clear().with_columns(typical_s=pl.lit(None, dtype=pl.Float64))
     return frame.filter(pl.col("elapsed_s") > threshold).with_columns(
@@ -140,7 +142,7 @@ def history_gaps(snapshots: FrameLike) -> pl.DataFrame:
 
 def longest_stretch(snapshots: FrameLike) -> dt.timedelta:
     """The time spanned by the longest run of snapshots without a gap (:func:`history_gaps`)."""
-    frame = _intervals(snapshots)
+    frame = snapshot_intervals(snapshots)
     if frame.is_empty():
         return dt.timedelta(0)
     threshold = gap_threshold_s(snapshots)
