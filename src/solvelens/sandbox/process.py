@@ -82,6 +82,8 @@ OPTION_FLAGS = {
     "conventions": "--conventions",
     "without": "--without",
     "tie_order": "--tie-order",
+    "paging": "--paging",
+    "refs": "--refs",
 }
 
 
