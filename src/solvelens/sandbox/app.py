@@ -22,7 +22,7 @@ Snapshots record them; the real platform sends none.
 
 The routes live in routers, one per resource (:mod:`solvelens.sandbox.routes`), built per app from an
 :class:`~solvelens.sandbox.http.AppContext`; every answer is rendered by the app's wire convention
-(:mod:`solvelens.sandbox.conventions`; the platform mode's list paging is :mod:`solvelens.sandbox.paging`).
+(:mod:`solvelens.sandbox.conventions`; every mode pages through :mod:`solvelens.sandbox.paging`).
 
 Convention modes (``conventions``; the shapes above are the default ``platform`` mode): ``jsonapi`` (JSON:API
 documents, ``page[number]``/``page[size]``), ``hal`` (HAL, ``page_token`` cursors, ``X-Total-Count``, RFC 9457

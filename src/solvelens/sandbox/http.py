@@ -1,5 +1,8 @@
-"""What the sandbox's routers share: the app's context (options, database, id codec), JSON responses, the
-``{"error"}`` error type and the OpenAPI ``responses`` helpers."""
+"""What the sandbox's routers share: the app's context (options, database, id codec, wire convention) and
+the OpenAPI ``responses`` of auth, validation and injected faults. The JSON answer, the ``{"error"}`` error
+type and the ``/api/v1`` prefix are :mod:`solvelens.sandbox.answers` (re-exported here for the routes); the
+convention modes import that module, never this one, so the context can name the convention without an
+import cycle."""
 
 from __future__ import annotations
 
@@ -9,15 +12,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, Literal
-
-import orjson
-from fastapi.responses import JSONResponse
+from typing import TYPE_CHECKING, Any, Literal
 
 from solvelens.sandbox import dispatcher, schemas
+from solvelens.sandbox.answers import API, JSON, ApiError, error_response, responses
 from solvelens.sandbox.db import connect, transaction
 from solvelens.sandbox.faults import FaultConfig
 from solvelens.sandbox.ids import IdCodec
+from solvelens.sandbox.paging import PaginationStyle
 
 if TYPE_CHECKING:
     from solvelens.sandbox.conventions import Convention
@@ -30,43 +32,18 @@ __all__ = [
     "ApiError",
     "AppContext",
     "Database",
+    "PaginationStyle",
     "SandboxOptions",
     "error_response",
     "fault_responses",
     "responses",
 ]
 
-#: The path prefix of every platform route (``GET /health`` is at the root).
-API: Final = "/api/v1"
-PaginationStyle = Literal["page", "offset", "cursor"]
 SolutionsPaging = Literal["default", "offset"]
 TieOrder = Literal["stable", "shuffle"]
 TaskShape = Literal["real", "interface"]
 ListPaging = Literal["default", "zero"]
 Refs = Literal["flat", "nested"]
-
-
-class JSON(JSONResponse):
-    """A JSON response rendered with orjson (fast for pages of a thousand records)."""
-
-    def render(self, content: Any) -> bytes:
-        return orjson.dumps(content)
-
-
-class ApiError(Exception):
-    """An error answered as ``{"error": message}`` (+ ``details`` when given) with ``status``."""
-
-    def __init__(self, status: int, message: str, details: list[dict[str, Any]] | None = None) -> None:
-        super().__init__(message)
-        self.status, self.message, self.details = status, message, details
-
-
-def error_response(status: int, message: str, details: list[dict[str, Any]] | None = None) -> JSON:
-    """``{"error": message[, "details": [...]]}`` with ``status``."""
-    body: dict[str, Any] = {"error": message}
-    if details is not None:
-        body["details"] = details
-    return JSON(body, status_code=status)
 
 
 @dataclass(frozen=True)
@@ -149,16 +126,6 @@ class AppContext:
     def responses(self, *pairs: tuple[int, str, Any]) -> dict[int | str, dict[str, Any]]:
         """OpenAPI ``responses`` of an ``/api`` route in this app's convention, plus the injected faults."""
         return {**self.conventions.document(*pairs), **self.faulty}
-
-
-def responses(*pairs: tuple[int, str, type[Any] | None]) -> dict[int | str, dict[str, Any]]:
-    """OpenAPI ``responses`` of a route: (status, description, model or None for an empty body)."""
-    out: dict[int | str, dict[str, Any]] = {}
-    for status, description, model in pairs:
-        out[status] = (
-            {"description": description} if model is None else {"description": description, "model": model}
-        )
-    return out
 
 
 E = schemas.ErrorBody

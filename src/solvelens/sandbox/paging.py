@@ -1,125 +1,186 @@
-"""How the sandbox's list routes page: the request window (page, offset or cursor), the answer's envelope
-in the configured style, and the query parameters each style documents.
+"""How every convention mode pages a list, written once: the request window (:class:`Window`), the page-size
+rule (:class:`Size`), the one cursor encoding (:func:`encode_cursor`, :data:`CURSOR_PATTERN`) and the FastAPI
+dependencies that read a mode's paging parameters under the mode's own names (:func:`page_window`,
+:func:`offset_window`, :func:`cursor_window`, :func:`feed_window`). A mode
+(:mod:`solvelens.sandbox.conventions`) only names its parameters and draws its envelope.
 
-- ``page`` (the real platform): ``page``/``limit`` requests, answered ``{<key>: [...], "pagination": {page,
-  limit, total, totalPages}}`` (a problem's solutions: ``{"solutions": [...]}`` only);
-- ``offset``: ``offset``/``limit``, answered ``{"items", "total", "offset", "limit"}``;
-- ``cursor``: ``cursor``/``limit``, answered ``{"data", "next_cursor", "has_more"}``.
-
-``--solutions-paging offset`` makes a problem's solutions page as another implementation of the interface
-does: ``offset``/``limit`` requests (``page`` ignored, at most 10 per page whatever ``limit`` asks) answered
-``{"items", "has_more", "total"}``.
+Cursors (the platform's ``--pagination cursor``, HAL's ``page_token``, Relay's ``after``) are ``o`` + a
+0-based offset (clients treat them as opaque): every string of :data:`CURSOR_PATTERN` is a valid cursor (past
+the end: an empty page), anything else fails validation (the mode's validation status, naming the
+parameter). Page numbers are bounded by :data:`MAX_PAGE`, offsets by :data:`MAX_OFFSET` (beyond SQLite's
+64-bit integers a query would fail).
 """
 
 from __future__ import annotations
 
-import math
-import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, Literal
 
 from fastapi import Query
 
-from solvelens.sandbox import schemas
-from solvelens.sandbox.http import ApiError, PaginationStyle
+from solvelens.sandbox.answers import ApiError
 
 __all__ = [
     "CURSOR_PATTERN",
     "MAX_OFFSET",
     "MAX_PAGE",
+    "PaginationStyle",
+    "Size",
     "Window",
     "cursor_query",
-    "envelope",
-    "items_envelope",
-    "listing_model",
+    "cursor_window",
+    "decode_cursor",
+    "encode_cursor",
+    "feed_window",
     "offset_query",
+    "offset_window",
     "page_query",
-    "window",
+    "page_window",
 ]
 
-#: Largest ``page`` and ``offset`` accepted (beyond SQLite's 64-bit integers a query would fail).
+#: The platform mode's list envelope styles (``--pagination``).
+PaginationStyle = Literal["page", "offset", "cursor"]
 MAX_PAGE: Final = 1_000_000_000
 MAX_OFFSET: Final = 2**53
-#: The cursor of the ``cursor`` pagination style: ``o`` + the offset of the next record (clients treat it as
-#: opaque). Every string of this form is a valid cursor (past the end: an empty page); others answer 422.
 CURSOR_PATTERN: Final = r"^o(0|[1-9][0-9]{0,14})$"
-
-
-def _encode_cursor(offset: int) -> str:
-    return f"o{offset}"
-
-
-def _decode_cursor(cursor: str) -> int:
-    if re.match(CURSOR_PATTERN, cursor) is None:
-        raise ApiError(422, "Validation error", [{"field": "cursor", "message": "Invalid cursor"}])
-    return int(cursor[1:])
 
 
 @dataclass(frozen=True)
 class Window:
-    """The records one request asks for: ``offset`` and ``limit`` (``page`` for the page style)."""
+    """The records one request asks for: ``offset`` (0-based) and ``limit`` (after the mode's cap);
+    ``page``: the page number as the request gave it (page-numbered modes; 1 otherwise)."""
 
-    style: PaginationStyle
     offset: int
     limit: int
-    page: int
+    page: int = 1
 
 
-def window(
-    style: PaginationStyle, page: int | None, offset: int | None, cursor: str | None, limit: int
-) -> Window:
-    """The window of a request in ``style`` (parameters of the other styles are ignored)."""
-    if style == "offset":
-        off = offset or 0
-    elif style == "cursor":
-        off = _decode_cursor(cursor) if cursor else 0
-    else:
-        off = ((page or 1) - 1) * limit
-    return Window(style, off, limit, page or 1)
+def encode_cursor(offset: int) -> str:
+    """The cursor of the record at ``offset`` (0-based)."""
+    return f"o{offset}"
 
 
-def envelope(
-    w: Window, key: str, items: list[dict[str, Any]], total: int | None, real_total: int
-) -> dict[str, Any]:
-    """The list envelope of the configured style (``total`` None = the real shape has no pagination block)."""
-    if w.style == "offset":
-        return {"items": items, "total": real_total, "offset": w.offset, "limit": w.limit}
-    if w.style == "cursor":
-        more = w.offset + len(items) < real_total
-        return {
-            "data": items,
-            "next_cursor": _encode_cursor(w.offset + len(items)) if more else None,
-            "has_more": more,
-        }
-    if total is None:
-        return {key: items}
-    pages = math.ceil(total / w.limit) if total else 0
-    return {key: items, "pagination": {"page": w.page, "limit": w.limit, "total": total, "totalPages": pages}}
+def decode_cursor(cursor: str | None) -> int:
+    """The offset of a cursor that matched :data:`CURSOR_PATTERN` (0 for none)."""
+    return int(cursor[1:]) if cursor else 0
 
 
-def items_envelope(w: Window, items: list[dict[str, Any]], total: int) -> dict[str, Any]:
-    """``{"items", "has_more", "total"}``: the answer of ``--solutions-paging offset``."""
-    return {"items": items, "has_more": w.offset + len(items) < total, "total": total}
+@dataclass(frozen=True)
+class Size:
+    """A page-size parameter: its wire ``name``, ``default`` and ``maximum``; ``minimum`` (OData's ``$top``
+    may be 0). ``over``: what a value above the maximum gets: ``cap`` (served at the maximum, silently, as
+    most servers do), ``invalid`` (a validation error, the platform's 422) or ``refuse`` (a 400 naming the
+    limit: the platform's ``/activity``). ``default=None``: the maximum (a server-driven page size)."""
+
+    name: str
+    default: int | None
+    maximum: int
+    minimum: int = 1
+    over: Literal["cap", "invalid", "refuse"] = "cap"
+    description: str = ""
+
+    def query(self) -> Any:
+        """The FastAPI ``Query`` of this parameter (documented with its bounds)."""
+        text = (
+            self.description
+            or {
+                "cap": f"Page size (default {self.default or self.maximum}; capped at {self.maximum}).",
+                "invalid": f"Page size ({self.minimum}-{self.maximum}).",
+                "refuse": f"How many of the newest records ({self.minimum}-{self.maximum}; no paging).",
+            }[self.over]
+        )
+        if self.over == "invalid":
+            return Query(self.default, alias=self.name, ge=self.minimum, le=self.maximum, description=text)
+        extra = {"maximum": self.maximum} if self.over == "refuse" else None
+        return Query(
+            self.default if self.over == "refuse" else None,
+            alias=self.name,
+            ge=self.minimum,
+            description=text,
+            json_schema_extra=extra,
+        )
+
+    def of(self, value: int | None) -> int:
+        """The page size served for ``value`` (the parameter as sent, ``None`` when absent)."""
+        if value is None:
+            return self.maximum if self.default is None else self.default
+        if value > self.maximum and self.over == "refuse":
+            message = f"{self.name} must be at most {self.maximum}, got {value}"
+            raise ApiError(400, message, [{"field": self.name, "message": message}])
+        return min(value, self.maximum)
 
 
-def listing_model(style: PaginationStyle, item: type[Any], page_model: type[Any]) -> type[Any]:
-    """The documented response model of a list route in ``style`` (``page_model`` for the page style)."""
-    if style == "offset":
-        return schemas.OffsetPage[item]  # type: ignore[valid-type]
-    if style == "cursor":
-        return schemas.CursorPage[item]  # type: ignore[valid-type]
-    return page_model
+def page_window(
+    size: Size, *, name: str = "page", first: int = 1, documented: bool = True
+) -> Callable[..., Window]:
+    """Page-numbered paging: ``name`` (numbered from ``first``; default ``first``) and ``size``."""
+
+    def page_paging(
+        number: int = Query(
+            first,
+            alias=name,
+            ge=first,
+            le=MAX_PAGE,
+            description=f"{first}-based page number.",
+            include_in_schema=documented,
+        ),
+        limit: int | None = size.query(),
+    ) -> Window:
+        served = size.of(limit)
+        return Window((number - first) * served, served, number)
+
+    return page_paging
+
+
+def offset_window(size: Size, *, name: str = "offset") -> Callable[..., Window]:
+    """Offset paging: ``name`` (records to skip, default 0) and ``size``."""
+
+    def offset_paging(
+        offset: int = Query(0, alias=name, ge=0, le=MAX_OFFSET, description="Records to skip."),
+        limit: int | None = size.query(),
+    ) -> Window:
+        return Window(offset, size.of(limit))
+
+    return offset_paging
+
+
+def cursor_window(
+    size: Size, *, name: str, after: bool = False, description: str = ""
+) -> Callable[..., Window]:
+    """Cursor paging: ``name`` (a cursor of :func:`encode_cursor`; absent: the first page) and ``size``.
+    ``after``: the cursor names the last record already read (Relay), else the first record to read."""
+
+    def cursor_paging(
+        cursor: str | None = Query(
+            None, alias=name, pattern=CURSOR_PATTERN, description=description or "Cursor of the next page."
+        ),
+        limit: int | None = size.query(),
+    ) -> Window:
+        offset = decode_cursor(cursor) + (1 if after and cursor else 0)
+        return Window(offset, size.of(limit))
+
+    return cursor_paging
+
+
+def feed_window(size: Size) -> Callable[..., Window]:
+    """A feed (the newest records, no further pages): ``size`` only."""
+
+    def feed_paging(limit: int | None = size.query()) -> Window:
+        return Window(0, size.of(limit))
+
+    return feed_paging
 
 
 def page_query(style: PaginationStyle) -> Any:
-    """The ``page`` query parameter (documented in the page style only)."""
+    """The platform's ``page`` query parameter (documented in the page style only)."""
     return Query(
         None, ge=1, le=MAX_PAGE, description="1-based page number.", include_in_schema=style == "page"
     )
 
 
 def offset_query(style: PaginationStyle, *, documented: bool | None = None) -> Any:
-    """The ``offset`` query parameter (documented in the offset style, or when ``documented``)."""
+    """The platform's ``offset`` query parameter (documented in the offset style, or when ``documented``)."""
     return Query(
         None,
         ge=0,
@@ -130,7 +191,7 @@ def offset_query(style: PaginationStyle, *, documented: bool | None = None) -> A
 
 
 def cursor_query(style: PaginationStyle) -> Any:
-    """The ``cursor`` query parameter (documented in the cursor style only)."""
+    """The platform's ``cursor`` query parameter (documented in the cursor style only)."""
     return Query(
         None,
         pattern=CURSOR_PATTERN,

@@ -21,6 +21,9 @@ parameters, ignoring others as real servers do, and caps page sizes silently):
 - ``relay`` (:mod:`.relay`): connections ``edges[].node``/``pageInfo``/``totalCount``, ``first``/``after``,
   camelCase records with ``<resource>Id``, ``{"error": {"code", "message"}}``; ``{}`` when there is no task.
 
+Every mode's paging (the request window, page sizes, cursors) is :mod:`solvelens.sandbox.paging`: a mode names
+its parameters and draws its envelope.
+
 Not converted in any mode (test tools, not conventions): injected faults and the 413 body cap answer
 ``{"error": str}``; ``GET /health`` is the same everywhere.
 """
@@ -29,12 +32,13 @@ from __future__ import annotations
 
 from typing import Final
 
-from solvelens.sandbox.conventions.base import LIST_SPECS, Convention, ListSpec, Window
+from solvelens.sandbox.conventions.base import LIST_SPECS, Convention, ListSpec
 from solvelens.sandbox.conventions.hal import HalConvention
 from solvelens.sandbox.conventions.jsonapi import JsonApiConvention
 from solvelens.sandbox.conventions.odata import OdataConvention
 from solvelens.sandbox.conventions.platform import PlatformConvention
 from solvelens.sandbox.conventions.relay import RelayConvention
+from solvelens.sandbox.paging import Window
 
 __all__ = ["CONVENTIONS", "LIST_SPECS", "Convention", "ListSpec", "Window", "make_convention"]
 

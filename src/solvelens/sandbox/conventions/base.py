@@ -1,10 +1,10 @@
-"""What every convention mode implements (:class:`Convention`), the list routes' specs (:class:`ListSpec`)
-and the request window (:class:`Window`). The routes call only this interface; see the package docstring."""
+"""What every convention mode implements (:class:`Convention`) and the list routes' specs (:class:`ListSpec`);
+the request window (:class:`~solvelens.sandbox.paging.Window`) and its paging parameters are
+:mod:`solvelens.sandbox.paging`, shared by every mode. The routes call only this interface; see the package
+docstring."""
 
 from __future__ import annotations
 
-import base64
-import binascii
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -13,9 +13,10 @@ from typing import Any, ClassVar, Final
 from fastapi import Request
 from fastapi.responses import Response
 
-from solvelens.sandbox.http import JSON, ApiError, responses
+from solvelens.sandbox.answers import JSON, responses
+from solvelens.sandbox.paging import Size, Window
 
-__all__ = ["LIST_SPECS", "Convention", "ListSpec", "Window", "decode_token", "encode_token"]
+__all__ = ["LIST_SPECS", "Convention", "ListSpec", "Window"]
 
 Record = dict[str, Any]
 Pair = tuple[int, str, Any]
@@ -48,6 +49,11 @@ class ListSpec:
     feed: bool = False
     platform_shape: str = "switch"
 
+    def size(self, name: str, **options: Any) -> Size:
+        """This list's page-size parameter under the wire ``name`` (the spec's default and maximum;
+        ``options`` as :class:`~solvelens.sandbox.paging.Size`)."""
+        return Size(name, self.default_limit, self.max_limit, **options)
+
 
 LIST_SPECS: Final = {
     "problems": ListSpec("problems", "problem", "problems", "problems", 20, 50, 7),
@@ -74,36 +80,6 @@ LIST_SPECS: Final = {
         platform_shape="named",
     ),
 }  # fmt: skip
-
-
-@dataclass(frozen=True)
-class Window:
-    """The records one request asks for: ``offset`` (0-based) and ``limit`` (after the mode's cap);
-    ``page`` (1-based) for page-numbered modes; ``style`` for the platform mode's envelope."""
-
-    offset: int
-    limit: int
-    page: int = 1
-    style: str = "page"
-
-
-def encode_token(prefix: str, offset: int) -> str:
-    """An opaque cursor: base64url of ``<prefix>:<offset>`` (no padding)."""
-    return base64.urlsafe_b64encode(f"{prefix}:{offset}".encode()).decode().rstrip("=")
-
-
-def decode_token(prefix: str, token: str, param: str) -> int:
-    """The offset inside a token made by :func:`encode_token`.
-
-    Raises :class:`ApiError` 400 naming ``param`` for anything else."""
-    try:
-        text = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)).decode()
-        name, _, number = text.partition(":")
-        if name == prefix and number.isdigit() and len(number) <= 15:
-            return int(number)
-    except (binascii.Error, UnicodeDecodeError, ValueError):
-        pass
-    raise ApiError(400, f"Invalid {param}", [{"field": param, "message": f"{param} is not a valid cursor"}])
 
 
 class Convention(ABC):

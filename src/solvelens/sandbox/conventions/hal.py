@@ -6,7 +6,7 @@
   link) and ``limit`` (capped silently at the route's maximum); the next link is RELATIVE
   (``/api/v1/problems?page_token=..&limit=..``, the request's filters kept) and absent on the last page.
   ``page``, ``offset``, ``cursor`` are ignored (a client sending ``page=2`` gets the first page again); a
-  malformed ``page_token`` is 400.
+  malformed ``page_token`` is 400 (tokens: :func:`solvelens.sandbox.paging.encode_cursor`).
 - Records: snake_case (nested objects too); the id as ``<resource>_id`` (``problem_id``, ``solution_id``,
   ``bot_id`` for leaderboard entries and bots; categories keep ``slug``); problems and bots carry
   ``_links.self``.
@@ -24,28 +24,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, ClassVar, Final
 
-from fastapi import Query, Request
+from fastapi import Request
 from fastapi.responses import Response
 
-from solvelens.sandbox.conventions.base import (
-    Convention,
-    ListSpec,
-    Pair,
-    Record,
-    Window,
-    decode_token,
-    encode_token,
-    json_response,
-    phrase,
-)
+from solvelens.sandbox import paging
+from solvelens.sandbox.answers import API
+from solvelens.sandbox.conventions.base import Convention, ListSpec, Pair, Record, json_response, phrase
 from solvelens.sandbox.conventions.case import recase, to_snake
-from solvelens.sandbox.http import API
+from solvelens.sandbox.paging import Window
 
 __all__ = ["HalConvention"]
 
 MEDIA: Final = "application/hal+json"
 PROBLEM_MEDIA: Final = "application/problem+json"
-TOKEN: Final = "hal"
 #: Records that have a route of their own (``_links.self``).
 SELF_ROUTES: Final = {"problem": "problems", "bot": "bots"}
 
@@ -85,30 +76,19 @@ class HalConvention(Convention):
 
     def window_dependency(self, spec: ListSpec) -> Callable[..., Window]:
         if spec.feed:
-            return _feed_window(spec)
-
-        def hal_window(
-            page_token: str | None = Query(
-                None, max_length=64, description="Opaque token of the next page (from `_links.next.href`)."
-            ),
-            limit: int | None = Query(
-                None,
-                ge=1,
-                description=f"Page size (default {spec.default_limit}; capped at {spec.max_limit}).",
-            ),
-        ) -> Window:
-            size = min(limit or spec.default_limit, spec.max_limit)
-            offset = decode_token(TOKEN, page_token, "page_token") if page_token else 0
-            return Window(offset, size)
-
-        return hal_window
+            return paging.feed_window(spec.size("limit"))
+        return paging.cursor_window(
+            spec.size("limit"),
+            name="page_token",
+            description="Opaque token of the next page (from `_links.next.href`).",
+        )
 
     def render_list(
         self, spec: ListSpec, records: list[Record], w: Window, total: int, request: Request
     ) -> Response:
         links: Record = {"self": {"href": _relative(request, {})}}
         if spec.paged and w.offset + len(records) < total:
-            token = encode_token(TOKEN, w.offset + len(records))
+            token = paging.encode_cursor(w.offset + len(records))
             links["next"] = {"href": _relative(request, {"page_token": token, "limit": w.limit})}
         body = {
             "_embedded": {spec.kind: [hal_record(spec.singular, r, spec.id_field) for r in records]},
@@ -171,21 +151,6 @@ class HalConvention(Convention):
             (200, '`{"task": {...}, "_links": {"submit"}}`', {"type": "object", "required": ["task"]}),
             (404, "No task available (problem details)", None),
         ]
-
-
-def _feed_window(spec: ListSpec) -> Callable[..., Window]:
-    """A feed (the newest records, no next link): ``limit`` only, capped silently."""
-
-    def hal_feed(
-        limit: int | None = Query(
-            None,
-            ge=1,
-            description=f"How many of the newest (default {spec.default_limit}; capped at {spec.max_limit}).",
-        ),
-    ) -> Window:
-        return Window(0, min(limit or spec.default_limit, spec.max_limit))
-
-    return hal_feed
 
 
 def _relative(request: Request, changes: dict[str, Any]) -> str:

@@ -25,20 +25,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, ClassVar, Final
 
-from fastapi import Query, Request
+from fastapi import Request
 from fastapi.responses import Response
 
-from solvelens.sandbox.conventions.base import (
-    Convention,
-    ListSpec,
-    Pair,
-    Record,
-    Window,
-    json_response,
-    phrase,
-)
+from solvelens.sandbox import paging
+from solvelens.sandbox.conventions.base import Convention, ListSpec, Pair, Record, json_response, phrase
 from solvelens.sandbox.conventions.case import recase, to_snake
-from solvelens.sandbox.paging import MAX_PAGE
+from solvelens.sandbox.paging import Window
 
 __all__ = ["JsonApiConvention"]
 
@@ -99,22 +92,16 @@ class JsonApiConvention(Convention):
 
     def window_dependency(self, spec: ListSpec) -> Callable[..., Window]:
         if spec.feed:
-            return _feed_window(spec)
-
-        def jsonapi_window(
-            number: int = Query(1, alias="page[number]", ge=1, le=MAX_PAGE, description="1-based page."),
-            size: int | None = Query(
-                None,
-                alias="page[size]",
-                ge=1,
-                description=f"Page size (default {spec.default_limit}; above {spec.max_limit} it is "
-                f"capped at {spec.max_limit}).",
-            ),
-        ) -> Window:
-            limit = min(size or spec.default_limit, spec.max_limit)
-            return Window((number - 1) * limit, limit, number)
-
-        return jsonapi_window
+            text = (
+                f"How many of the newest (default {spec.default_limit}; above {spec.max_limit} capped at "
+                f"{spec.max_limit}); the feed has no further pages."
+            )
+            return paging.feed_window(spec.size("page[size]", description=text))
+        text = (
+            f"Page size (default {spec.default_limit}; above {spec.max_limit} it is capped at "
+            f"{spec.max_limit})."
+        )
+        return paging.page_window(spec.size("page[size]", description=text), name="page[number]")
 
     def _link(self, request: Request, w: Window, number: int) -> str:
         return str(request.url.include_query_params(**{"page[number]": number, "page[size]": w.limit}))
@@ -191,20 +178,3 @@ class JsonApiConvention(Convention):
                 {"type": "object", "required": ["data"]},
             )
         ]
-
-
-def _feed_window(spec: ListSpec) -> Callable[..., Window]:
-    """A feed (the newest records, no further pages): ``page[size]`` only, capped silently."""
-
-    def jsonapi_feed(
-        size: int | None = Query(
-            None,
-            alias="page[size]",
-            ge=1,
-            description=f"How many of the newest (default {spec.default_limit}; above {spec.max_limit} "
-            f"capped at {spec.max_limit}); the feed has no further pages.",
-        ),
-    ) -> Window:
-        return Window(0, min(size or spec.default_limit, spec.max_limit))
-
-    return jsonapi_feed

@@ -21,13 +21,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, ClassVar, Final
 
-from fastapi import Query, Request
+from fastapi import Depends, Query, Request
 from fastapi.responses import Response
 
-from solvelens.sandbox.conventions.base import Convention, ListSpec, Pair, Record, Window, json_response
+from solvelens.sandbox import paging
+from solvelens.sandbox.answers import API
+from solvelens.sandbox.conventions.base import Convention, ListSpec, Pair, Record, json_response
 from solvelens.sandbox.conventions.case import recase, to_pascal, to_snake
-from solvelens.sandbox.http import API
-from solvelens.sandbox.paging import MAX_OFFSET
+from solvelens.sandbox.paging import Window
 
 __all__ = ["OdataConvention"]
 
@@ -73,23 +74,20 @@ class OdataConvention(Convention):
     }
 
     def window_dependency(self, spec: ListSpec) -> Callable[..., Window]:
-        if spec.feed:
-            return _feed_window(spec)
+        if spec.feed:  # the newest records, no @odata.nextLink; $skip is not offered
+            text = f"How many of the newest (default {spec.default_limit}; capped at {spec.max_limit})."
+            return paging.feed_window(spec.size("$top", minimum=0, description=text))
+        text = f"At most this many (the server pages at {spec.server_page})."
+        top = paging.Size("$top", None, spec.server_page, minimum=0, description=text)
+        skipped = paging.offset_window(top, name="$skip")
 
         def odata_window(
-            top: int | None = Query(
-                None,
-                alias="$top",
-                ge=0,
-                description=f"At most this many (the server pages at {spec.server_page}).",
-            ),
-            skip: int = Query(0, alias="$skip", ge=0, le=MAX_OFFSET, description="Records to skip."),
+            w: Window = Depends(skipped),
             count: str | None = Query(
                 None, alias="$count", description="Accepted; the count is always sent."
             ),
         ) -> Window:
-            size = spec.server_page if top is None else min(top, spec.server_page)
-            return Window(skip, size)
+            return w
 
         return odata_window
 
@@ -160,23 +158,6 @@ class OdataConvention(Convention):
                 {"type": "object", "required": ["value"]},
             )
         ]
-
-
-def _feed_window(spec: ListSpec) -> Callable[..., Window]:
-    """A feed (the newest records, no ``@odata.nextLink``): ``$top`` only (default the spec's, capped at its
-    maximum); ``$skip`` is not offered."""
-
-    def odata_feed(
-        top: int | None = Query(
-            None,
-            alias="$top",
-            ge=0,
-            description=f"How many of the newest (default {spec.default_limit}; capped at {spec.max_limit}).",
-        ),
-    ) -> Window:
-        return Window(0, min(spec.default_limit if top is None else top, spec.max_limit))
-
-    return odata_feed
 
 
 def _context_static(fragment: str) -> str:

@@ -13,17 +13,19 @@ objects (:mod:`solvelens.sandbox.conventions.refs`)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any, ClassVar
 
-from fastapi import Query, Request
+from fastapi import Request
 from fastapi.responses import Response
 from pydantic import create_model
 
 from solvelens.sandbox import paging, schemas
+from solvelens.sandbox.answers import JSON, error_response, responses
 from solvelens.sandbox.conventions import refs
-from solvelens.sandbox.conventions.base import Convention, ListSpec, Pair, Record, Window
-from solvelens.sandbox.http import JSON, ApiError, PaginationStyle, error_response, responses
+from solvelens.sandbox.conventions.base import Convention, ListSpec, Pair, Record
+from solvelens.sandbox.paging import PaginationStyle, Window
 
 __all__ = ["ITEMS_MAX_LIMIT", "ZERO_PAGE_SIZE", "PlatformConvention"]
 
@@ -61,28 +63,36 @@ class PlatformConvention(Convention):
 
     def window_dependency(self, spec: ListSpec) -> Callable[..., Window]:
         if spec.feed:
-            return _feed_window(spec)
+            return paging.feed_window(spec.size("limit", over="refuse"))
         if spec.platform_shape == "offset":
-            return _offset_window(spec)
+            return paging.offset_window(spec.size("limit", over="invalid"))
         if self.zero and spec.paged:
-            return _zero_window(spec)
+            text = f"Page size (capped at {ZERO_PAGE_SIZE}, whatever is asked)."
+            size = paging.Size("limit", ZERO_PAGE_SIZE, ZERO_PAGE_SIZE, description=text)
+            return paging.page_window(size, first=0)
+        return self._switch_window(spec)
+
+    def _switch_window(self, spec: ListSpec) -> Callable[..., Window]:
+        """The interface's lists in the ``--pagination`` style (a problem's solutions by ``offset``/``limit``
+        with ``--solutions-paging offset``). Every style's parameters are declared (and validated); only the
+        style's own are documented and read."""
         items = self._items(spec)
         style: PaginationStyle = "offset" if items else self.style
         documented = (items or self.style == "offset") if spec.resource == "solutions" else None
-        max_limit = spec.max_limit
 
         def platform_window(
             page: int | None = paging.page_query(style),
             offset: int | None = paging.offset_query(self.style, documented=documented),
             cursor: str | None = paging.cursor_query(style),
-            limit: int = Query(
-                spec.default_limit, ge=1, le=max_limit, description=f"Page size (1-{max_limit})."
-            ),
+            limit: int = spec.size("limit", over="invalid").query(),
         ) -> Window:
             if items:  # another implementation's own page size cap, applied silently
                 limit = min(limit, ITEMS_MAX_LIMIT)
-            w = paging.window(style, page, offset, cursor, limit)
-            return Window(w.offset, w.limit, w.page, w.style)
+            if style == "offset":
+                return Window(offset or 0, limit)
+            if style == "cursor":
+                return Window(paging.decode_cursor(cursor), limit)
+            return Window(((page or 1) - 1) * limit, limit, page or 1)
 
         return platform_window
 
@@ -103,9 +113,24 @@ class PlatformConvention(Convention):
             return JSON({spec.key: records, "pagination": {"page": w.page}}, headers=headers)
         if self._items(spec):
             return JSON({"items": records, "has_more": w.offset + len(records) < total, "total": total})
-        window = paging.Window(w.style, w.offset, w.limit, w.page)  # type: ignore[arg-type]
-        shown = total if spec.platform_total else None
-        return JSON(paging.envelope(window, spec.key, records, shown, total))
+        return JSON(self._envelope(spec, records, w, total))
+
+    def _envelope(self, spec: ListSpec, records: list[Record], w: Window, total: int) -> Record:
+        """A page of an interface list in the ``--pagination`` style: ``page`` (``{<key>: [...],
+        "pagination": {page, limit, total, totalPages}}``; a problem's solutions ``{"solutions": [...]}``
+        only), ``offset`` (``{"items", "total", "offset", "limit"}``) or ``cursor`` (``{"data",
+        "next_cursor", "has_more"}``)."""
+        if self.style == "offset":
+            return {"items": records, "total": total, "offset": w.offset, "limit": w.limit}
+        if self.style == "cursor":
+            more = w.offset + len(records) < total
+            following = paging.encode_cursor(w.offset + len(records)) if more else None
+            return {"data": records, "next_cursor": following, "has_more": more}
+        if not spec.platform_total:
+            return {spec.key: records}
+        pages = math.ceil(total / w.limit) if total else 0
+        block = {"page": w.page, "limit": w.limit, "total": total, "totalPages": pages}
+        return {spec.key: records, "pagination": block}
 
     def render_one(self, singular: str, record: Record, request: Request) -> Response:
         return JSON(record)
@@ -136,7 +161,11 @@ class PlatformConvention(Convention):
             return create_model(f"Nested{platform_model.__name__}", __base__=platform_model, **fields)
         if self._items(spec):
             return schemas.ItemsPage[item]  # type: ignore[valid-type]
-        return paging.listing_model(self.style, item, platform_model)
+        if self.style == "offset":
+            return schemas.OffsetPage[item]  # type: ignore[valid-type]
+        if self.style == "cursor":
+            return schemas.CursorPage[item]  # type: ignore[valid-type]
+        return platform_model
 
     def one_doc(self, model: Any) -> Any:
         return model
@@ -149,55 +178,6 @@ class PlatformConvention(Convention):
 
     def document(self, *pairs: Pair) -> dict[int | str, dict[str, Any]]:
         return responses(*pairs)
-
-
-def _feed_window(spec: ListSpec) -> Callable[..., Window]:
-    """``limit`` only (1..max, default as the spec). Above the maximum is a 400 naming it, as the issue's
-    contract asks of ``/activity`` (the real server answers a 500 ``too_big`` there)."""
-    max_limit = spec.max_limit
-
-    def feed_window(
-        limit: int = Query(
-            spec.default_limit,
-            ge=1,
-            description=f"How many of the newest records (1-{max_limit}; no paging).",
-            json_schema_extra={"maximum": max_limit},
-        ),
-    ) -> Window:
-        if limit > max_limit:
-            message = f"limit must be at most {max_limit}, got {limit}"
-            raise ApiError(400, message, [{"field": "limit", "message": message}])
-        return Window(0, limit)
-
-    return feed_window
-
-
-def _offset_window(spec: ListSpec) -> Callable[..., Window]:
-    """The real offset paging: ``offset`` (0-based) and ``limit`` (1..max); ``page`` is not read."""
-    max_limit = spec.max_limit
-
-    def offset_window(
-        offset: int = Query(0, ge=0, le=paging.MAX_OFFSET, description="Records to skip."),
-        limit: int = Query(spec.default_limit, ge=1, le=max_limit, description=f"Page size (1-{max_limit})."),
-    ) -> Window:
-        return Window(offset, limit, style="offset")
-
-    return offset_window
-
-
-def _zero_window(spec: ListSpec) -> Callable[..., Window]:
-    """``--paging zero``: ``page`` from 0 and ``limit`` capped silently at :data:`ZERO_PAGE_SIZE`."""
-
-    def zero_window(
-        page: int = Query(0, ge=0, le=paging.MAX_PAGE, description="0-based page number."),
-        limit: int = Query(
-            ZERO_PAGE_SIZE, ge=1, description=f"Page size (capped at {ZERO_PAGE_SIZE}, whatever is asked)."
-        ),
-    ) -> Window:
-        size = min(limit, ZERO_PAGE_SIZE)
-        return Window(page * size, size, page, style="zero")
-
-    return zero_window
 
 
 class ZeroPagination(schemas.Record):

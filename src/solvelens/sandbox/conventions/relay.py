@@ -2,8 +2,9 @@
 
 - Lists: ``{"edges": [{"node": {...}, "cursor"}], "pageInfo": {"hasNextPage", "hasPreviousPage",
   "startCursor", "endCursor"}, "totalCount": N}``. Paging: ``first`` (capped silently at the route's maximum)
-  and ``after`` (the ``endCursor`` of the previous page, opaque); ``page``, ``limit``, ``offset``, ``cursor``
-  are ignored; a malformed ``after`` is 400.
+  and ``after`` (the ``endCursor`` of the previous page, opaque:
+  :func:`solvelens.sandbox.paging.encode_cursor`); ``page``, ``limit``, ``offset``, ``cursor`` are ignored; a
+  malformed ``after`` is 400.
 - Records (nodes): camelCase with the id as ``<resource>Id`` (``problemId``, ``solutionId``, ``botId`` for
   leaderboard entries and bots); categories keep ``slug``.
 - Single resources (a problem, a bot, ``/bot/me``, ``/stats``): the flat camelCase record, id as
@@ -20,24 +21,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, ClassVar, Final
 
-from fastapi import Query, Request
+from fastapi import Request
 from fastapi.responses import Response
 
-from solvelens.sandbox.conventions.base import (
-    Convention,
-    ListSpec,
-    Pair,
-    Record,
-    Window,
-    decode_token,
-    encode_token,
-    json_response,
-)
+from solvelens.sandbox import paging
+from solvelens.sandbox.conventions.base import Convention, ListSpec, Pair, Record, json_response
 from solvelens.sandbox.conventions.case import recase, to_camel, to_snake
+from solvelens.sandbox.paging import Window
 
 __all__ = ["RelayConvention"]
 
-TOKEN: Final = "arrayconnection"
 CODES: Final = {
     400: "BAD_REQUEST",
     401: "UNAUTHENTICATED",
@@ -60,7 +53,7 @@ def node(singular: str, record: Record, id_field: str = "id") -> Record:
 def connection(singular: str, records: list[Record], offset: int, total: int, id_field: str = "id") -> Record:
     """A Relay connection of ``records`` starting at ``offset`` of ``total``."""
     edges = [
-        {"node": node(singular, r, id_field), "cursor": encode_token(TOKEN, offset + i)}
+        {"node": node(singular, r, id_field), "cursor": paging.encode_cursor(offset + i)}
         for i, r in enumerate(records)
     ]
     return {
@@ -92,23 +85,13 @@ class RelayConvention(Convention):
 
     def window_dependency(self, spec: ListSpec) -> Callable[..., Window]:
         if spec.feed:
-            return _feed_window(spec)
-
-        def relay_window(
-            first: int | None = Query(
-                None,
-                ge=1,
-                description=f"Page size (default {spec.default_limit}; capped at {spec.max_limit}).",
-            ),
-            after: str | None = Query(
-                None, max_length=64, description="`pageInfo.endCursor` of the previous page."
-            ),
-        ) -> Window:
-            size = min(first or spec.default_limit, spec.max_limit)
-            offset = decode_token(TOKEN, after, "after") + 1 if after else 0
-            return Window(offset, size)
-
-        return relay_window
+            return paging.feed_window(spec.size("first"))
+        return paging.cursor_window(
+            spec.size("first"),
+            name="after",
+            after=True,
+            description="`pageInfo.endCursor` of the previous page.",
+        )
 
     def render_list(
         self, spec: ListSpec, records: list[Record], w: Window, total: int, request: Request
@@ -152,18 +135,3 @@ class RelayConvention(Convention):
 
     def task_pairs(self, task_model: Any) -> list[Pair]:
         return [(200, '`{"node": task}`, or `{}` when there is nothing to do', {"type": "object"})]
-
-
-def _feed_window(spec: ListSpec) -> Callable[..., Window]:
-    """A feed (the newest records; ``hasNextPage`` false): ``first`` only, capped silently."""
-
-    def relay_feed(
-        first: int | None = Query(
-            None,
-            ge=1,
-            description=f"How many of the newest (default {spec.default_limit}; capped at {spec.max_limit}).",
-        ),
-    ) -> Window:
-        return Window(0, min(first or spec.default_limit, spec.max_limit))
-
-    return relay_feed
