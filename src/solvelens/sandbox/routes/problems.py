@@ -25,7 +25,7 @@ def problems_router(ctx: AppContext) -> APIRouter:
     db, codec, conv = ctx.db, ctx.codec, ctx.conventions
     shuffle = ctx.options.tie_order == "shuffle"
     nested = ctx.options.refs == "nested"
-    spec, sol_spec = LIST_SPECS["problems"], LIST_SPECS["solutions"]
+    spec = LIST_SPECS["problems"]
 
     @router.get(
         f"{API}/problems",
@@ -73,6 +73,15 @@ def problems_router(ctx: AppContext) -> APIRouter:
             raise ApiError(404, "Problem not found")
         return conv.render_one("problem", record, request)
 
+    _add_solutions_route(router, ctx)
+    return router
+
+
+def _add_solutions_route(router: APIRouter, ctx: AppContext) -> None:
+    """``GET /problems/{id}/solutions`` on ``router``."""
+    db, codec, conv, sol_spec = ctx.db, ctx.codec, ctx.conventions, LIST_SPECS["solutions"]
+    shuffle = ctx.options.tie_order == "shuffle"
+
     @router.get(
         f"{API}/problems/{{problem_id}}/solutions",
         responses=ctx.responses(
@@ -98,5 +107,3 @@ def problems_router(ctx: AppContext) -> APIRouter:
                 conn, codec, pid, offset=w.offset, limit=w.limit, shuffle_ties=shuffle
             )
         return conv.render_list(sol_spec, items, w, count, request)
-
-    return router
