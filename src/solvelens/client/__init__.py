@@ -10,7 +10,6 @@ with PlatformClient("http://127.0.0.1:8765/api/v1") as client:
 """
 
 from solvelens.client.base import BaseClient, RetryPolicy
-from solvelens.client.bot import BotRunner, RunSummary, Solver, SolverLoadError, load_solver
 from solvelens.client.client import AsyncPlatformClient, PlatformClient
 from solvelens.client.errors import (
     APIStatusError,
@@ -56,6 +55,7 @@ from solvelens.client.pagination import (
     Paginator,
     SinglePagePaginator,
 )
+from solvelens.client.runner import BotRunner, RunSummary, Solver, SolverLoadError, load_solver
 from solvelens.client.submission import SubmitBody, submission_body
 from solvelens.client.walk import KNOWN_LIST_ENDPOINTS, ListEndpoint
 
