@@ -208,7 +208,7 @@ def run(
     one line on stderr.
     """
     from solvelens.client import PlatformClient, PlatformError
-    from solvelens.client.bot import BotRunner, SolverLoadError, load_solver
+    from solvelens.client.runner import BotRunner, SolverLoadError, load_solver
 
     key = _api_key(base_url, api_key, api_key_file)
     try:

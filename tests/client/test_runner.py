@@ -1,5 +1,5 @@
-"""Tests of ``solvelens.client.bot`` (the runner), ``example_solver`` and ``solvelens bot run``, against the
-sandbox server over real HTTP on 127.0.0.1."""
+"""Tests of ``solvelens.client.runner`` (the bot runner), ``example_solver`` and ``solvelens bot run``,
+against the sandbox server over real HTTP on 127.0.0.1."""
 
 from __future__ import annotations
 
@@ -24,9 +24,9 @@ import pytest
 from rich.console import Console
 
 from solvelens.client import PlatformClient, RetryPolicy
-from solvelens.client.bot import BotRunner, SolverLoadError, load_solver
 from solvelens.client.example_solver import solve as example_solve
 from solvelens.client.example_solver import solve_text
+from solvelens.client.runner import BotRunner, SolverLoadError, load_solver
 from tests.fixtures.sandbox import SandboxServer
 
 FAST = RetryPolicy(attempts=3, wait_initial=0.01, wait_max=0.05, wait_jitter=0.0, retry_after_cap=0.5)
