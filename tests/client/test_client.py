@@ -34,6 +34,7 @@ from solvelens.client import (
     BadRequestError,
     ConfigurationError,
     ConflictError,
+    IncompleteListError,
     InvalidSubmissionError,
     NotFoundError,
     NotJSONError,
@@ -322,6 +323,44 @@ def test_configured_offset_style(client: ClientFactory) -> None:
     c = client(rec, pagination={"problems": "offset"}, page_sizes={"problems": 3})
     assert [p["id"] for p in c.list_problems()] == list(range(7))
     assert [p["offset"] for p in rec.params] == ["0", "3", "6"]
+
+
+def _shifting_board(first_walk_skips: int | None) -> Recorder:
+    """A leaderboard of 10 (``X-Total-Count: 10``), offset-paged by 5. During the first walk the entry at
+    ``first_walk_skips`` moved up a page, so the first walk never sees it (``None``: the list really holds
+    only 9, whatever it announces)."""
+
+    def answer(request: httpx.Request, n: int) -> httpx.Response:
+        offset = int(request.url.params.get("offset", 0))
+        rows = [{"id": f"b{i}", "points": 100 - i} for i in range(10)]
+        if first_walk_skips is None:
+            rows = rows[:9]
+        elif n <= 3 and offset > 0:  # the first walk's later pages: the row moved above the boundary
+            rows.pop(first_walk_skips)
+        page = rows[offset : offset + 5]
+        return httpx.Response(200, json={"bots": page}, headers={"X-Total-Count": "10"})
+
+    return Recorder(answer)
+
+
+def test_a_short_list_is_walked_again_and_the_missed_records_added(client: ClientFactory) -> None:
+    rec = _shifting_board(first_walk_skips=5)
+    c = client(rec, pagination={"leaderboard": "offset"}, page_sizes={"leaderboard": 5})
+    ids = [b["id"] for b in c.list_leaderboard()]
+    assert sorted(ids) == [f"b{i}" for i in range(10)] and len(ids) == 10  # b5, missed, comes last
+    assert ids[-1] == "b5"
+    assert [r.url.params.get("offset") for r in rec.requests] == ["0", "5", "9", "0", "5"]
+
+
+def test_a_list_still_short_after_one_rewalk_raises_incomplete(client: ClientFactory) -> None:
+    rec = _shifting_board(first_walk_skips=None)
+    c = client(rec, pagination={"leaderboard": "offset"}, page_sizes={"leaderboard": 5})
+    with pytest.raises(IncompleteListError) as caught:
+        list(c.list_leaderboard())
+    err = caught.value
+    assert (err.endpoint, err.announced, err.read) == ("/leaderboard", 10, 9)
+    assert "announced 10" in str(err) and "9 could be read" in str(err) and "\n" not in str(err)
+    assert [r.url.params.get("offset") for r in rec.requests] == ["0", "5", "9"] * 2  # a walk, one re-walk
 
 
 def test_relative_next_links_are_resolved(client: ClientFactory) -> None:

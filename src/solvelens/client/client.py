@@ -135,6 +135,19 @@ class PlatformClient(BaseClient):
     # -- pagination ------------------------------------------------------------------------------------------
 
     def _pages(self, walk: PageWalk) -> Iterator[Page]:
+        """Walk ``walk`` to its end; a list that ended short of its announced total is walked once more and
+        the records the first walk missed are handed out after the others (:meth:`PageWalk.missing`), else
+        :class:`IncompleteListError`."""
+        yield from self._walk_pages(walk)
+        if walk.short:
+            rewalk = walk.again()
+            for page in self._walk_pages(rewalk):
+                extra = walk.missing(page)
+                if extra is not None:
+                    yield extra
+            walk.check_whole(rewalk)
+
+    def _walk_pages(self, walk: PageWalk) -> Iterator[Page]:
         while not walk.done:
             try:
                 answer = self._request(self._page_call(walk))
@@ -386,10 +399,11 @@ class AsyncPlatformClient(BaseClient):
     # -- pagination ------------------------------------------------------------------------------------------
 
     async def _pages(self, walk: PageWalk, concurrency: int = 1) -> AsyncIterator[Page]:
-        """Walk ``walk`` to its end. With ``concurrency > 1``, once the first answer of a page-number walk
-        announces the page count, the remaining pages are fetched with up to ``concurrency`` requests in
-        flight and fed to the paginator in page order (its stops and repeat guards still apply; pages beyond
-        the announced count, e.g. when the list grew meanwhile, are walked one after another)."""
+        """Walk ``walk`` to its end (a short list is walked once more, as in the sync client). With
+        ``concurrency > 1``, once the first answer of a page-number walk announces the page count, the
+        remaining pages are fetched with up to ``concurrency`` requests in flight and fed to the paginator in
+        page order (its stops and repeat guards still apply; pages beyond the announced count, e.g. when the
+        list grew meanwhile, are walked one after another)."""
         while not walk.done:
             try:
                 answer = await self._request(self._page_call(walk))
@@ -407,6 +421,26 @@ class AsyncPlatformClient(BaseClient):
                 if ahead:
                     async for page in self._fetch_ahead(walk, ahead, concurrency):
                         yield page
+        if walk.short:
+            rewalk = walk.again()
+            async for page in self._pages_once(rewalk):
+                extra = walk.missing(page)
+                if extra is not None:
+                    yield extra
+            walk.check_whole(rewalk)
+
+    async def _pages_once(self, walk: PageWalk) -> AsyncIterator[Page]:
+        """Walk ``walk`` page after page, without the re-walk of a short list."""
+        while not walk.done:
+            try:
+                answer = await self._request(self._page_call(walk))
+            except APIStatusError as exc:
+                if walk.fall_back(exc):
+                    continue
+                raise
+            page = walk.accept(*answer)
+            if page is not None:
+                yield page
 
     async def _fetch_ahead(
         self, walk: PageWalk, requests: list[PageRequest], concurrency: int

@@ -335,14 +335,19 @@ def complete_list(answer: Answer) -> Detection | None:
     there is (e.g. the real platform's ``/categories``)."""
     if header(answer.headers, "link") or not isinstance(answer.body, list):
         return None
+    total = total_source(answer.body, answer.headers)
+    if total is not None and int(get_path(answer.body, total, answer.headers)) > len(answer.items):
+        return None  # a capped page: the total says more follow
     if answer.page_size is None or len(answer.items) < answer.page_size:
         return Detection(PaginatorSpec("single_page"), 0.3, "a bare list shorter than the page size")
     return None
 
 
 def page_guess(answer: Answer) -> Detection:
-    """No hint at all: page numbers (the real platform's style, e.g. its solutions)."""
-    return Detection(PaginatorSpec("page_number"), 0.2, "no paging metadata: the real platform's page/limit")
+    """No hint at all: page numbers (the real platform's style, e.g. its solutions), the first page's number
+    found by asking page 1 (``base_page = "auto"``: a repeat of the first page means numbered from 1)."""
+    spec = PaginatorSpec("page_number", {"base_page": "auto"})
+    return Detection(spec, 0.2, "no paging metadata: the real platform's page/limit")
 
 
 def offset_guess(answer: Answer) -> Detection:
