@@ -117,7 +117,7 @@ class PlatformClient(BaseClient):
         """Send ``call`` with its retries (stamina) and read the answer: all the I/O of this client."""
         lost = False
         try:
-            with self._retry_scope(call.method, call.url):
+            with self._retry_scope(call):
                 for attempt in self._retrying(call.retry_on):
                     with attempt:
                         try:
@@ -258,7 +258,10 @@ class PlatformClient(BaseClient):
         real platform's ``limit`` is at most 50, default 20; ``None`` sends none). Each event:
         ``{id (int, serial), action, botId, botName, ownerBotName, problemId, problemTitle, metadata (a JSON
         string), createdAt (ISO UTC)}``. Raises :class:`NotFoundError` when the platform does not offer it."""
-        return self._request(self._activity_call(limit))
+        call = self._activity_call(limit)
+        events = self._request(call)
+        again = self._feed_again(call, events, limit)
+        return events if again is None else self._request(again)
 
     def llm_leaderboard_pages(
         self, *, sort: str | None = None, family: str | None = None, page_size: int | None = None
@@ -381,7 +384,7 @@ class AsyncPlatformClient(BaseClient):
         """Send ``call`` with its retries (stamina) and read the answer: all the I/O of this client."""
         lost = False
         try:
-            with self._retry_scope(call.method, call.url):
+            with self._retry_scope(call):
                 async for attempt in self._retrying(call.retry_on):
                     with attempt:
                         try:
@@ -565,7 +568,10 @@ class AsyncPlatformClient(BaseClient):
 
     async def activity(self, limit: int | None = 50) -> list[dict[str, Any]]:
         """``GET /activity?limit=``: the latest events, newest first; see :meth:`PlatformClient.activity`."""
-        return await self._request(self._activity_call(limit))
+        call = self._activity_call(limit)
+        events = await self._request(call)
+        again = self._feed_again(call, events, limit)
+        return events if again is None else await self._request(again)
 
     def llm_leaderboard_pages(
         self, *, sort: str | None = None, family: str | None = None, page_size: int | None = None

@@ -50,6 +50,7 @@ __all__ = [
     "Detector",
     "candidates",
     "detect_paginator",
+    "size_param",
     "total_source",
 ]
 
@@ -425,3 +426,24 @@ def detect_paginator(
     best = candidates(answer)[0]
     log.debug("pagination detected: %s (%s)", best.spec.as_toml(), best.reason)
     return best.spec.build(page_size=page_size, limit_param=limit_param, max_pages=max_pages)
+
+
+def size_param(body: Any, headers: Mapping[str, str] | None = None) -> str | None:
+    """The request parameter that sets how many records an answer of this shape holds, when the answer's
+    convention names one: JSON:API documents ``page[size]``, OData ``$top``, Relay connections ``first``,
+    else the page-size parameter the best detection uses (``None``: nothing says). Used for feeds (one answer
+    of the newest records, ``/activity``), whose answers carry no next link to learn it from."""
+    if isinstance(body, dict):
+        data = body.get("data")
+        if "jsonapi" in body or (
+            isinstance(data, list) and data and isinstance(data[0], dict) and "attributes" in data[0]
+        ):
+            return "page[size]"
+        if any(str(k).startswith("@odata.") for k in body) or isinstance(body.get("value"), list):
+            return "$top"
+        if isinstance(body.get("edges"), list) or isinstance(body.get("pageInfo"), dict):
+            return "first"
+    items = _records_path(body)[1] if isinstance(body, dict | list) else []
+    best = candidates(Answer(body, headers or {}, {}, items, None))[0]
+    limit = best.spec.options.get("limit_param")
+    return str(limit) if limit else None

@@ -31,7 +31,8 @@ class EndpointState:
     which win over what the first record shows). ``total_path``: declared place of the total.
     ``page_size_rejected``: the server refused our page size (its default is used). ``announced``: the style
     was logged. ``detection_requests``: extra requests detection spent here (at most
-    :data:`~solvelens.client.detect.MAX_DETECTION_REQUESTS`).
+    :data:`~solvelens.client.detect.MAX_DETECTION_REQUESTS`). ``limit_param``: the size parameter a feed
+    (``/activity``) answered to, once found (:func:`~solvelens.client.detect.size_param`).
     """
 
     name: str
@@ -46,6 +47,7 @@ class EndpointState:
     page_size_rejected: bool = False
     announced: bool = False
     detection_requests: int = 0
+    limit_param: str | None = None
 
     def record_style(self, sample: Any) -> RecordStyle:
         """The endpoint's record style, detected from ``sample`` (one record as sent) the first time."""
