@@ -42,7 +42,7 @@ class EndpointState:
     data_selector: str | None = None
     selector_declared: bool = False
     records: RecordStyle | None = None
-    record_settings: dict[str, str] = field(default_factory=dict)
+    record_settings: dict[str, Any] = field(default_factory=dict)
     total_path: str | None = None
     page_size_rejected: bool = False
     announced: bool = False
