@@ -104,6 +104,8 @@ def seed(state: EndpointState, profile: Profile) -> None:
     if settings.paginator is not None:
         state.paginator = settings.paginator
         state.paginator_declared = True
+        limit = settings.paginator.options.get("limit_param")
+        state.limit_param = str(limit) if limit else None  # a feed's size parameter (/activity)
     state.page_size = settings.page_size
     state.total_path = settings.total_path
 
