@@ -34,6 +34,7 @@ import httpx
 from pydantic import SecretStr
 
 from solvelens.apikey import check_api_key
+from solvelens.client.detect import size_param
 from solvelens.client.endpoints import ENDPOINTS, endpoint_key, endpoint_name, list_endpoints
 from solvelens.client.errors import (
     APIStatusError,
@@ -375,9 +376,12 @@ class BaseClient:
 
     # -- endpoint helpers ------------------------------------------------------------------------------------
 
-    def _retry_scope(self, method: str, url: str) -> contextlib.AbstractContextManager[None]:
-        """Name the request whose retries follow (:func:`~solvelens.client.retry.retry_scope`)."""
-        return retry_scope(method, self._rel_path(url), self.retry.attempts)
+    def _retry_scope(self, call: Call[Any]) -> contextlib.AbstractContextManager[None]:
+        """Name the request whose retries follow (:func:`~solvelens.client.retry.retry_scope`): each retry of
+        a bot endpoint (``call.auth`` set) is a WARNING line, a read's retries are counted in its error."""
+        return retry_scope(
+            call.method, self._rel_path(call.url), self.retry.attempts, each=call.auth is not None
+        )
 
     def _walk(
         self,
@@ -586,8 +590,32 @@ class BaseClient:
         return self._get_call(path, parse, params=params)
 
     def _activity_call(self, limit: int | None) -> Call[list[dict[str, Any]]]:
-        params = None if limit is None else {"limit": limit}
-        return self._records_call("activity", ENDPOINTS["activity"].path, params)
+        """``/activity`` asking ``limit`` events under the feed's size parameter (``limit`` until an answer
+        showed the platform's own, see :meth:`_feed_again`)."""
+        state = self.endpoints["activity"]
+        params = None if limit is None else {state.limit_param or self.limit_param: limit}
+        endpoint = ENDPOINTS["activity"]
+
+        def read(response: httpx.Response, lost: bool) -> list[dict[str, Any]]:
+            body = self._decode(response, "GET")
+            if state.limit_param is None:
+                state.limit_param = size_param(body, response.headers) or self.limit_param
+            records: list[dict[str, Any]] = read_records(state, body, endpoint.items_key, endpoint.path)
+            return records
+
+        return Call("GET", self._url(endpoint.path), read, self._get_retry_hook, params=params)
+
+    def _feed_again(
+        self, call: Call[list[dict[str, Any]]], records: list[dict[str, Any]], limit: int | None
+    ) -> Call[list[dict[str, Any]]] | None:
+        """The feed's request again under its own size parameter, when the answer showed one other than the
+        parameter sent and held fewer records than asked (the platform ignored the size: e.g. JSON:API's
+        ``page[size]``, OData's ``$top``, Relay's ``first``); else ``None``."""
+        state = self.endpoints["activity"]
+        if limit is None or len(records) >= limit or not call.params or state.limit_param in call.params:
+            return None
+        log.info("GET /activity: asking %s=%d (the feed's size parameter)", state.limit_param, limit)
+        return self._activity_call(limit)
 
     def _solution_call(self, solution_id: str) -> Call[dict[str, Any]]:
         path = self._path_id("solution", solution_id)

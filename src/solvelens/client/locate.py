@@ -305,4 +305,7 @@ def _fields(record: Any, style: RecordStyle) -> list[Any]:
 
 
 def _has_id(record: Any, style: RecordStyle) -> bool:
+    if style.id_field is not None and "." in style.id_field:  # a dotted path into a nested reference
+        head = style.id_field.split(".", 1)[0]
+        return head in _fields(record, style) and style.normalise(record).get(style.canonical_id) is not None
     return style.id_field in _fields(record, style)

@@ -31,7 +31,8 @@ class EndpointState:
     which win over what the first record shows). ``total_path``: declared place of the total.
     ``page_size_rejected``: the server refused our page size (its default is used). ``announced``: the style
     was logged. ``detection_requests``: extra requests detection spent here (at most
-    :data:`~solvelens.client.detect.MAX_DETECTION_REQUESTS`).
+    :data:`~solvelens.client.detect.MAX_DETECTION_REQUESTS`). ``limit_param``: the size parameter a feed
+    (``/activity``) answered to, once found (:func:`~solvelens.client.detect.size_param`).
     """
 
     name: str
@@ -41,11 +42,12 @@ class EndpointState:
     data_selector: str | None = None
     selector_declared: bool = False
     records: RecordStyle | None = None
-    record_settings: dict[str, str] = field(default_factory=dict)
+    record_settings: dict[str, Any] = field(default_factory=dict)
     total_path: str | None = None
     page_size_rejected: bool = False
     announced: bool = False
     detection_requests: int = 0
+    limit_param: str | None = None
 
     def record_style(self, sample: Any) -> RecordStyle:
         """The endpoint's record style, detected from ``sample`` (one record as sent) the first time."""
@@ -102,6 +104,8 @@ def seed(state: EndpointState, profile: Profile) -> None:
     if settings.paginator is not None:
         state.paginator = settings.paginator
         state.paginator_declared = True
+        limit = settings.paginator.options.get("limit_param")
+        state.limit_param = str(limit) if limit else None  # a feed's size parameter (/activity)
     state.page_size = settings.page_size
     state.total_path = settings.total_path
 

@@ -278,6 +278,8 @@ class Paginator(ABC):
         self.total_pages: int | None = None
         self._effective_size: int | None = page_size
         self._last_fingerprint: tuple[Any, ...] | None = None
+        #: The page size asked first when the server capped it (``page_size`` is then the cap), else ``None``.
+        self.capped: int | None = None
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(page_size={self.page_size!r})"
@@ -359,10 +361,12 @@ class Paginator(ABC):
             # Page size in effect when none was requested: what the server says, else the first page's length.
             size = _first(meta, ("limit", "pagesize", "perpage", "size", "top", "first"))
             self._effective_size = as_int(size) or (len(items) or None)
+        has_more = _first(meta, HAS_MORE_KEYS)
+        if self.pages_seen == 1 and self.page_size and 0 < len(items) < self.page_size:
+            self._learn_cap(len(items), meta, has_more)
         if not items:
             self.has_next = False
             return
-        has_more = _first(meta, HAS_MORE_KEYS)
         if has_more is False:
             self.has_next = False
             return
@@ -370,6 +374,20 @@ class Paginator(ABC):
             self.has_next = False
             return
         self._advance(items, meta, headers, body)
+
+    def _learn_cap(self, size: int, meta: Mapping[str, Any], has_more: Any) -> None:
+        """A first page shorter than asked while the answer says more follow (a total not reached, more pages,
+        ``has_more``, a next link): the server caps the page size at ``size``; ask that from now on
+        (:attr:`capped`)."""
+        more = (
+            (self.total is not None and self.total > size)
+            or has_more is True
+            or is_link(meta.get("next"))
+            or (self.total_pages is not None and self.total_pages > 1)
+        )
+        if more:
+            self.capped = self.page_size
+            self.page_size = self._effective_size = size
 
     def _ends_here(self, items: list[Any], meta: Mapping[str, Any], has_more: Any) -> bool:
         """Page/offset styles: the walk ends at the total, or on a short page when nothing says otherwise."""
@@ -413,25 +431,46 @@ class PageNumberPaginator(Paginator):
 
     name = "page_number"
 
-    def __init__(self, *, page_param: str = "page", base_page: int = 1, **kwargs: Any) -> None:
+    def __init__(self, *, page_param: str = "page", base_page: int | str = 1, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        if base_page not in (0, 1, "auto"):
+            raise ValueError(f'base_page = {base_page!r}: choose 0, 1 or "auto"')
         self.page_param = page_param
-        self.base_page = base_page
-        self.page = base_page
+        #: Whether the first page's number is still unknown (``base_page = "auto"``; :meth:`absorb_repeat`).
+        self.unsure = base_page == "auto"
+        self.base_page = 1 if self.unsure else int(base_page)
+        self.page = self.base_page
 
     def _advance(
         self, items: list[dict[str, Any]], meta: dict[str, Any], headers: Mapping[str, str], body: Any
     ) -> None:
-        current = as_int(_first(meta, ("page", "currentpage", "pagenumber", "number"))) or self.page
+        stated = as_int(_first(meta, ("page", "currentpage", "pagenumber", "number")))
+        if self.unsure and self.pages_seen == 1 and stated in (0, 1):
+            self.unsure = False
+            self.base_page = self.page = int(stated)  # type: ignore[arg-type]
+        current = self.page if stated is None else stated
         if self.total_pages is not None and current - self.base_page + 1 >= self.total_pages:
             self.has_next = False
+
+    def absorb_repeat(self, items: list[dict[str, Any]]) -> bool:
+        """``base_page = "auto"`` and the first answer stated no page number: the second request asked page 1,
+        which is the second page of a list numbered from 0 and the first page again of a list numbered from 1.
+        Called with that answer's records: True when they repeat the first page (numbered from 1: drop the
+        answer, the next request asks page 2), False when they do not (numbered from 0: read it as page 2)."""
+        if not (self.unsure and self.pages_seen == 1):
+            return False
+        self.unsure = False
+        if self.repeats(items):
+            return True
+        self.base_page = 0
+        return False
 
     def announced_requests(self, request: PageRequest) -> list[PageRequest]:
         """The requests of every further page the last answer announced: from ``request`` (the next
         request, already advanced by :meth:`update_request`) to the last page (at most ``max_pages``);
         ``[]`` when the server announced no page count. Lets a caller fetch them concurrently and feed the
         answers back in order."""
-        if not self.has_next or self.total_pages is None:
+        if not self.has_next or self.total_pages is None or self.unsure:
             return []
         last = min(self.total_pages - 1 + self.base_page, self.max_pages)
         return [
@@ -440,7 +479,7 @@ class PageNumberPaginator(Paginator):
         ]
 
     def update_request(self, request: PageRequest) -> None:
-        self.page += 1
+        self.page = 1 if self.unsure else self.page + 1  # unsure: ask page 1 (see absorb_repeat)
         request.params[self.page_param] = self.page
         request.url = None
 

@@ -29,7 +29,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any
 
-from solvelens.client.endpoints import canonical_id, resource_of
+from solvelens.client.endpoints import ENDPOINTS, canonical_id, resource_of
 
 __all__ = [
     "NOT_FIELDS",
@@ -38,6 +38,8 @@ __all__ = [
     "detect_record_style",
     "flat_record",
     "id_candidates",
+    "lift_refs",
+    "ref_base",
     "to_camel",
     "with_declared",
 ]
@@ -126,10 +128,13 @@ class RecordStyle:
     """How an endpoint sends its records (see the module docstring).
 
     ``record``: ``flat`` | ``resource_object`` | ``relay_node``. ``field_case``: ``camel`` | ``snake`` |
-    ``pascal``. ``id_field``: the id field as sent after flattening (``problem_id``, ``Id``), or ``None`` when
-    no id was found. ``canonical_id``: where the id goes (``id``; ``slug`` for categories). ``declared``:
-    from a
-    profile (then a record without ``id_field`` is an error naming the setting).
+    ``pascal``. ``id_field``: the id field as sent after flattening (``problem_id``, ``Id``; a dotted path
+    into a nested reference object, ``botRef.id``, when the record references its resource that way), or
+    ``None`` when no id was found. ``canonical_id``: where the id goes (``id``; ``slug`` for categories).
+    ``declared``: from a profile (then a record without ``id_field`` is an error naming the setting).
+    ``refs``: keys (camelCase) of nested reference objects (``{"id", "name"}``) lifted to the flat fields the
+    canonical record has (:func:`lift_refs`): ``bot: {id, name}`` -> ``botId``, ``botName``; the reference
+    holding the record's own id (``botRef`` of a leaderboard entry) -> ``name``. The nested objects are kept.
     """
 
     record: str = "flat"
@@ -137,6 +142,7 @@ class RecordStyle:
     id_field: str | None = "id"
     canonical_id: str = "id"
     declared: bool = False
+    refs: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.record not in _RECORD_STYLES:
@@ -147,7 +153,12 @@ class RecordStyle:
     @property
     def identity(self) -> bool:
         """True when records are already canonical (the real platform): they are handed out untouched."""
-        return self.record == "flat" and self.field_case == "camel" and self.id_field == self.canonical_id
+        return (
+            self.record == "flat"
+            and self.field_case == "camel"
+            and self.id_field == self.canonical_id
+            and not self.refs
+        )
 
     def normalise(self, obj: Any) -> Any:
         """One record in the canonical form (a non-object is returned as it is)."""
@@ -156,12 +167,19 @@ class RecordStyle:
         flat = flat_record(obj, self.record)
         if self.field_case != "camel":
             flat = camel_deep(flat)
-        id_field = (
-            self.id_field if self.field_case == "camel" or self.id_field is None else to_camel(self.id_field)
-        )
-        if id_field is not None and id_field != self.canonical_id and id_field in flat:
+        id_field = self.id_field
+        if id_field is not None and self.field_case != "camel":
+            id_field = ".".join(map(to_camel, id_field.split(".")))
+        if id_field is not None and "." in id_field:  # an id inside a nested reference: the object stays
+            value = _dotted(flat, id_field)
+            if value is not None:
+                flat = {self.canonical_id: value, **flat}
+        elif id_field is not None and id_field != self.canonical_id and id_field in flat:
             value = flat.pop(id_field)
             flat = {self.canonical_id: value, **flat}
+        if self.refs:
+            own = id_field.split(".")[0] if id_field and "." in id_field else None
+            flat = lift_refs(flat, self.refs, own)
         return flat
 
     def normalise_all(self, items: list[Any]) -> list[Any]:
@@ -169,6 +187,59 @@ class RecordStyle:
         if self.identity:
             return items
         return [self.normalise(item) for item in items]
+
+
+def _dotted(obj: dict[str, Any], path: str) -> Any:
+    for part in path.split("."):
+        if not isinstance(obj, dict):
+            return None
+        obj = obj.get(part)  # type: ignore[assignment]
+    return obj
+
+
+#: Fields of a nested reference that hold the referenced resource's name, in order of preference.
+REF_NAMES = ("name", "displayName", "username", "title")
+
+
+def ref_base(key: str) -> str:
+    """The resource a reference key names: ``botRef``/``botReference``/``bot`` -> ``bot``."""
+    for suffix in ("Reference", "Ref"):
+        if key.endswith(suffix) and len(key) > len(suffix):
+            return key[: -len(suffix)]
+    return key
+
+
+def lift_refs(flat: dict[str, Any], refs: tuple[str, ...], own: str | None) -> dict[str, Any]:
+    """``flat`` with each nested reference in ``refs`` lifted to flat fields that are missing: ``<base>Id``
+    and ``<base>Name`` (``bot: {id, name}`` -> ``botId``, ``botName``); for ``own`` (the reference holding
+    the record's own id) its name as ``name``. Present fields are never overwritten."""
+    out = dict(flat)
+    for key in refs:
+        ref = flat.get(key)
+        if not isinstance(ref, dict):
+            continue
+        name = next((ref[k] for k in REF_NAMES if k in ref), None)
+        if key == own:
+            out.setdefault("name", name)
+            continue
+        base = ref_base(key)
+        out.setdefault(f"{base}Id", ref.get("id"))
+        out.setdefault(f"{base}Name", name)
+    return out
+
+
+def _nested_refs(
+    flat: dict[str, Any], camel: dict[str, str], resource: str | None
+) -> tuple[str | None, list[str]]:
+    """From one record: the dotted id path when its id is only inside a nested reference (``botRef.id``,
+    ``bot.id``, ``author.id``; the resource's own name first), and the camelCase keys of references whose
+    flat fields are missing."""
+    nested = [k for k in camel if isinstance(flat.get(camel[k]), dict) and "id" in flat[camel[k]]]
+    first = [f"{resource}", f"{resource}Ref", f"{resource}Reference"] if resource else []
+    order = [k for k in first if k in nested] + [k for k in ("author", "owner", "ref") if k in nested]
+    own = order[0] if order else None
+    refs = [k for k in nested if k == own or f"{ref_base(k)}Id" not in camel]
+    return (f"{camel[own]}.id" if own else None), refs
 
 
 def _field_case(keys: list[str]) -> str:
@@ -197,7 +268,12 @@ def detect_record_style(sample: Any, endpoint: str) -> RecordStyle:
     case = _field_case(list(flat))
     camel = {to_camel(k): k for k in flat} if case != "camel" else {k: k for k in flat}
     id_field = next((camel[name] for name in id_candidates(endpoint) if name in camel), None)
-    return RecordStyle(record, case, id_field, canonical)
+    refs: list[str] = []
+    if endpoint in ENDPOINTS and ENDPOINTS[endpoint].kind == "list":  # single resources stay as sent
+        nested_id, refs = _nested_refs(flat, camel, resource_of(endpoint))
+        if id_field is None:
+            id_field = nested_id
+    return RecordStyle(record, case, id_field, canonical, refs=tuple(refs))
 
 
 def with_declared(style: RecordStyle, **changes: Any) -> RecordStyle:

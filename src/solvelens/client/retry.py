@@ -9,8 +9,10 @@
 - Limits (:func:`retry_limit`): a caller's stop event or deadline ends scheduled retries (the bot runner's
   stop and ``--max-outage``).
 - Log (:func:`log_retry`, a stamina retry hook, installed once by :func:`install_retry_logging`): each
-  scheduled retry is one WARNING line (logger ``solvelens.client``) naming method, path, status or error,
-  attempt n/N and the next wait, for requests inside a :func:`retry_scope`.
+  scheduled retry is one line (logger ``solvelens.client``) naming method, path, status or error, attempt
+  n/N and the next wait, for requests inside a :func:`retry_scope`: a WARNING for the bot endpoints (a
+  running bot shows an outage as it happens), DEBUG for reads, whose final error then carries the count
+  (``GET /problems -> 500: ... (5 attempts over 9.6 s)``): one line after the retries, not one per retry.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from solvelens.client.errors import (
     ConfigurationError,
     NotJSONError,
     PlatformConnectionError,
+    PlatformError,
     PlatformTimeoutError,
     QueryValidationError,
     RateLimitError,
@@ -74,18 +77,51 @@ class RetryPolicy:
             raise ConfigurationError("RetryPolicy.attempts must be at least 1")
 
 
-#: The request whose retries are running in this context: (method, path, attempts allowed).
-_RETRY_SCOPE: ContextVar[tuple[str, str, int] | None] = ContextVar("solvelens_retry_scope", default=None)
+@dataclass(slots=True)
+class _Scope:
+    """The request whose retries are running: what to name in the lines, the attempts allowed, whether each
+    retry is a WARNING line (``each``) and how many were scheduled so far."""
+
+    method: str
+    path: str
+    attempts: int
+    each: bool
+    retries: int = 0
+    started: float = 0.0
+
+
+#: The request whose retries are running in this context.
+_RETRY_SCOPE: ContextVar[_Scope | None] = ContextVar("solvelens_retry_scope", default=None)
 
 
 @contextlib.contextmanager
-def retry_scope(method: str, path: str, attempts: int) -> Iterator[None]:
-    """Within this block, stamina's scheduled retries are logged as one line about ``method path``."""
-    token = _RETRY_SCOPE.set((method, path, attempts))
+def retry_scope(method: str, path: str, attempts: int, *, each: bool = True) -> Iterator[None]:
+    """Within this block, stamina's scheduled retries are about ``method path``.
+
+    ``each``: every scheduled retry is one WARNING line (a running bot shows an outage as it happens).
+    Otherwise each is a DEBUG line, and when the retries end in a failure the error leaving the block says
+    how many attempts were made over how long (``... (5 attempts over 9.6 s)``): a database outage behind
+    the API is the one error line a caller prints, with the count, not 4 warnings before it.
+    """
+    scope = _Scope(method, path, attempts, each, started=time.monotonic())
+    token = _RETRY_SCOPE.set(scope)
     try:
         yield
+    except PlatformError as exc:
+        if scope.retries and not scope.each:
+            _count_attempts(exc, scope)
+        raise
     finally:
         _RETRY_SCOPE.reset(token)
+
+
+def _count_attempts(exc: PlatformError, scope: _Scope) -> None:
+    """Add the attempts made to ``exc``'s message (and as ``exc.attempts``)."""
+    tries = scope.retries + 1
+    took = time.monotonic() - scope.started
+    exc.attempts = tries  # type: ignore[attr-defined]
+    if exc.args and isinstance(exc.args[0], str):
+        exc.args = (f"{exc.args[0]} ({tries} attempts over {took:.1f} s)", *exc.args[1:])
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,14 +168,15 @@ def log_retry(details: stamina.instrumentation.RetryDetails) -> None:
     scope = _RETRY_SCOPE.get()
     if scope is None:
         return
-    method, path, attempts = scope
-    log.warning(
+    scope.retries = details.retry_num
+    log.log(
+        logging.WARNING if scope.each else logging.DEBUG,
         "%s %s -> %s; attempt %d/%d failed, next in %.1f s",
-        method,
-        path,
+        scope.method,
+        scope.path,
         _outcome(details.caused_by),
         details.retry_num,
-        attempts,
+        scope.attempts,
         details.wait_for,
     )
 

@@ -37,13 +37,21 @@ from solvelens.client.endpoints import ENDPOINTS, endpoint_key
 from solvelens.client.errors import (
     APIStatusError,
     BadRequestError,
+    IncompleteListError,
     PaginationError,
     QueryValidationError,
     UnprocessableEntityError,
 )
 from solvelens.client.locate import read_records, shape
 from solvelens.client.memory import EndpointState
-from solvelens.client.pagination import Page, PageRequest, Paginator, PaginatorSpec, get_path
+from solvelens.client.pagination import (
+    Page,
+    PageNumberPaginator,
+    PageRequest,
+    Paginator,
+    PaginatorSpec,
+    get_path,
+)
 
 __all__ = ["CLEAR", "PageWalk", "endpoint_key"]
 
@@ -90,6 +98,9 @@ class PageWalk:
         self.default_style = default_style
         self.path = path
         self.url = url
+        self._given = (params, page_size, items_key, limit_param, max_pages)
+        #: Identities of the records handed out (for the re-walk of a short list, :meth:`again`).
+        self.seen: set[Any] = set()
         known = ENDPOINTS.get(state.name)
         self.template = known.path if known else endpoint_key(path)
         self.key = state.name
@@ -204,6 +215,12 @@ class PageWalk:
                 f"GET {self.template}: the profile's {_setting(self.state, 'total_path')} = "
                 f"{self.state.total_path!r} is not in the answer ({shape(body)}); fix or remove it"
             )
+        if self.number > 0 and isinstance(self.paginator, PageNumberPaginator):
+            if self.paginator.absorb_repeat(items):  # page 1 was the first page again: numbered from 1
+                self.paginator.update_request(self.request)
+                return None
+            if self.paginator.base_page == 0 and self.number == 1:
+                log.debug("GET %s: pages numbered from 0 (page 1 is the second)", self.template)
         if self.number > 0 and self.paginator.repeats(items):
             if self.detected and self._switch_style(items, body, headers):
                 return None
@@ -224,13 +241,85 @@ class PageWalk:
             headers=headers,
         )
         self.offset += len(items)
-        if self.paginator.has_next:
-            self.paginator.update_request(self.request)
-            if self.request.url is not None:
-                self.request.url = str(url.join(self.request.url))
-        else:
-            self.done = True
+        self.seen.update(map(self._identity, items))
+        self._prepare_next(url)
         return page
+
+    def _prepare_next(self, url: httpx.URL) -> None:
+        """The next request (a page size the server capped is asked as capped), or the walk is done."""
+        paginator = self.paginator
+        assert paginator is not None
+        if paginator.capped is not None and self.number == 1:
+            log.info(
+                "GET %s: the server caps the page size at %d (asked %d); asking %d from now on",
+                self.template,
+                paginator.page_size,
+                paginator.capped,
+                paginator.page_size,
+            )
+        if not paginator.has_next:
+            self.done = True
+            return
+        paginator.update_request(self.request)
+        limit = paginator.limit_param
+        if paginator.capped is not None and self.request.url is None and limit in self.request.params:
+            self.request.params[limit] = paginator.page_size
+        if self.request.url is not None:
+            self.request.url = str(url.join(self.request.url))
+
+    def _identity(self, record: Any) -> Any:
+        key = self.state.records.canonical_id if self.state.records is not None else "id"
+        if isinstance(record, dict) and isinstance(record.get(key), str | int):
+            return record[key]
+        return repr(record)
+
+    @property
+    def announced(self) -> int | None:
+        """The list's total as the platform announced it (body or headers), or ``None``."""
+        return None if self.paginator is None else self.paginator.total
+
+    @property
+    def short(self) -> bool:
+        """Whether the walk ended with fewer records than the announced total."""
+        total = self.announced
+        return self.done and total is not None and self.offset < total
+
+    def again(self) -> PageWalk:
+        """A fresh walk of the same list with the style this one used (the re-walk of a short list: feed its
+        pages to :meth:`missing`)."""
+        params, page_size, items_key, limit_param, max_pages = self._given
+        style = self.spec.type if self.spec is not None and not self.detected else None
+        return PageWalk(
+            self.state,
+            self.path,
+            params,
+            url=self.url,
+            page_size=page_size,
+            style=style,
+            items_key=items_key,
+            limit_param=limit_param,
+            max_pages=max_pages,
+            default_style=self.default_style,
+        )
+
+    def missing(self, page: Page) -> Page | None:
+        """The records of a re-walk's ``page`` this walk has not handed out, as a page placed after what it
+        read (``None`` when there are none)."""
+        new = [item for item in page.items if self._identity(item) not in self.seen]
+        if not new:
+            return None
+        extra = Page(new, page.total, self.number + 1, self.offset, page.request, page.body, page.headers)
+        self.number += 1
+        self.offset += len(new)
+        self.seen.update(map(self._identity, new))
+        return extra
+
+    def check_whole(self, rewalk: PageWalk) -> None:
+        """After a re-walk: raise :class:`IncompleteListError` when the records read (both walks) are still
+        fewer than the total the platform announces now (the re-walk's, else this walk's)."""
+        total = rewalk.announced if rewalk.announced is not None else self.announced
+        if total is not None and self.offset < total:
+            raise IncompleteListError(self.template, announced=total, read=self.offset)
 
     def _repeat_message(self) -> str:
         assert self.paginator is not None
