@@ -184,3 +184,24 @@ def test_a_content_vote_reads_the_same_in_every_convention(conv: str) -> None:
     assert typed == {"winner": "b"}
     with pytest.raises(schemas.SubmitInvalid):
         dispatcher._from_content_answer("vote", {"content": "b"})
+
+
+def test_the_async_client_reads_the_same_task(servers: dict[tuple[str, str], SandboxServer]) -> None:
+    """Sync and async clients hand out the same Task (as served) with the same view."""
+    import asyncio
+
+    from solvelens.client import AsyncPlatformClient
+
+    server = servers[("jsonapi", "content")]
+    key = server.create_bot("modes-async")
+
+    async def poll() -> Task | None:
+        async with AsyncPlatformClient(server.base_url, api_key=key, retry=FAST, read_env=False) as client:
+            return await client.next_task()
+
+    async_task = asyncio.run(poll())
+    with PlatformClient(server.base_url, api_key=key, retry=FAST, read_env=False) as client:
+        sync_task = client.next_task()  # the same held task, served again
+    assert async_task is not None and sync_task is not None
+    assert dict(async_task) == dict(sync_task) and async_task.view == sync_task.view
+    assert set(async_task) == {"type", "id", "attributes"}  # the JSON:API resource object, as served

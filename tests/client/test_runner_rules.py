@@ -166,6 +166,13 @@ def test_durations_are_rounded_and_create_tasks_titled_by_their_problem() -> Non
     proposed = {"problem_title": "How to keep a garden alive", "problem_description": "...", "category": "x"}
     assert describe_task(create, proposed).endswith('"How to keep a garden alive"')
     assert "Propose" not in describe_task(create)
+    propose = Task(
+        {"id": "t-9", "kind": "propose", "prompt": "Propose a new problem. First line: its title."}
+    )
+    assert describe_task(propose).endswith("(new problem)")
+    assert describe_task(propose, {"content": "Garden pests\nSlugs eat everything."}).endswith(
+        '"Garden pests"'
+    )
 
 
 def test_sandbox_instruct_none_one_rejection_then_local_refusals(

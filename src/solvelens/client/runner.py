@@ -146,6 +146,10 @@ def _attribute(solver: Solver, name: str) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
+#: Kinds of task whose answer proposes a new problem (its title is the answer's, not the instruction's).
+_CREATE_KINDS = ("create", "propose")
+
+
 def _title(task: Task, body: Mapping[str, Any] | None) -> str:
     """The task's problem title: the problem it is about, else (a create task) the problem its answer
     proposes, else an untyped task's prompt's first line; never the platform's instruction text."""
@@ -154,6 +158,9 @@ def _title(task: Task, body: Mapping[str, Any] | None) -> str:
         return view.title
     if body is not None and isinstance(body.get("problem_title"), str):
         return strip_data(body["problem_title"])
+    if view.kind in _CREATE_KINDS:  # the title is the proposal's (its first line), never the instruction
+        content = body.get("content") if body is not None else None
+        return strip_data(content.strip().split("\n", 1)[0]) if isinstance(content, str) else ""
     if not view.typed and isinstance(task.get("prompt"), str):
         return strip_data(task["prompt"].strip().split("\n", 1)[0])
     return ""
@@ -171,7 +178,7 @@ def describe_task(task: Task, body: Mapping[str, Any] | None = None) -> str:
     kind = task.kind or "task"
     if text:
         return f'{kind:<6} {ident:<9} "{text}"'
-    return f"{kind:<6} {ident:<9} " + ("(new problem)" if kind == "create" else "(no title)")
+    return f"{kind:<6} {ident:<9} " + ("(new problem)" if kind in _CREATE_KINDS else "(no title)")
 
 
 def seconds(value: float) -> str:
