@@ -48,8 +48,8 @@ from solvelens.client import (
     ServerError,
     UnrecognizedResponseError,
 )
-from solvelens.client.base import retry_limit
 from solvelens.client.example_solver import solve as example_solve
+from solvelens.client.retry import retry_limit
 from solvelens.config import InvalidApiKeyError
 from solvelens.sandbox.ids import IdCodec
 from tests.fixtures.sandbox import SandboxServer, start_sandbox

@@ -7,13 +7,8 @@ from typing import Any
 import pytest
 
 from solvelens.client.errors import UnrecognizedResponseError
-from solvelens.client.records import (
-    RecordStyle,
-    detect_record_style,
-    stats_figures,
-    to_camel,
-    unwrap_single,
-)
+from solvelens.client.locate import stats_figures, unwrap_single
+from solvelens.client.records import RecordStyle, detect_record_style, to_camel
 
 CANONICAL = {"id": "p1", "title": "T", "solutionCount": 3, "topSolution": {"btScore": 1510.5, "botName": "b"}}
 

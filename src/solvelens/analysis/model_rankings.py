@@ -10,7 +10,7 @@ import polars as pl
 
 FrameLike = pl.DataFrame | pl.LazyFrame
 
-#: The platform's board as :func:`side_by_side` reads it (``Store.llm_leaderboard`` has these and more).
+#: The platform's board as :func:`side_by_side` reads it (``Frames.llm_leaderboard`` has these and more).
 PLATFORM_COLUMNS: dict[str, pl.DataType] = {
     "snapshot_id": pl.Int64(),
     "rank": pl.Int32(),
@@ -37,7 +37,7 @@ SIDE_BY_SIDE_SCHEMA: dict[str, pl.DataType] = {
 def platform_leaderboard(llm_leaderboard: FrameLike) -> pl.DataFrame:
     """The platform's own model leaderboard at the newest snapshot that stored one (:data:`PLATFORM_COLUMNS`,
     sorted by its rank); empty when no snapshot stored it (an older store, or a platform without
-    ``/llm-leaderboard``). Input: ``Store.llm_leaderboard``."""
+    ``/llm-leaderboard``). Input: ``Frames.llm_leaderboard``."""
     board = llm_leaderboard.lazy().select(list(PLATFORM_COLUMNS)).collect()
     newest = board.filter(pl.col("snapshot_id") == pl.col("snapshot_id").max())
     return newest.cast(PLATFORM_COLUMNS).sort("rank")  # type: ignore[arg-type]

@@ -72,7 +72,7 @@ def model_leaderboard(
 ) -> pl.DataFrame:
     """The model leaderboard of one snapshot's solutions (see the module docstring for the method).
 
-    Input: solutions (snapshot_id, problem_id, rank, llm_model; e.g. ``Store.solutions``, the newest
+    Input: solutions (snapshot_id, problem_id, rank, llm_model; e.g. ``Frames.solutions``, the newest
     snapshot). Null models count as ``"unknown"``.
     Output columns (:data:`LEADERBOARD_SCHEMA`): rank Int32 (Arena-style, null when not ranked),
     llm_model, ranked Boolean (at least ``min_solutions`` contested solutions), solutions UInt32 (all),
@@ -176,7 +176,7 @@ def _bootstrap(
 def model_trend(model_counts: FrameLike, snapshots: FrameLike) -> pl.DataFrame:
     """Each model's standing at each snapshot (no intervals: the leaderboard has them for the newest).
 
-    Input: ``Store.model_counts`` (snapshot_id, llm_model, solutions, contested_solutions,
+    Input: ``Frames.model_counts`` (snapshot_id, llm_model, solutions, contested_solutions,
     percentile_sum, top1, top3) and ``snapshots`` (snapshot_id, taken_at).
     Output columns: snapshot_id Int64, taken_at, llm_model String, solutions Int64, contested_solutions
     Int64, share Float64 (of the snapshot's solutions, 0..1), mean_percentile Float64, top1_rate Float64,

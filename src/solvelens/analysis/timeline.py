@@ -2,7 +2,7 @@
 store's ``activity`` view, each event once) counted per hour by action.
 
 The feed holds only the latest 50 events, so the history is complete only where snapshots came often
-enough; the store records each hole it noticed in ``activity_gaps`` (``Store.activity_gaps``), and the
+enough; the store records each hole it noticed in ``activity_gaps`` (``Frames.activity_gaps``), and the
 chart shades them: an empty stretch there means "not seen", not "nothing happened".
 """
 
@@ -29,7 +29,7 @@ def activity_timeline(events: FrameLike, *, max_buckets: int = MAX_BUCKETS) -> p
     events UInt32, events_per_hour Float64 (events / bucket_hours), bucket_hours Float64 (1 while the
     history spans at most ``max_buckets`` hours, else 24); only non-empty buckets; sorted by start, action.
 
-    Input: events with ``created_at`` and ``action`` (``Store.activity``); a null action counts as
+    Input: events with ``created_at`` and ``action`` (``Frames.activity``); a null action counts as
     ``"unknown"``, events without a time are left out.
     """
     frame = events.lazy().select("created_at", "action").drop_nulls("created_at").collect()

@@ -21,7 +21,7 @@ def activity_timeline_chart(
     histories: the axis title says which); ``gaps`` (gap_from, gap_to) are shaded as "events missed".
 
     Input: :func:`solvelens.analysis.activity_timeline` (start, action, events, events_per_hour,
-    bucket_hours) and ``Store.activity_gaps`` (gap_from, gap_to).
+    bucket_hours) and ``Frames.activity_gaps`` (gap_from, gap_to).
     """
     hours = float(timeline["bucket_hours"].max() or 1.0) if timeline.height else 1.0  # type: ignore[arg-type]
     bucket = "hour" if hours == 1 else "day"

@@ -9,8 +9,9 @@ with PlatformClient("http://127.0.0.1:8765/api/v1") as client:
 ```
 """
 
-from solvelens.client.base import BaseClient, RetryPolicy
+from solvelens.client.base import BaseClient
 from solvelens.client.client import AsyncPlatformClient, PlatformClient
+from solvelens.client.endpoints import ENDPOINTS, Endpoint
 from solvelens.client.errors import (
     APIStatusError,
     AuthenticationError,
@@ -55,12 +56,12 @@ from solvelens.client.pagination import (
     Paginator,
     SinglePagePaginator,
 )
+from solvelens.client.retry import RetryPolicy
 from solvelens.client.runner import BotRunner, RunSummary, Solver, SolverLoadError, load_solver
 from solvelens.client.submission import SubmitBody, submission_body
-from solvelens.client.walk import KNOWN_LIST_ENDPOINTS, ListEndpoint
 
 __all__ = [
-    "KNOWN_LIST_ENDPOINTS",
+    "ENDPOINTS",
     "PAGINATORS",
     "APIStatusError",
     "AsyncPlatformClient",
@@ -73,9 +74,9 @@ __all__ = [
     "ConfigurationError",
     "ConflictError",
     "CursorPaginator",
+    "Endpoint",
     "Health",
     "InvalidSubmissionError",
-    "ListEndpoint",
     "NextLinkPaginator",
     "NotFoundError",
     "NotJSONError",

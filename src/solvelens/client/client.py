@@ -32,7 +32,7 @@ Endpoints (paths relative to the base URL, which ends in ``/api/v1``):
 The last four are the real platform's endpoints beyond the interface: a platform may not offer them, and then
 they raise :class:`NotFoundError` (404, as for an unknown route) or another :class:`APIStatusError`.
 
-Retries: see :mod:`solvelens.client.base`. Submissions: a ``Task`` (or the id of a task this client handed
+Retries: see :mod:`solvelens.client.retry`. Submissions: a ``Task`` (or the id of a task this client handed
 out) gets the typed body its type requires (:mod:`solvelens.client.submission`); a result that cannot become
 one raises :class:`InvalidSubmissionError` before any request.
 """
@@ -48,19 +48,18 @@ from typing import Any, Self, TypeVar
 
 import httpx
 
-from solvelens.client.base import BaseClient, Call, PageAnswer, RetryPolicy, ssl_context
+from solvelens.client.base import BaseClient, Call, PageAnswer, ssl_context
 from solvelens.client.errors import APIStatusError, InvalidSubmissionError, PlatformConnectionError
 from solvelens.client.models import Bot, Category, Health, Problem, SearchResult, Stats, SubmitResult, Task
 from solvelens.client.pagination import Page, PageNumberPaginator, PageRequest, Paginator
+from solvelens.client.retry import RetryPolicy
 from solvelens.client.submission import SubmitBody
-from solvelens.client.walk import KNOWN_LIST_ENDPOINTS, ListEndpoint, PageWalk
+from solvelens.client.walk import PageWalk
 
 __all__ = [
-    "KNOWN_LIST_ENDPOINTS",
     "AsyncPlatformClient",
     "BaseClient",
     "InvalidSubmissionError",
-    "ListEndpoint",
     "PlatformClient",
     "RetryPolicy",
     "SubmitBody",

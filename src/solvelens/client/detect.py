@@ -28,12 +28,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from solvelens.client.locate import find_records
 from solvelens.client.pagination import (
     DEFAULT_MAX_PAGES,
     META_KEYS,
     Paginator,
     PaginatorSpec,
-    find_records,
     get_path,
     header,
     is_link,

@@ -1,4 +1,4 @@
-"""Paginators: one class per pagination style, the records of an answer, and its paging metadata.
+"""Paginators: one class per pagination style, and an answer's paging metadata.
 
 No HTTP happens here. A paginator reads each answer (:meth:`Paginator.update_state`) and builds the next
 request (:meth:`Paginator.update_request`), so every style is unit-tested from recorded responses. Which
@@ -22,14 +22,11 @@ size silently, and the walk goes on. Hard stops win: a page whose items repeat t
 or link seen before, or more than ``max_pages`` pages raise :class:`PaginationError` -- a walk never loops
 forever.
 
-Where the records are (:func:`find_records`): a bare JSON array (selector ``$``), or the first list under
-``data``/``items``/``results``/``records``/``value`` (OData)/``edges`` (Relay)/a named key (``problems``,
-``bots``, ...), HAL's ``_embedded.<name>``, a list one level down (``data.problems.edges``), or the only
-list in
-the envelope. The dot path found is the endpoint's ``data_selector``. Metadata (:func:`page_metadata`) is read
-from the body's top level, a ``pagination``/``meta``/``pageInfo``/``paging`` object, ``links``/``_links``,
-OData's ``@odata.*`` keys and the ``X-Total-Count``/``X-Total-Pages``/``Link`` headers, with names compared
-without case, ``_``, ``-``, ``@``, ``.`` and ``$`` (``totalPages`` = ``total_pages``).
+Where the records are is :mod:`solvelens.client.locate`'s (a paginator is handed them). Metadata
+(:func:`page_metadata`) is read from the body's top level, a ``pagination``/``meta``/``pageInfo``/``paging``
+object, ``links``/``_links``, OData's ``@odata.*`` keys and the ``X-Total-Count``/``X-Total-Pages``/``Link``
+headers, with names compared without case, ``_``, ``-``, ``@``, ``.`` and ``$`` (``totalPages`` =
+``total_pages``).
 """
 
 from __future__ import annotations
@@ -53,30 +50,12 @@ __all__ = [
     "Paginator",
     "PaginatorSpec",
     "SinglePagePaginator",
-    "extract_items",
-    "find_records",
     "get_path",
     "make_paginator",
     "next_link_from_header",
     "page_metadata",
-    "select_records",
 ]
 
-#: Envelope keys that hold the list, tried in this order (the named lists are the real platform's).
-ITEM_KEYS: tuple[str, ...] = (
-    "data",
-    "items",
-    "results",
-    "records",
-    "value",
-    "edges",
-    "problems",
-    "solutions",
-    "bots",
-    "categories",
-    "entries",
-    "rows",
-)
 #: Normalised envelope keys whose object holds pagination metadata.
 META_KEYS: frozenset[str] = frozenset({"pagination", "meta", "pageinfo", "paging", "page"})
 #: Default hard stop on the number of pages in one walk.
@@ -227,81 +206,6 @@ def page_metadata(body: Any, headers: Mapping[str, str] | None = None) -> dict[s
             if value is not None:
                 meta.setdefault(key, value)
     return meta
-
-
-def _lists_in(obj: dict[str, Any], prefix: str, depth: int) -> list[tuple[str, list[Any]]]:
-    """``(dot path, list)`` of every list in ``obj`` down to ``depth`` more levels, shallowest first."""
-    found: list[tuple[str, list[Any]]] = []
-    nested: list[tuple[str, dict[str, Any]]] = []
-    for key, value in obj.items():
-        if isinstance(value, list):
-            found.append((f"{prefix}{key}", value))
-        elif isinstance(value, dict) and depth > 0 and norm_key(key) not in META_KEYS | {"links"}:
-            nested.append((f"{prefix}{key}.", value))
-    for path, inner in nested:
-        found.extend(_lists_in(inner, path, depth - 1))
-    return found
-
-
-def find_records(body: Any, items_key: str | None = None) -> tuple[str, list[Any]]:
-    """``(data_selector, records)`` of an answer: where its list of records is, and the list.
-
-    A bare array is ``"$"``; otherwise the list under ``items_key`` (when given) or one of
-    :data:`ITEM_KEYS`, HAL's ``_embedded.<name>``, a known key one level down (``data.problems.edges``), or
-    the
-    only list in the envelope. An envelope whose known list key is ``null`` counts as empty. Raises
-    :class:`PaginationError` when no list can be found.
-    """
-    if isinstance(body, list):
-        return "$", body
-    if body is None:
-        return "$", []
-    if isinstance(body, dict):
-        keys = (items_key, *ITEM_KEYS) if items_key else ITEM_KEYS
-        for key in keys:
-            value = body.get(key)
-            if isinstance(value, list):
-                return key, value
-        lists = _lists_in(body, "", 2)
-        for prefix in ("_embedded.", ""):
-            for key in keys:
-                for path, value in lists:
-                    if path == f"{prefix}{key}" or path.endswith(f".{key}"):
-                        return path, value
-        embedded = [(p, v) for p, v in lists if p.startswith("_embedded.")]
-        if len(embedded) == 1:
-            return embedded[0]
-        top = [(p, v) for p, v in lists if "." not in p]
-        if len(top) == 1:
-            return top[0]
-        if not lists and any(body.get(k, 0) is None for k in keys):
-            return next(k for k in keys if k in body), []
-    shape = f"keys {sorted(body)}" if isinstance(body, dict) else type(body).__name__
-    raise PaginationError(f"cannot find the list of records in the response ({shape})")
-
-
-def select_records(body: Any, selector: str) -> list[Any] | None:
-    """The records at ``selector`` (a dot path, ``"$"`` for a bare array): a list, ``[]`` for ``null``, or
-    ``None`` when the path is not in the body at all."""
-    if selector == "$":
-        return body if isinstance(body, list) else ([] if body is None else None)
-    value = get_path(body, selector)
-    if isinstance(value, list):
-        return value
-    if value is None and isinstance(body, dict) and _has_path(body, selector):
-        return []
-    return None
-
-
-def _has_path(body: dict[str, Any], selector: str) -> bool:
-    head, _, rest = selector.rpartition(".")
-    parent = get_path(body, head) if head else body
-    return isinstance(parent, dict) and rest in parent
-
-
-def extract_items(body: Any, items_key: str | None = None) -> list[Any]:
-    """The list of records in a response body (see :func:`find_records`)."""
-    return find_records(body, items_key)[1]
 
 
 def _fingerprint(items: list[dict[str, Any]]) -> tuple[Any, ...]:

@@ -22,7 +22,8 @@ from solvelens.client.records import RecordStyle
 
 if TYPE_CHECKING:
     from solvelens.client.client import PlatformClient
-    from solvelens.client.walk import EndpointState, PageWalk
+    from solvelens.client.memory import EndpointState
+    from solvelens.client.walk import PageWalk
 
 __all__ = ["Finding", "probe"]
 

@@ -19,10 +19,8 @@ record (:func:`detect_record_style`) or a profile (``record``, ``field_case``, `
 On the real platform the style is "flat, camel, ``id``": :attr:`RecordStyle.identity` is true and records are
 passed through untouched (no per-record work, the store's ``raw`` stays byte-identical).
 
-Single resources (``/problems/{id}``, ``/bots/{id}``, ``/bot/me``) are unwrapped from ``{"data": ...}``,
-``{"node": ...}``, ``{"<resource>": ...}`` first (:func:`unwrap_single`); ``/stats`` as an object, nested
-objects
-or a list of name/value pairs becomes one flat-or-nested dict of figures (:func:`stats_figures`).
+Where the records are in an answer (envelopes, single resources, ``/stats`` figures) is
+:mod:`solvelens.client.locate`'s; this module only says how one record is normalised.
 """
 
 from __future__ import annotations
@@ -31,38 +29,18 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any
 
-from solvelens.client.errors import UnrecognizedResponseError
+from solvelens.client.endpoints import canonical_id, resource_of
 
 __all__ = [
-    "CANONICAL_ID",
-    "RESOURCE_OF",
+    "NOT_FIELDS",
     "RecordStyle",
+    "camel_deep",
     "detect_record_style",
+    "flat_record",
     "id_candidates",
-    "stats_figures",
     "to_camel",
-    "unwrap_single",
+    "with_declared",
 ]
-
-#: Endpoint name -> the singular resource its records are (for ``<resource>_id`` id fields).
-RESOURCE_OF: dict[str, str] = {
-    "problems": "problem",
-    "problem": "problem",
-    "solutions": "solution",
-    "leaderboard": "bot",
-    "bots": "bot",
-    "bot": "bot",
-    "bot_me": "bot",
-    "categories": "category",
-    "search_problems": "problem",
-    "search_bots": "bot",
-    "solution": "solution",
-    "comparisons": "comparison",
-    "activity": "activity",
-    "llm_leaderboard": "model",
-}
-#: Endpoint name -> canonical id field (``id`` unless named here).
-CANONICAL_ID: dict[str, str] = {"categories": "slug"}
 
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 _RECORD_STYLES = ("flat", "resource_object", "relay_node")
@@ -87,11 +65,12 @@ def to_camel(key: str) -> str:
     return key
 
 
-def _camel_deep(value: Any) -> Any:
+def camel_deep(value: Any) -> Any:
+    """``value`` with every object key converted by :func:`to_camel`, recursively."""
     if isinstance(value, dict):
-        return {to_camel(k) if isinstance(k, str) else k: _camel_deep(v) for k, v in value.items()}
+        return {to_camel(k) if isinstance(k, str) else k: camel_deep(v) for k, v in value.items()}
     if isinstance(value, list):
-        return [_camel_deep(v) for v in value]
+        return [camel_deep(v) for v in value]
     return value
 
 
@@ -110,7 +89,9 @@ def _flatten_resource(obj: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _flat(obj: Any, record: str) -> Any:
+def flat_record(obj: Any, record: str) -> Any:
+    """One record flattened for its ``record`` style (Relay node unwrapped, JSON:API attributes lifted, HAL
+    links and OData annotations dropped); field names as sent."""
     if not isinstance(obj, dict):
         return obj
     if record == "relay_node":
@@ -118,19 +99,19 @@ def _flat(obj: Any, record: str) -> Any:
         obj = node if isinstance(node, dict) else obj
     elif record == "resource_object" and "attributes" in obj:
         return _flatten_resource(obj)
-    if any(k in _NOT_FIELDS or k.startswith("@odata.") for k in obj):
-        obj = {k: v for k, v in obj.items() if k not in _NOT_FIELDS and not k.startswith("@odata.")}
+    if any(k in NOT_FIELDS or k.startswith("@odata.") for k in obj):
+        obj = {k: v for k, v in obj.items() if k not in NOT_FIELDS and not k.startswith("@odata.")}
     return obj
 
 
 #: Keys of a record that are document links, not fields (HAL; OData's ``@odata.*`` are dropped as well).
-_NOT_FIELDS = frozenset({"_links", "_embedded"})
+NOT_FIELDS = frozenset({"_links", "_embedded"})
 
 
 def id_candidates(endpoint: str) -> tuple[str, ...]:
     """Field names (after camelCase) that may hold an endpoint's id: canonical, ``<resource>Id``, ``_id``."""
-    canonical = CANONICAL_ID.get(endpoint, "id")
-    resource = RESOURCE_OF.get(endpoint)
+    canonical = canonical_id(endpoint)
+    resource = resource_of(endpoint)
     names = [canonical]
     if resource:
         names.append(f"{resource}Id")
@@ -172,9 +153,9 @@ class RecordStyle:
         """One record in the canonical form (a non-object is returned as it is)."""
         if self.identity or not isinstance(obj, dict):
             return obj
-        flat = _flat(obj, self.record)
+        flat = flat_record(obj, self.record)
         if self.field_case != "camel":
-            flat = _camel_deep(flat)
+            flat = camel_deep(flat)
         id_field = (
             self.id_field if self.field_case == "camel" or self.id_field is None else to_camel(self.id_field)
         )
@@ -203,7 +184,7 @@ def detect_record_style(sample: Any, endpoint: str) -> RecordStyle:
     """The :class:`RecordStyle` of an endpoint from one record as sent (the first of a list, or a single
     resource after :func:`unwrap_single`). ``endpoint``: ``problems``, ``solutions``, ``leaderboard``,
     ``categories``, ``problem``, ``bot``, ``bot_me``, ... (picks the resource of ``<resource>_id``)."""
-    canonical = CANONICAL_ID.get(endpoint, "id")
+    canonical = canonical_id(endpoint)
     if not isinstance(sample, dict):
         return RecordStyle(canonical_id=canonical, id_field=canonical)
     if isinstance(sample.get("node"), dict) and set(sample) <= {"node", "cursor"}:
@@ -212,85 +193,11 @@ def detect_record_style(sample: Any, endpoint: str) -> RecordStyle:
         record = "resource_object"
     else:
         record = "flat"
-    flat = _flat(sample, record)
+    flat = flat_record(sample, record)
     case = _field_case(list(flat))
     camel = {to_camel(k): k for k in flat} if case != "camel" else {k: k for k in flat}
     id_field = next((camel[name] for name in id_candidates(endpoint) if name in camel), None)
     return RecordStyle(record, case, id_field, canonical)
-
-
-#: Keys that wrap a single resource (JSON:API ``data``, Relay ``node``, others).
-_WRAPPERS = ("data", "node", "item", "result", "resource", "task")
-#: Keys that may sit beside the wrapper without being part of the resource.
-_DOCUMENT_KEYS = frozenset({"links", "meta", "included", "jsonapi", "_links", "@odata.context"})
-
-
-def unwrap_single(body: Any, resource: str | None = None) -> Any:
-    """The resource object of a single-resource answer: the value of ``data``/``node``/``item``/``result``/
-    ``<resource>`` when that is the answer's only content (JSON:API document keys aside), else the body."""
-    if not isinstance(body, dict):
-        return body
-    content = [k for k in body if k not in _DOCUMENT_KEYS]
-    if len(content) == 1:
-        key = content[0]
-        if (key in _WRAPPERS or key == resource) and isinstance(body[key], dict):
-            return body[key]
-    return body
-
-
-_PAIR_NAMES = ("name", "metric", "key", "label", "stat")
-_PAIR_VALUES = ("value", "count", "total", "amount")
-
-
-def _pairs(items: list[Any]) -> dict[str, Any] | None:
-    """``[{"name": "totalBots", "value": 3}, ...]`` -> ``{"totalBots": 3, ...}``; ``None`` if not such a
-    list."""
-    out: dict[str, Any] = {}
-    for item in items:
-        if not isinstance(item, dict):
-            return None
-        item = _flat(item, "resource_object" if "attributes" in item else "flat")
-        item = {to_camel(k): v for k, v in item.items()}
-        name = next((item[k] for k in _PAIR_NAMES if isinstance(item.get(k), str)), None)
-        value_key = next((k for k in _PAIR_VALUES if k in item), None)
-        if name is None or value_key is None:
-            return None
-        out[to_camel(name)] = item[value_key]
-    return out
-
-
-def stats_figures(body: Any) -> dict[str, Any]:
-    """``/stats`` as one dict of figures (camelCase names, nested objects kept for dotted flattening):
-    an object, a JSON:API/Relay wrapper, a list of name/value pairs (bare, or under ``data``/``value``/
-    ``items``/``metrics``/``stats``). Raises :class:`UnrecognizedResponseError` for anything else."""
-    body = unwrap_single(body, "stats")
-    if isinstance(body, dict) and len([k for k in body if k not in _DOCUMENT_KEYS]) == 1:
-        (key,) = [k for k in body if k not in _DOCUMENT_KEYS]
-        if isinstance(body[key], list) and key in ("data", "value", "items", "metrics", "stats", "results"):
-            body = body[key]
-    if isinstance(body, list):
-        pairs = _pairs(body)
-        if pairs is None:
-            raise UnrecognizedResponseError(
-                "GET /stats: a list that is not name/value pairs; add to your profile: "
-                '[endpoints.stats] data_selector = "<path to the figures>"',
-                endpoint="stats",
-                keys=[],
-            )
-        return pairs
-    if not isinstance(body, dict):
-        raise UnrecognizedResponseError(
-            f"GET /stats answered {type(body).__name__}, not figures", endpoint="stats", keys=[]
-        )
-    flat = _flat(body, "resource_object" if "attributes" in body and "type" in body else "flat")
-    out: dict[str, Any] = {}
-    for key, value in flat.items():
-        if (key in ("id", "type") and isinstance(value, str)) or key.startswith("@") or key in _NOT_FIELDS:
-            continue
-        if isinstance(value, list) and (pairs := _pairs(value)) is not None:
-            value = pairs
-        out[to_camel(key)] = _camel_deep(value)
-    return out
 
 
 def with_declared(style: RecordStyle, **changes: Any) -> RecordStyle:
