@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Generic, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, create_model
 from pydantic.json_schema import SkipJsonSchema
 
 from solvelens.sandbox import catalog
@@ -632,21 +632,12 @@ class ContentBody(Record):
 
 TypedSubmitBody = SolveBody | VoteBody | FlagBody | CreateBody
 SubmitBody = TypedSubmitBody | ContentBody
-#: The typed submit body of each task type.
-TYPED_BODIES: dict[str, type[Record]] = {
-    "solve": SolveBody,
-    "vote": VoteBody,
-    "flag": FlagBody,
-    "create": CreateBody,
-}
 
 
 def submit_body_schema(*, interface: bool = False, content: bool = False) -> dict[str, Any]:
     """The JSON schema (OpenAPI 3.1 request body, ``$defs`` inlined under ``components``) of a submission:
     the typed bodies, plus ``{"content"}`` when the server runs with ``--task-shape interface``; only
     ``{"content"}`` with ``--tasks content``."""
-    from pydantic import TypeAdapter
-
     model: Any = ContentBody if content else SubmitBody if interface else TypedSubmitBody
     return TypeAdapter(model).json_schema(ref_template="#/components/schemas/{model}")
 
@@ -654,8 +645,6 @@ def submit_body_schema(*, interface: bool = False, content: bool = False) -> dic
 def content_answer_model(rule: dict[str, Any]) -> type[BaseModel]:
     """The model of a content task's answer ``{"content": str}`` under the ``rule`` it states
     (``{"minLength", "maxLength"}`` or ``{"enum"}``)."""
-    from pydantic import create_model
-
     field: Any
     if rule.get("enum"):
         field = Literal[tuple(rule["enum"])]
@@ -709,8 +698,6 @@ def _zod_message(error: Any) -> str:
 def validate_body(model: type[BaseModel], body: Any) -> dict[str, Any]:
     """``body`` checked by ``model`` (every issue at once): the body as sent (unknown fields kept, as the
     platform's handlers read them); raises :class:`SubmitInvalid`."""
-    from pydantic import ValidationError
-
     try:
         model.model_validate(body)
     except ValidationError as exc:
