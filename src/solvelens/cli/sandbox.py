@@ -44,6 +44,16 @@ TaskShape = Annotated[
         "({id,prompt} tasks; {'content': ...} submissions accepted too).",
     ),
 ]
+Tasks = Annotated[
+    str,
+    typer.Option(
+        "--tasks",
+        envvar="SOLVELENS_SANDBOX_TASKS",
+        help="typed (the real platform's typed tasks and bodies) or content ({id, kind, prompt, choices, "
+        "constraints} tasks of the kinds answer/vote/review/propose, answered {'content': ...} under the "
+        "length and enum rules each states; in every --conventions mode).",
+    ),
+]
 TaskTypes = Annotated[
     str, typer.Option(envvar="SOLVELENS_SANDBOX_TASK_TYPES", help="Comma-separated task kinds handed out.")
 ]
@@ -164,6 +174,7 @@ def serve(
     conventions: Conventions = "platform",
     without: Without = "",
     tie_order: TieOrder = "stable",
+    tasks: Tasks = "typed",
 ) -> None:
     """Serve the platform in DB on HOST:PORT (builds it first when the file does not exist).
 
@@ -180,6 +191,10 @@ def serve(
     left_out = _check_without(without)
     if tie_order not in ("stable", "shuffle"):
         raise BadInputError(f"--tie-order must be stable or shuffle, got {tie_order!r}")
+    if tasks not in ("typed", "content") or (tasks == "content" and task_shape != "real"):
+        raise BadInputError(
+            f"--tasks must be typed or content (content with --task-shape real), got {tasks!r}"
+        )
     try:
         faults = FaultConfig(
             rate=fault_rate,
@@ -217,6 +232,7 @@ def serve(
         rate_limit=quota,
         without=left_out,
         tie_order=tie_order,  # type: ignore[arg-type]
+        tasks=tasks,  # type: ignore[arg-type]
     )
     typer.echo(f"http://{host}:{port}/api/v1")
     config = uvicorn.Config(

@@ -70,6 +70,7 @@ from solvelens.sandbox.http import (
     PaginationStyle,
     SandboxOptions,
     SolutionsPaging,
+    TaskMode,
     TaskShape,
     TieOrder,
     fault_responses,
@@ -108,6 +109,7 @@ def create_app(
     rate_limit: RateLimit | str | None = None,
     without: tuple[str, ...] | list[str] = (),
     tie_order: TieOrder = "stable",
+    tasks: TaskMode = "typed",
 ) -> FastAPI:
     """The FastAPI app serving the platform stored at ``db_path`` (built by ``build_platform``).
 
@@ -122,11 +124,14 @@ def create_app(
     :class:`RateLimit`), announced in headers and enforced with 429 (:mod:`solvelens.sandbox.ratelimit`);
     ``tie_order``: ``stable`` or ``shuffle`` (equal scores ordered at random on every call, as the real
     platform does; :class:`~solvelens.sandbox.http.SandboxOptions`);
-    ``without``: optional endpoints to leave out (``activity``, ``llm-leaderboard``, ``comparisons``,
-    ``solution``; their routes answer 404 like unknown routes). Raises :class:`FileNotFoundError` when the
-    database does not exist and :class:`ValueError` when it is not a sandbox platform, or for an unknown
-    mode, an unknown ``without`` name, a platform-only switch (``pagination``, ``solutions_paging``,
-    ``task_shape="interface"``) with another mode, or a malformed ``rate_limit``.
+    ``tasks``: ``typed`` (the real platform's tasks) or ``content`` (``{id, kind, prompt, choices?,
+    constraints}`` answered ``{"content": str}`` under the rule each states, in any convention;
+    :func:`~solvelens.sandbox.dispatcher.content_task`); ``without``: optional endpoints to leave out
+    (``activity``, ``llm-leaderboard``, ``comparisons``, ``solution``; their routes answer 404 like unknown
+    routes). Raises :class:`FileNotFoundError` when the database does not exist and :class:`ValueError` when
+    it is not a sandbox platform, or for an unknown mode, an unknown ``without`` name, a platform-only switch
+    (``pagination``, ``solutions_paging``, ``task_shape="interface"``) with another mode, or a malformed
+    ``rate_limit``.
     """
     conv = make_convention(conventions, pagination=pagination, solutions_paging=solutions_paging)
     if isinstance(rate_limit, str):
@@ -135,6 +140,10 @@ def create_app(
         raise ValueError(f"--tie-order must be stable or shuffle, got {tie_order!r}")
     if conventions != "platform" and task_shape != "real":
         raise ValueError(f"--task-shape interface applies to --conventions platform only, not {conventions}")
+    if tasks not in ("typed", "content"):
+        raise ValueError(f"--tasks must be typed or content, got {tasks!r}")
+    if tasks == "content" and task_shape != "real":
+        raise ValueError("--tasks content serves its own task shape: leave --task-shape at real")
     unknown = sorted(set(without) - set(OPTIONAL))
     if unknown:
         raise ValueError(f"unknown endpoint {unknown[0]!r} to leave out: use any of {', '.join(OPTIONAL)}")
@@ -151,6 +160,7 @@ def create_app(
         conventions,
         tuple(without),
         tie_order,
+        tasks,
     )
     db = Database(db_path)
     with db.read() as conn:
@@ -287,12 +297,16 @@ def _openapi(app: FastAPI, opts: SandboxOptions, conv: Convention) -> dict[str, 
         spec = get_openapi(
             title=app.title, version=app.version, description=app.description, routes=app.routes
         )
-        body = schemas.submit_body_schema(interface=opts.task_shape == "interface")
+        body = schemas.submit_body_schema(
+            interface=opts.task_shape == "interface", content=opts.tasks == "content"
+        )
         components = spec.setdefault("components", {}).setdefault("schemas", {})
         components.update(body.pop("$defs", {}))
         described = (
             'or `{"content": str}`' if opts.task_shape == "interface" else "(nothing else is accepted)"
         )
+        if opts.tasks == "content":
+            described = '(with `--tasks content`: only `{"content": str}`, under the task\'s constraints)'
         components["SubmitBody"] = {
             **body,
             "title": "SubmitBody",
@@ -308,6 +322,9 @@ def _openapi(app: FastAPI, opts: SandboxOptions, conv: Convention) -> dict[str, 
             components.pop(name, None)
         task_ok = spec["paths"][f"{API}/tasks/next"]["get"]["responses"]["200"]
         pointer = "/id" if opts.task_shape == "interface" else conv.task_id_pointer
+        if opts.tasks == "content":  # a content task's id is `id` in the mode's case
+            head, _, last = pointer.rpartition("/")
+            pointer = f"{head}/{'Id' if last[:1].isupper() else 'id'}"
         task_ok["links"] = {
             "SubmitTask": {
                 "operationId": spec["paths"][f"{API}/tasks/{{task_id}}/submit"]["post"]["operationId"],

@@ -42,6 +42,9 @@ PaginationStyle = Literal["page", "offset", "cursor"]
 SolutionsPaging = Literal["default", "offset"]
 TieOrder = Literal["stable", "shuffle"]
 TaskShape = Literal["real", "interface"]
+#: ``--tasks``: ``typed`` (the real platform's typed tasks) or ``content`` (``{id, kind, prompt, choices,
+#: constraints}`` answered ``{"content"}``).
+TaskMode = Literal["typed", "content"]
 
 
 class JSON(JSONResponse):
@@ -89,6 +92,7 @@ class SandboxOptions:
     #: optional endpoints left out (names of :data:`solvelens.sandbox.routes.OPTIONAL`)
     without: tuple[str, ...] = ()
     tie_order: TieOrder = "stable"
+    tasks: TaskMode = "typed"
 
 
 class Database:
