@@ -83,6 +83,8 @@ OPTION_FLAGS = {
     "without": "--without",
     "tie_order": "--tie-order",
     "tasks": "--tasks",
+    "paging": "--paging",
+    "refs": "--refs",
 }
 
 
