@@ -111,8 +111,66 @@ def _comparisons_reason(info: dict[str, Any], capped: int) -> str:
         when = f"~{to_go} more snapshots at this budget" if to_go is not None else "not at this budget"
         parts.append(f"{pending} vote lists left for the next snapshots ({when})")
     if capped:
-        parts.append(f"{capped} solutions have more votes than the platform's cap of {_CAP} serves")
+        many = "solutions have" if capped > 1 else "solution has"
+        parts.append(f"{capped} {many} more votes than the platform's cap of {_CAP} serves")
     return "; ".join(parts) or _DISAGREES
+
+
+def _list_rows(
+    parts: dict[str, dict[str, Any]],
+    problems: list[dict[str, Any]],
+    stats: dict[str, Any],
+    counts: dict[str, int],
+    resources: dict[str, str],
+) -> list[tuple[Any, ...]]:
+    """The fetch steps' own rows, one row per whole list and the ``/stats`` totals but votes."""
+    rows: list[tuple[Any, ...]] = []
+    for part in parts.values():
+        for q in part.get("info", {}).get("data_quality") or []:
+            rows.append((q["resource"], q["scope"], q["announced"], q["stored"], q["reason"]))
+    announced = {
+        name: _int(part.get("info", {}).get("announced"))
+        for name, part in parts.items()
+        if name in ("problems", "leaderboard", "llm_leaderboard")
+    }
+    solutions = sum(_int(p.get("solutionCount")) or 0 for p in problems)
+    rows.append(_whole("problems", "", announced.get("problems"), counts.get("problems", len(problems))))
+    rows.append(_whole("solutions", "", solutions, counts.get("solutions", 0)))
+    checks = {"totalProblems": len(problems), "totalSolutions": counts.get("solutions", 0)}
+    if "leaderboard" in counts:
+        rows.append(_whole("leaderboard", "", announced.get("leaderboard"), counts["leaderboard"]))
+        checks["totalBots"] = counts["leaderboard"]
+    if resources.get("llm_leaderboard") == "stored":
+        models = counts.get("llm_leaderboard", 0)
+        rows.append(_whole("llm_leaderboard", "", announced.get("llm_leaderboard"), models))
+    for metric, stored in checks.items():
+        if _int(stats.get(metric)) is not None:
+            rows.append(_whole("platform_stats", metric, stats[metric], stored))
+    return rows
+
+
+def _vote_section(
+    con: duckdb.DuckDBPyConnection,
+    sid: int,
+    platform: str,
+    problems: list[dict[str, Any]],
+    stats: dict[str, Any],
+    info: dict[str, Any],
+) -> list[tuple[Any, ...]]:
+    """The votes' rows (the whole, each solution whose count its stored votes disagree with, the ``/stats``
+    total) and the snapshot's ``vote_coverage`` row."""
+    votes = sum(_int(p.get("comparisonCount")) or 0 for p in problems)
+    stored = _votes_stored(con, platform, [str(p.get("id")) for p in problems])
+    per_solution = _vote_rows(con, sid, platform)
+    capped = sum(1 for r in per_solution if r[4] == _CAPPED)
+    reason = None if votes == stored else _comparisons_reason(info, capped)
+    rows = [("comparisons", "", votes, stored, reason), *per_solution]
+    total = _int(stats.get("totalComparisons"))
+    if total is not None:  # when the platform's two counts agree, the gap is the comparisons row's
+        why = reason if total == votes else _DISAGREES
+        rows.append(("platform_stats", "totalComparisons", total, stored, None if total == stored else why))
+    _write_coverage(con, sid, votes, stored, info)
+    return rows
 
 
 def write_quality(
@@ -129,42 +187,12 @@ def write_quality(
     ``vote_coverage`` row. ``counts``: rows per view of the snapshot; ``platform``: the history rows'
     platform key; ``resources``: what became of each optional resource."""
     parts = area.parts()
-    rows: list[tuple[Any, ...]] = []
-    for part in parts.values():
-        for q in part.get("info", {}).get("data_quality") or []:
-            rows.append((q["resource"], q["scope"], q["announced"], q["stored"], q["reason"]))
     problems = _staged_json(area, "problems")
     stats = next(iter(_staged_json(area, "platform_stats")), {})
-    announced = {
-        name: _int(part.get("info", {}).get("announced"))
-        for name, part in parts.items()
-        if name in ("problems", "leaderboard", "llm_leaderboard")
-    }
-    solutions = sum(_int(p.get("solutionCount")) or 0 for p in problems)
-    rows.append(_whole("problems", "", announced.get("problems"), counts.get("problems", len(problems))))
-    rows.append(_whole("solutions", "", solutions, counts.get("solutions", 0)))
-    if "leaderboard" in counts:
-        rows.append(_whole("leaderboard", "", announced.get("leaderboard"), counts["leaderboard"]))
-    if resources.get("llm_leaderboard") == "stored":
-        models = counts.get("llm_leaderboard", 0)
-        rows.append(_whole("llm_leaderboard", "", announced.get("llm_leaderboard"), models))
-    checks = {"totalProblems": len(problems), "totalSolutions": counts.get("solutions", 0)}
-    if "leaderboard" in counts:
-        checks["totalBots"] = counts["leaderboard"]
+    rows = _list_rows(parts, problems, stats, counts, resources)
     if resources.get("comparisons") in ("stored", "unchanged"):
         info = parts.get("comparisons", {}).get("info", {})
-        votes = sum(_int(p.get("comparisonCount")) or 0 for p in problems)
-        stored = _votes_stored(con, platform, [str(p.get("id")) for p in problems])
-        per_solution = _vote_rows(con, sid, platform)
-        capped = sum(1 for r in per_solution if r[4] == _CAPPED)
-        reason = None if votes == stored else _comparisons_reason(info, capped)
-        rows.append(("comparisons", "", votes, stored, reason))
-        rows.extend(per_solution)
-        checks["totalComparisons"] = stored
-        _write_coverage(con, sid, votes, stored, info)
-    for metric, stored_n in checks.items():
-        if _int(stats.get(metric)) is not None:
-            rows.append(_whole("platform_stats", metric, stats[metric], stored_n))
+        rows += _vote_section(con, sid, platform, problems, stats, info)
     if rows:
         con.executemany(f"INSERT INTO {DATA_QUALITY} VALUES ({sid}, ?, ?, ?, ?, ?)", [list(r) for r in rows])
 
