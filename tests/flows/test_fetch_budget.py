@@ -12,8 +12,9 @@ import pytest
 from typer.testing import CliRunner
 
 from solvelens.cli import app
-from solvelens.flows.budget import Budget, Spent, VoteShare, spent_by
+from solvelens.flows.budget import AUDIT_ROUNDS, Budget, Spent, VoteShare, spent_by
 from solvelens.flows.steps import SnapshotPlan, run_snapshot
+from solvelens.sandbox.ids import IdCodec
 from solvelens.store import read_frame
 from tests.fixtures.sandbox import SandboxServer
 
@@ -127,3 +128,51 @@ def test_a_bad_budget_is_refused_before_anything_is_fetched(tmp_path: Path):
     )
     assert result.exit_code == 2
     assert "--budget 'lots' is not a budget" in result.output and not db.exists()
+
+
+def test_a_vote_its_counts_missed_is_found_within_the_audit_cycle(make_sandbox: Any, tmp_path: Path):
+    """The real server records a vote row before a submit can fail: the vote exists, no count moved, so no
+    list is wanted for it. The audit share re-reads lists trusted by their counts: the vote is stored within
+    the ``audit_cycle`` snapshots the summary names, and the data-quality table shows the count its rows
+    exceed (SQL on the sandbox for the vote and the count)."""
+    server = make_sandbox(seed=0)
+    db = tmp_path / "store.duckdb"
+    assert _snap(server, db, "all")["vote_coverage"]["audit_cycle"] is None  # nothing trusted yet
+    cycle = _snap(server, db, "all")["vote_coverage"]["audit_cycle"]
+    assert cycle == AUDIT_ROUNDS  # every list read: all are trusted, one in twenty re-read a snapshot
+    con = sqlite3.connect(server.db_path, timeout=30)
+    try:  # two solutions of one problem, both with few votes: their lists are served whole
+        problem, a, b = con.execute(
+            "SELECT a.problem_id, a.id, b.id FROM solutions a "
+            "JOIN solutions b ON b.problem_id = a.problem_id AND b.id > a.id "
+            "JOIN problems p ON p.id = a.problem_id WHERE p.status != 'rejected' "
+            "AND a.comparison_count BETWEEN 1 AND 40 AND b.comparison_count BETWEEN 1 AND 40 "
+            "ORDER BY a.id LIMIT 1"
+        ).fetchone()
+        newest = con.execute("SELECT max(created_at) FROM comparisons").fetchone()[0]
+        ghost = con.execute(
+            "INSERT INTO comparisons (problem_id, solution_a, solution_b, winner, voter_bot_id, created_at) "
+            "VALUES (?, ?, ?, 'a', NULL, ?) RETURNING id",
+            (problem, a, b, newest + 1),
+        ).fetchone()[0]
+        con.commit()
+        count_a = con.execute("SELECT comparison_count FROM solutions WHERE id = ?", (a,)).fetchone()[0]
+    finally:
+        con.close()
+    codec = IdCodec(0)
+    ghost_id, a_id = codec.encode("comparison", ghost), codec.encode("solution", a)
+    found_after = None
+    for n in range(1, cycle + 1):
+        summary = _snap(server, db, "all")
+        if not read_frame(db, "SELECT 1 FROM comparisons WHERE comparison_id = ?", [ghost_id]).is_empty():
+            found_after = n
+            break
+        assert summary["fetch"]["comparisons"]["pending"] == 0  # no count moved: nothing is wanted
+    assert found_after is not None and found_after <= cycle
+    row = read_frame(
+        db,
+        "SELECT announced, stored, reason FROM data_quality WHERE scope = ? "
+        "AND snapshot_id = (SELECT max(snapshot_id) FROM snapshots)",
+        [a_id],
+    )
+    assert row.rows() == [(count_a, count_a + 1, "the platform's count disagrees with the rows it lists")]
