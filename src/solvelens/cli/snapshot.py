@@ -196,7 +196,7 @@ def _print_summary(summary: dict[str, Any]) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from solvelens.flows.steps import carryover_line, optional_line
+    from solvelens.flows.steps import carryover_line, optional_line, quality_lines
 
     console = Console()
     table = Table(title=f"snapshot {summary['snapshot_id']} taken at {summary['taken_at']}")
@@ -217,6 +217,8 @@ def _print_summary(summary: dict[str, Any]) -> None:
     console.print(carryover_line(summary))
     if optional_line(summary):
         console.print(optional_line(summary))
+    for line in quality_lines(summary):
+        console.print(line, highlight=False)
     for d in summary["drift"]:
         console.print(f"[yellow]drift[/] {d['resource']}.{d['field']}: {d['change']}")
     for w in summary["warnings"]:
@@ -289,6 +291,17 @@ Resources = Annotated[
         "as a history), comparisons (pairwise votes of the solutions whose vote count moved), "
         "llm_leaderboard; 'none' for none. Default: every one the platform offers (one it does not is "
         "recorded 'not offered').",
+    ),
+]
+BudgetOption = Annotated[
+    str,
+    typer.Option(
+        "--budget",
+        envvar="SOLVELENS_BUDGET",
+        help="Most extra requests the optional resources may send per snapshot: a number (200), a "
+        "multiple of the interface's own requests of the snapshot (2x), or all. Vote lists not read now "
+        "are read by the next snapshots, most unseen votes first; the summary says how many snapshots that "
+        "takes.",
     ),
 ]
 Verbose = Annotated[
@@ -440,6 +453,16 @@ def _checked_resources(value: str | None) -> list[str] | None:
     return list(dict.fromkeys(names))
 
 
+def _checked_budget(value: str) -> str:
+    """``--budget`` as the plan's text; raises :class:`BadInputError` naming the forms it takes."""
+    from solvelens.flows.budget import Budget
+
+    try:
+        return Budget.parse(value).spec
+    except ValueError as exc:
+        raise BadInputError(str(exc)) from None
+
+
 def _checked_profile(profile: Path | None) -> str | None:
     """The absolute path of a readable, valid profile file, or ``None``. Raises
     :class:`solvelens.client.profile.ProfileError` (bad input) naming the file, endpoint and setting."""
@@ -468,6 +491,7 @@ def snapshot(
     profile: ProfileFile = None,
     max_rps: MaxRps = None,
     resources: Resources = None,
+    budget: BudgetOption = "1x",
     alert: AlertRules = None,
     alerts_file: AlertsFile = None,
     notify: Notify = None,
@@ -481,15 +505,22 @@ def snapshot(
     The optional resources (--resources) are found out per snapshot: one the platform does not offer is
     recorded as "not offered" and the snapshot is still complete. Activity events are kept once each; when
     the feed moved past the last stored event, the gap is recorded and the summary says which cadence would
-    have caught it. Comparisons are fetched only for solutions whose vote count moved.
+    have caught it. Comparisons are fetched only for solutions whose vote count moved, within --budget
+    (the rest by the next snapshots), plus a share of lists trusted by their counts, re-read in turn.
+
+    Exact or loud: a list shorter than the total the platform announced for it (after one re-walk) fails
+    the snapshot in one line; a gap the platform itself cannot fill (a list capped at 50 votes, a count its
+    rows disagree with) is recorded in the data_quality view and printed in the summary (`solvelens db
+    check` shows it later).
 
     Alert rules (--alert, --alerts-file) are evaluated after the snapshot: one line per alert, a
     notification per --notify target, a Prefect event per alert when a Prefect API is configured. An
     undeliverable notification is a warning; the snapshot stays complete.
 
-    Exit codes: 0 the snapshot is complete; 1 it failed (platform unreachable or failing, API key
-    rejected, store busy), nothing written; 2 bad input (URL, --db not a store, --taken-at malformed or
-    older than the store's newest snapshot, an alert rule or notification URL), nothing written; 130
+    Exit codes: 0 the snapshot is complete; 1 it failed (platform unreachable or failing, a list shorter
+    than announced, API key rejected, store busy), nothing written; 2 bad input (URL, --db not a store,
+    --taken-at malformed or older than the store's newest snapshot, --budget, an alert rule or notification
+    URL), nothing written; 130
     interrupted (Ctrl-C), nothing written; --alert-exit-code N: complete, and an alert fired.
     """
     from solvelens.flows.preflight import prefect_api_url, probe
@@ -509,6 +540,7 @@ def snapshot(
         profile=_checked_profile(profile),
         max_rps=max_rps,
         resources=_checked_resources(resources),
+        budget=_checked_budget(budget),
     )
     _check_alert_exit_code(alert_exit_code)
     alert_fields, notify_env = _checked_alerts(alert, alerts_file, notify, bot_me and _has_api_key(api_key))

@@ -31,6 +31,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from solvelens.flows.budget import DEFAULT_BUDGET, Budget, spent_by
 from solvelens.flows.declaration import fetch_platform_step
 from solvelens.flows.fetch import (
     DEFAULT_CONCURRENCY,
@@ -62,7 +63,9 @@ class FetchStep:
     ``needs_api_key`` (runs only when the snapshot includes ``/bot/me``), ``reads_profile`` (its client
     takes the run's platform profile; the declaration step reads only headers), ``resource`` (the optional
     resource it fetches: runs only when the plan wants it, :meth:`SnapshotPlan.wants`) and ``after`` (the
-    step whose staged output it reads: it starts once that one finished)."""
+    steps whose staged output or reports it reads: it starts once those finished; a ``budgeted`` step also
+    gets ``spent``, the requests they sent: :func:`solvelens.flows.budget.spent_by`, and the plan's
+    ``budget``)."""
 
     name: str
     task_name: str
@@ -71,7 +74,8 @@ class FetchStep:
     needs_api_key: bool = False
     reads_profile: bool = True
     resource: str | None = None
-    after: str | None = None
+    after: tuple[str, ...] = ()
+    budgeted: bool = False
 
 
 #: The fetch steps of a snapshot, all run concurrently (endpoints in :mod:`solvelens.flows.fetch`).
@@ -92,8 +96,15 @@ FETCH_STEPS: tuple[FetchStep, ...] = (
         concurrent=False,
         resource="llm_leaderboard",
     ),
+    # After every other step: it reads the problems step's staged solutions and spends what the budget
+    # leaves after the requests the others sent (solvelens.flows.budget).
     FetchStep(
-        "comparisons", "fetch-comparisons", fetch_comparisons_step, resource="comparisons", after="problems"
+        "comparisons",
+        "fetch-comparisons",
+        fetch_comparisons_step,
+        resource="comparisons",
+        after=("problems", "leaderboard", "reference", "bot_me", "platform", "activity", "llm_leaderboard"),
+        budgeted=True,
     ),
 )
 
@@ -168,6 +179,18 @@ class SnapshotPlan(BaseModel):
             parse_rules(value)
         return value
 
+    budget: str = Field(
+        default=DEFAULT_BUDGET,
+        description="Most requests the optional resources may send: N, Nx (a multiple of the interface's "
+        "own requests of the snapshot) or all (solvelens.flows.budget).",
+    )
+
+    @field_validator("budget")
+    @classmethod
+    def _budget_reads(cls, value: str) -> str:
+        """``all``, ``N`` or ``Nx`` (:meth:`solvelens.flows.budget.Budget.parse`)."""
+        return Budget.parse(value).spec
+
     resources: list[str] | None = Field(
         default=None,
         description="Optional resources to snapshot (activity, comparisons, llm_leaderboard); None: every "
@@ -211,6 +234,8 @@ class SnapshotPlan(BaseModel):
             kwargs["profile"] = self.profile
         if self.max_rps is not None and step.reads_profile:  # the steps with a platform client
             kwargs["max_rps"] = self.max_rps
+        if step.budgeted:
+            kwargs["budget"] = self.budget
         return kwargs
 
 
@@ -262,15 +287,19 @@ def prepare(plan: SnapshotPlan) -> StagedRun:
 
 async def fetch(plan: SnapshotPlan, run: StagedRun, run_step: StepRunner) -> list[dict[str, Any]]:
     """Run every fetch step of ``plan`` concurrently through ``run_step`` (a step with ``after`` starts once
-    that step finished) and record their reports in the staging area, with fewer garbage collections
+    those steps finished) and record their reports in the staging area, with fewer garbage collections
     meanwhile (:mod:`solvelens.flows.gc_tuning`). Returns the reports; raises what the first failing step
     raised (the others are cancelled at once)."""
     tasks: dict[str, asyncio.Task[dict[str, Any]]] = {}
 
+    optional = {s.name for s in FETCH_STEPS if s.resource is not None}
+
     async def after(step: FetchStep) -> dict[str, Any]:
-        if step.after is not None and step.after in tasks:
-            await tasks[step.after]  # it reads what that step staged
-        return await run_step(step, plan.step_kwargs(step, run.path))
+        done = [await tasks[name] for name in step.after if name in tasks]  # it reads what they staged
+        kwargs = plan.step_kwargs(step, run.path)
+        if step.budgeted:
+            kwargs["spent"] = spent_by(done, optional)
+        return await run_step(step, kwargs)
 
     try:
         with fewer_collections():
@@ -360,6 +389,39 @@ def optional_line(summary: dict[str, Any]) -> str:
     return "Optional resources: " + "; ".join(parts) + "." if parts else ""
 
 
+def read_quality(db_path: str, snapshot_id: int) -> dict[str, Any]:
+    """What snapshot ``snapshot_id`` holds against what the platform announced (one read-only open of the
+    store, after the write): ``{"data_quality": [row], "vote_coverage": row | None}`` (rows as dicts with
+    the columns of :mod:`solvelens.store.quality`'s views)."""
+    from solvelens.store.quality import data_quality, vote_coverage
+
+    frame = data_quality(db_path, snapshot_id)
+    return {
+        "data_quality": [] if frame.is_empty() else frame.to_dicts(),
+        "vote_coverage": vote_coverage(db_path, snapshot_id),
+    }
+
+
+def quality_lines(summary: dict[str, Any]) -> list[str]:
+    """The summary's lines on exactness: one per data-quality row whose counts differ (``resource scope:
+    announced N, stored M: reason``; the first 20, then how many more) and the vote coverage sentence;
+    ``["every list holds what the platform announced"]`` when nothing differs."""
+    from solvelens.store.quality import coverage_line
+
+    rows = [r for r in summary.get("data_quality") or [] if r.get("reason")]
+    lines = [
+        f"data quality: {r['resource']}{' ' + r['scope'] if r['scope'] else ''}: announced "
+        f"{r['announced']:,}, stored {r['stored']:,}: {r['reason']}"
+        for r in rows[:20]
+    ]
+    if len(rows) > 20:
+        lines.append(f"data quality: {len(rows) - 20} more rows: `solvelens db check` lists them all")
+    if not rows and summary.get("data_quality"):
+        lines.append("data quality: every list holds what the platform announced")
+    coverage = coverage_line(summary.get("vote_coverage"))
+    return [*lines, *([coverage] if coverage else [])]
+
+
 async def run_step_inline(step: FetchStep, kwargs: dict[str, Any]) -> dict[str, Any]:
     """The plain :data:`StepRunner`: call the step's function in this event loop."""
     return await step.fn(**kwargs)
@@ -369,7 +431,8 @@ def run_snapshot(plan: SnapshotPlan) -> dict[str, Any]:
     """Take one complete snapshot in-process (no Prefect): :func:`prepare`, :func:`fetch` in one event
     loop, :func:`write` in this thread, :func:`discard`, then the alert rules
     (:func:`solvelens.flows.alerts.alerts_after_snapshot`: never failing the snapshot). Returns
-    :func:`summarise`'s dict (``mode`` ``plain``) with ``alerts`` (fired alerts, warnings).
+    :func:`summarise`'s dict (``mode`` ``plain``) with ``alerts`` (fired alerts, warnings) and
+    :func:`read_quality`'s ``data_quality`` and ``vote_coverage``.
 
     Raises what failed (a :class:`solvelens.client.PlatformError`, a
     :class:`solvelens.store.StoreError`, ``KeyboardInterrupt``); then no snapshot is visible and the staging
@@ -382,6 +445,7 @@ def run_snapshot(plan: SnapshotPlan) -> dict[str, Any]:
     finally:
         discard(run)
     summary = summarise(run, result, reports, "plain")
+    summary.update(read_quality(plan.db_path, summary["snapshot_id"]))
     from solvelens.flows.alerts import alerts_after_snapshot
 
     summary["alerts"] = alerts_after_snapshot(plan, summary["snapshot_id"]).summary
