@@ -104,16 +104,25 @@ class SnapshotDiff:
         return {name: getattr(self, name) for name in FRAMES}
 
     def counts(self) -> dict[str, int]:
-        """Rows per change frame."""
+        """How many of each kind changed, by frame name: the frame's rows (problems, bots, figures), except
+        ``solutions_added``: the solutions added (the sum of its ``added`` column; its rows are the problems
+        that gained them, :meth:`rows`)."""
+        counts = self.rows()
+        counts["solutions_added"] = int(self.solutions_added["added"].sum() or 0)
+        return counts
+
+    def rows(self) -> dict[str, int]:
+        """Rows per change frame (what ``--csv`` writes per kind)."""
         return {name: frame.height for name, frame in self.frames().items()}
 
     def is_empty(self) -> bool:
         """Whether nothing changed (every frame empty)."""
-        return not any(self.counts().values())
+        return not any(self.rows().values())
 
     def as_json(self) -> dict[str, Any]:
         """A JSON-ready dict: ``a``/``b`` ({snapshot_id, taken_at ISO-8601 UTC}), ``platform``,
-        ``platform_label``, ``top_n``, ``min_move``, ``counts`` and each frame as a list of records."""
+        ``platform_label``, ``top_n``, ``min_move``, ``counts`` (:meth:`counts`: solutions, not problems,
+        for ``solutions_added``) and each frame as a list of records."""
         return {
             "a": {"snapshot_id": self.a.snapshot_id, "taken_at": _iso(self.a.taken_at)},
             "b": {"snapshot_id": self.b.snapshot_id, "taken_at": _iso(self.b.taken_at)},
@@ -222,7 +231,7 @@ def choose_pair(
     newest = ref_of(snaps, int(snaps["snapshot_id"][-1]))
     after = newest if b is None else resolve(b, snaps, other=newest)
     if a is not None:
-        return chosen, resolve(a, snaps, other=after), after
+        return chosen, _in_order(resolve(a, snaps, other=after), after), after
     position = snaps["snapshot_id"].to_list().index(after.snapshot_id)  # sorted by taken_at, snapshot_id
     earlier = snaps.head(position)
     if earlier.is_empty():
@@ -240,6 +249,18 @@ def choose_pair(
             + (f", or compare another platform of this store: {others}" if others else "")
         )
     return chosen, ref_of(earlier, int(earlier["snapshot_id"][-1])), after
+
+
+def _in_order(before: SnapshotRef, after: SnapshotRef) -> SnapshotRef:
+    """``before`` when it is not newer than ``after`` (by taken_at, then id: the store's order); raises
+    :class:`SnapshotSelectionError` naming the pair in its right order otherwise (a diff read backwards
+    would call the added problems "no longer listed")."""
+    if (before.taken_at, before.snapshot_id) <= (after.taken_at, after.snapshot_id):
+        return before
+    raise SnapshotSelectionError(
+        f"B {after.describe()} is older than A {before.describe()}: A is the snapshot before, B the one "
+        f"after; run `solvelens diff {after.snapshot_id} {before.snapshot_id}`"
+    )
 
 
 # -- reading the pair -----------------------------------------------------------------------------------
@@ -477,9 +498,10 @@ def diff(
     left the top N"; ``min_move``: the fewest places a rank move must cover.
 
     Returns a :class:`SnapshotDiff`. Raises :class:`SnapshotSelectionError` (an unknown id, a time before
-    the first snapshot, one snapshot only, two platforms), ``PlatformNotFoundError`` (``platform`` matches
-    none; lists the store's platforms) -- both bad input, exit 2 in the CLI -- ``EmptyStoreError`` (no
-    complete snapshot, exit 1 as for the report) and the store's errors of :func:`solvelens.analysis.load`.
+    the first snapshot, ``b`` older than ``a``, one snapshot only, two platforms),
+    ``PlatformNotFoundError`` (``platform`` matches none; lists the store's platforms) -- both bad input,
+    exit 2 in the CLI -- ``EmptyStoreError`` (no complete snapshot, exit 1 as for the report) and the
+    store's errors of :func:`solvelens.analysis.load`.
     """
     if top_n < 1 or min_move < 1:
         raise SnapshotSelectionError("top_n and min_move must be at least 1 (e.g. --top 10 --min-move 3)")

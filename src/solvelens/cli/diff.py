@@ -80,7 +80,7 @@ def diff(
     Default: the two newest complete snapshots of the newest snapshot's platform (--platform for another).
     The store is opened read-only. Exit codes: 0 printed (also when nothing changed); 1 the store is
     missing, busy or has no complete snapshot; 2 bad input (an unknown snapshot id or platform, a time
-    before the first snapshot, a platform with one snapshot only)."""
+    before the first snapshot, B older than A, a platform with one snapshot only)."""
     import polars as pl
 
     from solvelens import analysis as an
@@ -147,7 +147,8 @@ def _table(name: str, frame: pl.DataFrame, result: SnapshotDiff, limit: int) -> 
     heading = DIFF_FRAMES[name].replace("top N", f"top {result.top_n}")
     if name == "rank_moves":
         heading = f"Rank moves of {result.min_move}+ places"
-    table = Table(title=f"{heading} ({frame.height:,})", title_justify="left", box=box.SIMPLE_HEAD)
+    count = result.counts()[name]  # solutions added: solutions, on frame.height problems
+    table = Table(title=f"{heading} ({count:,})", title_justify="left", box=box.SIMPLE_HEAD)
     for i, (_, title) in enumerate(_COLUMNS[name]):
         table.add_column(title, justify="left" if i == 0 else "right", overflow="fold")
     shown = frame if limit == 0 else frame.head(limit)
