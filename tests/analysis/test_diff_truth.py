@@ -115,3 +115,36 @@ def test_a_reversed_pair_is_refused_in_one_line(driven: dict[str, object]):
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and f"solvelens diff {s1} {s2}" in lines[0], done.stderr
     assert "apart" not in done.stdout and "no longer listed" not in done.stdout
+
+
+def test_a_renamed_bot_shows_its_new_name_everywhere(driven: dict[str, object]):
+    """s3 is incremental and nothing but the name moved, so every solution list of the bot is one whose
+    counts did not change: the name must still be the platform's new one on each of its solutions."""
+    store, (_, s2, s3) = driven["store"], driven["ids"]  # type: ignore[misc]
+    old, new, n_solutions = driven["rename"]  # type: ignore[misc]
+    truth = _sql(driven["server"], "SELECT count(*) FROM bots WHERE name = ?", (new,))  # type: ignore[arg-type]
+    assert truth == [(1,)]
+    import duckdb
+
+    with duckdb.connect(str(store), read_only=True) as con:
+        names = dict(
+            con.execute(
+                "SELECT bot_name, count(*) FROM solutions WHERE snapshot_id = ? AND bot_name IN (?, ?) "
+                "GROUP BY bot_name",
+                [s3, old, new],
+            ).fetchall()
+        )
+        board = con.execute(
+            "SELECT count(*) FROM leaderboard WHERE snapshot_id = ? AND name = ?", [s3, new]
+        ).fetchall()
+    assert names == {new: n_solutions}, names
+    assert board == [(1,)]
+    result = an.diff(store, s2, s3)  # type: ignore[arg-type]
+    assert result.renamed_bots.select("name_before", "name_after").rows() == [(old, new)]
+    assert not result.is_empty()
+    table = _cli(str(s2), str(s3), "--db", str(store)).stdout
+    assert f"{old} -> {new}" in table and "Nothing changed" not in table, table
+    data = json.loads(_cli(str(s2), str(s3), "--db", str(store), "--json").stdout)
+    assert data["counts"]["renamed_bots"] == 1
+    rows = list(csv.DictReader(io.StringIO(_cli(str(s2), str(s3), "--db", str(store), "--csv").stdout)))
+    assert [(r["before"], r["after"]) for r in rows if r["kind"] == "renamed_bots"] == [(old, new)]
