@@ -21,6 +21,7 @@ empty):
   outside). Rank moves: bots ranked at both that moved at least ``min_move`` places.
 - points: leaderboard points of bots ranked at both, where they changed.
 - new bots: bots seen (leaderboard or bot profiles) at ``b`` and not at ``a``.
+- renamed bots: bots seen at both whose name differs (the profile's name, else the leaderboard's).
 - stats deltas: ``/stats`` figures whose value differs (or exists at one snapshot only).
 """
 
@@ -52,6 +53,7 @@ FRAMES: dict[str, str] = {
     "rank_moves": "Rank moves",
     "points": "Points gained",
     "new_bots": "New bots",
+    "renamed_bots": "Bots renamed",
     "stats_deltas": "Platform statistics",
 }
 
@@ -72,6 +74,7 @@ class SnapshotDiff:
     - ``rank_moves``: bot_id, name, rank_before Int32, rank_after Int32, move Int32 (positive = up)
     - ``points``: bot_id, name, points_before Int64, points_after Int64, gained Int64
     - ``new_bots``: bot_id, name, status, rank_after Int32, points_after Int64
+    - ``renamed_bots``: bot_id, name_before, name_after
     - ``stats_deltas``: metric, before Float64, after Float64, delta Float64
 
     ``a``/``b``: :class:`~solvelens.analysis.pick.SnapshotRef` (snapshot_id, taken_at UTC); ``platform``
@@ -96,6 +99,7 @@ class SnapshotDiff:
     rank_moves: pl.DataFrame
     points: pl.DataFrame
     new_bots: pl.DataFrame
+    renamed_bots: pl.DataFrame
     stats_deltas: pl.DataFrame
     clock_note: str = ""
 
@@ -158,6 +162,7 @@ _LONG_MAP: dict[str, tuple[str, str, str | None, str | None, str | None]] = {
     "rank_moves": ("bot_id", "name", "rank_before", "rank_after", "move"),
     "points": ("bot_id", "name", "points_before", "points_after", "gained"),
     "new_bots": ("bot_id", "name", None, "rank_after", "points_after"),
+    "renamed_bots": ("bot_id", "name_after", "name_before", "name_after", None),
     "stats_deltas": ("metric", "metric", "before", "after", "delta"),
 }
 
@@ -432,6 +437,28 @@ def new_bots(bots: pl.DataFrame, leaderboard: pl.DataFrame, history_b: pl.DataFr
     )
 
 
+def renamed_bots(bots: pl.DataFrame, leaderboard: pl.DataFrame, a: int, b: int) -> pl.DataFrame:
+    """Bots named at both snapshots under different names (bot_id, name_before, name_after); a bot's name
+    at a snapshot is its profile's (``bots``), else its leaderboard entry's."""
+
+    def names(sid: int) -> pl.DataFrame:
+        profiles = bots.filter(pl.col("snapshot_id") == sid).select("bot_id", "name")
+        board = leaderboard.filter(pl.col("snapshot_id") == sid).select("bot_id", "name")
+        return (
+            pl.concat([profiles, board.join(profiles, on="bot_id", how="anti")])
+            .filter(pl.col("bot_id").is_not_null() & pl.col("name").is_not_null())
+            .unique("bot_id", keep="first")
+        )
+
+    return (
+        names(a)
+        .join(names(b), on="bot_id", how="inner", suffix="_after")
+        .filter(pl.col("name") != pl.col("name_after"))
+        .select("bot_id", name_before="name", name_after="name_after")
+        .sort("name_after", "bot_id")
+    )
+
+
 def stats_deltas(stats: pl.DataFrame, a: int, b: int) -> pl.DataFrame:
     """``/stats`` figures that differ between ``a`` and ``b`` (metric, before, after, delta)."""
     before, after = _split(stats.with_columns(pl.col("value").cast(pl.Float64)), a, b)
@@ -472,6 +499,7 @@ def compute_diff(
         top_solution_changes=top_solution_changes(rows["top"], rows["problems"], a, b),
         **ranks,
         new_bots=new_bots(rows["bots"].filter(pl.col("snapshot_id") == b), rows["leaderboard"], board_b, a),
+        renamed_bots=renamed_bots(rows["bots"], rows["leaderboard"], a, b),
         stats_deltas=stats_deltas(rows["stats"], a, b),
         clock_note=chosen.clock_note,
     )

@@ -75,7 +75,8 @@ def diff(
 ) -> None:
     """What changed between two snapshots of one platform: problems added and no longer listed, status
     changes (pending -> active -> mature), solutions added, top solutions changing hands, bots entering and
-    leaving the top N, rank moves of at least --min-move places, points gained, new bots, /stats deltas.
+    leaving the top N, rank moves of at least --min-move places, points gained, new bots, bots renamed
+    ("renamed: A -> B"), /stats deltas.
 
     Default: the two newest complete snapshots of the newest snapshot's platform (--platform for another).
     The store is opened read-only. Exit codes: 0 printed (also when nothing changed); 1 the store is
@@ -120,6 +121,7 @@ _COLUMNS: dict[str, list[tuple[str, str]]] = {
     ],
     "points": [("name", "bot"), ("points_before", "before"), ("points_after", "now"), ("gained", "gained")],
     "new_bots": [("name", "bot"), ("status", "status"), ("rank_after", "rank"), ("points_after", "points")],
+    "renamed_bots": [("renamed", "renamed")],
     "stats_deltas": [("metric", "figure"), ("before", "before"), ("after", "now"), ("delta", "change")],
 }
 
@@ -139,6 +141,7 @@ def _cell(column: str, value: Any) -> str:
 
 
 def _table(name: str, frame: pl.DataFrame, result: SnapshotDiff, limit: int) -> Any:
+    import polars as pl
     from rich import box
     from rich.table import Table
 
@@ -152,6 +155,8 @@ def _table(name: str, frame: pl.DataFrame, result: SnapshotDiff, limit: int) -> 
     for i, (_, title) in enumerate(_COLUMNS[name]):
         table.add_column(title, justify="left" if i == 0 else "right", overflow="fold")
     shown = frame if limit == 0 else frame.head(limit)
+    if name == "renamed_bots":  # one line per bot: "renamed: A -> B"
+        shown = shown.select(renamed=pl.format("{} -> {}", "name_before", "name_after"))
     for row in shown.iter_rows(named=True):
         table.add_row(*(_cell(c, row[c]) for c, _ in _COLUMNS[name]))
     if shown.height < frame.height:

@@ -31,6 +31,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from solvelens.flows.carryover import verify_carryover_step
 from solvelens.flows.declaration import fetch_platform_step
 from solvelens.flows.fetch import (
     DEFAULT_CONCURRENCY,
@@ -62,7 +63,7 @@ class FetchStep:
     ``needs_api_key`` (runs only when the snapshot includes ``/bot/me``), ``reads_profile`` (its client
     takes the run's platform profile; the declaration step reads only headers), ``resource`` (the optional
     resource it fetches: runs only when the plan wants it, :meth:`SnapshotPlan.wants`) and ``after`` (the
-    step whose staged output it reads: it starts once that one finished)."""
+    steps whose staged output it reads: it starts once those of them that run finished)."""
 
     name: str
     task_name: str
@@ -71,7 +72,7 @@ class FetchStep:
     needs_api_key: bool = False
     reads_profile: bool = True
     resource: str | None = None
-    after: str | None = None
+    after: tuple[str, ...] = ()
 
 
 #: The fetch steps of a snapshot, all run concurrently (endpoints in :mod:`solvelens.flows.fetch`).
@@ -93,8 +94,14 @@ FETCH_STEPS: tuple[FetchStep, ...] = (
         resource="llm_leaderboard",
     ),
     FetchStep(
-        "comparisons", "fetch-comparisons", fetch_comparisons_step, resource="comparisons", after="problems"
+        "comparisons",
+        "fetch-comparisons",
+        fetch_comparisons_step,
+        resource="comparisons",
+        after=("problems",),
     ),
+    # Carried solution lists checked against the bots' names served now (solvelens.flows.carryover).
+    FetchStep("carryover", "verify-carried-lists", verify_carryover_step, after=("problems", "leaderboard")),
 )
 
 
@@ -268,8 +275,9 @@ async def fetch(plan: SnapshotPlan, run: StagedRun, run_step: StepRunner) -> lis
     tasks: dict[str, asyncio.Task[dict[str, Any]]] = {}
 
     async def after(step: FetchStep) -> dict[str, Any]:
-        if step.after is not None and step.after in tasks:
-            await tasks[step.after]  # it reads what that step staged
+        for name in step.after:
+            if name in tasks:
+                await tasks[name]  # it reads what that step staged
         return await run_step(step, plan.step_kwargs(step, run.path))
 
     try:
@@ -325,10 +333,19 @@ def carryover_line(summary: dict[str, Any]) -> str:
     """One sentence on what an incremental run fetched and what it carried over from the last snapshot."""
     problems = summary.get("fetch", {}).get("problems", {})
     board = summary.get("fetch", {}).get("leaderboard", {})
+    check = summary.get("fetch", {}).get("carryover", {})
+    reread = check.get("requests", 0)
     return (
         f"Solution lists refetched for {problems.get('refetched', 0):,} problems, carried over for "
-        f"{problems.get('carried_over', 0):,}; bot profiles refetched for "
-        f"{board.get('profiles_refetched', 0):,}, carried over for {board.get('profiles_carried_over', 0):,}."
+        f"{problems.get('carried_over', 0) - reread:,}"
+        + (
+            f" (of the carried lists {reread:,} re-read: {check.get('stale_lists', 0):,} naming one of "
+            f"{check.get('renamed_bots', 0):,} renamed bots, {check.get('rotation_lists', 0):,} in rotation)"
+            if reread
+            else ""
+        )
+        + f"; bot profiles refetched for {board.get('profiles_refetched', 0):,}, carried over for "
+        f"{board.get('profiles_carried_over', 0):,}."
     )
 
 

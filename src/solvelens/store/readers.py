@@ -91,6 +91,10 @@ def previous_state(
       ``manifest_id`` (uint64, the stored ranked solution list) per listed problem whose counts are known;
     - ``previous_bots``: ``bot_id`` (string), ``listing_version_id`` (uint64, the version key of its
       ``/leaderboard`` entry) and ``profile_version_id`` (uint64, its stored ``/bots/{id}`` profile);
+    - ``previous_solution_bots``: ``problem_id``, ``bot_id``, ``bot_name`` (strings): the bots named on
+      each problem's stored solution list, as named there (a carried list is checked against the names
+      the platform serves now, :mod:`solvelens.flows.carryover`);
+    - ``previous_snapshot``: one row, ``snapshot_id`` (int64) of that snapshot (absent when there is none);
     - with ``"activity"`` in ``optional``: ``previous_activity`` (0 or 1 row: ``event_id``, ``created_at``
       ISO string), the newest event stored for the snapshot's platform (see :func:`previous_history`);
     - with ``"comparisons"`` in ``optional``: ``comparison_state`` and ``pending_comparisons`` (see
@@ -145,7 +149,22 @@ def previous_state(
                 GROUP BY ALL""",
             params={"sid": sid},
         ).to_arrow_table()
-    return {"previous_problems": problems, "previous_bots": bots, **history}
+        named = con.sql(
+            f"""SELECT DISTINCT v.problem_id::VARCHAR AS problem_id, s.bot_id::VARCHAR AS bot_id,
+                       s.bot_name::VARCHAR AS bot_name
+                FROM {LINKS} l JOIN {PROBLEMS.version_table} v ON v.version_id = l.version_id
+                JOIN {INTERNAL}.solution_manifest_items i ON i.manifest_id = l.manifest_id
+                JOIN {SOLUTIONS.version_table} s ON s.version_id = i.version_id
+                WHERE l.snapshot_id = $sid AND l.resource = {PROBLEMS.code} AND s.bot_id IS NOT NULL""",
+            params={"sid": sid},
+        ).to_arrow_table()
+    return {
+        "previous_problems": problems,
+        "previous_bots": bots,
+        "previous_solution_bots": named,
+        "previous_snapshot": pa.table({"snapshot_id": pa.array([sid], pa.int64())}),
+        **history,
+    }
 
 
 def _has_history(con: duckdb.DuckDBPyConnection) -> bool:
