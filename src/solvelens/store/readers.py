@@ -248,6 +248,26 @@ def latest_taken_at(db_path: str | os.PathLike[str], base_url: str) -> datetime 
     return value.astimezone(UTC) if value is not None else None
 
 
+def committed_since(
+    db_path: str | os.PathLike[str], base_url: str, since: datetime, *, lock_timeout_s: float = 5.0
+) -> int | None:
+    """The id of the newest complete snapshot of ``base_url`` whose run started at or after ``since``
+    (UTC, wall clock: ``snapshots.started_at``), i.e. one a run begun then has committed; ``None`` when
+    there is none (or no store). Raises :class:`solvelens.store.StoreError` as :func:`latest_taken_at`
+    (a writer holding the store longer than ``lock_timeout_s`` seconds)."""
+    if not Path(db_path).exists():
+        return None
+    with open_readonly(db_path, lock_timeout_s=lock_timeout_s, require_store=False) as con:
+        if not _has_log(con):
+            return None
+        value = con.execute(
+            f"SELECT max(snapshot_id) FROM {INTERNAL}.snapshot_log "
+            "WHERE status = 'complete' AND base_url = ? AND started_at >= ?::TIMESTAMPTZ",
+            [base_url, since.astimezone(UTC).isoformat()],
+        ).fetchall()[0][0]
+    return None if value is None else int(value)
+
+
 def latest_solution_state(db_path: str | os.PathLike[str], base_url: str) -> dict[str, tuple[int, int, int]]:
     """Per problem of the newest complete snapshot of ``base_url``: (solutionCount, comparisonCount,
     solution manifest id), from :func:`previous_state`. ``{}`` when there is none."""
