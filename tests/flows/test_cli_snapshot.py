@@ -330,3 +330,38 @@ def test_ctrl_c_after_the_commit_keeps_the_snapshot_and_exits_0(tmp_path: Path):
     stored = read_frame(db, "SELECT snapshot_id, count(*) AS n FROM leaderboard GROUP BY 1 ORDER BY 1")
     assert stored["snapshot_id"].to_list() == [1, 2] and stored["n"][1] == active
 
+
+def test_a_platform_on_a_simulated_clock_gives_each_snapshot_its_time(tmp_path: Path):
+    """The sandbox declares a simulated clock: a snapshot without --taken-at is taken at the platform's
+    time (the truth: its database's clock), one simulated day is one day apart, and a store whose newest
+    snapshot of that platform has the machine's time (as every one did before) does not refuse it."""
+    import sqlite3
+    from datetime import UTC, datetime, timedelta
+
+    from solvelens.sandbox.simulate import advance
+
+    def clock() -> datetime:
+        with sqlite3.connect(server.db_path) as con:
+            row = con.execute("SELECT value FROM meta WHERE key = 'clock_ms'").fetchone()
+        ms = int(row[0]) if row else int(datetime(2026, 1, 1, tzinfo=UTC).timestamp() * 1000)
+        return datetime.fromtimestamp(ms / 1000, UTC)
+
+    server = start_sandbox(tmp_path / "clock.sqlite")
+    db = tmp_path / "store.duckdb"
+    args = ("--base-url", server.base_url, "--db", str(db), "--resources", "none")
+    try:
+        wall = datetime.now(UTC).isoformat()
+        assert _cli(*args, "--taken-at", wall).wait(timeout=120) == 0
+        first = _cli(*args)
+        assert first.wait(timeout=120) == 0, first.communicate()
+        at_first = clock()
+        advance(server.db_path, days=1)
+        second = _cli(*args)
+        assert second.wait(timeout=120) == 0, second.communicate()
+        at_second = clock()
+    finally:
+        server.stop()
+    assert at_first < datetime.fromisoformat(wall)  # the simulated time is older than the machine's
+    taken = read_frame(db, "SELECT taken_at FROM snapshots ORDER BY snapshot_id")["taken_at"].to_list()
+    assert taken[1:] == [at_first, at_second], taken
+    assert at_second - at_first == timedelta(days=1)
