@@ -32,7 +32,12 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from solvelens.flows.carryover import verify_carryover_step
-from solvelens.flows.declaration import fetch_platform_step
+from solvelens.flows.declaration import (
+    TAKEN_AT_KEY,
+    check_platform_time_order,
+    fetch_platform_step,
+    platform_time,
+)
 from solvelens.flows.fetch import (
     DEFAULT_CONCURRENCY,
     fetch_bot_me_step,
@@ -239,15 +244,21 @@ class StagedRun:
 def prepare(plan: SnapshotPlan) -> StagedRun:
     """Create the run's staging directory and stage what the last complete snapshot of ``plan.base_url``
     held (one read-only open of the store; on a ``full`` run only the newest stored activity event, so gaps
-    in the history are still found).
+    in the history are still found). Without ``plan.taken_at``, a platform declaring a simulated clock gives
+    the snapshot its time (:func:`solvelens.flows.declaration.platform_time`, one ``GET /health``), else
+    the machine's clock does.
 
     Raises :class:`solvelens.flows.preflight.PreflightError` (a ``ValueError``) for a malformed
     ``taken_at`` or one older than the store's newest snapshot of the platform (unless ``plan.backfill``),
     and :class:`solvelens.store.StoreError` when the store cannot be read.
     """
     t0 = time.perf_counter()
-    taken = normalise_taken_at(plan.taken_at)
-    check_taken_at_order(plan.db_path, plan.base_url, taken, backfill=plan.backfill)
+    clock = platform_time(plan.base_url) if plan.taken_at is None else None
+    taken = normalise_taken_at(plan.taken_at if clock is None else clock)
+    if clock is not None and not plan.backfill:
+        check_platform_time_order(plan.db_path, plan.base_url, taken)
+    else:
+        check_taken_at_order(plan.db_path, plan.base_url, taken, backfill=plan.backfill)
     started = _iso_now()
     wanted = [r for r in OPTIONAL_RESOURCES if plan.wants(r)]
     if plan.full:  # refetch everything, but still tell the activity history's gaps
@@ -262,6 +273,8 @@ def prepare(plan: SnapshotPlan) -> StagedRun:
     for table, data in previous.items():
         if data.num_rows:
             area.write_table(table, data)
+    if clock is not None:  # recorded in the snapshot's declaration (store.writer)
+        area.write_part("clock", warnings=[], info={TAKEN_AT_KEY: "platform"})
     left_out = {r: NOT_REQUESTED for r in OPTIONAL_RESOURCES if r not in wanted}
     area.write_part("resources", warnings=[], info={"resources": left_out})
     return StagedRun(area=area, taken_at=taken, started_at=started, t0=t0)

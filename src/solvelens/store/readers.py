@@ -231,10 +231,14 @@ def previous_history(
     return out
 
 
-def latest_taken_at(db_path: str | os.PathLike[str], base_url: str) -> datetime | None:
-    """The newest ``taken_at`` (UTC) among the complete snapshots of ``base_url``; ``None`` when there is no
-    store file, no schema yet or no such snapshot. Raises :class:`solvelens.store.StoreError` when the file
-    is not a DuckDB file, holds another application's tables, or is busy."""
+def latest_taken_at(
+    db_path: str | os.PathLike[str], base_url: str, *, platform_time: bool = False
+) -> datetime | None:
+    """The newest ``taken_at`` (UTC) among the complete snapshots of ``base_url`` (with ``platform_time``:
+    only those taken at their platform's simulated time, whose declaration has ``"taken_at": "platform"``);
+    ``None`` when there is no store file, no schema yet or no such snapshot. Raises
+    :class:`solvelens.store.StoreError` when the file is not a DuckDB file, holds another application's
+    tables, or is busy."""
     if not Path(db_path).exists():
         return None
     with open_readonly(db_path, require_store=False) as con:
@@ -242,7 +246,8 @@ def latest_taken_at(db_path: str | os.PathLike[str], base_url: str) -> datetime 
         if not _has_log(con):
             return None
         value = con.execute(
-            f"SELECT max(taken_at) FROM {INTERNAL}.snapshot_log WHERE status = 'complete' AND base_url = ?",
+            f"SELECT max(taken_at) FROM {INTERNAL}.snapshot_log WHERE status = 'complete' AND base_url = ?"
+            + (" AND json_extract_string(platform, '$.taken_at') = 'platform'" if platform_time else ""),
             [base_url],
         ).fetchall()[0][0]
     return value.astimezone(UTC) if value is not None else None
