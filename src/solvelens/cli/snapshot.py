@@ -11,6 +11,7 @@ import asyncio
 import os
 import warnings
 from contextlib import contextmanager
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -177,6 +178,18 @@ def _interruptible() -> Any:
         raise
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+def _kept_after_interrupt(db_path: str, base_url: str, started: datetime) -> None:
+    """After Ctrl-C: when this run's snapshot had committed (the interrupt came later: while closing the
+    file, evaluating alerts or printing), say it was kept and return (exit 0); else re-raise the
+    ``KeyboardInterrupt`` (exit 130: nothing written)."""
+    from solvelens.store.readers import committed_since
+
+    kept = committed_since(db_path, base_url, started)
+    if kept is None:
+        raise KeyboardInterrupt
+    typer.echo(f"interrupted after the snapshot was written: snapshot {kept} kept", err=True)
 
 
 def _cancel_all_tasks(loop: asyncio.AbstractEventLoop) -> None:
@@ -517,10 +530,10 @@ def snapshot(
     notification per --notify target, a Prefect event per alert when a Prefect API is configured. An
     undeliverable notification is a warning; the snapshot stays complete.
 
-    Exit codes: 0 the snapshot is complete; 1 it failed (platform unreachable or failing, a list shorter
-    than announced, API key rejected, store busy), nothing written; 2 bad input (URL, --db not a store,
-    --taken-at malformed or older than the store's newest snapshot, --budget, an alert rule or notification
-    URL), nothing written; 130
+    Exit codes: 0 the snapshot is complete (also when Ctrl-C came after its commit: "snapshot N kept");
+    1 it failed (platform unreachable or failing, a list shorter than announced, API key rejected, store
+    busy), nothing written; 2 bad input (URL, --db not a store, --taken-at malformed or older than the
+    store's newest snapshot, --budget, an alert rule or notification URL), nothing written; 130
     interrupted (Ctrl-C), nothing written; --alert-exit-code N: complete, and an alert fired.
     """
     from solvelens.flows.preflight import prefect_api_url, probe
@@ -545,13 +558,18 @@ def snapshot(
     _check_alert_exit_code(alert_exit_code)
     alert_fields, notify_env = _checked_alerts(alert, alerts_file, notify, bot_me and _has_api_key(api_key))
     use_prefect = prefect if prefect is not None else prefect_api_url() is not None
-    with _interruptible():
-        probe(fields["base_url"])
-        from solvelens.flows.steps import SnapshotPlan
+    started = datetime.now(UTC)
+    try:
+        with _interruptible():
+            probe(fields["base_url"])
+            from solvelens.flows.steps import SnapshotPlan
 
-        plan = SnapshotPlan(**fields, **alert_fields)
-        with _env({**env, **notify_env}):
-            summary = _run_prefect(plan, verbose) if use_prefect else _run_plain(plan)
+            plan = SnapshotPlan(**fields, **alert_fields)
+            with _env({**env, **notify_env}):
+                summary = _run_prefect(plan, verbose) if use_prefect else _run_plain(plan)
+    except KeyboardInterrupt:
+        _kept_after_interrupt(fields["db_path"], fields["base_url"], started)
+        return
     _print_summary(summary)
     fired = len((summary.get("alerts") or {}).get("fired", []))
     if fired and alert_exit_code is not None:
