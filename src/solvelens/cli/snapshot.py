@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import os
 import warnings
+from collections.abc import Callable
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -353,15 +354,22 @@ def _check_alert_exit_code(code: int | None) -> None:
 
 
 def _checked_alerts(
-    alert: list[str] | None, alerts_file: Path | None, notify: list[str] | None, needs_bot_me: bool
+    alert: list[str] | None,
+    alerts_file: Path | None,
+    notify: list[str] | None,
+    needs_bot_me: Callable[[], bool],
 ) -> tuple[dict[str, Any], dict[str, str]]:
     """The plan's alert fields and the environment carrying ``--notify`` to the run (never a parameter).
-    Reads the rules and the rules file and checks every notification URL. Raises
-    :class:`solvelens.alerts.AlertRuleError` / ``NotifyTargetError`` / :class:`BadInputError` (exit 2)."""
+    Reads the rules and the rules file and checks every notification URL (no alert option given: nothing
+    is imported). ``needs_bot_me``: whether ``/bot/me`` will be read, asked only for a ``my-bot`` rule.
+    Raises :class:`solvelens.alerts.AlertRuleError` / ``NotifyTargetError`` / :class:`BadInputError` (exit
+    2)."""
+    if not (alert or alerts_file or notify):
+        return {"alerts": None, "alerts_file": None}, {}
     from solvelens.alerts import NOTIFY_ENV, alert_config
 
     config = alert_config(alert or [], alerts_file, environ={NOTIFY_ENV: " ".join(notify or [])})
-    if any(r.kind == "my-bot-rank" for r in config.rules) and not needs_bot_me:
+    if any(r.kind == "my-bot-rank" for r in config.rules) and not needs_bot_me():
         raise BadInputError(
             "the alert rule 'my-bot rank > N' reads /bot/me: pass --api-key (or SOLVELENS_API_KEY / "
             "SOLVELENS_API_KEY_FILE) and keep --bot-me"
@@ -511,7 +519,9 @@ def snapshot(
         resources=_checked_resources(resources),
     )
     _check_alert_exit_code(alert_exit_code)
-    alert_fields, notify_env = _checked_alerts(alert, alerts_file, notify, bot_me and _has_api_key(api_key))
+    alert_fields, notify_env = _checked_alerts(
+        alert, alerts_file, notify, lambda: bot_me and _has_api_key(api_key)
+    )
     use_prefect = prefect if prefect is not None else prefect_api_url() is not None
     with _interruptible():
         probe(fields["base_url"])
@@ -596,7 +606,7 @@ def schedule(
     crons = {"--cron": cron, "--report-cron": report_cron}
     base_url = _check_schedule_inputs(base_url, db, crons, allow_missing_bot_me)
     profile_path = _checked_profile(profile)
-    alert_fields, notify_env = _checked_alerts(alert, alerts_file, notify, _has_api_key(None))
+    alert_fields, notify_env = _checked_alerts(alert, alerts_file, notify, lambda: _has_api_key(None))
     _quiet_prefect(verbose=True)
     from solvelens.alerts import alert_config
     from solvelens.flows.alerts import StaleWatch
