@@ -291,7 +291,9 @@ def compact(db: Path = db_option()) -> None:
     pruned snapshots (DuckDB reuses freed blocks but never shrinks its file).
 
     Holds the store's writer lock meanwhile (snapshots and readers wait); a crash at any point leaves a
-    whole store. Prints the space given back. Exit codes: 0 compacted; 1 missing, busy or not a store.
+    whole store. Prints the space given back. Exit codes: 0 compacted; 1 no store at --db, or the store is
+    busy; 2 --db is not a solvelens store (a folder, another kind of file, another application's DuckDB
+    file).
     """
     _run_compact(db)
 
@@ -318,8 +320,8 @@ def prune(
     """Delete all but the newest N complete snapshots (and any incomplete ones) and the record versions no
     kept snapshot references, in one transaction, after saying how many go and asking (or --yes).
 
-    Exit codes: 0 pruned (or nothing to prune); 1 not a store, store busy, or not confirmed (nothing
-    deleted); 2 --keep below 1.
+    Exit codes: 0 pruned (or nothing to prune); 1 no store at --db, store busy, or not confirmed (nothing
+    deleted); 2 --keep below 1, or --db is not a solvelens store.
     """
     from solvelens.store import prune as prune_store
 
@@ -369,7 +371,8 @@ def delete(
     """Delete one snapshot and the record versions only it referenced, in one transaction; every other
     snapshot stays whole and later snapshots carry over from the newest remaining one.
 
-    Exit codes: 0 deleted; 1 no such snapshot, not a store, store busy, or not confirmed (nothing deleted).
+    Exit codes: 0 deleted; 1 no such snapshot, no store at --db, store busy, or not confirmed (nothing
+    deleted); 2 --db is not a solvelens store.
     """
     from solvelens.store import delete_snapshot, list_snapshots
 
