@@ -104,6 +104,16 @@ def _took(seconds: float | None) -> str:
     return f"{seconds / 3600:.1f}h" if seconds < 86400 else f"{seconds / 86400:.0f}d"
 
 
+#: How an activity gap's note begins (:func:`solvelens.flows.activity_gap.gap_sentence`): an expected
+#: consequence of the snapshot cadence, recorded in ``activity_gaps``, not a warning in the ``warn`` column.
+_GAP_NOTE = "activity: events missed "
+
+
+def _warning_count(warnings: str | None) -> int:
+    """The snapshot's warnings (a JSON list) less its activity-gap notes."""
+    return sum(1 for w in json.loads(warnings) if not str(w).startswith(_GAP_NOTE)) if warnings else 0
+
+
 def _snapshots_table(frame: Any, width: int, platforms: list[str]) -> Any:
     """The snapshot log as a rich table that fits 80 columns: id, time to the second, problems, solutions,
     bots, how long it took, warnings, drift; ``plat`` (the number of the base URL in ``platforms``) when
@@ -132,7 +142,7 @@ def _snapshots_table(frame: Any, width: int, platforms: list[str]) -> Any:
         cells += [row["status"]] if incomplete else []
         cells += [
             _took(row["duration_s"]),
-            str(len(json.loads(row["warnings"]))) if row["warnings"] else "0",
+            str(_warning_count(row["warnings"])),
             str(len(json.loads(row["drift"]))) if row["drift"] else "0",
         ]
         table.add_row(*cells)
@@ -160,6 +170,8 @@ def snapshots(
     ),
 ) -> None:
     """One line per snapshot: id, time, counts, seconds, warnings and drift entries (or --json / --csv).
+    An activity gap (the feed turned over between two snapshots: recorded in ``activity_gaps``, shaded in
+    the report) is expected at a slow cadence and not counted in the table's ``warn`` column.
 
     The table fits 80 columns: the base URL is printed above it (several platforms: numbered, and the
     ``plat`` column names each row's); from 120 columns it adds the leaderboard and category counts.
