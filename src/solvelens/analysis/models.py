@@ -22,7 +22,8 @@ interval is the 2.5th to 97.5th percentile of the replicates (percentile bootstr
 
 **Ranking**, as the Chatbot Arena leaderboard does with its confidence intervals: a model's ``rank`` is 1
 plus the number of ranked models that are statistically better (their lower bound of mean_percentile above
-its upper bound), so models whose intervals overlap share a rank. A model with fewer than ``min_solutions``
+its upper bound), so models whose intervals overlap usually share a rank (not always: A may overlap
+B and C while C lies entirely above B). A model with fewer than ``min_solutions``
 contested solutions is listed with its figures and ``ranked = False`` and no rank.
 """
 
