@@ -62,6 +62,24 @@ def activity_checks(scenario: Scenario, snap: Snap) -> list[str]:
     return lines
 
 
+def vote_checks(scenario: Scenario, snap: Snap) -> Checks:
+    """The votes stored by ``snap``: each one the platform recorded, with its fields (``comparisons``), and
+    every vote a client can reach through its solutions' lists stored (``comparisons reachable``)."""
+    stored = view_rows(scenario.store, "comparisons", where=f"first_snapshot_id <= {snap.snapshot_id}")
+    keys = ("problem_id", "solution_a_id", "solution_b_id", "winner", "voter_bot_id")
+    figure = f"comparisons @ {snap.label}"
+    recorded = mismatches(figure, stored, truth.votes(snap.truth), ("comparison_id",), keys)
+    ids = {v["comparison_id"] for v in stored}
+    return {
+        "comparisons": [line for line in recorded if " missing " not in line],
+        "comparisons reachable": [
+            f"{figure}: comparison_id={v['comparison_id']} reachable but not stored"
+            for v in truth.reachable_votes(snap.truth)
+            if v["comparison_id"] not in ids
+        ],
+    }
+
+
 _SUMMARY_ROW = re.compile(r"^\W*(\w+)\s+\W\s+([\d,]+)\s+\W\s+([\d,]+)", re.MULTILINE)
 
 

@@ -2,7 +2,7 @@
 platform's truth frozen right after it), built once per session and only read by the tests.
 
 - ``history``: the ``platform`` convention, seed 1, ties reshuffled on every call (``--tie-order
-  shuffle``); snapshots ``fresh``, ``hour-1`` (one simulated hour later), ``gap`` (a problem rejected, then
+  shuffle``); snapshots ``fresh``, ``hour`` (one simulated hour later), ``gap`` (a problem rejected, then
   two days simulated by hand with ``solvelens sandbox simulate``: a gap of ~3 days, the activity feed turned
   over) and ``renamed`` (a bot renamed itself, nothing else changed: an incremental snapshot).
 - ``modes``: ``{mode: Scenario}`` for the other conventions (jsonapi, hal, odata, relay), seed 2;

@@ -191,14 +191,13 @@ def activity_feed(db: Path, size: int = FEED_SIZE) -> list[Row]:
 
 
 def votes(db: Path) -> list[Row]:
-    """Every recorded vote (comparison row) on a listed problem. Keys: comparison_id, problem_id,
-    solution_a_id, solution_b_id, winner, voter_bot_id."""
+    """Every recorded vote (comparison row), also those of problems rejected since (a store keeps what it
+    once read). Keys: comparison_id, problem_id, solution_a_id, solution_b_id, winner, voter_bot_id."""
     with _open(db) as con:
         rows = _rows(
             con,
             "SELECT c.id AS comparison_id, c.problem_id, c.solution_a AS solution_a_id, "
-            "c.solution_b AS solution_b_id, c.winner, c.voter_bot_id FROM comparisons c "
-            "JOIN problems p ON p.id = c.problem_id WHERE p.status != 'rejected'",
+            "c.solution_b AS solution_b_id, c.winner, c.voter_bot_id FROM comparisons c",
         )
         kinds = {
             "comparison_id": "comparison",

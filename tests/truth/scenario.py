@@ -117,14 +117,14 @@ class Scenario:
 
     def hourly(self, hours: int, label: str) -> None:
         """Advance one simulated day in steps of 60 minutes and snapshot after each of the first ``hours``
-        steps (labels ``label-1``, ``label-2``, ...)."""
+        steps (labelled ``label``, or ``label-1``, ``label-2``, ... when ``hours > 1``)."""
         step = 0
 
         def on_step(_clock: str) -> None:
             nonlocal step
             step += 1
             if step <= hours:
-                self.snapshot(f"{label}-{step}")
+                self.snapshot(label if hours == 1 else f"{label}-{step}")
 
         advance(self.server.db_path, days=1, step_minutes=60, on_step=on_step)
 

@@ -13,7 +13,7 @@ from tests.truth.store_views import view_rows
 from tests.truth.test_views import FEED_20, SHORT_FEED_MODES
 
 
-@pytest.mark.parametrize("label", ["fresh", "hour-1", "gap", "renamed"])
+@pytest.mark.parametrize("label", ["fresh", "hour", "gap", "renamed"])
 def test_platform_history_summary_matches_the_sandbox(history: Scenario, label: str):
     snap = next(s for s in history.snaps if s.label == label)
     lines = [line for figure in summary_checks(snap).values() for line in figure]

@@ -39,7 +39,7 @@ def _figure_lines(scenario: Scenario, label: str, figure: str) -> list[str]:
 
 def _history_params() -> list[object]:
     params: list[object] = []
-    for label in ("fresh", "hour-1", "gap", "renamed"):
+    for label in ("fresh", "hour", "gap", "renamed"):
         for figure in FIGURES:
             marks = [RENAME] if (label, figure) == ("renamed", "solutions") else []
             params.append(pytest.param(label, figure, marks=marks, id=f"{label}-{figure}"))
