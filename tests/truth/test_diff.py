@@ -58,8 +58,29 @@ def test_platform_history_diff_matches_the_sandbox(history: Scenario, a: str, b:
     assert not lines, report(lines)
 
 
-@pytest.mark.parametrize("figure", FIGURES)
-@pytest.mark.parametrize("mode", OTHER_MODES)
+#: Found by this layer (not in issue 23's list): a problem announcing more solutions than it lists.
+COUNT_NOT_ROWS = pytest.mark.xfail(
+    strict=True,
+    reason="truth layer: diff's solutions added follow a problem's announced solutionCount, not the "
+    "solutions listed, so a count that disagrees with the rows shows a solution that does not exist; "
+    "not yet assigned (helper fixes owns diff counts)",
+)
+
+
+def _mode_params() -> list[Any]:
+    return [
+        pytest.param(
+            mode,
+            figure,
+            marks=[COUNT_NOT_ROWS] if figure in ("diff json solutions_added", "diff csv") else [],
+            id=f"{mode}-{figure}",
+        )
+        for mode in OTHER_MODES
+        for figure in FIGURES
+    ]
+
+
+@pytest.mark.parametrize(("mode", "figure"), _mode_params())
 def test_each_convention_mode_diff_matches_the_sandbox(modes: dict[str, Scenario], mode: str, figure: str):
     lines = _unknown(checks_of(modes[mode], "fresh", "day")[figure])
     assert not lines, report(lines)
