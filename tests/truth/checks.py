@@ -130,6 +130,7 @@ DIFF_KINDS: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
     "rank_moves": (f"Rank moves of {MIN_MOVE}+ places", ("bot_id",), ("rank_before", "rank_after", "move")),
     "points": ("Points gained", ("bot_id",), ("points_before", "points_after", "gained")),
     "new_bots": ("New bots", ("bot_id",), ("name",)),
+    "renamed_bots": ("Bots renamed", ("bot_id",), ("name_before", "name_after")),
     "stats_deltas": ("Platform statistics", ("metric",), ("before", "after", "delta")),
 }
 
@@ -148,6 +149,7 @@ def diff_truth(a: Snap, b: Snap) -> dict[str, list[dict[str, Any]]]:
         "rank_moves": truth.rank_moves(x, y, MIN_MOVE),
         "points": truth.points(x, y),
         "new_bots": truth.new_bots(x, y),
+        "renamed_bots": truth.renamed_bots(x, y),
         "stats_deltas": truth.stats_deltas(x, y),
     }
 
@@ -173,9 +175,9 @@ def diff_checks(scenario: Scenario, a: Snap, b: Snap) -> Checks:
     counts = {k: len(v) for k, v in want.items()} | {"solutions_added": solutions_n}
     shown_counts = data.get("counts", {})
     out["diff json counts"] = [
-        f"diff --json counts.{k} {label}: shown {shown_counts.get(k)}, truth {v}"
+        f"diff --json counts.{k} {label}: shown {shown_counts.get(k, 0)}, truth {v}"
         for k, v in counts.items()
-        if shown_counts.get(k) != v
+        if shown_counts.get(k, 0) != v
     ]
     out["diff times"] = _time_checks(data, a, b, label)
     out["diff terminal"] = _terminal_checks(scenario, a, b, counts, label)
@@ -238,7 +240,7 @@ def _rename_checks(scenario: Scenario, a: Snap, b: Snap, label: str) -> list[str
         return []
     _, text = scenario.cli(*_diff_args(scenario, a, b))
     return [
-        f"diff terminal {label}: rename {r['before']} -> {r['after']} not shown"
+        f"diff terminal {label}: rename {r['name_before']} -> {r['name_after']} not shown"
         for r in renamed
-        if r["after"] not in text or r["before"] not in text or "Nothing changed." in text
+        if f"{r['name_before']} -> {r['name_after']}" not in text
     ]

@@ -287,11 +287,11 @@ def new_bots(a: Path, b: Path) -> list[Row]:
 
 
 def renamed_bots(a: Path, b: Path) -> list[Row]:
-    """Bots present at both whose name differs. Keys: bot_id, before, after."""
+    """Bots present at both whose name differs. Keys: bot_id, name_before, name_after."""
     with _open(a, b) as con:
         rows = _rows(
             con,
-            "SELECT x.id AS bot_id, x.name AS before, y.name AS after FROM main.bots x "
+            "SELECT x.id AS bot_id, x.name AS name_before, y.name AS name_after FROM main.bots x "
             "JOIN b.bots y ON y.id = x.id WHERE x.name != y.name",
         )
         return _encode(con, rows, {"bot_id": "bot"})
