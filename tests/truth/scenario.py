@@ -55,6 +55,8 @@ class Scenario:
     workdir: Path
     resources: str = "activity"
     snaps: list[Snap] = field(default_factory=list)
+    #: Options every snapshot of this scenario adds (e.g. ``("--budget", "all")``).
+    extra: tuple[str, ...] = ()
     #: What the scenario planted, by name (e.g. ``"renamed"``: a bot id), for the tests to look up.
     marks: dict[str, str] = field(default_factory=dict)
 
@@ -96,7 +98,7 @@ class Scenario:
         """Run ``solvelens snapshot`` (``--taken-at`` the platform's clock unless ``taken_at`` is None or a
         time) and freeze the truth; the :class:`Snap` is appended to ``snaps``."""
         args = ["snapshot", "--base-url", self.server.base_url, "--db", str(self.store), "--no-bot-me"]
-        args += ["--resources", self.resources, *extra]
+        args += ["--resources", self.resources, *self.extra, *extra]
         if taken_at is not None:
             args += ["--taken-at", self.clock() if taken_at == CLOCK else taken_at]
         code, output = self.cli(*args)
@@ -106,6 +108,10 @@ class Scenario:
         snap = Snap(snapshot_id, code, output, truth, label)
         self.snaps.append(snap)
         return snap
+
+    def offers(self, command: str, option: str) -> bool:
+        """Whether ``solvelens COMMAND --help`` lists ``option`` (an option other branches add)."""
+        return option in self.cli(*command.split(), "--help")[1]
 
     def advance_days(self, days: int) -> None:
         """Advance the platform ``days`` simulated days (the simulator, in one step per day)."""
