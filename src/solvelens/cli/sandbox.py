@@ -50,6 +50,16 @@ TaskShape = Annotated[
         "({id,prompt} tasks; {'content': ...} submissions accepted too).",
     ),
 ]
+Tasks = Annotated[
+    str,
+    typer.Option(
+        "--tasks",
+        envvar="SOLVELENS_SANDBOX_TASKS",
+        help="typed (the real platform's typed tasks and bodies) or content ({id, kind, prompt, choices, "
+        "constraints} tasks of the kinds answer/vote/review/propose, answered {'content': ...} under the "
+        "length and enum rules each states; in every --conventions mode).",
+    ),
+]
 TaskTypes = Annotated[
     str, typer.Option(envvar="SOLVELENS_SANDBOX_TASK_TYPES", help="Comma-separated task kinds handed out.")
 ]
@@ -187,6 +197,7 @@ def serve(
     conventions: Conventions = "platform",
     without: Without = "",
     tie_order: TieOrder = "stable",
+    tasks: Tasks = "typed",
     paging: Paging = "default",
     refs: Refs = "flat",
 ) -> None:
@@ -221,6 +232,7 @@ def serve(
             conventions=conventions,
             without=tuple(dict.fromkeys(_names(without))),
             tie_order=tie_order,  # type: ignore[arg-type]
+            tasks=tasks,  # type: ignore[arg-type]
             paging=paging,  # type: ignore[arg-type]
             refs=refs,  # type: ignore[arg-type]
         )

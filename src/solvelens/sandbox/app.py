@@ -75,6 +75,7 @@ from solvelens.sandbox.http import (
     Refs,
     SandboxOptions,
     SolutionsPaging,
+    TaskMode,
     TaskShape,
     TieOrder,
     fault_responses,
@@ -113,6 +114,7 @@ def create_app(
     rate_limit: RateLimit | str | None = None,
     without: tuple[str, ...] | list[str] = (),
     tie_order: TieOrder = "stable",
+    tasks: TaskMode = "typed",
     paging: ListPaging = "default",
     refs: Refs = "flat",
 ) -> FastAPI:
@@ -129,6 +131,9 @@ def create_app(
     :class:`RateLimit`), announced in headers and enforced with 429 (:mod:`solvelens.sandbox.ratelimit`);
     ``tie_order``: ``stable`` or ``shuffle`` (equal scores ordered at random on every call, as the real
     platform does; :class:`~solvelens.sandbox.http.SandboxOptions`);
+    ``tasks``: ``typed`` (the real platform's tasks) or ``content`` (``{id, kind, prompt, choices?,
+    constraints}`` answered ``{"content": str}`` under the rule each states, in any convention;
+    :func:`~solvelens.sandbox.dispatcher.content_task`);
     ``without``: optional endpoints to leave out (``activity``, ``llm-leaderboard``, ``comparisons``,
     ``solution``; their routes answer 404 like unknown routes); ``paging`` (``default`` | ``zero``) and
     ``refs`` (``flat`` | ``nested``): the platform mode's list shapes of issue 21
@@ -147,6 +152,7 @@ def create_app(
         conventions=conventions,
         without=tuple(without),
         tie_order=tie_order,
+        tasks=tasks,
         paging=paging,
         refs=refs,
     )
@@ -208,6 +214,7 @@ def check_options(opts: SandboxOptions) -> Convention:
         "--pagination": (opts.pagination, ("page", "offset", "cursor")),
         "--solutions-paging": (opts.solutions_paging, ("default", "offset")),
         "--tie-order": (opts.tie_order, ("stable", "shuffle")),
+        "--tasks": (opts.tasks, ("typed", "content")),
     }
     for flag, (value, accepted) in choices.items():
         if value not in accepted:
@@ -224,6 +231,8 @@ def check_options(opts: SandboxOptions) -> Convention:
         raise ValueError(
             f"--task-shape interface applies to --conventions platform only, not {opts.conventions}"
         )
+    if opts.tasks == "content" and opts.task_shape != "real":
+        raise ValueError("--tasks content serves its own task shape: leave --task-shape at real")
     for name in opts.without:
         if name not in OPTIONAL:
             raise ValueError(f"--without: unknown endpoint {name!r}; use any of {', '.join(OPTIONAL)}")
@@ -339,12 +348,16 @@ def _openapi(app: FastAPI, opts: SandboxOptions, conv: Convention) -> dict[str, 
         spec = get_openapi(
             title=app.title, version=app.version, description=app.description, routes=app.routes
         )
-        body = schemas.submit_body_schema(interface=opts.task_shape == "interface")
+        body = schemas.submit_body_schema(
+            interface=opts.task_shape == "interface", content=opts.tasks == "content"
+        )
         components = spec.setdefault("components", {}).setdefault("schemas", {})
         components.update(body.pop("$defs", {}))
         described = (
             'or `{"content": str}`' if opts.task_shape == "interface" else "(nothing else is accepted)"
         )
+        if opts.tasks == "content":
+            described = '(with `--tasks content`: only `{"content": str}`, under the task\'s constraints)'
         components["SubmitBody"] = {
             **body,
             "title": "SubmitBody",
@@ -360,6 +373,9 @@ def _openapi(app: FastAPI, opts: SandboxOptions, conv: Convention) -> dict[str, 
             components.pop(name, None)
         task_ok = spec["paths"][f"{API}/tasks/next"]["get"]["responses"]["200"]
         pointer = "/id" if opts.task_shape == "interface" else conv.task_id_pointer
+        if opts.tasks == "content":  # a content task's id is `id` in the mode's case
+            head, _, last = pointer.rpartition("/")
+            pointer = f"{head}/{'Id' if last[:1].isupper() else 'id'}"
         task_ok["links"] = {
             "SubmitTask": {
                 "operationId": spec["paths"][f"{API}/tasks/{{task_id}}/submit"]["post"]["operationId"],

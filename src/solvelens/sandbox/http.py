@@ -42,6 +42,9 @@ __all__ = [
 SolutionsPaging = Literal["default", "offset"]
 TieOrder = Literal["stable", "shuffle"]
 TaskShape = Literal["real", "interface"]
+#: ``--tasks``: ``typed`` (the real platform's typed tasks) or ``content`` (``{id, kind, prompt, choices,
+#: constraints}`` answered ``{"content"}``).
+TaskMode = Literal["typed", "content"]
 ListPaging = Literal["default", "zero"]
 Refs = Literal["flat", "nested"]
 
@@ -69,6 +72,7 @@ class SandboxOptions:
     #: optional endpoints left out (names of :data:`solvelens.sandbox.routes.OPTIONAL`)
     without: tuple[str, ...] = ()
     tie_order: TieOrder = "stable"
+    tasks: TaskMode = "typed"
     #: ``zero``: lists paged from 0 with a capped page size and the total in ``X-Total-Count`` (platform mode)
     paging: ListPaging = "default"
     #: ``nested``: list entries reference bots and authors through nested objects (platform mode)
