@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
-from fastapi import Query
+from fastapi import Depends, Query
 
 from solvelens.sandbox.answers import ApiError
 
@@ -125,9 +125,8 @@ def page_window(
             description=f"{first}-based page number.",
             include_in_schema=documented,
         ),
-        limit: int | None = size.query(),
+        served: int = Depends(_served(size)),
     ) -> Window:
-        served = size.of(limit)
         return Window((number - first) * served, served, number)
 
     return page_paging
@@ -138,9 +137,9 @@ def offset_window(size: Size, *, name: str = "offset") -> Callable[..., Window]:
 
     def offset_paging(
         offset: int = Query(0, alias=name, ge=0, le=MAX_OFFSET, description="Records to skip."),
-        limit: int | None = size.query(),
+        served: int = Depends(_served(size)),
     ) -> Window:
-        return Window(offset, size.of(limit))
+        return Window(offset, served)
 
     return offset_paging
 
@@ -155,10 +154,10 @@ def cursor_window(
         cursor: str | None = Query(
             None, alias=name, pattern=CURSOR_PATTERN, description=description or "Cursor of the next page."
         ),
-        limit: int | None = size.query(),
+        served: int = Depends(_served(size)),
     ) -> Window:
         offset = decode_cursor(cursor) + (1 if after and cursor else 0)
-        return Window(offset, size.of(limit))
+        return Window(offset, served)
 
     return cursor_paging
 
@@ -166,10 +165,27 @@ def cursor_window(
 def feed_window(size: Size) -> Callable[..., Window]:
     """A feed (the newest records, no further pages): ``size`` only."""
 
-    def feed_paging(limit: int | None = size.query()) -> Window:
-        return Window(0, size.of(limit))
+    def feed_paging(served: int = Depends(_served(size))) -> Window:
+        return Window(0, served)
 
     return feed_paging
+
+
+def _served(size: Size) -> Callable[..., int]:
+    """The dependency reading ``size`` and giving the page size served. An optional parameter (``cap``:
+    absent means the default) is documented as nullable; one with a default that is checked (``invalid``,
+    ``refuse``) as a plain integer with its bounds."""
+    if size.over == "cap":
+
+        def optional_size(limit: int | None = size.query()) -> int:
+            return size.of(limit)
+
+        return optional_size
+
+    def checked_size(limit: int = size.query()) -> int:
+        return size.of(limit)
+
+    return checked_size
 
 
 def page_query(style: PaginationStyle) -> Any:
