@@ -657,7 +657,7 @@ def test_submit_sends_the_typed_body_of_a_handed_out_task(client: ClientFactory)
     tasks = iter(
         [
             {"taskType": "vote", "taskId": "v1", "payload": {"solution_a_id": "sa", "solution_b_id": "sb"}},
-            {"taskType": "solve", "taskId": "s1", "payload": {}},
+            {"taskType": "solve", "taskId": "s1", "payload": {"instruction": "Solve it. 50-5000 chars."}},
         ]
     )
 

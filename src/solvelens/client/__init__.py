@@ -10,7 +10,6 @@ with PlatformClient("http://127.0.0.1:8765/api/v1") as client:
 """
 
 from solvelens.client.base import BaseClient
-from solvelens.client.bot import BotRunner, RunSummary, Solver, SolverLoadError, load_solver
 from solvelens.client.client import AsyncPlatformClient, PlatformClient
 from solvelens.client.endpoints import ENDPOINTS, Endpoint
 from solvelens.client.errors import (
@@ -59,6 +58,7 @@ from solvelens.client.pagination import (
     SinglePagePaginator,
 )
 from solvelens.client.retry import RetryPolicy
+from solvelens.client.runner import BotRunner, RunSummary, Solver, SolverLoadError, load_solver
 from solvelens.client.submission import SubmitBody, submission_body
 
 __all__ = [
