@@ -113,6 +113,7 @@ def test_fetch_steps_stage_what_the_platform_holds(quiet_sandbox: SandboxServer,
         "activity",
         "llm_leaderboard",
         "comparisons",
+        "carryover",
     }
     assert all(r["warnings"] == [] for r in reports)
     assert not area.has_table("previous_problems")  # no store yet: nothing to carry over

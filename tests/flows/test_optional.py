@@ -191,9 +191,9 @@ def test_a_fast_moving_platform_shows_a_recorded_gap_and_the_cadence_that_would_
     assert any("events missed" in w for w in full["warnings"])
     assert read_frame(db, "SELECT count(*) AS n FROM activity_gaps")["n"][0] == 2
 
-    from solvelens.analysis import store as analysis_store
+    from solvelens.analysis.load import load
 
-    loaded = analysis_store.load(db)
+    loaded = load(db)
     assert loaded.activity_gaps.collect()["snapshot_id"].to_list() == [
         summary["snapshot_id"],
         full["snapshot_id"],

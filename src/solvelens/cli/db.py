@@ -104,6 +104,16 @@ def _took(seconds: float | None) -> str:
     return f"{seconds / 3600:.1f}h" if seconds < 86400 else f"{seconds / 86400:.0f}d"
 
 
+#: How an activity gap's note begins (:func:`solvelens.flows.activity_gap.gap_sentence`): an expected
+#: consequence of the snapshot cadence, recorded in ``activity_gaps``, not a warning in the ``warn`` column.
+_GAP_NOTE = "activity: events missed "
+
+
+def _warning_count(warnings: str | None) -> int:
+    """The snapshot's warnings (a JSON list) less its activity-gap notes."""
+    return sum(1 for w in json.loads(warnings) if not str(w).startswith(_GAP_NOTE)) if warnings else 0
+
+
 def _snapshots_table(frame: Any, width: int, platforms: list[str]) -> Any:
     """The snapshot log as a rich table that fits 80 columns: id, time to the second, problems, solutions,
     bots, how long it took, warnings, drift; ``plat`` (the number of the base URL in ``platforms``) when
@@ -132,7 +142,7 @@ def _snapshots_table(frame: Any, width: int, platforms: list[str]) -> Any:
         cells += [row["status"]] if incomplete else []
         cells += [
             _took(row["duration_s"]),
-            str(len(json.loads(row["warnings"]))) if row["warnings"] else "0",
+            str(_warning_count(row["warnings"])),
             str(len(json.loads(row["drift"]))) if row["drift"] else "0",
         ]
         table.add_row(*cells)
@@ -160,6 +170,8 @@ def snapshots(
     ),
 ) -> None:
     """One line per snapshot: id, time, counts, seconds, warnings and drift entries (or --json / --csv).
+    An activity gap (the feed turned over between two snapshots: recorded in ``activity_gaps``, shaded in
+    the report) is expected at a slow cadence and not counted in the table's ``warn`` column.
 
     The table fits 80 columns: the base URL is printed above it (several platforms: numbered, and the
     ``plat`` column names each row's); from 120 columns it adds the leaderboard and category counts.
@@ -291,7 +303,9 @@ def compact(db: Path = db_option()) -> None:
     pruned snapshots (DuckDB reuses freed blocks but never shrinks its file).
 
     Holds the store's writer lock meanwhile (snapshots and readers wait); a crash at any point leaves a
-    whole store. Prints the space given back. Exit codes: 0 compacted; 1 missing, busy or not a store.
+    whole store. Prints the space given back. Exit codes: 0 compacted; 1 no store at --db, or the store is
+    busy; 2 --db is not a solvelens store (a folder, another kind of file, another application's DuckDB
+    file).
     """
     _run_compact(db)
 
@@ -318,8 +332,8 @@ def prune(
     """Delete all but the newest N complete snapshots (and any incomplete ones) and the record versions no
     kept snapshot references, in one transaction, after saying how many go and asking (or --yes).
 
-    Exit codes: 0 pruned (or nothing to prune); 1 not a store, store busy, or not confirmed (nothing
-    deleted); 2 --keep below 1.
+    Exit codes: 0 pruned (or nothing to prune); 1 no store at --db, store busy, or not confirmed (nothing
+    deleted); 2 --keep below 1, or --db is not a solvelens store.
     """
     from solvelens.store import prune as prune_store
 
@@ -369,7 +383,8 @@ def delete(
     """Delete one snapshot and the record versions only it referenced, in one transaction; every other
     snapshot stays whole and later snapshots carry over from the newest remaining one.
 
-    Exit codes: 0 deleted; 1 no such snapshot, not a store, store busy, or not confirmed (nothing deleted).
+    Exit codes: 0 deleted; 1 no such snapshot, no store at --db, store busy, or not confirmed (nothing
+    deleted); 2 --db is not a solvelens store.
     """
     from solvelens.store import delete_snapshot, list_snapshots
 

@@ -10,7 +10,9 @@ from __future__ import annotations
 import asyncio
 import os
 import warnings
+from collections.abc import Callable
 from contextlib import contextmanager
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -177,6 +179,18 @@ def _interruptible() -> Any:
         raise
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+def _kept_after_interrupt(db_path: str, base_url: str, started: datetime) -> None:
+    """After Ctrl-C: when this run's snapshot had committed (the interrupt came later: while closing the
+    file, evaluating alerts or printing), say it was kept and return (exit 0); else re-raise the
+    ``KeyboardInterrupt`` (exit 130: nothing written)."""
+    from solvelens.store.readers import committed_since
+
+    kept = committed_since(db_path, base_url, started)
+    if kept is None:
+        raise KeyboardInterrupt
+    typer.echo(f"interrupted after the snapshot was written: snapshot {kept} kept", err=True)
 
 
 def _cancel_all_tasks(loop: asyncio.AbstractEventLoop) -> None:
@@ -366,19 +380,35 @@ def _check_alert_exit_code(code: int | None) -> None:
 
 
 def _checked_alerts(
-    alert: list[str] | None, alerts_file: Path | None, notify: list[str] | None, needs_bot_me: bool
+    alert: list[str] | None,
+    alerts_file: Path | None,
+    notify: list[str] | None,
+    needs_bot_me: Callable[[], bool],
+    *,
+    db: Path | None = None,
+    base_url: str | None = None,
 ) -> tuple[dict[str, Any], dict[str, str]]:
     """The plan's alert fields and the environment carrying ``--notify`` to the run (never a parameter).
-    Reads the rules and the rules file and checks every notification URL. Raises
-    :class:`solvelens.alerts.AlertRuleError` / ``NotifyTargetError`` / :class:`BadInputError` (exit 2)."""
+    Reads the rules and the rules file and checks every notification URL (no alert option given: nothing
+    is imported). ``needs_bot_me``: whether ``/bot/me`` will be read, asked only for a ``my-bot`` rule.
+    With ``db`` and ``base_url``, a rule limited to a bot the store has never seen on that platform is
+    refused (:func:`solvelens.alerts.subjects.check_rule_bots`).
+    Raises :class:`solvelens.alerts.AlertRuleError` / ``NotifyTargetError`` / :class:`BadInputError` (exit
+    2)."""
+    if not (alert or alerts_file or notify):
+        return {"alerts": None, "alerts_file": None}, {}
     from solvelens.alerts import NOTIFY_ENV, alert_config
 
     config = alert_config(alert or [], alerts_file, environ={NOTIFY_ENV: " ".join(notify or [])})
-    if any(r.kind == "my-bot-rank" for r in config.rules) and not needs_bot_me:
+    if any(r.kind == "my-bot-rank" for r in config.rules) and not needs_bot_me():
         raise BadInputError(
             "the alert rule 'my-bot rank > N' reads /bot/me: pass --api-key (or SOLVELENS_API_KEY / "
             "SOLVELENS_API_KEY_FILE) and keep --bot-me"
         )
+    if db is not None and base_url is not None:
+        from solvelens.alerts.subjects import check_rule_bots
+
+        check_rule_bots(config.rules, db, base_url)
     fields = {
         "alerts": [r.text for r in parse_cli_rules(alert)] or None,
         "alerts_file": str(alerts_file.resolve()) if alerts_file is not None else None,
@@ -517,10 +547,10 @@ def snapshot(
     notification per --notify target, a Prefect event per alert when a Prefect API is configured. An
     undeliverable notification is a warning; the snapshot stays complete.
 
-    Exit codes: 0 the snapshot is complete; 1 it failed (platform unreachable or failing, a list shorter
-    than announced, API key rejected, store busy), nothing written; 2 bad input (URL, --db not a store,
-    --taken-at malformed or older than the store's newest snapshot, --budget, an alert rule or notification
-    URL), nothing written; 130
+    Exit codes: 0 the snapshot is complete (also when Ctrl-C came after its commit: "snapshot N kept");
+    1 it failed (platform unreachable or failing, a list shorter than announced, API key rejected, store
+    busy), nothing written; 2 bad input (URL, --db not a store, --taken-at malformed or older than the
+    store's newest snapshot, --budget, an alert rule or notification URL), nothing written; 130
     interrupted (Ctrl-C), nothing written; --alert-exit-code N: complete, and an alert fired.
     """
     from solvelens.flows.preflight import prefect_api_url, probe
@@ -543,15 +573,27 @@ def snapshot(
         budget=_checked_budget(budget),
     )
     _check_alert_exit_code(alert_exit_code)
-    alert_fields, notify_env = _checked_alerts(alert, alerts_file, notify, bot_me and _has_api_key(api_key))
+    alert_fields, notify_env = _checked_alerts(
+        alert,
+        alerts_file,
+        notify,
+        lambda: bot_me and _has_api_key(api_key),
+        db=db,
+        base_url=fields["base_url"],
+    )
     use_prefect = prefect if prefect is not None else prefect_api_url() is not None
-    with _interruptible():
-        probe(fields["base_url"])
-        from solvelens.flows.steps import SnapshotPlan
+    started = datetime.now(UTC)
+    try:
+        with _interruptible():
+            probe(fields["base_url"])
+            from solvelens.flows.steps import SnapshotPlan
 
-        plan = SnapshotPlan(**fields, **alert_fields)
-        with _env({**env, **notify_env}):
-            summary = _run_prefect(plan, verbose) if use_prefect else _run_plain(plan)
+            plan = SnapshotPlan(**fields, **alert_fields)
+            with _env({**env, **notify_env}):
+                summary = _run_prefect(plan, verbose) if use_prefect else _run_plain(plan)
+    except KeyboardInterrupt:
+        _kept_after_interrupt(fields["db_path"], fields["base_url"], started)
+        return
     _print_summary(summary)
     fired = len((summary.get("alerts") or {}).get("fired", []))
     if fired and alert_exit_code is not None:
@@ -628,7 +670,9 @@ def schedule(
     crons = {"--cron": cron, "--report-cron": report_cron}
     base_url = _check_schedule_inputs(base_url, db, crons, allow_missing_bot_me)
     profile_path = _checked_profile(profile)
-    alert_fields, notify_env = _checked_alerts(alert, alerts_file, notify, _has_api_key(None))
+    alert_fields, notify_env = _checked_alerts(
+        alert, alerts_file, notify, lambda: _has_api_key(None), db=db, base_url=base_url
+    )
     _quiet_prefect(verbose=True)
     from solvelens.alerts import alert_config
     from solvelens.flows.alerts import StaleWatch

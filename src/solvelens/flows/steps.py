@@ -32,7 +32,13 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from solvelens.flows.budget import DEFAULT_BUDGET, Budget, spent_by
-from solvelens.flows.declaration import fetch_platform_step
+from solvelens.flows.carryover import verify_carryover_step
+from solvelens.flows.declaration import (
+    TAKEN_AT_KEY,
+    check_platform_time_order,
+    fetch_platform_step,
+    platform_time,
+)
 from solvelens.flows.fetch import (
     DEFAULT_CONCURRENCY,
     fetch_bot_me_step,
@@ -106,6 +112,8 @@ FETCH_STEPS: tuple[FetchStep, ...] = (
         after=("problems", "leaderboard", "reference", "bot_me", "platform", "activity", "llm_leaderboard"),
         budgeted=True,
     ),
+    # Carried solution lists checked against the bots' names served now (solvelens.flows.carryover).
+    FetchStep("carryover", "verify-carried-lists", verify_carryover_step, after=("problems", "leaderboard")),
 )
 
 
@@ -257,15 +265,21 @@ class StagedRun:
 def prepare(plan: SnapshotPlan) -> StagedRun:
     """Create the run's staging directory and stage what the last complete snapshot of ``plan.base_url``
     held (one read-only open of the store; on a ``full`` run only the newest stored activity event, so gaps
-    in the history are still found).
+    in the history are still found). Without ``plan.taken_at``, a platform declaring a simulated clock gives
+    the snapshot its time (:func:`solvelens.flows.declaration.platform_time`, one ``GET /health``), else
+    the machine's clock does.
 
     Raises :class:`solvelens.flows.preflight.PreflightError` (a ``ValueError``) for a malformed
     ``taken_at`` or one older than the store's newest snapshot of the platform (unless ``plan.backfill``),
     and :class:`solvelens.store.StoreError` when the store cannot be read.
     """
     t0 = time.perf_counter()
-    taken = normalise_taken_at(plan.taken_at)
-    check_taken_at_order(plan.db_path, plan.base_url, taken, backfill=plan.backfill)
+    clock = platform_time(plan.base_url) if plan.taken_at is None else None
+    taken = normalise_taken_at(plan.taken_at if clock is None else clock)
+    if clock is not None and not plan.backfill:
+        check_platform_time_order(plan.db_path, plan.base_url, taken)
+    else:
+        check_taken_at_order(plan.db_path, plan.base_url, taken, backfill=plan.backfill)
     started = _iso_now()
     wanted = [r for r in OPTIONAL_RESOURCES if plan.wants(r)]
     if plan.full:  # refetch everything, but still tell the activity history's gaps
@@ -280,6 +294,8 @@ def prepare(plan: SnapshotPlan) -> StagedRun:
     for table, data in previous.items():
         if data.num_rows:
             area.write_table(table, data)
+    if clock is not None:  # recorded in the snapshot's declaration (store.writer)
+        area.write_part("clock", warnings=[], info={TAKEN_AT_KEY: "platform"})
     left_out = {r: NOT_REQUESTED for r in OPTIONAL_RESOURCES if r not in wanted}
     area.write_part("resources", warnings=[], info={"resources": left_out})
     return StagedRun(area=area, taken_at=taken, started_at=started, t0=t0)
@@ -354,10 +370,19 @@ def carryover_line(summary: dict[str, Any]) -> str:
     """One sentence on what an incremental run fetched and what it carried over from the last snapshot."""
     problems = summary.get("fetch", {}).get("problems", {})
     board = summary.get("fetch", {}).get("leaderboard", {})
+    check = summary.get("fetch", {}).get("carryover", {})
+    reread = check.get("requests", 0)
     return (
         f"Solution lists refetched for {problems.get('refetched', 0):,} problems, carried over for "
-        f"{problems.get('carried_over', 0):,}; bot profiles refetched for "
-        f"{board.get('profiles_refetched', 0):,}, carried over for {board.get('profiles_carried_over', 0):,}."
+        f"{problems.get('carried_over', 0) - reread:,}"
+        + (
+            f" (of the carried lists {reread:,} re-read: {check.get('stale_lists', 0):,} naming one of "
+            f"{check.get('renamed_bots', 0):,} renamed bots, {check.get('rotation_lists', 0):,} in rotation)"
+            if reread
+            else ""
+        )
+        + f"; bot profiles refetched for {board.get('profiles_refetched', 0):,}, carried over for "
+        f"{board.get('profiles_carried_over', 0):,}."
     )
 
 
