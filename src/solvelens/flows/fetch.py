@@ -24,7 +24,7 @@ The steps know only HTTP and the staging area: what the last snapshot held is st
 flow (``previous_problems``, ``previous_bots``; absent on a full run), never read from the store here. A
 paging walk that sees an id twice keeps the first copy and is walked once more, as is one whose unique
 records differ from the server's announced ``total``; a list still shorter than its total fails the run
-(:class:`~solvelens.flows.completeness.ShortListError`: the client could read more), a count the platform's
+(:class:`~solvelens.client.IncompleteListError`: the client could read more), a count the platform's
 rows disagree with is a data-quality row in the step's ``info["data_quality"]``
 (:mod:`solvelens.flows.completeness`). Each report's ``info["requests"]`` counts the HTTP requests the step
 sent (the optional resources' budget is measured against them). A record the snapshot cannot identify (no id,
@@ -48,13 +48,14 @@ from solvelens.apikey import InvalidApiKeyError
 from solvelens.client import (
     AsyncPlatformClient,
     AuthenticationError,
+    IncompleteListError,
     NotFoundError,
     Page,
     PermissionDeniedError,
     UnrecognizedResponseError,
 )
 from solvelens.client.ratelimit import shared_pacer
-from solvelens.flows.completeness import COUNT_DISAGREES, TOTAL_BELOW_ROWS, ShortListError, quality_row
+from solvelens.flows.completeness import COUNT_DISAGREES, TOTAL_BELOW_ROWS, quality_row
 from solvelens.flows.ranks import competition_ranks, unscored_warning
 from solvelens.store.staging import StagingArea, dump_json, version_key
 
@@ -197,7 +198,7 @@ async def collect_pages(
     walk already started. A walk that repeated ids (the listing moved while it was read) or whose unique
     records differ from the total the server announced is walked once more (callable only) and the second
     walk kept. Then, when the announced total is still above the unique records read, the client could read
-    more: :class:`~solvelens.flows.completeness.ShortListError` (named by ``path``). When it is below them,
+    more: :class:`~solvelens.client.IncompleteListError` (named by ``path``). When it is below them,
     the platform's count disagrees with its rows: a data-quality row is appended to ``quality`` (resource
     ``resource``, scope ``''``), or a warning when no ``quality`` list is given. Repeats of the kept walk are
     a warning. With ``endpoint`` (the profile name, e.g. ``problems``) a record without ``id`` raises
@@ -216,7 +217,7 @@ async def collect_pages(
     if duplicates:
         warnings.append(f"{resource}: {duplicates} repeated records skipped while paging (listing moved)")
     if total is not None and total > len(items):
-        raise ShortListError(path or resource, total, len(items), rewalked=again)
+        raise IncompleteListError(path or resource, announced=total, read=len(items))
     if total is not None and total < len(items):
         if quality is None:
             warnings.append(
@@ -322,7 +323,7 @@ async def fetch_problems_step(
     their stored solution list carries over. A listed problem without id, or one whose solutions answer 404
     (the listing's ids are not the API's), raises :class:`UnrecognizedResponseError` naming the profile
     setting that fixes it; a list shorter than its announced total after a re-walk raises
-    :class:`~solvelens.flows.completeness.ShortListError`: the snapshot is never complete with records it
+    :class:`~solvelens.client.IncompleteListError`: the snapshot is never complete with records it
     cannot identify or could have read. Returns the step report; ``info`` has ``refetched`` and
     ``carried_over`` (problem counts), ``requests`` (HTTP requests sent) and ``data_quality`` (rows of
     :func:`~solvelens.flows.completeness.quality_row`: a solution list whose length differs from its
@@ -429,7 +430,7 @@ async def fetch_leaderboard_step(
     full run (``--full``) refetches every profile. A 404 for a listed bot fails the step (the listing's ids
     are not the API's: :class:`UnrecognizedResponseError` naming the profile setting), as does a leaderboard
     entry without id, or a leaderboard shorter than its announced total after a re-walk
-    (:class:`~solvelens.flows.completeness.ShortListError`).
+    (:class:`~solvelens.client.IncompleteListError`).
     ``info`` has ``profiles_refetched``, ``profiles_carried_over``, ``requests`` and ``data_quality``.
     """
     area = StagingArea(staging_dir)
