@@ -154,11 +154,33 @@ async def _walk_once(
     path: str | None,
     progress_step: str | None,
     tally: Tally | None,
-) -> tuple[list[dict[str, Any]], int, int | None]:
-    """One paging walk: (unique records in walk order, repeated records skipped, last announced total);
-    counts its pages in ``tally``."""
-    seen: set[Any] = set()
+) -> tuple[list[dict[str, Any]], int, int | None, IncompleteListError | None]:
+    """One paging walk: (unique records in walk order, repeated records skipped, last announced total, the
+    client's :class:`IncompleteListError` when the walk ended short of its total after the client's own
+    re-walk); counts its pages in ``tally``."""
     items: list[dict[str, Any]] = []
+    box: list[Any] = [None, 0]
+    short: IncompleteListError | None = None
+    try:
+        await _pages_into(pages, items, set(), endpoint, path, progress_step, tally, box)
+    except IncompleteListError as exc:
+        short = exc
+    total: int | None = box[0]
+    duplicates: int = box[1]
+    return items, duplicates, total, short
+
+
+async def _pages_into(
+    pages: AsyncIterator[Page],
+    items: list[dict[str, Any]],
+    seen: set[Any],
+    endpoint: str | None,
+    path: str | None,
+    progress_step: str | None,
+    tally: Tally | None,
+    box: list[Any],
+) -> None:
+    """Collect the unique records of ``pages`` into ``items``; ``box``: [last announced total, repeats]."""
     duplicates = 0
     total: int | None = None
     async for page in pages:
@@ -178,7 +200,7 @@ async def _walk_once(
             items.append(item)
         if progress_step:
             report_progress(progress_step, len(items), total)
-    return items, duplicates, total
+        box[0], box[1] = total, duplicates
 
 
 async def collect_pages(
@@ -191,6 +213,7 @@ async def collect_pages(
     path: str | None = None,
     quality: list[dict[str, Any]] | None = None,
     tally: Tally | None = None,
+    counted: tuple[str, str, int] | None = None,
 ) -> list[dict[str, Any]]:
     """All items of a paging walk, deduplicated by ``id`` (first copy kept), in walk order.
 
@@ -203,15 +226,24 @@ async def collect_pages(
     ``resource``, scope ``''``), or a warning when no ``quality`` list is given. Repeats of the kept walk are
     a warning. With ``endpoint`` (the profile name, e.g. ``problems``) a record without ``id`` raises
     :class:`UnrecognizedResponseError` naming ``path``, the fields seen and the profile setting that fixes it.
-    Pages fetched (both walks) are counted in ``tally``.
+    Pages fetched (both walks) are counted in ``tally``. ``counted`` (resource, scope, count): the count the
+    platform announced for this list elsewhere (a problem's ``solutionCount``); a walk the client found short
+    of a total equal to it is the platform's count disagreeing with its rows: a data-quality row, no error.
     """
     again = callable(pages)
-    items, duplicates, total = await _walk_once(
+    items, duplicates, total, short = await _walk_once(
         pages() if callable(pages) else pages, endpoint, path, progress_step, tally
     )
-    if again and (duplicates or (total is not None and total != len(items))):
+    if short is None and again and (duplicates or (total is not None and total != len(items))):
         assert callable(pages)
-        items, duplicates, total = await _walk_once(pages(), endpoint, path, progress_step, tally)
+        items, duplicates, total, short = await _walk_once(pages(), endpoint, path, progress_step, tally)
+    if short is not None:
+        if quality is None or counted is None or short.announced != counted[2]:
+            raise short
+        # The list's total is the count the platform announced for it elsewhere (a problem's
+        # solutionCount), and two walks found the same rows: the count disagrees with the rows.
+        quality.append(quality_row(counted[0], counted[1], short.announced, len(items), COUNT_DISAGREES))
+        total = len(items)
     if tally is not None:
         tally.announced = total
     if duplicates:
@@ -276,6 +308,7 @@ async def _solution_lists(
             async with semaphore:
                 tally = Tally()
                 try:
+                    count = announced.get(pid)
                     solutions = await collect_pages(
                         lambda: client.solution_pages(pid),
                         f"solutions of {pid}",
@@ -284,6 +317,7 @@ async def _solution_lists(
                         path=f"/problems/{pid}/solutions",
                         quality=out.quality,
                         tally=tally,
+                        counted=("solutions", pid, count) if isinstance(count, int) else None,
                     )
                 except NotFoundError:
                     raise _gone("problems", f"/problems/{pid}/solutions", pid, "/problems") from None
@@ -291,8 +325,8 @@ async def _solution_lists(
                     out.done += 1
                     out.requests += tally.requests
                     report_progress("solutions", out.done, len(to_fetch))
-            count = announced.get(pid)
-            if isinstance(count, int) and count != len(solutions):
+            recorded = any(q["scope"] == pid for q in out.quality)
+            if isinstance(count, int) and count != len(solutions) and not recorded:
                 out.quality.append(quality_row("solutions", pid, count, len(solutions), COUNT_DISAGREES))
             ranks, by_score = competition_ranks(solutions)
             if not by_score:
