@@ -70,7 +70,6 @@ _DATA_QUALITY = pytest.mark.xfail(
 )
 
 
-@_DATA_QUALITY
 @pytest.mark.parametrize("mode", OTHER_MODES)
 def test_a_count_that_disagrees_with_the_rows_is_a_data_quality_row(modes: dict[str, Scenario], mode: str):
     scenario = modes[mode]
@@ -83,7 +82,6 @@ def test_a_count_that_disagrees_with_the_rows_is_a_data_quality_row(modes: dict[
     assert rows[0]["reason"], rows
 
 
-@_DATA_QUALITY
 def test_every_snapshot_records_announced_and_stored_per_list(history: Scenario):
     for snap in history.snaps:
         rows = {
@@ -126,11 +124,6 @@ def test_the_votes_stored_are_the_platforms(votes: Scenario):
     assert not lines, report(lines)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 23: a vote no count announces is never read (the 'covered by other lists' "
-    "shortcut trusts counts), silently; fixed by helper exact (re-reads of trusted lists)",
-)
 def test_every_reachable_vote_is_stored_even_one_no_count_announces(votes: Scenario):
     snap = votes.snaps[0]
     assert votes.marks["hidden"] in {v["comparison_id"] for v in truth.reachable_votes(snap.truth)}
