@@ -140,7 +140,7 @@ def test_two_platforms_in_one_store_are_kept_apart(
     other = make_sandbox(seed=5, scale="small")
     advance(other.db_path, days=10)  # its clock now runs ahead of the first sandbox's
     extra = _snapshot(other, store)  # type: ignore[arg-type]
-    table = an.platforms(store)  # type: ignore[arg-type]
+    table = an.platforms(an.read_snapshots(store))  # type: ignore[arg-type]
     assert table.height == 2 and table["snapshots"].to_list() == [1, 3]
     newest, first = table["platform"].to_list()
     # default: the newest snapshot's platform, here the hand-served one with a single snapshot
@@ -177,7 +177,7 @@ def test_a_wall_clock_snapshot_of_the_same_sandbox_is_left_out(
     again = make_sandbox(db_path=driven["server"].db_path)  # type: ignore[attr-defined]
     now = dt.datetime.now(dt.UTC).isoformat()
     run_snapshot(SnapshotPlan(base_url=again.base_url, db_path=str(store), use_api_key=False, taken_at=now))
-    table = an.platforms(store)  # type: ignore[arg-type]
+    table = an.platforms(an.read_snapshots(store))  # type: ignore[arg-type]
     assert table.height == 1 and table["snapshots"][0] == 4
     loaded = an.load(store)  # type: ignore[arg-type]
     assert loaded.snapshots.collect()["snapshot_id"].to_list() == [s1, s2, s3]

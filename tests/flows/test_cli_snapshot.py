@@ -15,7 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 from solvelens.cli import app
-from solvelens.store import read_frame, store_lock
+from solvelens.store import lock_path_for, read_frame, store_lock
 from tests.fixtures.sandbox import SandboxServer, start_sandbox
 
 runner = CliRunner()
@@ -78,7 +78,7 @@ def test_snapshot_command_fails_in_one_line_when_the_store_is_locked(
     lines = [line for line in result.output.splitlines() if line.strip()]
     assert len(lines) == 1, result.output
     assert lines[0].startswith("error: snapshot failed (StoreLockTimeout)")
-    assert f"{store_path}.lock" in lines[0]
+    assert str(lock_path_for(store_path)) in lines[0]
     assert (
         not store_path.exists() or read_frame(store_path, "SELECT count(*) AS n FROM snapshots")["n"][0] == 0
     )

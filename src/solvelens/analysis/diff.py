@@ -34,10 +34,11 @@ from typing import Any
 
 import polars as pl
 
+from solvelens.analysis.frames import EmptyStoreError, Frames
 from solvelens.analysis.leaderboard import leaderboard_history
+from solvelens.analysis.load import read_only, read_snapshots
 from solvelens.analysis.pick import SnapshotRef, SnapshotSelectionError, is_id, ref_of, resolve
 from solvelens.analysis.platforms import PlatformSelection, select_platform, with_platform_key
-from solvelens.analysis.store import EmptyStoreError, Store, read_only, read_snapshots
 
 __all__ = ["FRAMES", "SnapshotDiff", "SnapshotRef", "SnapshotSelectionError", "diff"]
 
@@ -506,7 +507,7 @@ def compute_diff(
 
 
 def diff(
-    store: Store | str | Path,
+    store: Frames | str | Path,
     a: int | str | dt.datetime | None = None,
     b: int | str | dt.datetime | None = None,
     *,
@@ -517,7 +518,7 @@ def diff(
 ) -> SnapshotDiff:
     """What changed from snapshot ``a`` to snapshot ``b`` of one platform of the store (read read-only).
 
-    ``store``: a store file's path, or a loaded :class:`~solvelens.analysis.store.Store` (its file is read
+    ``store``: a store file's path, or a loaded :class:`~solvelens.analysis.frames.Frames` (its file is read
     again for the pair; its platform is the default). ``a``/``b``: a snapshot id, a time (the newest
     snapshot at or before it; a date = the end of that UTC day) or a duration (``"7d"``: the newest snapshot
     at least that long before the other one); defaults: ``b`` the platform's newest complete snapshot,
@@ -533,8 +534,8 @@ def diff(
     """
     if top_n < 1 or min_move < 1:
         raise SnapshotSelectionError("top_n and min_move must be at least 1 (e.g. --top 10 --min-move 3)")
-    path = store.path if isinstance(store, Store) else Path(store)
-    if isinstance(store, Store) and platform is None and not any(is_id(x) for x in (a, b) if x is not None):
+    path = store.path if isinstance(store, Frames) else Path(store)
+    if isinstance(store, Frames) and platform is None and not any(is_id(x) for x in (a, b) if x is not None):
         platform = store.platform
     every = read_snapshots(path, lock_timeout_s=lock_timeout_s)
     chosen, ref_a, ref_b = choose_pair(every, a, b, platform=platform)

@@ -89,7 +89,7 @@ def diff(
     if as_json and as_csv:
         raise BadInputError("give --json or --csv, not both")
     result = an.diff(db, a, b, platform=platform, top_n=top, min_move=min_move)
-    others = an.platforms(db).filter(pl.col("platform") != result.platform)
+    others = an.platforms(an.read_snapshots(db)).filter(pl.col("platform") != result.platform)
     if as_json:
         data = result.as_json()
         data["other_platforms"] = [

@@ -43,6 +43,7 @@ from solvelens.flows.steps import (
     fetch,
     normalise_taken_at,
     prepare,
+    read_quality,
     staging_dir_for,
     summarise,
     write,
@@ -121,6 +122,7 @@ def summary_markdown(summary: SnapshotSummary) -> str:
     for name, n in summary.counts.items():
         lines.append(f"| {name} | {n} | {summary.new_versions.get(name, 0)} |")
     lines += ["", summary.carryover_line(), "", summary.optional_line()]
+    lines += ["", "## Data quality", "", *(f"- {line}" for line in summary.quality_lines())]
     lines += ["", "## Schema drift", ""]
     lines += [
         f"- {d['resource']}.{d['field']}: {d['change']}"
@@ -173,6 +175,8 @@ async def snapshot_flow(plan: SnapshotPlan) -> dict[str, Any]:
     finally:
         discard(run)
     summary = summarise(run, result, reports, "prefect")
+    quality = await asyncio.to_thread(read_quality, plan.db_path, summary.snapshot_id)
+    summary.data_quality, summary.vote_coverage = quality["data_quality"], quality["vote_coverage"]
     summary.flow_run = {"id": str(flow_run.id), "name": str(flow_run.name)}
     after = await asyncio.to_thread(alerts_after_snapshot, plan, summary.snapshot_id, want_diff=True)
     summary.alerts = after.summary

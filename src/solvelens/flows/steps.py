@@ -31,6 +31,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from solvelens.flows.budget import DEFAULT_BUDGET, Budget, spent_by
 from solvelens.flows.carryover import verify_carryover_step
 from solvelens.flows.declaration import (
     TAKEN_AT_KEY,
@@ -69,7 +70,9 @@ class FetchStep:
     ``needs_api_key`` (runs only when the snapshot includes ``/bot/me``), ``reads_profile`` (its client
     takes the run's platform profile; the declaration step reads only headers), ``resource`` (the optional
     resource it fetches: runs only when the plan wants it, :meth:`SnapshotPlan.wants`) and ``after`` (the
-    steps whose staged output it reads: it starts once those of them that run finished)."""
+    steps whose staged output or reports it reads: it starts once those finished; a ``budgeted`` step also
+    gets ``spent``, the requests they sent: :func:`solvelens.flows.budget.spent_by`, and the plan's
+    ``budget``)."""
 
     name: str
     task_name: str
@@ -79,6 +82,7 @@ class FetchStep:
     reads_profile: bool = True
     resource: str | None = None
     after: tuple[str, ...] = ()
+    budgeted: bool = False
 
 
 #: The fetch steps of a snapshot, all run concurrently (endpoints in :mod:`solvelens.flows.fetch`).
@@ -99,12 +103,15 @@ FETCH_STEPS: tuple[FetchStep, ...] = (
         concurrent=False,
         resource="llm_leaderboard",
     ),
+    # After every other step: it reads the problems step's staged solutions and spends what the budget
+    # leaves after the requests the others sent (solvelens.flows.budget).
     FetchStep(
         "comparisons",
         "fetch-comparisons",
         fetch_comparisons_step,
         resource="comparisons",
-        after=("problems",),
+        after=("problems", "leaderboard", "reference", "bot_me", "platform", "activity", "llm_leaderboard"),
+        budgeted=True,
     ),
     # Carried solution lists checked against the bots' names served now (solvelens.flows.carryover).
     FetchStep("carryover", "verify-carried-lists", verify_carryover_step, after=("problems", "leaderboard")),
@@ -181,6 +188,18 @@ class SnapshotPlan(BaseModel):
             parse_rules(value)
         return value
 
+    budget: str = Field(
+        default=DEFAULT_BUDGET,
+        description="Most requests the optional resources may send: N, Nx (a multiple of the interface's "
+        "own requests of the snapshot) or all (solvelens.flows.budget).",
+    )
+
+    @field_validator("budget")
+    @classmethod
+    def _budget_reads(cls, value: str) -> str:
+        """``all``, ``N`` or ``Nx`` (:meth:`solvelens.flows.budget.Budget.parse`)."""
+        return Budget.parse(value).spec
+
     resources: list[str] | None = Field(
         default=None,
         description="Optional resources to snapshot (activity, comparisons, llm_leaderboard); None: every "
@@ -224,6 +243,8 @@ class SnapshotPlan(BaseModel):
             kwargs["profile"] = self.profile
         if self.max_rps is not None and step.reads_profile:  # the steps with a platform client
             kwargs["max_rps"] = self.max_rps
+        if step.budgeted:
+            kwargs["budget"] = self.budget
         return kwargs
 
 
@@ -283,16 +304,19 @@ def prepare(plan: SnapshotPlan) -> StagedRun:
 
 async def fetch(plan: SnapshotPlan, run: StagedRun, run_step: StepRunner) -> list[dict[str, Any]]:
     """Run every fetch step of ``plan`` concurrently through ``run_step`` (a step with ``after`` starts once
-    that step finished) and record their reports in the staging area, with fewer garbage collections
+    those steps finished) and record their reports in the staging area, with fewer garbage collections
     meanwhile (:mod:`solvelens.flows.gc_tuning`). Returns the reports; raises what the first failing step
     raised (the others are cancelled at once)."""
     tasks: dict[str, asyncio.Task[dict[str, Any]]] = {}
 
+    optional = {s.name for s in FETCH_STEPS if s.resource is not None}
+
     async def after(step: FetchStep) -> dict[str, Any]:
-        for name in step.after:
-            if name in tasks:
-                await tasks[name]  # it reads what that step staged
-        return await run_step(step, plan.step_kwargs(step, run.path))
+        done = [await tasks[name] for name in step.after if name in tasks]  # it reads what they staged
+        kwargs = plan.step_kwargs(step, run.path)
+        if step.budgeted:
+            kwargs["spent"] = spent_by(done, optional)
+        return await run_step(step, kwargs)
 
     try:
         with fewer_collections():
@@ -344,6 +368,19 @@ def summarise(
     )
 
 
+def read_quality(db_path: str, snapshot_id: int) -> dict[str, Any]:
+    """What snapshot ``snapshot_id`` holds against what the platform announced (one read-only open of the
+    store, after the write): ``{"data_quality": [row], "vote_coverage": row | None}`` (rows as dicts with
+    the columns of :mod:`solvelens.store.quality`'s views)."""
+    from solvelens.store.quality import data_quality, vote_coverage
+
+    frame = data_quality(db_path, snapshot_id)
+    return {
+        "data_quality": [] if frame.is_empty() else frame.to_dicts(),
+        "vote_coverage": vote_coverage(db_path, snapshot_id),
+    }
+
+
 async def run_step_inline(step: FetchStep, kwargs: dict[str, Any]) -> dict[str, Any]:
     """The plain :data:`StepRunner`: call the step's function in this event loop."""
     return await step.fn(**kwargs)
@@ -354,7 +391,8 @@ def run_snapshot(plan: SnapshotPlan) -> dict[str, Any]:
     loop, :func:`write` in this thread, :func:`discard`, then the alert rules
     (:func:`solvelens.flows.alerts.alerts_after_snapshot`: never failing the snapshot). Returns
     the JSON form of :func:`summarise`'s :class:`~solvelens.flows.summary.SnapshotSummary` (``mode``
-    ``plain``, with ``alerts``: fired alerts, warnings; ``SnapshotSummary.from_dict`` reads it back).
+    ``plain``, with ``alerts``: fired alerts, warnings, and :func:`read_quality`'s ``data_quality`` and
+    ``vote_coverage``; ``SnapshotSummary.from_dict`` reads it back).
 
     Raises what failed (a :class:`solvelens.client.PlatformError`, a
     :class:`solvelens.store.StoreError`, ``KeyboardInterrupt``); then no snapshot is visible and the staging
@@ -367,6 +405,8 @@ def run_snapshot(plan: SnapshotPlan) -> dict[str, Any]:
     finally:
         discard(run)
     summary = summarise(run, result, reports, "plain")
+    quality = read_quality(plan.db_path, summary.snapshot_id)
+    summary.data_quality, summary.vote_coverage = quality["data_quality"], quality["vote_coverage"]
     from solvelens.flows.alerts import alerts_after_snapshot
 
     summary.alerts = alerts_after_snapshot(plan, summary.snapshot_id).summary

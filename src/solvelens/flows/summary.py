@@ -33,7 +33,10 @@ class SnapshotSummary:
       resource's status (stored, unchanged, not offered, not requested);
     - ``mode``: ``plain`` (in-process) or ``prefect``; ``flow_run``: ``{"id", "name"}`` of the Prefect run
       (empty in-process); ``alerts``: :func:`solvelens.flows.alerts.alerts_after_snapshot`'s summary
-      (``fired``: [{rule, message, ...}], ``warnings``, ``skipped``), empty until evaluated.
+      (``fired``: [{rule, message, ...}], ``warnings``, ``skipped``), empty until evaluated;
+    - ``data_quality``: the snapshot's rows of the ``data_quality`` view (resource, scope, announced,
+      stored, reason) and ``vote_coverage`` (:func:`solvelens.store.quality.vote_coverage`'s row or
+      ``None``), read after the write (:func:`solvelens.flows.steps.read_quality`).
     """
 
     snapshot_id: int
@@ -51,6 +54,8 @@ class SnapshotSummary:
     mode: str
     flow_run: dict[str, str] = field(default_factory=dict)
     alerts: dict[str, Any] = field(default_factory=dict)
+    data_quality: list[dict[str, Any]] = field(default_factory=list)
+    vote_coverage: dict[str, Any] | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """Every field as plain JSON values (the run functions' return value)."""
@@ -116,3 +121,22 @@ class SnapshotSummary:
         if status == "not offered" and info.get("absent"):
             return f" ({info['absent']})"
         return ""
+
+    def quality_lines(self) -> list[str]:
+        """The lines on exactness: one per data-quality row whose counts differ (``resource scope: announced
+        N, stored M: reason``; the first 20, then how many more) and the vote coverage sentence; ``["data
+        quality: every list holds what the platform announced"]`` when nothing differs."""
+        from solvelens.store.quality import coverage_line
+
+        rows = [r for r in self.data_quality if r.get("reason")]
+        lines = [
+            f"data quality: {r['resource']}{' ' + r['scope'] if r['scope'] else ''}: announced "
+            f"{r['announced']:,}, stored {r['stored']:,}: {r['reason']}"
+            for r in rows[:20]
+        ]
+        if len(rows) > 20:
+            lines.append(f"data quality: {len(rows) - 20} more rows: `solvelens db check` lists them all")
+        if not rows and self.data_quality:
+            lines.append("data quality: every list holds what the platform announced")
+        coverage = coverage_line(self.vote_coverage)
+        return [*lines, *([coverage] if coverage else [])]

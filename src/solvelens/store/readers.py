@@ -194,6 +194,12 @@ def previous_history(
       never fetched; ``last_count`` then, null when never): what a problem whose solution list carries
       over still needs.
     - ``stored_comparisons`` (``"comparisons"``): the ids of the platform's stored comparisons.
+    - ``audit_comparisons`` (``"comparisons"``): the solutions of snapshot ``sid`` with votes whose list is
+      trusted by its count (the count equals that of the last fetch: ``solution_id``, ``problem_id``,
+      ``comparison_count``), the longest unread first (never read, only covered by other lists, first): the
+      share of them re-read each snapshot finds what counts miss (:mod:`solvelens.flows.budget`).
+    - ``stored_votes`` (``"comparisons"``): per solution named by a stored vote, ``solution_id`` and
+      ``stored`` (int64, distinct stored votes naming it): a solution whose count they reach needs no request.
     """
     out: dict[str, pa.Table] = {}
     if not optional or not _has_history(con):
@@ -223,6 +229,27 @@ def previous_history(
                 LEFT JOIN st ON st.solution_id = v.solution_id
                 WHERE l.snapshot_id = $sid AND l.resource = {PROBLEMS.code} AND v.comparison_count > 0
                   AND v.comparison_count IS DISTINCT FROM st.comparison_count""",
+            params=params,
+        ).to_arrow_table()
+        out["audit_comparisons"] = con.sql(
+            f"""WITH st AS ({state}),
+                     seen AS (SELECT solution_id, max(snapshot_id) AS last_read FROM {COMPARISON_FETCHES}
+                              WHERE platform = {key} AND returned IS NOT NULL GROUP BY solution_id)
+                SELECT v.solution_id, v.problem_id, v.comparison_count::BIGINT AS comparison_count
+                FROM {LINKS} l JOIN {INTERNAL}.solution_manifest_items i ON i.manifest_id = l.manifest_id
+                JOIN {SOLUTIONS.version_table} v ON v.version_id = i.version_id
+                JOIN st ON st.solution_id = v.solution_id LEFT JOIN seen ON seen.solution_id = v.solution_id
+                WHERE l.snapshot_id = $sid AND l.resource = {PROBLEMS.code} AND v.comparison_count > 0
+                  AND v.comparison_count = st.comparison_count
+                ORDER BY seen.last_read NULLS FIRST, v.solution_id""",
+            params=params,
+        ).to_arrow_table()
+        out["stored_votes"] = con.sql(
+            f"""WITH mine AS (SELECT * FROM {COMPARISON_RECORDS} WHERE platform = {key})
+                SELECT solution_id, count(DISTINCT comparison_id)::BIGINT AS stored
+                FROM (SELECT solution_a_id AS solution_id, comparison_id FROM mine
+                      UNION ALL SELECT solution_b_id, comparison_id FROM mine)
+                WHERE solution_id IS NOT NULL GROUP BY ALL""",
             params=params,
         ).to_arrow_table()
         out["stored_comparisons"] = con.sql(

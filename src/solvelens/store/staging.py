@@ -112,6 +112,12 @@ STAGED_TABLES: dict[str, pa.Schema] = {
             ("last_count", pa.int64()),
         ]
     ),
+    # ... the solutions whose vote list is trusted by its count, longest unread first (re-read in turn) ...
+    "audit_comparisons": pa.schema(
+        [("solution_id", pa.string()), ("problem_id", pa.string()), ("comparison_count", pa.int64())]
+    ),
+    # ... the stored votes naming each solution ...
+    "stored_votes": pa.schema([("solution_id", pa.string()), ("stored", pa.int64())]),
     # ... and the ids of the comparisons stored (a vote seen again is no news).
     "stored_comparisons": pa.schema([("comparison_id", pa.string())]),
 }

@@ -1,6 +1,6 @@
 """The atomic snapshot writer: one staged run -> one snapshot, written in ONE DuckDB transaction.
 
-The writer takes the store's exclusive lock (``<db>.lock``, bounded wait), opens the file read-write,
+The writer takes the store's exclusive lock (:mod:`~solvelens.store.lock`), opens the file read-write,
 inserts the snapshot row, the new record versions and the snapshot's links, flips the row's status to
 ``complete`` and commits -- all in one transaction -- then closes the file. A crash or ``kill -9`` before
 the commit leaves nothing visible (DuckDB writes a transaction to its WAL only at commit) and the next run
