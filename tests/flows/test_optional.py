@@ -288,12 +288,3 @@ def test_the_optional_resources_in_another_wire_convention_are_stored_canonical(
     assert events["action"].null_count() == 0 and events["created_at"].null_count() == 0
     models = read_frame(db, "SELECT model_name, avg_bt_score FROM llm_leaderboard")
     assert models.height > 0 and models["model_name"].null_count() == 0
-
-
-def test_the_model_order_asked_is_the_one_the_report_names():
-    """The snapshot path keeps its own copy of the ``sort`` it sends (it imports no analysis): the same as
-    the report's."""
-    from solvelens.analysis.model_rankings import PLATFORM_SORT
-    from solvelens.flows.optional import LLM_LEADERBOARD_SORT
-
-    assert LLM_LEADERBOARD_SORT == PLATFORM_SORT

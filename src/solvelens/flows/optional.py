@@ -34,6 +34,7 @@ import orjson
 import pyarrow as pa
 
 from solvelens.client import APIStatusError, NotFoundError, Page, UnrecognizedResponseError
+from solvelens.client.endpoints import LLM_LEADERBOARD_SORT
 from solvelens.client.walk import endpoint_key
 from solvelens.flows.activity_gap import StoredEvent, events_per_hour, find_gap, gap_sentence
 from solvelens.flows.budget import DEFAULT_BUDGET, Budget, Spent, VoteShare
@@ -74,10 +75,6 @@ NOT_OFFERED: Final = "not offered"
 NOT_REQUESTED: Final = "not requested"
 #: Comparisons only: no solution's comparison count moved since the last fetch, so nothing was asked.
 UNCHANGED: Final = "unchanged"
-#: The order asked of ``/llm-leaderboard`` (the figure the report names the platform's order by; the same
-#: value as :data:`solvelens.analysis.model_rankings.PLATFORM_SORT`, kept here so the snapshot path imports
-#: no analysis: a test checks they agree).
-LLM_LEADERBOARD_SORT: Final = "avg_score"
 #: Events asked of ``/activity`` (the real platform's maximum).
 ACTIVITY_LIMIT: Final = 50
 #: The most votes ``/solutions/{id}/comparisons`` returns (the real platform's: the newest 50).
@@ -167,7 +164,7 @@ async def fetch_llm_leaderboard_step(
     base_url: str, staging_dir: str, *, profile: str | None = None, max_rps: float | None = None
 ) -> dict[str, Any]:
     """Stage ``llm_leaderboard``: every page of ``GET /llm-leaderboard?sort=avg_score``
-    (:data:`LLM_LEADERBOARD_SORT`, sent so the order is the one the report names;
+    (:data:`solvelens.client.endpoints.LLM_LEADERBOARD_SORT`, sent so the order is the one the report names;
     rank 1 = first in the walk). A model without ``id`` raises :class:`UnrecognizedResponseError`; an error
     after the first page fails the step (the walk broke, the endpoint exists). ``info``: ``resources``."""
     area = StagingArea(staging_dir)
