@@ -14,28 +14,23 @@ from solvelens import analysis as an
 from solvelens.notebook import setup
 from solvelens.report import build_report, report_content
 
-_VIEW = (
-    "CREATE TABLE data_quality (snapshot_id BIGINT, resource VARCHAR, scope VARCHAR, announced BIGINT, "
-    "stored BIGINT, reason VARCHAR)"
-)
-
 
 @pytest.fixture
 def quality_db(store_db: Path, tmp_path: Path) -> Path:
-    """The generated store with a ``data_quality`` table: two lists short at the newest snapshot, one at an
-    older one."""
+    """The generated store (its ``data_quality`` table empty) with two lists short and one whole at the
+    newest snapshot, one short at an older one."""
     path = tmp_path / "quality.duckdb"
     shutil.copyfile(store_db, path)
     with duckdb.connect(str(path)) as con:
         newest, older = (
             r[0] for r in con.sql("SELECT snapshot_id FROM snapshots ORDER BY taken_at DESC").fetchall()[:2]
         )
-        con.execute(_VIEW)
         con.executemany(
             "INSERT INTO data_quality VALUES (?, ?, ?, ?, ?, ?)",
             [
                 (newest, "comparisons", "sol-17", 73, 50, "the platform serves the newest 50 votes only"),
                 (newest, "leaderboard", "", 42, 41, "the total moved while the list was read"),
+                (newest, "problems", "", 188, 188, None),
                 (older, "problems", "", 9, 8, "older snapshot"),
             ],
         )
@@ -46,8 +41,9 @@ def _truth(path: Path) -> list[tuple]:
     with duckdb.connect(str(path), read_only=True) as con:
         return con.sql(
             "SELECT resource, coalesce(nullif(scope, ''), 'whole list'), announced, stored, "
-            "stored - announced, reason FROM data_quality WHERE snapshot_id = (SELECT snapshot_id FROM "
-            "snapshots ORDER BY taken_at DESC LIMIT 1) ORDER BY resource, scope"
+            "stored - announced, reason FROM data_quality WHERE stored IS DISTINCT FROM announced AND "
+            "snapshot_id = (SELECT snapshot_id FROM snapshots ORDER BY taken_at DESC LIMIT 1) "
+            "ORDER BY resource, scope"
         ).fetchall()
 
 
@@ -73,15 +69,15 @@ def test_the_report_shows_the_newest_snapshots_lists_as_the_view_holds_them(
 def test_an_empty_view_says_every_list_is_complete_and_no_view_says_it_was_not_recorded(
     store_db: Path, tmp_path: Path
 ) -> None:
-    assert "predates the data-quality table" in report_content(an.load(store_db)).data_quality_line
-    path = tmp_path / "empty-quality.duckdb"
-    shutil.copyfile(store_db, path)
-    with duckdb.connect(str(path)) as con:
-        con.execute(_VIEW)
-    content = report_content(an.load(path))
+    content = report_content(an.load(store_db))
     assert content.data_quality == [] and content.data_quality_line.endswith(
         "holds as many records as the platform announced."
     )
+    older = tmp_path / "before-schema-4.duckdb"
+    shutil.copyfile(store_db, older)
+    with duckdb.connect(str(older)) as con:
+        con.execute("DROP TABLE data_quality")
+    assert "predates the data-quality table" in report_content(an.load(older)).data_quality_line
 
 
 def test_the_notebook_setup_prints_the_data_quality_line(

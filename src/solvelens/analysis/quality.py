@@ -1,9 +1,10 @@
 """Data quality: where a snapshot stored other counts than the platform announced (the store's
 ``data_quality`` view, read by :func:`solvelens.analysis.load` into ``Frames.data_quality``).
 
-A list is recorded there when the platform announced a total (in the body or the headers, a problem's
-solution count, a solution's vote count, the ``/stats`` totals) and the snapshot stored another number of
-records, with the reason (e.g. the platform serves only the newest 50 votes of a solution).
+Every snapshot records each whole list there (announced and stored records, agreeing or not) and each list
+whose count the platform's rows disagree with (a problem's solution count, a solution's vote count), with
+the reason where they differ (e.g. the platform serves only the newest 50 votes of a solution). The
+report and the notebooks show the lists whose counts differ.
 """
 
 from __future__ import annotations
@@ -30,7 +31,9 @@ def data_quality_of(frames: Frames, snapshot_id: int | None = None) -> pl.DataFr
     Empty when every list held what was announced, or when the store has no ``data_quality`` view
     (``frames.has_data_quality`` tells the two apart)."""
     wanted = frames.latest_snapshot_id if snapshot_id is None else snapshot_id
-    rows = frames.data_quality.filter(pl.col("snapshot_id") == wanted).collect()
+    rows = frames.data_quality.filter(
+        (pl.col("snapshot_id") == wanted) & pl.col("stored").ne_missing(pl.col("announced"))
+    ).collect()
     return (
         rows.with_columns(
             scope=pl.col("scope").fill_null(""), difference=pl.col("stored") - pl.col("announced")

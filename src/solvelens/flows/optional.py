@@ -33,7 +33,6 @@ from typing import Any, Final
 import orjson
 import pyarrow as pa
 
-from solvelens.analysis.model_rankings import PLATFORM_SORT
 from solvelens.client import APIStatusError, NotFoundError, Page, UnrecognizedResponseError
 from solvelens.client.walk import endpoint_key
 from solvelens.flows.activity_gap import StoredEvent, events_per_hour, find_gap, gap_sentence
@@ -69,6 +68,9 @@ __all__ = [
 
 #: The optional resources, by the names ``--resources`` takes.
 OPTIONAL_RESOURCES: Final = ("activity", "comparisons", "llm_leaderboard")
+#: The ``sort`` every snapshot requests from ``GET /llm-leaderboard`` (the report names it:
+#: ``solvelens.analysis.model_rankings.PLATFORM_SORT`` is the same value, checked by a test).
+LLM_LEADERBOARD_SORT: Final = "avg_score"
 #: What became of an optional resource in a snapshot (``snapshots.resources``).
 STORED: Final = "stored"
 NOT_OFFERED: Final = "not offered"
@@ -164,8 +166,8 @@ async def fetch_llm_leaderboard_step(
     base_url: str, staging_dir: str, *, profile: str | None = None, max_rps: float | None = None
 ) -> dict[str, Any]:
     """Stage ``llm_leaderboard``: every page of ``GET /llm-leaderboard?sort=avg_score``
-    (:data:`solvelens.analysis.model_rankings.PLATFORM_SORT`, sent so the order is the one the report names;
-    rank 1 = first in the walk). A model without ``id`` raises :class:`UnrecognizedResponseError`; an error
+    (:data:`LLM_LEADERBOARD_SORT`, sent so the order is the one the report names; rank 1 = first in the
+    walk). A model without ``id`` raises :class:`UnrecognizedResponseError`; an error
     after the first page fails the step (the walk broke, the endpoint exists). ``info``: ``resources``."""
     area = StagingArea(staging_dir)
     warnings: list[str] = []
@@ -173,7 +175,7 @@ async def fetch_llm_leaderboard_step(
     async with _client(base_url, profile=profile, max_rps=max_rps) as client:
         try:
             models = await collect_pages(
-                _pages_or_absent(client.llm_leaderboard_pages(sort=PLATFORM_SORT), seen),
+                _pages_or_absent(client.llm_leaderboard_pages(sort=LLM_LEADERBOARD_SORT), seen),
                 "llm_leaderboard",
                 warnings,
                 progress_step="llm_leaderboard",
