@@ -41,9 +41,9 @@ def _truth(path: Path) -> list[tuple]:
     with duckdb.connect(str(path), read_only=True) as con:
         return con.sql(
             "SELECT resource, coalesce(nullif(scope, ''), 'whole list'), announced, stored, "
-            "stored - announced, reason FROM data_quality WHERE stored IS DISTINCT FROM announced AND "
-            "snapshot_id = (SELECT snapshot_id FROM snapshots ORDER BY taken_at DESC LIMIT 1) "
-            "ORDER BY resource, scope"
+            "stored - announced, reason FROM data_quality WHERE announced IS NOT NULL AND "
+            "stored IS DISTINCT FROM announced AND snapshot_id = (SELECT snapshot_id FROM snapshots "
+            "ORDER BY taken_at DESC LIMIT 1) ORDER BY resource, scope"
         ).fetchall()
 
 

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import pytest
 
 from solvelens import analysis as an
@@ -19,11 +20,13 @@ from solvelens.charts import chart_spec
 from solvelens.flows.steps import SnapshotPlan, run_snapshot
 from solvelens.report import report_content
 from solvelens.report.content import ReportContent
+from solvelens.sandbox.ids import IdCodec
 from solvelens.sandbox.process import start_sandbox
 from solvelens.sandbox.simulate import advance
 
 #: The feed's window: ``GET /activity`` serves the newest 50 events.
 FEED = 50
+SEED = 3
 DASH = "–"
 
 
@@ -56,7 +59,7 @@ def driven(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]
     """Three snapshots of a small sandbox, a simulated day apart, each stamped with the platform's clock;
     ``windows``: what the feed served at each snapshot (oldest event, snapshot time; ms)."""
     tmp = tmp_path_factory.mktemp("truth-report")
-    server = start_sandbox(tmp / "sandbox.sqlite", seed=3, scale="small")
+    server = start_sandbox(tmp / "sandbox.sqlite", seed=SEED, scale="small")
     db = tmp / "store.duckdb"
     windows = []
     try:
@@ -175,3 +178,36 @@ def test_activity_bars_are_events_per_covered_hour_of_the_platforms_feed(driven:
         checked += 1
     assert checked >= 6
     assert "Events per covered hour" in json.dumps(spec)
+
+
+def test_the_data_quality_table_is_the_views_and_the_platforms_vote_counts(driven: dict[str, Any]) -> None:
+    """The report's data-quality rows are the store view's rows of the newest snapshot whose counts differ
+    (read here with SQL on the DuckDB view), and every solution vote list it names announces the vote count
+    the sandbox's own database holds for that solution."""
+    content: ReportContent = driven["content"]
+    with duckdb.connect(str(driven["db"]), read_only=True) as con:
+        view = con.sql(
+            "SELECT resource, coalesce(nullif(scope, ''), 'whole list'), announced, stored, "
+            "stored - announced, coalesce(reason, '') FROM data_quality WHERE announced IS NOT NULL "
+            "AND stored IS DISTINCT FROM announced AND snapshot_id = (SELECT snapshot_id FROM snapshots "
+            "ORDER BY taken_at DESC LIMIT 1) ORDER BY resource, scope"
+        ).fetchall()
+    shown = [
+        (r["resource"], r["scope"], int(r["announced"].replace(",", "")), int(r["stored"].replace(",", "")),
+         int(r["difference"].replace(",", "")), r["reason"])
+        for r in content.data_quality
+    ]  # fmt: skip
+    assert shown == view
+    codec = IdCodec(SEED)
+    server = driven["server"]
+    checked = 0
+    for resource, scope, announced, *_ in view:
+        vote_list = resource == "comparisons" and scope != "whole list"
+        solution = codec.decode("solution", scope) if vote_list else None
+        if solution is None:
+            continue
+        rows = _sql(server.db_path, "SELECT comparison_count FROM solutions WHERE id = ?", solution)
+        assert announced == rows[0][0], (scope, announced, rows)
+        checked += 1
+    capped = _sql(server.db_path, "SELECT count(*) FROM solutions WHERE comparison_count > 50")[0][0]
+    assert checked >= min(capped, 1), (view, capped)

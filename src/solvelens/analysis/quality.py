@@ -26,13 +26,16 @@ QUALITY_SCHEMA: dict[str, pl.DataType] = {
 
 def data_quality_of(frames: Frames, snapshot_id: int | None = None) -> pl.DataFrame:
     """The lists of one snapshot (default the newest selected one) whose stored count differs from the
-    announced one (:data:`QUALITY_SCHEMA`: resource, scope ("" = the whole list), announced, stored,
-    difference = stored - announced (negative: records missing), reason), sorted by resource, scope.
+    announced one; a list the platform announced no count for is left out. Columns
+    (:data:`QUALITY_SCHEMA`): resource, scope ("" = the whole list), announced, stored, difference =
+    stored - announced (negative: records missing), reason; sorted by resource, scope.
     Empty when every list held what was announced, or when the store has no ``data_quality`` view
     (``frames.has_data_quality`` tells the two apart)."""
     wanted = frames.latest_snapshot_id if snapshot_id is None else snapshot_id
     rows = frames.data_quality.filter(
-        (pl.col("snapshot_id") == wanted) & pl.col("stored").ne_missing(pl.col("announced"))
+        (pl.col("snapshot_id") == wanted)
+        & pl.col("announced").is_not_null()
+        & pl.col("stored").ne_missing(pl.col("announced"))
     ).collect()
     return (
         rows.with_columns(
