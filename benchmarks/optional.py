@@ -31,7 +31,8 @@ from pathlib import Path
 from typing import Any
 
 from solvelens.client.walk import endpoint_key
-from solvelens.flows.steps import SnapshotPlan, optional_line, run_snapshot
+from solvelens.flows.steps import SnapshotPlan, run_snapshot
+from solvelens.flows.summary import SnapshotSummary
 from solvelens.sandbox.process import start_sandbox
 from solvelens.sandbox.simulate import advance
 
@@ -131,7 +132,7 @@ def print_report(rows: list[tuple[str, dict[str, Any], Counter[str]]], scale: st
         print(f"{label:<40}" + "".join(f"{s['counts'].get(name, 0):>14,}" for _, s, _ in rows))
     print()
     for phase, summary, _ in rows:
-        print(f"{phase}: {optional_line(summary)}")
+        print(f"{phase}: {SnapshotSummary.from_dict(summary).optional_line()}")
         for w in summary["warnings"]:
             print(f"  warning: {w}")
     unchanged = rows[1][2][COMPARISONS]

@@ -138,10 +138,3 @@ def test_the_sentence_only_names_ranks_and_counts_the_table_shows() -> None:
     shown = f"d (arena rank {row['arena_rank']} of {arena_n}, platform rank {row['platform_rank']} of "
     shown += f"{platform_n})"
     assert shown == "d (arena rank 4 of 4, platform rank 1 of 5)" and shown in sentence
-
-
-def test_the_sort_the_snapshots_request_is_the_one_the_report_names() -> None:
-    from solvelens.analysis.model_rankings import PLATFORM_SORT
-    from solvelens.flows.optional import LLM_LEADERBOARD_SORT
-
-    assert LLM_LEADERBOARD_SORT == PLATFORM_SORT == "avg_score"

@@ -3,7 +3,7 @@
 ``llm_leaderboard``: its figures, no intervals) and the percentile leaderboard (rank percentile within
 problem, :func:`solvelens.analysis.model_leaderboard`), and one sentence on where they disagree.
 
-The platform's order: snapshots request ``sort=`` :data:`PLATFORM_SORT`, and the
+The platform's order: snapshots request ``sort=`` :data:`PLATFORM_SORT` (the flows send it), and the
 platform's rank here is the competition rank of :data:`PLATFORM_SORT_COLUMN` (descending): models with equal
 figures share a rank, whatever order the platform listed them in (a platform lists a tie in any order, and
 may list it differently on every call). The sentence reads only the ranks the table shows.
@@ -15,12 +15,13 @@ from typing import Final
 
 import polars as pl
 
+from solvelens.client.endpoints import LLM_LEADERBOARD_SORT
+
 FrameLike = pl.DataFrame | pl.LazyFrame
 
-#: The ``sort`` every snapshot requests from ``GET /llm-leaderboard`` (the flows send
-#: ``solvelens.flows.optional.LLM_LEADERBOARD_SORT``, the same value), the stored column it orders by, and
+#: The ``sort`` every snapshot requests from ``GET /llm-leaderboard``, the stored column it orders by, and
 #: how the report names that order.
-PLATFORM_SORT: Final = "avg_score"
+PLATFORM_SORT: Final = LLM_LEADERBOARD_SORT
 PLATFORM_SORT_COLUMN: Final = "avg_bt_score"
 PLATFORM_SORT_LABEL: Final = "average solution score"
 

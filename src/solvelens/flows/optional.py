@@ -34,6 +34,7 @@ import orjson
 import pyarrow as pa
 
 from solvelens.client import APIStatusError, NotFoundError, Page, UnrecognizedResponseError
+from solvelens.client.endpoints import LLM_LEADERBOARD_SORT
 from solvelens.client.walk import endpoint_key
 from solvelens.flows.activity_gap import StoredEvent, events_per_hour, find_gap, gap_sentence
 from solvelens.flows.budget import DEFAULT_BUDGET, Budget, Spent, VoteShare
@@ -68,9 +69,6 @@ __all__ = [
 
 #: The optional resources, by the names ``--resources`` takes.
 OPTIONAL_RESOURCES: Final = ("activity", "comparisons", "llm_leaderboard")
-#: The ``sort`` every snapshot requests from ``GET /llm-leaderboard`` (the report names it:
-#: ``solvelens.analysis.model_rankings.PLATFORM_SORT`` is the same value, checked by a test).
-LLM_LEADERBOARD_SORT: Final = "avg_score"
 #: What became of an optional resource in a snapshot (``snapshots.resources``).
 STORED: Final = "stored"
 NOT_OFFERED: Final = "not offered"
@@ -166,8 +164,8 @@ async def fetch_llm_leaderboard_step(
     base_url: str, staging_dir: str, *, profile: str | None = None, max_rps: float | None = None
 ) -> dict[str, Any]:
     """Stage ``llm_leaderboard``: every page of ``GET /llm-leaderboard?sort=avg_score``
-    (:data:`LLM_LEADERBOARD_SORT`, sent so the order is the one the report names; rank 1 = first in the
-    walk). A model without ``id`` raises :class:`UnrecognizedResponseError`; an error
+    (:data:`solvelens.client.endpoints.LLM_LEADERBOARD_SORT`, sent so the order is the one the report names;
+    rank 1 = first in the walk). A model without ``id`` raises :class:`UnrecognizedResponseError`; an error
     after the first page fails the step (the walk broke, the endpoint exists). ``info``: ``resources``."""
     area = StagingArea(staging_dir)
     warnings: list[str] = []
