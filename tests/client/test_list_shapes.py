@@ -111,3 +111,30 @@ def test_the_nested_shapes_are_not_the_default(sandbox: SandboxServer) -> None:
         board = list(c.list_leaderboard())
     assert board and "botRef" not in board[0] and "position" not in board[0]
     assert c.endpoints["leaderboard"].records is not None and c.endpoints["leaderboard"].records.identity
+
+
+def test_a_snapshot_of_the_shapes_stores_every_entry_with_its_nested_id(
+    shaped: SandboxServer, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """Issue 21's "nested reference ids are stored": a snapshot of the 0-based, capped, header-total platform
+    with nested references holds every active bot on the leaderboard and every listed problem, each solution
+    with its bot's id and name, as the sandbox's SQLite holds them."""
+    import duckdb
+
+    from solvelens.flows.steps import SnapshotPlan, run_snapshot
+
+    db = tmp_path_factory.mktemp("shapes-store") / "store.duckdb"
+    run_snapshot(SnapshotPlan(base_url=shaped.base_url, db_path=str(db), use_api_key=False, resources=[]))
+    truth = _truth(shaped)
+    with closing(duckdb.connect(str(db), read_only=True)) as con:
+        (status,) = con.sql("SELECT status FROM snapshots").fetchall()[0]
+        board = dict(con.sql("SELECT bot_id, name FROM leaderboard").fetchall())
+        ranks = [r for (r,) in con.sql("SELECT rank FROM leaderboard ORDER BY rank").fetchall()]
+        problems = {p for (p,) in con.sql("SELECT problem_id FROM problems").fetchall()}
+        solutions = con.execute(
+            "SELECT solution_id, bot_id, bot_name FROM solutions WHERE problem_id = ?", [truth["problem"]]
+        ).fetchall()
+    assert status == "complete"
+    assert board == truth["bots"] and len(ranks) == len(truth["bots"]) and ranks[0] == 1
+    assert problems == truth["problems"]
+    assert {s: (b, n) for s, b, n in solutions} == truth["solutions"]
