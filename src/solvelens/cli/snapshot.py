@@ -550,7 +550,7 @@ def snapshot(
     store's newest snapshot, --budget, an alert rule or notification URL), nothing written; 130
     interrupted (Ctrl-C), nothing written; --alert-exit-code N: complete, and an alert fired.
     """
-    from solvelens.flows.preflight import prefect_api_url, probe
+    from solvelens.flows.preflight import prefect_api_url
 
     on_failure(ctx, "snapshot", "no snapshot was written")
     fields, env = _checked_inputs(
@@ -579,17 +579,32 @@ def snapshot(
         base_url=fields["base_url"],
     )
     use_prefect = prefect if prefect is not None else prefect_api_url() is not None
+    _take_snapshot({**fields, **alert_fields}, {**env, **notify_env}, use_prefect, verbose, alert_exit_code)
+
+
+def _take_snapshot(
+    plan_fields: dict[str, Any],
+    env: dict[str, str],
+    use_prefect: bool,
+    verbose: bool,
+    alert_exit_code: int | None,
+) -> None:
+    """Probe the platform, run the snapshot (a Prefect flow run or the plain steps) with ``env`` set, print
+    its summary. A Ctrl-C ends it: exit 0 with "snapshot N kept" when its transaction committed, else 130
+    (:func:`_kept_after_interrupt`); ``alert_exit_code`` is the exit code when an alert fired."""
+    from solvelens.flows.preflight import probe
+
     started = datetime.now(UTC)
     try:
         with _interruptible():
-            probe(fields["base_url"])
+            probe(plan_fields["base_url"])
             from solvelens.flows.steps import SnapshotPlan
 
-            plan = SnapshotPlan(**fields, **alert_fields)
-            with _env({**env, **notify_env}):
+            plan = SnapshotPlan(**plan_fields)
+            with _env(env):
                 summary = _run_prefect(plan, verbose) if use_prefect else _run_plain(plan)
     except KeyboardInterrupt:
-        _kept_after_interrupt(fields["db_path"], fields["base_url"], started)
+        _kept_after_interrupt(plan_fields["db_path"], plan_fields["base_url"], started)
         return
     from solvelens.flows.summary import SnapshotSummary
 
