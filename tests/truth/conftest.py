@@ -9,7 +9,8 @@ platform's truth frozen right after it), built once per session and only read by
   snapshots ``fresh`` and ``day`` (one simulated day later, one problem announcing a solution more than it
   lists: its public id is ``marks['inflated']``).
 - ``votes``: the platform convention, seed 3, snapshots with the comparisons resource: ``fresh``, taken
-  after a vote was recorded without its counts moving (its id: ``marks['hidden']``).
+  after a vote was recorded without its counts moving (its id: ``marks['hidden']``) and a problem
+  got 55 votes between its two solutions, 5 beyond any list's reach (``marks['capped']``).
 """
 
 from __future__ import annotations
@@ -84,6 +85,7 @@ def votes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Scenario]:
         if scenario.offers("snapshot", "--budget"):  # every vote list at once, no request budget
             scenario.extra = ("--budget", "all")
         scenario.marks["hidden"] = scenario.hidden_vote()
+        scenario.marks["capped"] = scenario.capped_votes()
         scenario.snapshot("fresh")
         yield scenario
     finally:

@@ -413,13 +413,22 @@ def reachable_votes(db: Path, cap: int = 50) -> list[Row]:
 
 
 def capped_vote_lists(db: Path, cap: int = 50) -> list[Row]:
-    """Solutions of listed problems announcing more votes than their list can serve. Keys: solution_id,
-    announced (``comparisonCount``), stored (what a whole read holds: at most ``cap``)."""
+    """Solutions of listed problems announcing more votes (``comparisonCount``) than any client can read:
+    their own list stops at the ``cap`` newest and the other lists do not hold the rest. Keys:
+    solution_id, announced, stored (the votes on it a whole read of every list holds)."""
     with _open(db) as con:
         rows = _rows(
             con,
-            "SELECT s.id AS solution_id, s.comparison_count AS announced, ? AS stored FROM solutions s "
-            "JOIN problems p ON p.id = s.problem_id WHERE p.status != 'rejected' AND s.comparison_count > ?",
-            (cap, cap),
+            "WITH sides AS (SELECT id, solution_a AS s, created_at FROM comparisons UNION ALL "
+            "SELECT id, solution_b, created_at FROM comparisons), ranked AS (SELECT id, row_number() OVER "
+            "(PARTITION BY s ORDER BY created_at DESC, id DESC) AS n FROM sides), "
+            "reach AS (SELECT DISTINCT id FROM ranked WHERE n <= :cap), "
+            "held AS (SELECT sides.s, count(DISTINCT sides.id) AS n FROM sides JOIN reach USING (id) "
+            "GROUP BY sides.s) "
+            "SELECT s.id AS solution_id, s.comparison_count AS announced, coalesce(held.n, 0) AS stored "
+            "FROM solutions s JOIN problems p ON p.id = s.problem_id LEFT JOIN held ON held.s = s.id "
+            "WHERE p.status != 'rejected' AND s.comparison_count > :cap "
+            "AND coalesce(held.n, 0) < s.comparison_count",
+            {"cap": cap},
         )
         return _encode(con, rows, {"solution_id": "solution"})
