@@ -6,11 +6,22 @@ STAMP := $(VENV)/.installed
 
 .PHONY: install demo test lint format benchmark clean
 
+# uv when it installs and reaches its index (fast), else pip; uv's own errors go to $(VENV)/install.log, so a
+# machine whose uv cannot reach its index prints one line before pip installs, not uv's error.
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q --disable-pip-version-check uv
-	$(VENV)/bin/uv pip install -q --compile-bytecode --python $(PY) -e '.[dev,notebooks]' \
-	  || $(PY) -m pip install -q --disable-pip-version-check -e '.[dev,notebooks]'
+	@if $(PY) -m pip install -q --disable-pip-version-check uv >$(VENV)/install.log 2>&1 \
+	  && $(VENV)/bin/uv pip install -q --compile-bytecode --python $(PY) -e '.[dev,notebooks]' \
+	     >>$(VENV)/install.log 2>&1; then \
+	  echo "installed with uv"; \
+	else \
+	  echo "uv could not install (see $(VENV)/install.log); installing with pip"; \
+	  $(PY) -m pip install -q --disable-pip-version-check -e '.[dev,notebooks]'; \
+	fi
+	# JupyterLab started from this venv may run as root (containers, CI): the README's notebook line works
+	# there without --allow-root (the venv's own Jupyter config; nothing outside .venv).
+	mkdir -p $(VENV)/etc/jupyter
+	echo '{"ServerApp": {"allow_root": true}}' > $(VENV)/etc/jupyter/jupyter_server_config.json
 	# Bytecode for our own sources too: with PYTHONDONTWRITEBYTECODE set (CI, containers) every command
 	# would otherwise compile ~600 modules at start (~1 s per process).
 	$(PY) -m compileall -q src >/dev/null

@@ -154,10 +154,7 @@ def test_demo_never_replaces_a_store_it_did_not_make(tmp_path: Path) -> None:
             console=Console(quiet=True),
         )
     message = str(failed.value)
-    assert (
-        f"{db} was not made by the demo (a solvelens store with snapshots of http://127.0.0.1:1/api/v1)"
-        in message
-    )
+    assert f"{db} holds 1 snapshots the demo did not take (ids 1: http://127.0.0.1:1/api/v1)" in message
     assert "--force" in message and "\n" not in message
     assert db.read_bytes() == before and not (tmp_path / "s.sqlite").exists()
 
@@ -168,14 +165,21 @@ def test_demo_replaces_other_files_only_with_force_and_says_so(tmp_path: Path) -
     db = _foreign_store(tmp_path)
     sandbox_db = tmp_path / "mine.sqlite"
     sandbox_db.write_text("my notes")
-    with pytest.raises(DemoError, match=r"mine\.sqlite was not made by the demo"):
+    with pytest.raises(DemoError, match=r"mine\.sqlite holds not a sandbox database"):
         claim_outputs(tmp_path / "new.duckdb", sandbox_db, force=False, console=Console(quiet=True))
     assert sandbox_db.read_text() == "my notes"
+    asked: list[str] = []
+    with pytest.raises(DemoError, match="not confirmed"):  # a "no" on the terminal deletes nothing
+        claim_outputs(db, sandbox_db, force=True, console=Console(quiet=True), confirm=asked.append)  # type: ignore[arg-type]
+    assert asked == [f"Delete {db} and everything in it?"] and db.exists() and sandbox_db.exists()
     console = Console(record=True, width=300)
-    claim_outputs(db, sandbox_db, force=True, console=console)
+    claim_outputs(db, sandbox_db, force=True, console=console, confirm=lambda q: True)
     text = console.export_text()
-    assert f"--force: replacing {db} (a solvelens store with snapshots of http://127.0.0.1:1/api/v1)" in text
-    assert f"--force: replacing {sandbox_db} (not a sandbox database" in text
+    assert (
+        f"--force: would delete {db}: 1 snapshots the demo did not take (ids 1: http://127.0.0.1:1/api/v1)"
+        in text
+    )
+    assert f"--force: would delete {sandbox_db}: not a sandbox database" in text
     assert not db.exists() and not sandbox_db.exists()
 
 
@@ -190,7 +194,9 @@ def test_demo_cli_refuses_in_one_line(tmp_path: Path) -> None:
     )
     assert result.exit_code == 1
     lines = [line for line in result.output.splitlines() if line.strip()]
-    assert len(lines) == 1 and lines[0].startswith(f"error: {db} was not made by the demo"), lines
+    assert len(lines) == 1 and lines[0].startswith(f"error: {db} holds 1 snapshots the demo did not take"), (
+        lines
+    )
     assert db.exists()
 
 
@@ -205,3 +211,70 @@ def test_demo_runs_twice_replacing_its_own_outputs(demo_run, tmp_path: Path) -> 
     )
     snaps = read_frame(again.db_path, "SELECT count(*) AS n FROM snapshots")
     assert snaps["n"][0] == 2
+
+
+def test_the_demo_keeps_a_store_it_made_once_it_holds_a_snapshot_it_did_not_take(
+    demo_run, tmp_path: Path
+) -> None:
+    """Whoever created the file: the demo's own store with a user's snapshot added is never replaced, nor its
+    sandbox database with a bot a user created in it."""
+    import shutil
+
+    from solvelens.demo import claim_outputs
+    from solvelens.sandbox.accounts import create_bot
+    from solvelens.store import write_snapshot
+    from tests.store.fakes import make_platform, stage_run
+
+    result, _, _ = demo_run
+    db, sandbox_db = tmp_path / "demo.duckdb", tmp_path / "demo.sqlite"
+    shutil.copy(result.db_path, db)
+    shutil.copy(result.sandbox_db, sandbox_db)
+    user = write_snapshot(
+        db, stage_run(tmp_path, make_platform(), taken_at="2030-01-01T00:00:00Z")
+    ).snapshot_id
+    create_bot(sandbox_db, "user-bot")
+    before = db.read_bytes(), sandbox_db.read_bytes()
+    with pytest.raises(
+        DemoError, match=rf"1 snapshots the demo did not take \(ids {user}: http://127.0.0.1:1/api/v1\)"
+    ):
+        claim_outputs(db, tmp_path / "new.sqlite", force=False, console=Console(quiet=True))
+    with pytest.raises(DemoError, match=r"1 bots the demo did not make \(user-bot\)"):
+        claim_outputs(tmp_path / "new.duckdb", sandbox_db, force=False, console=Console(quiet=True))
+    assert (db.read_bytes(), sandbox_db.read_bytes()) == before
+
+
+def test_the_readmes_real_use_then_the_demo_loses_nothing(
+    sandbox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, prefect_harness: None
+) -> None:
+    """The README's real-platform snapshot (``--db data/solvelens.duckdb``) and bot line (``sandbox
+    create-bot my-bot --db data/sandbox.sqlite``), then the demo with its defaults: every snapshot and bot is
+    still there, byte for byte, and the demo wrote under data/demo/."""
+    import sqlite3
+
+    from typer.testing import CliRunner
+
+    from solvelens.cli import app
+
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+    taken = runner.invoke(
+        app,
+        ["snapshot", "--base-url", sandbox.base_url, "--db", "data/solvelens.duckdb", "--resources", "none"],
+    )
+    assert taken.exit_code == 0, taken.output
+    made = runner.invoke(app, ["sandbox", "create-bot", "my-bot", "--db", "data/sandbox.sqlite"])
+    assert made.exit_code == 0, made.output
+    store, platform = Path("data/solvelens.duckdb"), Path("data/sandbox.sqlite")
+    before = store.read_bytes()
+    demo = runner.invoke(app, ["demo", "--days", "1"])
+    assert demo.exit_code == 0, demo.output
+    assert store.read_bytes() == before
+    assert read_frame(store, "SELECT count(*) AS n FROM snapshots")["n"][0] == 1
+    con = sqlite3.connect(platform)
+    try:
+        assert con.execute("SELECT count(*) FROM bots WHERE name = 'my-bot'").fetchone()[0] == 1
+    finally:
+        con.close()
+    assert Path("data/demo/solvelens.duckdb").exists() and Path("data/demo/sandbox.sqlite").exists()
+    assert Path("data/demo/reports/leaderboard.html").exists()
+    assert not Path("data/reports").exists()

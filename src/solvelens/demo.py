@@ -11,16 +11,26 @@ Steps:
    starts once.
 4. Write the leaderboard history report, stop the server, print a one-screen summary.
 
-Running it twice works: the demo marks the store and the sandbox database it makes (``created_by = solvelens
-demo`` in their meta tables) and replaces only those; anything else at those paths is kept and named in the
-error, unless ``force`` (``--force``), which prints a line saying what it replaces.
+5. Compact the store (``solvelens db compact``: the daily snapshots leave free blocks behind).
+
+Its files are its own: by default under ``data/demo/`` (never the paths the README gives for real use,
+``data/solvelens.duckdb`` and ``data/sandbox.sqlite``). Running it twice works: the demo marks the store and
+the sandbox database it makes (``created_by = solvelens demo`` in their meta tables) and records what it put
+in them (``demo_snapshots``: the ids of the snapshots it took; ``demo_bots``: the ids of the bots it made).
+It replaces a file only when it is marked and holds nothing else: a store with any snapshot the demo did not
+take, or a sandbox database with a bot the demo did not make, is kept and named in the error, whoever
+created the file, unless ``force`` (``--force``): then a line names what would be deleted and, on a
+terminal, the demo asks before deleting it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
+import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -32,6 +42,9 @@ from rich.table import Table
 #: The mark the demo leaves in the meta tables of the store and the sandbox database it makes.
 MARK_KEY = "created_by"
 MARK_VALUE = "solvelens demo"
+#: Meta keys listing what the demo put in its files: its snapshots' ids (store), its bots' ids (sandbox).
+SNAPSHOTS_KEY = "demo_snapshots"
+BOTS_KEY = "demo_bots"
 
 
 class DemoError(RuntimeError):
@@ -50,40 +63,87 @@ class DemoResult:
     seconds: float = 0.0
 
 
+def _ranges(ids: list[int]) -> str:
+    """``[1, 2, 3, 7]`` -> ``1-3, 7``."""
+    out: list[str] = []
+    for i in sorted(ids):
+        if out and i == int(out[-1].split("-")[-1]) + 1:
+            out[-1] = f"{out[-1].split('-')[0]}-{i}"
+        else:
+            out.append(str(i))
+    return ", ".join(out)
+
+
 def _store_is_demos(db_path: Path) -> bool | str:
-    """``True`` when the demo made the store at ``db_path``, else a short description of what it holds."""
+    """``True`` when every snapshot in the store at ``db_path`` is one the demo took (and the demo made the
+    file), else what the demo would delete: the snapshots it did not take and their platforms."""
     from solvelens.store import StoreError, list_snapshots, read_store_meta
 
     try:
-        if read_store_meta(db_path).get(MARK_KEY) == MARK_VALUE:
-            return True
-        urls = sorted(set(list_snapshots(db_path)["base_url"].to_list()))
+        meta = read_store_meta(db_path)
+        log = list_snapshots(db_path, include_incomplete=True) if meta else None
     except StoreError as exc:
         return str(exc)
     except Exception as exc:  # a store of another solvelens version: describe it, never guess
         return f"{db_path} ({type(exc).__name__})"
-    return f"a solvelens store with snapshots of {', '.join(urls) or 'no platform yet'}"
+    if log is None:
+        return "a DuckDB file without a solvelens store"
+    demos = set(json.loads(meta.get(SNAPSHOTS_KEY, "[]"))) if meta.get(MARK_KEY) == MARK_VALUE else set()
+    others = log.filter(~log["snapshot_id"].is_in(list(demos)))
+    if meta.get(MARK_KEY) == MARK_VALUE and others.height == 0:
+        return True
+    if others.height == 0:
+        return "a solvelens store the demo did not make (no snapshot yet)"
+    urls = ", ".join(sorted(set(others["base_url"].to_list())))
+    ids = _ranges(others["snapshot_id"].to_list())
+    return f"{others.height} snapshots the demo did not take (ids {ids}: {urls})"
 
 
 def _sandbox_is_demos(sandbox_db: Path) -> bool | str:
-    """``True`` when the demo built the sandbox SQLite file at ``sandbox_db``, else what it is."""
+    """``True`` when the demo built the sandbox SQLite file at ``sandbox_db`` and every bot in it is one the
+    demo made, else what the demo would delete (the bots it did not make)."""
     import sqlite3
 
     try:
         con = sqlite3.connect(f"file:{sandbox_db}?mode=ro", uri=True)
         try:
-            row = con.execute("SELECT value FROM meta WHERE key = ?", (MARK_KEY,)).fetchone()
+            meta = dict(con.execute("SELECT key, value FROM meta").fetchall())
+            bots = con.execute("SELECT id, name FROM bots ORDER BY id").fetchall()
         finally:
             con.close()
     except sqlite3.Error as exc:
         return f"not a sandbox database ({exc})"
-    return True if row and row[0] == MARK_VALUE else "a sandbox database the demo did not build"
+    if meta.get(MARK_KEY) != MARK_VALUE:
+        return f"a sandbox database the demo did not build ({len(bots)} bots)"
+    demos = set(json.loads(meta.get(BOTS_KEY, "[]")))
+    others = [name for bot_id, name in bots if bot_id not in demos]
+    if not others:
+        return True
+    shown = ", ".join(others[:5]) + (f" and {len(others) - 5} more" if len(others) > 5 else "")
+    return f"{len(others)} bots the demo did not make ({shown})"
 
 
-def claim_outputs(db_path: Path, sandbox_db: Path, *, force: bool, console: Console) -> None:
-    """Remove the demo's own earlier store and sandbox database (marked ``created_by = solvelens demo`` in
-    their meta tables). Anything else at those paths is kept and :class:`DemoError` names it and the fix,
-    unless ``force``: then a line says what is replaced before it is removed."""
+def _confirm(question: str) -> bool:
+    """Ask on a terminal (stdin a TTY); without one, ``--force`` is the answer (a script said so)."""
+    if not sys.stdin.isatty():
+        return True
+    import typer
+
+    return typer.confirm(question, default=False)
+
+
+def claim_outputs(
+    db_path: Path,
+    sandbox_db: Path,
+    *,
+    force: bool,
+    console: Console,
+    confirm: Callable[[str], bool] = _confirm,
+) -> None:
+    """Remove the demo's own earlier store and sandbox database (see the module docstring). Anything else
+    at those paths is kept and :class:`DemoError` names it and the fix, unless ``force``: then a line names
+    what would be deleted and ``confirm`` (on a terminal: a question; else yes) decides; a "no" raises
+    :class:`DemoError` with nothing deleted."""
     checks = ((db_path, _store_is_demos, ".wal"), (sandbox_db, _sandbox_is_demos, "-*"))
     doomed: list[Path] = []
     for path, is_demos, siblings in checks:
@@ -93,10 +153,12 @@ def claim_outputs(db_path: Path, sandbox_db: Path, *, force: bool, console: Cons
         if verdict is not True:
             if not force:
                 raise DemoError(
-                    f"{path} was not made by the demo ({verdict}); the demo replaces only its own outputs. "
-                    "Pass --db/--sandbox-db a new path, or --force to replace it."
+                    f"{path} holds {verdict}; the demo replaces only its own outputs (default: data/demo/). "
+                    "Pass --db/--sandbox-db a new path, or --force to delete it."
                 )
-            console.print(f"--force: replacing {path} ({verdict})")
+            console.print(f"--force: would delete {path}: {verdict}")
+            if not confirm(f"Delete {path} and everything in it?"):
+                raise DemoError(f"{path} kept (not confirmed); nothing was deleted")
         doomed.append(path)
         doomed.extend(
             path.parent.glob(path.name + siblings)
@@ -127,6 +189,33 @@ def _run_demo_bot(base_url: str, api_key: str, max_tasks: int) -> int:
         return runner.run(handle_signals=False).submitted
 
 
+def _record_snapshot(db_path: Path, snapshot_id: int) -> None:
+    """Add ``snapshot_id`` to the store's list of the demo's snapshots (:data:`SNAPSHOTS_KEY`)."""
+    from solvelens.store import read_store_meta, write_store_meta
+
+    ids = json.loads(read_store_meta(db_path).get(SNAPSHOTS_KEY, "[]"))
+    write_store_meta(db_path, SNAPSHOTS_KEY, json.dumps(sorted({*ids, int(snapshot_id)})))
+
+
+def _build_sandbox(sandbox_db: Path, seed: int, scale: str, with_bot: bool) -> str | None:
+    """Build the demo's sandbox platform, mark it, make ``demo-bot`` when ``with_bot`` and record every bot
+    in it as the demo's (:data:`BOTS_KEY`). Returns the demo bot's API key (or ``None``)."""
+    from solvelens.sandbox.accounts import create_bot
+    from solvelens.sandbox.db import connect, set_meta
+    from solvelens.sandbox.generate import build_platform
+
+    build_platform(sandbox_db, seed=seed, scale=scale)
+    key = create_bot(sandbox_db, "demo-bot", description="The demo's own bot") if with_bot else None
+    conn = connect(sandbox_db)
+    try:
+        bots = [row[0] for row in conn.execute("SELECT id FROM bots ORDER BY id")]
+        set_meta(conn, MARK_KEY, MARK_VALUE)
+        set_meta(conn, BOTS_KEY, json.dumps(bots))
+    finally:
+        conn.close()
+    return key
+
+
 async def _take_snapshots(
     base_url: str, db_path: Path, sandbox_db: Path, days: int, bot_tasks: int, console: Console
 ) -> list[dict]:
@@ -151,6 +240,7 @@ async def _take_snapshots(
                 )
                 summary = await snapshot_flow(plan)
                 summaries.append(summary)
+                _record_snapshot(db_path, summary["snapshot_id"])
                 progress.update(task, advance=1, description=f"snapshots (simulated {clock[:10]})")
     return summaries
 
@@ -182,24 +272,16 @@ def run_demo(
     claim_outputs(db_path, sandbox_db, force=force, console=console)
 
     from solvelens.report import build_report
-    from solvelens.sandbox.db import connect, set_meta
-    from solvelens.sandbox.generate import build_platform
     from solvelens.sandbox.process import SandboxStartError, start_sandbox
-    from solvelens.store import write_store_meta
+    from solvelens.store import compact, write_store_meta
 
     write_store_meta(db_path, MARK_KEY, MARK_VALUE)
+    write_store_meta(db_path, SNAPSHOTS_KEY, "[]")
     console.print(f"Building the sandbox platform (seed {seed}, scale {scale}) in {sandbox_db} ...")
-    build_platform(sandbox_db, seed=seed, scale=scale)
-    conn = connect(sandbox_db)
-    try:
-        set_meta(conn, MARK_KEY, MARK_VALUE)
-    finally:
-        conn.close()
-    if bot_tasks:
-        from solvelens.sandbox.accounts import create_bot
-
+    key = _build_sandbox(sandbox_db, seed, scale, with_bot=bot_tasks > 0)
+    if key is not None:
         # The snapshot flow reads the key from the environment (never a flow parameter); this process only.
-        os.environ["SOLVELENS_API_KEY"] = create_bot(sandbox_db, "demo-bot", description="The demo's own bot")
+        os.environ["SOLVELENS_API_KEY"] = key
 
     try:
         # Tied scores come back in a new order on every call, as on the real platform.
@@ -213,6 +295,11 @@ def run_demo(
     finally:
         server.stop()
 
+    compacted = compact(db_path)
+    console.print(
+        f"Store compacted: {compacted['before_bytes'] / 1e6:.1f} MB -> "
+        f"{compacted['after_bytes'] / 1e6:.1f} MB"
+    )
     report_path = reports_dir / "leaderboard.html"
     console.print("Writing the leaderboard history report ...")
     build_report(db_path, report_path)

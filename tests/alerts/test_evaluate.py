@@ -107,3 +107,13 @@ def test_a_staleness_check_leaves_event_rules_alone() -> None:
     facts = Facts("plat", NOW, last_complete_at=NOW)
     outcome = evaluate(parse_rules(["new-leader", "my-bot rank > 3"]), facts, [])
     assert outcome.alerts == [] and outcome.state == []
+
+
+def test_a_bot_that_falls_off_the_leaderboard_fires_rank_drop_whatever_k() -> None:
+    facts = _facts(dropped_off=[Move("b-a", "Alpha", 1, None), Move("b-z", "Zed", 40, None)])
+    fell = "Alpha fell off the leaderboard: #1 -> unranked"
+    assert _run(["rank-drop >= 100 alpha"], facts, [])[0] == [fell]
+    assert _run(["rank-drop >= 1"], facts, [])[0] == [
+        "Alpha fell off the leaderboard: #1 -> unranked",
+        "Zed fell off the leaderboard: #40 -> unranked",
+    ]

@@ -184,11 +184,11 @@ def test_a_bad_input_is_one_line_and_exit_2(
     work = tmp_path / "work"
     work.mkdir()
     argv = args(work, sandbox.base_url)
-    before = {p: p.read_bytes() for p in work.rglob("*") if p.is_file() and p.suffix != ".lock"}
+    before = {p: p.read_bytes() for p in work.rglob("*") if p.is_file()}
     proc = _solvelens(*argv, cwd=work)
     _assert_one_line_exit_2(proc, expected)
     # The store's lock file may be left beside a DuckDB file it refused (empty; the store layer's, not data).
-    after = {p: p.read_bytes() for p in work.rglob("*") if p.is_file() and p.suffix != ".lock"}
+    after = {p: p.read_bytes() for p in work.rglob("*") if p.is_file()}
     assert after == before, f"{case} changed files: {sorted(set(after) ^ set(before))}"
 
 

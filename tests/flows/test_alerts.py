@@ -475,3 +475,37 @@ def test_the_stale_watch_checks_four_times_per_limit_within_1_to_60_seconds(tmp_
     assert not StaleWatch(
         str(tmp_path / "s.duckdb"), "http://x/api/v1", AlertConfig(parse_rules(["new-leader"]))
     )
+
+
+def _set_status(db: Path, bot: int, status: str) -> None:
+    con = sqlite3.connect(db)
+    try:
+        con.execute("UPDATE bots SET status = ? WHERE id = ?", [status, bot])
+        con.commit()
+    finally:
+        con.close()
+
+
+def test_level_rules_hold_from_the_first_snapshot_and_a_fall_off_the_board_is_a_rank_drop(
+    make_sandbox: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``my-bot rank > 5`` fires on the platform's first snapshot when the bot is already below #5; a bot that
+    falls from #1 off the leaderboard fires ``rank-drop`` whatever K (in-process runs, no Prefect). The ranks
+    are read from the sandbox's SQLite file, never from the product."""
+    server = make_sandbox(seed=11)
+    db = server.db_path
+    monkeypatch.setenv("SOLVELENS_API_KEY", server.create_bot("FirstMine"))
+    mine = next(i for i, name, _ in _board(db) if name == "FirstMine")
+    _place(db, mine, 8)
+    leader, leader_name, _ = _board(db)[0]
+    rules = ["my-bot rank > 5", f"rank-drop >= 50 {leader_name}"]
+    store = tmp_path / "store.duckdb"
+
+    def snapshot() -> list[str]:
+        plan = SnapshotPlan(base_url=server.base_url, db_path=str(store), resources=[], alerts=rules)
+        return [a["message"] for a in run_snapshot(plan)["alerts"]["fired"]]
+
+    assert snapshot() == ["your bot FirstMine is ranked #8 (rule: rank > 5)"]
+    _set_status(db, leader, "suspended")  # the leader leaves the leaderboard
+    assert [r for r in _board(db) if r[0] == leader] == []
+    assert snapshot() == [f"{leader_name} fell off the leaderboard: #1 -> unranked"]

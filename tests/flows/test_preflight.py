@@ -29,6 +29,17 @@ from tests.store.fakes import make_platform, stage_run
             "http://127.0.0.1:8765",
             r"does not end in /api/v1.*did you mean http://127\.0\.0\.1:8765/api/v1\?",
         ),
+        # every wrong shape gets the base it meant, never /api/v2/api/v1 or /api/api/v1 (issue 24)
+        ("http://h:1/api/v2", r"did you mean http://h:1/api/v1\?"),
+        ("http://h:1/api", r"did you mean http://h:1/api/v1\?"),
+        ("http://h:1/api/", r"did you mean http://h:1/api/v1\?"),
+        ("http://h:1/API/V1", r"did you mean http://h:1/api/v1\?"),
+        ("http://h:1/api/v1/problems", r"did you mean http://h:1/api/v1\?"),
+        ("http://h:1/x/api/v1/leaderboard/", r"did you mean http://h:1/x/api/v1\?"),
+        ("http://h:1/v1", r"did you mean http://h:1/api/v1\?"),
+        ("http://h:1/x/v2", r"did you mean http://h:1/x/api/v1\?"),
+        ("http://h:1/problems", r"did you mean http://h:1/api/v1\?"),
+        ("http://h:1/platform", r"did you mean http://h:1/platform/api/v1\?"),
         ("127.0.0.1:8765/api/v1", "is not an http\\(s\\) URL"),
         ("ftp://host/api/v1", "is not an http\\(s\\) URL"),
         ("http:///api/v1", "is not an http\\(s\\) URL"),
@@ -131,3 +142,30 @@ def test_prefect_api_url_from_env_and_profile(tmp_path: Path, monkeypatch: pytes
     assert prefect_api_url() is None
     monkeypatch.setenv("PREFECT_API_URL", "http://127.0.0.1:9999/api")
     assert prefect_api_url() == "http://127.0.0.1:9999/api"
+
+
+def test_a_501_is_no_api_here_not_a_failing_platform():
+    """A server answering 501 Not Implemented will never serve the API at that URL: the line says to check
+    --base-url, not to try again later (a real HTTP server on 127.0.0.1)."""
+    import http.server
+    import threading
+
+    class NotImplementedHere(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(501)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), NotImplementedHere)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        with pytest.raises(PlatformUnreachableError) as failed:
+            probe(f"http://127.0.0.1:{server.server_address[1]}/api/v1")
+    finally:
+        server.shutdown()
+    message = str(failed.value)
+    assert "HTTP 501 (Not Implemented)" in message and "check --base-url" in message
+    assert "try again later" not in message and "failing" not in message

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import time
@@ -110,3 +111,75 @@ def test_readers_share_and_close_at_once(db: Path, platform: FakePlatform, tmp_p
     duckdb.connect(str(db)).close()
     with pytest.raises(duckdb.Error), open_readonly(db) as con:
         con.execute("CREATE TABLE t (x INTEGER)")  # read-only connection
+
+
+def test_lock_files_live_in_one_folder_and_go_when_released(
+    db: Path, platform: FakePlatform, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    locks = tmp_path / "locks"
+    monkeypatch.setenv("SOLVELENS_LOCK_DIR", str(locks))
+    write_snapshot(db, stage_run(tmp_path, platform))
+    read_frame(db, "SELECT count(*) AS n FROM snapshots")
+    assert not list(tmp_path.glob("*.lock")), "no lock file beside the store"
+    assert list(locks.iterdir()) == [], "released locks are removed"
+    # One store named two ways (relative via a symlink) takes one lock.
+    link = tmp_path / "link.duckdb"
+    link.symlink_to(db)
+    assert lock_path_for(link) == lock_path_for(db)
+    assert lock_path_for(db).parent == locks
+    with store_lock(db, exclusive=True, timeout_s=1) as held:
+        assert held == lock_path_for(db) and held.exists()
+        assert f"pid {os.getpid()}" in held.read_text()
+        with pytest.raises(StoreLockTimeout), store_lock(link, exclusive=True, timeout_s=0.2):
+            pass
+        assert held.exists(), "a waiter that gave up leaves the holder's lock in place"
+    assert not lock_path_for(db).exists()
+
+
+def test_a_reader_keeps_the_file_while_another_reader_holds_it(
+    db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.setenv("SOLVELENS_LOCK_DIR", str(tmp_path / "locks"))
+    with store_lock(db, exclusive=False, timeout_s=1) as first:
+        with store_lock(db, exclusive=False, timeout_s=1) as second:
+            assert first == second
+        assert first is not None and first.exists(), "the first reader still holds it"
+        with pytest.raises(StoreLockTimeout), store_lock(db, exclusive=True, timeout_s=0.2):
+            pass
+    assert not lock_path_for(db).exists()
+
+
+def test_a_waiter_locks_the_new_file_after_the_holder_removed_the_old_one(
+    db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.setenv("SOLVELENS_LOCK_DIR", str(tmp_path / "locks"))
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _LOCK_HOLDER, str(db), "1.0"],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "SOLVELENS_LOCK_DIR": str(tmp_path / "locks")},
+    )
+    assert proc.stdout is not None and proc.stdout.readline().strip() == "HOLDING"
+    with store_lock(db, exclusive=True, timeout_s=30) as held:  # waits for the child, which removes its file
+        assert held is not None
+        current = os.stat(held)
+        # Either the child's file was removed and a new one made, or (same inode reused) it is the file now
+        # at the path: in both cases the file we hold is the one another process would open.
+        fd = os.open(held, os.O_RDONLY)
+        try:
+            assert current.st_ino == os.fstat(fd).st_ino
+        finally:
+            os.close(fd)
+        with pytest.raises(StoreLockTimeout), store_lock(db, exclusive=False, timeout_s=0.2):
+            pass
+    proc.wait(timeout=10)
+    assert not lock_path_for(db).exists()
+
+
+_LOCK_HOLDER = r"""
+import sys, time
+from solvelens.store import store_lock
+with store_lock(sys.argv[1], exclusive=True, timeout_s=5):
+    print("HOLDING", flush=True)
+    time.sleep(float(sys.argv[2]))
+"""

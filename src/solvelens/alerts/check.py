@@ -14,53 +14,15 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
-from solvelens.alerts.deliver import Notifier, check_notify_urls, notify_urls_from_env
+from solvelens.alerts.config import AlertConfig
+from solvelens.alerts.deliver import Notifier
 from solvelens.alerts.evaluate import Alert, Evaluation, Facts, StateRow, evaluate
 from solvelens.alerts.facts import snapshot_facts, stale_facts
-from solvelens.alerts.rules import Rule, load_rules_file, parse_rules
+from solvelens.alerts.rules import Rule
 from solvelens.analysis.diff import SnapshotDiff
 from solvelens.store.alerts import update_alert_state
 
-__all__ = ["AlertConfig", "AlertOutcome", "alert_config", "check_snapshot", "check_stale", "commit"]
-
-
-@dataclass(frozen=True)
-class AlertConfig:
-    """The rules and where to send alerts. ``notify`` holds secret URLs: excluded from ``repr``; never put it
-    in a Prefect parameter, a log or the store."""
-
-    rules: tuple[Rule, ...] = ()
-    notify: tuple[str, ...] = field(default=(), repr=False)
-
-    def __bool__(self) -> bool:
-        return bool(self.rules)
-
-    @property
-    def stale_rules(self) -> tuple[Rule, ...]:
-        """The ``stale > H hours`` rules (what ``schedule`` checks between snapshots)."""
-        return tuple(r for r in self.rules if r.kind == "stale")
-
-
-def alert_config(
-    alerts: list[str] | tuple[str, ...] = (),
-    alerts_file: str | os.PathLike[str] | None = None,
-    *,
-    environ: dict[str, str] | None = None,
-) -> AlertConfig:
-    """The rules of ``alerts`` (``--alert`` strings) and of the rules file, and the notification URLs of the
-    rules file and of ``SOLVELENS_NOTIFY`` (read from ``environ``, default the process environment).
-
-    Raises :class:`~solvelens.alerts.rules.AlertRuleError` for a bad rule or rules file and
-    :class:`~solvelens.alerts.deliver.NotifyTargetError` for a URL apprise cannot use (shown masked)."""
-    rules = list(parse_rules(list(alerts)))
-    notify = notify_urls_from_env(environ)
-    if alerts_file is not None:
-        file = load_rules_file(os.fspath(alerts_file))
-        rules += [r for r in file.rules if r.text not in {x.text for x in rules}]
-        notify += list(file.notify)
-    urls = tuple(dict.fromkeys(notify))
-    check_notify_urls(urls)
-    return AlertConfig(tuple(rules), urls)
+__all__ = ["AlertOutcome", "check_snapshot", "check_stale", "commit"]
 
 
 @dataclass

@@ -67,7 +67,10 @@ def notify_urls_from_env(environ: dict[str, str] | None = None) -> list[str]:
 
 def check_notify_urls(urls: list[str] | tuple[str, ...]) -> None:
     """Raise :class:`NotifyTargetError` for the first URL apprise cannot use (shown masked with its
-    position), so a typo is reported before any snapshot is taken."""
+    position), so a typo is reported before any snapshot is taken. apprise is imported only when there are
+    URLs to check."""
+    if not urls:
+        return
     import apprise
 
     with _quiet_apprise():
@@ -130,11 +133,11 @@ class Notifier:
         """Notify every target of every alert, in order; returns warning lines (masked), one per target that
         failed (an unreachable target, a refused request, a bad URL: its remaining alerts are not tried, so a
         dead target costs one timeout, not one per alert): never raises for a delivery failure."""
+        if not alerts or not self._targets:  # nothing to send: apprise is not even imported
+            return []
         import apprise
 
         warnings = []
-        if not alerts:
-            return []
         with _quiet_apprise():
             for target in self._targets:
                 app = apprise.Apprise()

@@ -65,7 +65,9 @@ class Facts:
     (``None``: no snapshot was taken, e.g. the staleness check of ``schedule``, or the first snapshot).
     ``entered``/``left``: per top N, the bots that entered / left it between the two; ``leaders``: the bots
     that became #1 (``entered[1]``); ``moves``: bots ranked in both snapshots that moved at least as many
-    places as the smallest ``rank-drop`` K (either way); ``status_changes``: problems whose status changed;
+    places as the smallest ``rank-drop`` K (either way); ``dropped_off``: bots on the previous snapshot's
+    leaderboard that are on none of the new one's (``rank_after`` ``None``); ``status_changes``: problems
+    whose status changed;
     ``my_bot``: ``None`` when the snapshot has no ``/bot/me``; ``last_complete_at``: the newest complete
     snapshot's finish time (UTC; ``None``: none yet) and ``now`` (UTC) for staleness; ``watching_since``:
     when the staleness clock started (it runs from there while the store has no snapshot).
@@ -78,6 +80,7 @@ class Facts:
     entered: dict[int, list[Move]] = field(default_factory=dict)
     left: dict[int, list[Move]] = field(default_factory=dict)
     moves: list[Move] = field(default_factory=list)
+    dropped_off: list[Move] = field(default_factory=list)
     status_changes: list[ProblemChange] = field(default_factory=list)
     my_bot: BotRank | None = None
     last_complete_at: datetime | None = None
@@ -186,8 +189,10 @@ def _top(rule: Rule, facts: Facts) -> list[Alert]:
 
 
 def _rank_drop(rule: Rule, facts: Facts) -> list[Alert]:
+    """Bots that fell at least K places, and bots that fell off the leaderboard (whatever K: from #1 off
+    the board is the largest drop there is)."""
     k = rule.k or 0
-    return [
+    dropped = [
         _bot_alert(
             rule,
             facts,
@@ -199,6 +204,11 @@ def _rank_drop(rule: Rule, facts: Facts) -> list[Alert]:
         and m.rank_after is not None
         and m.rank_after - m.rank_before >= k
         and rule.matches_bot(m.bot_id, m.name)
+    ]
+    return dropped + [
+        _bot_alert(rule, facts, m, f"{_name(m)} fell off the leaderboard: #{m.rank_before} -> unranked")
+        for m in facts.dropped_off
+        if rule.matches_bot(m.bot_id, m.name)
     ]
 
 

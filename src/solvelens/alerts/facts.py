@@ -22,8 +22,8 @@ from solvelens.alerts.evaluate import BotRank, Facts, Move, ProblemChange
 from solvelens.alerts.rules import Rule
 from solvelens.analysis.diff import SnapshotDiff, choose_pair, compute_diff, rank_changes, read_pair
 from solvelens.analysis.leaderboard import leaderboard_history
+from solvelens.analysis.load import read_snapshots
 from solvelens.analysis.pick import SnapshotSelectionError
-from solvelens.analysis.store import read_snapshots
 from solvelens.store import open_readonly
 
 __all__ = ["SnapshotFacts", "platform_of_base_url", "snapshot_facts", "stale_facts"]
@@ -53,17 +53,30 @@ def _tops(rules: tuple[Rule, ...] | list[Rule]) -> set[int]:
     return tops | ({1} if any(r.kind == "new-leader" for r in rules) else set())
 
 
+def _ranks(board: pl.DataFrame, snapshot_id: int, taken_at: dt.datetime) -> pl.DataFrame:
+    """Competition ranks of one snapshot's leaderboard rows (bot_id, name, rank)."""
+    rows = board.filter(pl.col("snapshot_id") == snapshot_id)
+    times = pl.DataFrame({"snapshot_id": [snapshot_id], "taken_at": [taken_at]})
+    return leaderboard_history(rows, times).select("bot_id", "name", "rank")
+
+
 def _my_bot(
-    me: list[tuple[str, str | None]], diff: SnapshotDiff, rows: dict[str, pl.DataFrame]
+    me: list[tuple[str, str | None]], snapshot_id: int, taken_at: dt.datetime, board: pl.DataFrame
 ) -> BotRank | None:
-    """The ``/bot/me`` bot (``me``: its row at the new snapshot, or none) and its competition rank there."""
+    """The ``/bot/me`` bot (``me``: its row at the snapshot, or none) and its competition rank on the
+    snapshot's leaderboard (``board``: leaderboard rows of that snapshot and maybe others)."""
     if not me:
         return None
-    b = diff.b.snapshot_id
-    board = rows["leaderboard"].filter(pl.col("snapshot_id") == b)
-    times = pl.DataFrame({"snapshot_id": [b], "taken_at": [diff.b.taken_at]})
-    ranks = leaderboard_history(board, times).filter(pl.col("bot_id") == me[0][0])
+    ranks = _ranks(board, snapshot_id, taken_at).filter(pl.col("bot_id") == me[0][0])
     return BotRank(str(me[0][0]), me[0][1], int(ranks["rank"][0]) if ranks.height else None)
+
+
+def _dropped_off(board: pl.DataFrame, diff: SnapshotDiff) -> list[Move]:
+    """Bots on the previous snapshot's leaderboard that are on none of the new one's (``rank_after`` None)."""
+    before = _ranks(board, diff.a.snapshot_id, diff.a.taken_at)
+    after = board.filter(pl.col("snapshot_id") == diff.b.snapshot_id).select("bot_id")
+    gone = before.join(after, on="bot_id", how="anti").sort("rank", "bot_id")
+    return [Move(str(r["bot_id"]), r["name"], int(r["rank"]), None) for r in gone.iter_rows(named=True)]
 
 
 def _extras(
@@ -116,7 +129,13 @@ def snapshot_facts(
     try:
         chosen, ref_a, ref_b = choose_pair(every, None, snapshot_id)
     except SnapshotSelectionError:  # the platform's first snapshot: nothing to compare with
-        return SnapshotFacts(Facts(platform, now, snapshot_id, None, last_complete_at=last), None)
+        my_bot = None
+        if me:  # a level rule (my-bot rank) holds or not from the first snapshot on
+            taken_at = every.filter(pl.col("snapshot_id") == snapshot_id)["taken_at"][0]
+            board = read_pair(path, snapshot_id, snapshot_id, lock_timeout_s=lock_timeout_s)["leaderboard"]
+            my_bot = _my_bot(me, snapshot_id, taken_at, board)
+        facts = Facts(platform, now, snapshot_id, None, my_bot=my_bot, last_complete_at=last)
+        return SnapshotFacts(facts, None)
     refs = (ref_a, ref_b)
     rows = read_pair(path, ref_a.snapshot_id, ref_b.snapshot_id, lock_timeout_s=lock_timeout_s)
     base = compute_diff(rows, refs, chosen, top_n=10, min_move=3)
@@ -135,7 +154,8 @@ def snapshot_facts(
             ProblemChange(str(r["problem_id"]), r["title"], r["before"], r["after"])
             for r in base.status_changes.iter_rows(named=True)
         ],
-        my_bot=_my_bot(me, base, rows),
+        dropped_off=_dropped_off(board, base),
+        my_bot=_my_bot(me, base.b.snapshot_id, base.b.taken_at, board),
         last_complete_at=last,
     )
     return SnapshotFacts(facts, base)

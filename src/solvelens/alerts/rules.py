@@ -7,7 +7,7 @@ to that bot, without it the rule watches every bot:
 ``new-leader``                  another bot took #1 of the leaderboard
 ``top N entered [BOT]``         a bot entered the top N (was below N or not on the leaderboard)
 ``top N left [BOT]``            a bot left the top N
-``rank-drop >= K [BOT]``        a bot fell at least K places since the previous snapshot
+``rank-drop >= K [BOT]``        a bot fell at least K places since the previous snapshot, or off the board
 ``my-bot rank > N``             the bot of the API key (``/bot/me``) is ranked below N (or not ranked)
 ``problem matured``             a problem's status became ``mature``
 ``stale > H hours``             no complete snapshot for H hours (wall clock; checked by ``schedule``)

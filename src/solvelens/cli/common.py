@@ -16,6 +16,7 @@ them (``tests/cli/test_common.py`` checks that every name resolves to a class).
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
@@ -23,11 +24,14 @@ from typing import Annotated, Any, NoReturn
 import typer
 import typer.core
 
-#: Default paths of the snapshot store, the report and the demo's sandbox database (relative to the cwd).
+#: Default paths of the snapshot store, the report and the sandbox database (relative to the cwd): what the
+#: README gives for real use.
 DEFAULT_DB = Path("data/solvelens.duckdb")
 DEFAULT_REPORTS_DIR = Path("data/reports")
 DEFAULT_REPORT = DEFAULT_REPORTS_DIR / "leaderboard.html"
 DEFAULT_SANDBOX_DB = Path("data/sandbox.sqlite")
+#: The demo's own folder: its store, sandbox database and report, never the paths above.
+DEFAULT_DEMO_DIR = Path("data/demo")
 
 # -- options shared by several commands ------------------------------------------------------------------
 
@@ -142,6 +146,43 @@ def fail(message: str, code: int = 1) -> NoReturn:
     input). Prefer raising :class:`BadInputError` / :class:`CommandFailedError` in new code."""
     typer.secho(f"error: {message}", err=True, fg=typer.colors.RED)
     raise typer.Exit(code)
+
+
+def _creatable_under(path: Path, option: str, shown: Path) -> None:
+    """The nearest existing folder above ``path`` must be a writable folder (not a file)."""
+    parent = path.parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if not parent.is_dir():
+        raise BadInputError(f"{option} {shown}: {parent} is a file, not a folder; give a path under a folder")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise BadInputError(f"{option} {shown}: the folder {parent} is not writable; give a writable path")
+
+
+def check_output_file(path: Path, option: str) -> Path:
+    """Check, before any work, that ``path`` can be written as a file (``option`` names it in the message):
+    not a folder, and under a writable folder (missing folders are created later). Raises
+    :class:`BadInputError` (exit 2) with one line naming the problem and the fix; nothing is written."""
+    if path.is_dir():
+        example = path / "leaderboard.html"
+        raise BadInputError(f"{option} {path} is a folder; give a file path, e.g. {example}")
+    if path.exists() and not os.access(path, os.W_OK):
+        raise BadInputError(f"{option} {path} is not writable; give a path you can write")
+    _creatable_under(path, option, path)
+    return path
+
+
+def check_output_dir(path: Path, option: str) -> Path:
+    """Check, before any work, that ``path`` can be used as a folder to write into (it is created when
+    missing): not a file, and under a writable folder. Raises :class:`BadInputError` (exit 2)."""
+    if path.exists() and not path.is_dir():
+        raise BadInputError(f"{option} {path} is a file; give a folder (created when missing)")
+    if path.is_dir():
+        if not os.access(path, os.W_OK | os.X_OK):
+            raise BadInputError(f"{option} {path} is not writable; give a folder you can write")
+        return path
+    _creatable_under(path, option, path)
+    return path
 
 
 @dataclass(frozen=True)

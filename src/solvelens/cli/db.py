@@ -18,7 +18,7 @@ from solvelens.cli.common import BadInputError, db_option, fail
 
 app = typer.Typer(
     rich_markup_mode=None,
-    help="The DuckDB snapshot store: info, snapshots, export, prune, delete, compact.",
+    help="The DuckDB snapshot store: info, snapshots, check, export, prune, delete, compact.",
     no_args_is_help=True,
 )
 
@@ -104,6 +104,16 @@ def _took(seconds: float | None) -> str:
     return f"{seconds / 3600:.1f}h" if seconds < 86400 else f"{seconds / 86400:.0f}d"
 
 
+#: How an activity gap's note begins (:func:`solvelens.flows.activity_gap.gap_sentence`): an expected
+#: consequence of the snapshot cadence, recorded in ``activity_gaps``, not a warning in the ``warn`` column.
+_GAP_NOTE = "activity: events missed "
+
+
+def _warning_count(warnings: str | None) -> int:
+    """The snapshot's warnings (a JSON list) less its activity-gap notes."""
+    return sum(1 for w in json.loads(warnings) if not str(w).startswith(_GAP_NOTE)) if warnings else 0
+
+
 def _snapshots_table(frame: Any, width: int, platforms: list[str]) -> Any:
     """The snapshot log as a rich table that fits 80 columns: id, time to the second, problems, solutions,
     bots, how long it took, warnings, drift; ``plat`` (the number of the base URL in ``platforms``) when
@@ -132,7 +142,7 @@ def _snapshots_table(frame: Any, width: int, platforms: list[str]) -> Any:
         cells += [row["status"]] if incomplete else []
         cells += [
             _took(row["duration_s"]),
-            str(len(json.loads(row["warnings"]))) if row["warnings"] else "0",
+            str(_warning_count(row["warnings"])),
             str(len(json.loads(row["drift"]))) if row["drift"] else "0",
         ]
         table.add_row(*cells)
@@ -160,6 +170,8 @@ def snapshots(
     ),
 ) -> None:
     """One line per snapshot: id, time, counts, seconds, warnings and drift entries (or --json / --csv).
+    An activity gap (the feed turned over between two snapshots: recorded in ``activity_gaps``, shaded in
+    the report) is expected at a slow cadence and not counted in the table's ``warn`` column.
 
     The table fits 80 columns: the base URL is printed above it (several platforms: numbered, and the
     ``plat`` column names each row's); from 120 columns it adds the leaderboard and category counts.
@@ -291,7 +303,9 @@ def compact(db: Path = db_option()) -> None:
     pruned snapshots (DuckDB reuses freed blocks but never shrinks its file).
 
     Holds the store's writer lock meanwhile (snapshots and readers wait); a crash at any point leaves a
-    whole store. Prints the space given back. Exit codes: 0 compacted; 1 missing, busy or not a store.
+    whole store. Prints the space given back. Exit codes: 0 compacted; 1 no store at --db, or the store is
+    busy; 2 --db is not a solvelens store (a folder, another kind of file, another application's DuckDB
+    file).
     """
     _run_compact(db)
 
@@ -318,8 +332,8 @@ def prune(
     """Delete all but the newest N complete snapshots (and any incomplete ones) and the record versions no
     kept snapshot references, in one transaction, after saying how many go and asking (or --yes).
 
-    Exit codes: 0 pruned (or nothing to prune); 1 not a store, store busy, or not confirmed (nothing
-    deleted); 2 --keep below 1.
+    Exit codes: 0 pruned (or nothing to prune); 1 no store at --db, store busy, or not confirmed (nothing
+    deleted); 2 --keep below 1, or --db is not a solvelens store.
     """
     from solvelens.store import prune as prune_store
 
@@ -369,7 +383,8 @@ def delete(
     """Delete one snapshot and the record versions only it referenced, in one transaction; every other
     snapshot stays whole and later snapshots carry over from the newest remaining one.
 
-    Exit codes: 0 deleted; 1 no such snapshot, not a store, store busy, or not confirmed (nothing deleted).
+    Exit codes: 0 deleted; 1 no such snapshot, no store at --db, store busy, or not confirmed (nothing
+    deleted); 2 --db is not a solvelens store.
     """
     from solvelens.store import delete_snapshot, list_snapshots
 
@@ -387,6 +402,97 @@ def delete(
     freed = ", ".join(f"{n} {k}" for k, n in result["removed_versions"].items() if n)
     typer.echo(f"deleted {what}; record versions no other snapshot used: {freed or 'none'}")
     _offer_compact(db, compact_now, ask=not yes)
+
+
+#: ``db check``'s exit code when the snapshot records gaps (it is still complete: the platform cannot serve
+#: more, or vote lists wait for the next snapshots under the budget).
+EXIT_GAPS = 3
+
+
+def _check_records(rows: Any, coverage: dict[str, Any] | None) -> dict[str, Any]:
+    """``db check --json``: ``{"snapshot_id", "data_quality": [row], "gaps": n, "vote_coverage": row or
+    None}``."""
+    records = [] if rows.is_empty() else rows.to_dicts()
+    return {
+        "snapshot_id": records[0]["snapshot_id"] if records else (coverage or {}).get("snapshot_id"),
+        "data_quality": records,
+        "gaps": sum(1 for r in records if r["reason"] is not None),
+        "vote_coverage": coverage,
+    }
+
+
+def _check_table(rows: Any, sid: int) -> Any:
+    from rich.table import Table
+
+    table = Table(title=f"snapshot {sid}: announced by the platform against stored")
+    table.add_column("resource")
+    table.add_column("scope")
+    table.add_column("announced", justify="right")
+    table.add_column("stored", justify="right")
+    table.add_column("why they differ")
+    for r in rows.iter_rows(named=True):
+        announced = "" if r["announced"] is None else f"{r['announced']:,}"
+        table.add_row(r["resource"], r["scope"], announced, f"{r['stored']:,}", r["reason"] or "")
+    return table
+
+
+@app.command()
+def check(
+    db: Path = db_option(),
+    snapshot: int | None = typer.Option(
+        None, "--snapshot", help="The snapshot to check (default: the newest complete one)."
+    ),
+    all_rows: bool = typer.Option(
+        False, "--all", help="Also list the lists that hold what the platform announced (default: gaps only)."
+    ),
+    as_json: bool = typer.Option(
+        False,
+        "--json",
+        help="Print JSON: snapshot_id, data_quality (every row: resource, scope, announced, stored, reason), "
+        "gaps (rows whose counts differ), vote_coverage (the view's row or null).",
+    ),
+) -> None:
+    """What a snapshot holds against what the platform announced (the data_quality view), and the votes'
+    coverage under the optional resources' budget.
+
+    Exit codes: 0 every list holds what the platform announced and no vote list is pending; 3 the snapshot
+    is complete but records gaps the platform cannot fill (a list capped at 50 votes, a count its rows
+    disagree with) or vote lists left for the next snapshots; 1 the store cannot be read or holds no
+    complete snapshot; 2 bad input (--db not a store, no such snapshot).
+    """
+    from solvelens.store import list_snapshots
+    from solvelens.store.quality import coverage_line, data_quality, gaps, vote_coverage
+
+    with _store_failures():
+        ids = list_snapshots(db)["snapshot_id"].to_list()
+        if not ids:
+            fail(f"{db} holds no complete snapshot: take one with `solvelens snapshot --db {db}`")
+        if snapshot is not None and snapshot not in ids:
+            raise BadInputError(f"--snapshot {snapshot}: no complete snapshot with that id in {db}")
+        sid = snapshot if snapshot is not None else max(ids)
+        rows = data_quality(db, sid)
+        coverage = vote_coverage(db, sid)
+    found = 0 if rows.is_empty() else gaps(rows).height
+    pending = bool(coverage and coverage["lists_pending"])
+    if as_json:
+        typer.echo(json.dumps(_check_records(rows, coverage), indent=2, default=str))
+    elif rows.is_empty():
+        typer.echo(
+            f"snapshot {sid} was written before the data-quality table (schema version 4): nothing to check"
+        )
+    else:
+        from rich.console import Console
+
+        console = Console()
+        shown = rows if all_rows else gaps(rows)
+        if shown.height:
+            console.print(_check_table(shown, sid))
+        if not found:
+            console.print(f"snapshot {sid}: every list holds what the platform announced", highlight=False)
+        if coverage is not None:
+            console.print(coverage_line(coverage), highlight=False)
+    if found or pending:
+        raise typer.Exit(EXIT_GAPS)
 
 
 def register(root: typer.Typer) -> None:

@@ -11,7 +11,15 @@ from typing import Annotated
 
 import typer
 
-from solvelens.cli.common import DEFAULT_DB, DEFAULT_REPORT, DEFAULT_REPORTS_DIR, DbPath, PlatformOption
+from solvelens.cli.common import (
+    DEFAULT_DB,
+    DEFAULT_REPORT,
+    DEFAULT_REPORTS_DIR,
+    DbPath,
+    PlatformOption,
+    check_output_dir,
+    check_output_file,
+)
 
 Out = Annotated[
     Path | None,
@@ -54,18 +62,25 @@ def report(
     demo's); the report covers the newest snapshot's platform, or --platform, names it and lists the others.
 
     Exit codes: 0 written; 1 the store is missing, busy or has no complete snapshot, or no bot matches
-    --bot (the line names close matches); 2 --db is not a solvelens store, or --platform names none of its
-    platforms (the line lists them)."""
+    --bot (the line names close matches); 2 --db is not a solvelens store, --platform names none of its
+    platforms (the line lists them), or --out/--png cannot be written (a file where a folder should be, or
+    the reverse; checked before any work, nothing written)."""
     import re
-
-    from solvelens.report import build_bot_report, build_report, csv_path
 
     if bot is not None:
         slug = re.sub(r"[^A-Za-z0-9_.-]+", "-", bot.strip()).strip("-") or "bot"
-        target = out or DEFAULT_REPORTS_DIR / f"bot-{slug}.html"
+        target = check_output_file(out or DEFAULT_REPORTS_DIR / f"bot-{slug}.html", "--out")
+    else:
+        target = check_output_file(out or DEFAULT_REPORT, "--out")
+        check_output_file(target.with_suffix(".csv"), "--out (the bot table's CSV beside it)")
+    if png is not None:
+        check_output_dir(png, "--png")
+    from solvelens.report import build_bot_report, build_report, csv_path
+
+    if bot is not None:
         path = build_bot_report(db, bot, target, png_dir=png, platform=platform)
     else:
-        path = build_report(db, out or DEFAULT_REPORT, png_dir=png, platform=platform)
+        path = build_report(db, target, png_dir=png, platform=platform)
     typer.echo(f"Report: {path}")
     if bot is None:
         typer.echo(f"Bot table as CSV: {csv_path(path)}")

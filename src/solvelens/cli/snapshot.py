@@ -10,7 +10,9 @@ from __future__ import annotations
 import asyncio
 import os
 import warnings
+from collections.abc import Callable
 from contextlib import contextmanager
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -179,6 +181,18 @@ def _interruptible() -> Any:
         signal.signal(signal.SIGINT, previous)
 
 
+def _kept_after_interrupt(db_path: str, base_url: str, started: datetime) -> None:
+    """After Ctrl-C: when this run's snapshot had committed (the interrupt came later: while closing the
+    file, evaluating alerts or printing), say it was kept and return (exit 0); else re-raise the
+    ``KeyboardInterrupt`` (exit 130: nothing written)."""
+    from solvelens.store.readers import committed_since
+
+    kept = committed_since(db_path, base_url, started)
+    if kept is None:
+        raise KeyboardInterrupt
+    typer.echo(f"interrupted after the snapshot was written: snapshot {kept} kept", err=True)
+
+
 def _cancel_all_tasks(loop: asyncio.AbstractEventLoop) -> None:
     # anyio's connect_tcp starts one try_connect per address in a task group; cancelled before it ran, that
     # coroutine is never awaited and Python warns on stderr when it is collected: noise for a user who
@@ -196,7 +210,7 @@ def _print_summary(summary: dict[str, Any]) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from solvelens.flows.steps import carryover_line, optional_line
+    from solvelens.flows.steps import carryover_line, optional_line, quality_lines
 
     console = Console()
     table = Table(title=f"snapshot {summary['snapshot_id']} taken at {summary['taken_at']}")
@@ -217,6 +231,8 @@ def _print_summary(summary: dict[str, Any]) -> None:
     console.print(carryover_line(summary))
     if optional_line(summary):
         console.print(optional_line(summary))
+    for line in quality_lines(summary):
+        console.print(line, highlight=False)
     for d in summary["drift"]:
         console.print(f"[yellow]drift[/] {d['resource']}.{d['field']}: {d['change']}")
     for w in summary["warnings"]:
@@ -291,6 +307,17 @@ Resources = Annotated[
         "recorded 'not offered').",
     ),
 ]
+BudgetOption = Annotated[
+    str,
+    typer.Option(
+        "--budget",
+        envvar="SOLVELENS_BUDGET",
+        help="Most extra requests the optional resources may send per snapshot: a number (200), a "
+        "multiple of the interface's own requests of the snapshot (2x), or all. Vote lists not read now "
+        "are read by the next snapshots, most unseen votes first; the summary says how many snapshots that "
+        "takes.",
+    ),
+]
 Verbose = Annotated[
     bool, typer.Option("--verbose", envvar="SOLVELENS_VERBOSE", help="Show Prefect's flow and task logs.")
 ]
@@ -353,19 +380,35 @@ def _check_alert_exit_code(code: int | None) -> None:
 
 
 def _checked_alerts(
-    alert: list[str] | None, alerts_file: Path | None, notify: list[str] | None, needs_bot_me: bool
+    alert: list[str] | None,
+    alerts_file: Path | None,
+    notify: list[str] | None,
+    needs_bot_me: Callable[[], bool],
+    *,
+    db: Path | None = None,
+    base_url: str | None = None,
 ) -> tuple[dict[str, Any], dict[str, str]]:
     """The plan's alert fields and the environment carrying ``--notify`` to the run (never a parameter).
-    Reads the rules and the rules file and checks every notification URL. Raises
-    :class:`solvelens.alerts.AlertRuleError` / ``NotifyTargetError`` / :class:`BadInputError` (exit 2)."""
+    Reads the rules and the rules file and checks every notification URL (no alert option given: nothing
+    is imported). ``needs_bot_me``: whether ``/bot/me`` will be read, asked only for a ``my-bot`` rule.
+    With ``db`` and ``base_url``, a rule limited to a bot the store has never seen on that platform is
+    refused (:func:`solvelens.alerts.subjects.check_rule_bots`).
+    Raises :class:`solvelens.alerts.AlertRuleError` / ``NotifyTargetError`` / :class:`BadInputError` (exit
+    2)."""
+    if not (alert or alerts_file or notify):
+        return {"alerts": None, "alerts_file": None}, {}
     from solvelens.alerts import NOTIFY_ENV, alert_config
 
     config = alert_config(alert or [], alerts_file, environ={NOTIFY_ENV: " ".join(notify or [])})
-    if any(r.kind == "my-bot-rank" for r in config.rules) and not needs_bot_me:
+    if any(r.kind == "my-bot-rank" for r in config.rules) and not needs_bot_me():
         raise BadInputError(
             "the alert rule 'my-bot rank > N' reads /bot/me: pass --api-key (or SOLVELENS_API_KEY / "
             "SOLVELENS_API_KEY_FILE) and keep --bot-me"
         )
+    if db is not None and base_url is not None:
+        from solvelens.alerts.subjects import check_rule_bots
+
+        check_rule_bots(config.rules, db, base_url)
     fields = {
         "alerts": [r.text for r in parse_cli_rules(alert)] or None,
         "alerts_file": str(alerts_file.resolve()) if alerts_file is not None else None,
@@ -440,6 +483,16 @@ def _checked_resources(value: str | None) -> list[str] | None:
     return list(dict.fromkeys(names))
 
 
+def _checked_budget(value: str) -> str:
+    """``--budget`` as the plan's text; raises :class:`BadInputError` naming the forms it takes."""
+    from solvelens.flows.budget import Budget
+
+    try:
+        return Budget.parse(value).spec
+    except ValueError as exc:
+        raise BadInputError(str(exc)) from None
+
+
 def _checked_profile(profile: Path | None) -> str | None:
     """The absolute path of a readable, valid profile file, or ``None``. Raises
     :class:`solvelens.client.profile.ProfileError` (bad input) naming the file, endpoint and setting."""
@@ -468,6 +521,7 @@ def snapshot(
     profile: ProfileFile = None,
     max_rps: MaxRps = None,
     resources: Resources = None,
+    budget: BudgetOption = "1x",
     alert: AlertRules = None,
     alerts_file: AlertsFile = None,
     notify: Notify = None,
@@ -481,15 +535,22 @@ def snapshot(
     The optional resources (--resources) are found out per snapshot: one the platform does not offer is
     recorded as "not offered" and the snapshot is still complete. Activity events are kept once each; when
     the feed moved past the last stored event, the gap is recorded and the summary says which cadence would
-    have caught it. Comparisons are fetched only for solutions whose vote count moved.
+    have caught it. Comparisons are fetched only for solutions whose vote count moved, within --budget
+    (the rest by the next snapshots), plus a share of lists trusted by their counts, re-read in turn.
+
+    Exact or loud: a list shorter than the total the platform announced for it (after one re-walk) fails
+    the snapshot in one line; a gap the platform itself cannot fill (a list capped at 50 votes, a count its
+    rows disagree with) is recorded in the data_quality view and printed in the summary (`solvelens db
+    check` shows it later).
 
     Alert rules (--alert, --alerts-file) are evaluated after the snapshot: one line per alert, a
     notification per --notify target, a Prefect event per alert when a Prefect API is configured. An
     undeliverable notification is a warning; the snapshot stays complete.
 
-    Exit codes: 0 the snapshot is complete; 1 it failed (platform unreachable or failing, API key
-    rejected, store busy), nothing written; 2 bad input (URL, --db not a store, --taken-at malformed or
-    older than the store's newest snapshot, an alert rule or notification URL), nothing written; 130
+    Exit codes: 0 the snapshot is complete (also when Ctrl-C came after its commit: "snapshot N kept");
+    1 it failed (platform unreachable or failing, a list shorter than announced, API key rejected, store
+    busy), nothing written; 2 bad input (URL, --db not a store, --taken-at malformed or older than the
+    store's newest snapshot, --budget, an alert rule or notification URL), nothing written; 130
     interrupted (Ctrl-C), nothing written; --alert-exit-code N: complete, and an alert fired.
     """
     from solvelens.flows.preflight import prefect_api_url, probe
@@ -509,17 +570,30 @@ def snapshot(
         profile=_checked_profile(profile),
         max_rps=max_rps,
         resources=_checked_resources(resources),
+        budget=_checked_budget(budget),
     )
     _check_alert_exit_code(alert_exit_code)
-    alert_fields, notify_env = _checked_alerts(alert, alerts_file, notify, bot_me and _has_api_key(api_key))
+    alert_fields, notify_env = _checked_alerts(
+        alert,
+        alerts_file,
+        notify,
+        lambda: bot_me and _has_api_key(api_key),
+        db=db,
+        base_url=fields["base_url"],
+    )
     use_prefect = prefect if prefect is not None else prefect_api_url() is not None
-    with _interruptible():
-        probe(fields["base_url"])
-        from solvelens.flows.steps import SnapshotPlan
+    started = datetime.now(UTC)
+    try:
+        with _interruptible():
+            probe(fields["base_url"])
+            from solvelens.flows.steps import SnapshotPlan
 
-        plan = SnapshotPlan(**fields, **alert_fields)
-        with _env({**env, **notify_env}):
-            summary = _run_prefect(plan, verbose) if use_prefect else _run_plain(plan)
+            plan = SnapshotPlan(**fields, **alert_fields)
+            with _env({**env, **notify_env}):
+                summary = _run_prefect(plan, verbose) if use_prefect else _run_plain(plan)
+    except KeyboardInterrupt:
+        _kept_after_interrupt(fields["db_path"], fields["base_url"], started)
+        return
     _print_summary(summary)
     fired = len((summary.get("alerts") or {}).get("fired", []))
     if fired and alert_exit_code is not None:
@@ -596,7 +670,9 @@ def schedule(
     crons = {"--cron": cron, "--report-cron": report_cron}
     base_url = _check_schedule_inputs(base_url, db, crons, allow_missing_bot_me)
     profile_path = _checked_profile(profile)
-    alert_fields, notify_env = _checked_alerts(alert, alerts_file, notify, _has_api_key(None))
+    alert_fields, notify_env = _checked_alerts(
+        alert, alerts_file, notify, lambda: _has_api_key(None), db=db, base_url=base_url
+    )
     _quiet_prefect(verbose=True)
     from solvelens.alerts import alert_config
     from solvelens.flows.alerts import StaleWatch

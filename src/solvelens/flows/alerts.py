@@ -17,16 +17,17 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from solvelens.flows.preflight import prefect_api_url
 
 if TYPE_CHECKING:
-    from solvelens.alerts import Alert, AlertConfig, AlertOutcome
+    from solvelens.alerts import Alert, AlertConfig
+    from solvelens.alerts.check import AlertOutcome
     from solvelens.analysis.diff import SnapshotDiff
-    from solvelens.flows.steps import SnapshotPlan
 
 __all__ = [
+    "AlertPlan",
     "StaleWatch",
     "alerts_after_snapshot",
     "alerts_markdown",
@@ -36,6 +37,24 @@ __all__ = [
 
 #: Rows of each diff frame shown in the artifact (the rest is counted).
 ARTIFACT_ROWS = 10
+
+
+class AlertPlan(Protocol):
+    """What the alert check reads of a run's plan (:class:`solvelens.flows.steps.SnapshotPlan` has these
+    fields; this module does not import it, so the steps may import this module and no cycle forms):
+    ``db_path`` (the store), ``alerts`` (``--alert`` rules or ``None``), ``alerts_file`` (a rules file's path
+    or ``None``), ``backfill`` (never alerts), ``lock_timeout_s`` (seconds to wait for the store lock)."""
+
+    @property
+    def db_path(self) -> str: ...
+    @property
+    def alerts(self) -> list[str] | None: ...
+    @property
+    def alerts_file(self) -> str | None: ...
+    @property
+    def backfill(self) -> bool: ...
+    @property
+    def lock_timeout_s(self) -> float: ...
 
 
 def _first_line(exc: BaseException) -> str:
@@ -111,7 +130,7 @@ class AfterSnapshot:
     alerts: list[Alert] = field(default_factory=list)
 
 
-def alerts_after_snapshot(plan: SnapshotPlan, snapshot_id: int, *, want_diff: bool = False) -> AfterSnapshot:
+def alerts_after_snapshot(plan: AlertPlan, snapshot_id: int, *, want_diff: bool = False) -> AfterSnapshot:
     """Evaluate the plan's alert rules after the complete snapshot ``snapshot_id``, store their state, send
     notifications and Prefect events (see the module docstring). ``want_diff``: read the diff even without
     rules (for the flow's artifact). Never raises (but ``KeyboardInterrupt``): failures are warning lines."""
@@ -119,7 +138,8 @@ def alerts_after_snapshot(plan: SnapshotPlan, snapshot_id: int, *, want_diff: bo
         return AfterSnapshot(_skipped("a backfilled snapshot never fires alerts"))
     if not (plan.alerts or plan.alerts_file or want_diff):  # nothing to do: not even the imports
         return AfterSnapshot(_skipped("no alert rules"))
-    from solvelens.alerts import alert_config, check_snapshot
+    from solvelens.alerts import alert_config
+    from solvelens.alerts.check import check_snapshot
 
     try:
         config = alert_config(plan.alerts or [], plan.alerts_file)
@@ -205,7 +225,8 @@ class StaleWatch:
 
     def tick(self, now: dt.datetime | None = None) -> list[str]:
         """Check once; returns (and prints) the lines: one per alert fired, one per warning."""
-        from solvelens.alerts import alert_line, check_stale
+        from solvelens.alerts import alert_line
+        from solvelens.alerts.check import check_stale
 
         try:
             outcome = check_stale(

@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import re
 import tomllib
 from datetime import UTC, datetime
 from pathlib import Path
@@ -35,6 +36,10 @@ PROBE_DEADLINE_S = 4.0
 #: Bytes 8-12 of every DuckDB database file.
 DUCKDB_MAGIC = b"DUCK"
 API_SUFFIX = "/api/v1"
+#: The interface's first path segments: a base URL ending in one of them has an endpoint left on it.
+_ENDPOINTS = frozenset(
+    {"problems", "categories", "leaderboard", "bots", "stats", "search", "tasks", "bot", "activity", "health"}
+)
 
 
 class PreflightError(ValueError):
@@ -59,12 +64,31 @@ def check_base_url(base_url: str) -> str:
     if parts.query or parts.fragment:
         raise PreflightError(f"--base-url {base_url!r} has a query or fragment; give only the API base")
     if not parts.path.endswith(API_SUFFIX):
-        suggestion = f"{parts.scheme}://{parts.netloc}{parts.path.rstrip('/')}{API_SUFFIX}"
+        suggestion = f"{parts.scheme}://{parts.netloc}{suggested_api_path(parts.path)}"
         raise PreflightError(
             f"--base-url {base_url!r} does not end in {API_SUFFIX}: every endpoint lives under the API base "
             f"(did you mean {suggestion}?)"
         )
     return url
+
+
+def suggested_api_path(path: str) -> str:
+    """The API base path a wrong ``--base-url`` path most likely meant (ending in ``/api/v1``):
+
+    - a path with an ``api`` segment keeps what is before it: ``/api`` and ``/api/v2`` -> ``/api/v1``,
+      ``/x/api/v1/problems`` -> ``/x/api/v1``, ``/API/V1`` -> ``/api/v1``;
+    - else a trailing version segment is replaced: ``/v1``, ``/v2`` -> ``/api/v1``,
+      ``/x/v1`` -> ``/x/api/v1``;
+    - else an endpoint left on the root is dropped (``/problems`` -> ``/api/v1``), and anything else gets
+      ``/api/v1`` appended (``/platform`` -> ``/platform/api/v1``).
+    """
+    segments = [s for s in path.split("/") if s]
+    lowered = [s.lower() for s in segments]
+    if "api" in lowered:
+        segments = segments[: lowered.index("api")]
+    elif lowered and (re.fullmatch(r"v\d+(\.\d+)*", lowered[-1]) or lowered[-1] in _ENDPOINTS):
+        segments = segments[:-1]
+    return "/" + "/".join([*segments, "api", "v1"])
 
 
 def normalise_taken_at(taken_at: str | None) -> str:
@@ -205,6 +229,11 @@ def probe(base_url: str, *, deadline_s: float = PROBE_DEADLINE_S) -> None:
             "API; check --base-url"
         ) from None
     except ServerError as exc:
+        if exc.status_code == 501:  # Not Implemented: a server that will never serve it, not a failing one
+            raise PlatformUnreachableError(
+                f"{base_url}/categories answered HTTP 501 (Not Implemented): this server does not serve the "
+                "platform's API at this URL; check --base-url"
+            ) from None
         raise PlatformUnreachableError(
             f"the platform at {base_url} is failing (HTTP {exc.status_code} on GET /categories after 3 "
             "attempts); try again later"

@@ -1,6 +1,6 @@
 """The atomic snapshot writer: one staged run -> one snapshot, written in ONE DuckDB transaction.
 
-The writer takes the store's exclusive lock (``<db>.lock``, bounded wait), opens the file read-write,
+The writer takes the store's exclusive lock (:mod:`~solvelens.store.lock`), opens the file read-write,
 inserts the snapshot row, the new record versions and the snapshot's links, flips the row's status to
 ``complete`` and commits -- all in one transaction -- then closes the file. A crash or ``kill -9`` before
 the commit leaves nothing visible (DuckDB writes a transaction to its WAL only at commit) and the next run
@@ -442,8 +442,13 @@ def _iso(ts: datetime) -> str:
 
 def _declared_platform(area: StagingArea) -> str | None:
     """What the platform declared about itself (the ``platform`` step's ``declared`` info, a JSON object
-    with ``id`` and ``clock`` when given) as JSON text; ``None`` when the run staged no such step."""
-    declared = area.parts().get("platform", {}).get("info", {}).get("declared")
+    with ``id``, ``clock`` and ``time`` when given; plus ``"taken_at": "platform"`` when the snapshot's time
+    is the platform's, the staged ``clock`` part) as JSON text; ``None`` when the run staged neither."""
+    parts = area.parts()
+    declared = parts.get("platform", {}).get("info", {}).get("declared")
+    clock = parts.get("clock", {}).get("info", {})
+    if clock:
+        declared = {**(declared or {}), **clock}
     return None if declared is None else json.dumps(declared)
 
 

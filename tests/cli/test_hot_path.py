@@ -1,0 +1,95 @@
+"""Nothing on the hot path that the run does not use (issue 22): ``snapshot``, ``bot run`` and ``probe``,
+each run in a fresh interpreter against the sandbox over real HTTP, import no analysis, charts, report,
+scipy, choix, apprise, Altair or Prefect unless the run needs them (alert rules given: the alert check;
+a notification URL: apprise). Structural, not timed: the test reads ``sys.modules`` at the process's exit.
+
+The layer contract in ``pyproject.toml`` ("The hot path ...") says the same for the import graph; the time
+from process start to the first request is printed by ``benchmarks/first_request.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.fixtures.sandbox import SandboxServer
+
+#: What a plain run must not import (top-level packages, or our own packages).
+HEAVY = (
+    "solvelens.analysis",
+    "solvelens.charts",
+    "solvelens.report",
+    "solvelens.alerts.check",
+    "scipy",
+    "choix",
+    "apprise",
+    "altair",
+    "prefect",
+)
+
+_RUN = r"""
+import atexit, json, sys
+out = sys.argv[1]
+atexit.register(lambda: open(out, "w").write(json.dumps(sorted(sys.modules))))
+sys.argv = ["solvelens", *sys.argv[2:]]
+from solvelens.cli import app
+app()
+"""
+
+
+def _modules_of(tmp_path: Path, *args: str) -> set[str]:
+    """Run ``solvelens ARGS`` in a fresh interpreter (exit 0 asserted) and return its ``sys.modules``."""
+    out = tmp_path / "modules.json"
+    proc = subprocess.run(
+        [sys.executable, "-c", _RUN, str(out), *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return set(json.loads(out.read_text()))
+
+
+def _loaded(modules: set[str], names: tuple[str, ...]) -> list[str]:
+    return [n for n in names if any(m == n or m.startswith(n + ".") for m in modules)]
+
+
+def test_a_plain_snapshot_imports_nothing_it_does_not_use(sandbox: SandboxServer, tmp_path: Path) -> None:
+    modules = _modules_of(
+        tmp_path, "snapshot", "--base-url", sandbox.base_url, "--db", str(tmp_path / "s.duckdb"),
+        "--resources", "none", "--no-bot-me",
+    )  # fmt: skip
+    assert "solvelens.store.writer" in modules  # it did take the snapshot
+    assert _loaded(modules, HEAVY) == []
+
+
+def test_alert_rules_bring_the_check_and_nothing_else(sandbox: SandboxServer, tmp_path: Path) -> None:
+    modules = _modules_of(
+        tmp_path, "snapshot", "--base-url", sandbox.base_url, "--db", str(tmp_path / "s.duckdb"),
+        "--resources", "none", "--no-bot-me", "--alert", "new-leader",
+    )  # fmt: skip
+    assert "solvelens.alerts.check" in modules and "solvelens.analysis.diff" in modules
+    assert _loaded(modules, ("solvelens.charts", "solvelens.report", "apprise", "altair", "prefect")) == []
+
+
+def test_bot_run_imports_no_store_and_no_analysis(sandbox: SandboxServer, tmp_path: Path) -> None:
+    key = sandbox.create_bot(f"hot-path-{tmp_path.name[-8:]}")
+    modules = _modules_of(
+        tmp_path, "bot", "run", "--base-url", sandbox.base_url, "--api-key", key,
+        "--solver", "solvelens.client.example_solver:solve", "--max-tasks", "1",
+    )  # fmt: skip
+    assert "solvelens.client.runner" in modules or "solvelens.client.bot" in modules
+    assert _loaded(modules, (*HEAVY, "duckdb", "polars", "solvelens.store")) == []
+
+
+@pytest.mark.parametrize("out", [False, True])
+def test_probe_imports_no_store_and_no_analysis(sandbox: SandboxServer, tmp_path: Path, out: bool) -> None:
+    extra = ("--out", str(tmp_path / "profile.toml")) if out else ()
+    modules = _modules_of(tmp_path, "probe", "--base-url", sandbox.base_url, *extra)
+    assert "solvelens.client.probe" in modules
+    assert _loaded(modules, (*HEAVY, "duckdb", "polars", "solvelens.store")) == []
