@@ -10,7 +10,6 @@ from tests.truth.compare import report
 from tests.truth.conftest import OTHER_MODES, snap_of
 from tests.truth.scenario import Scenario
 from tests.truth.store_views import view_rows
-from tests.truth.test_views import FEED_20, SHORT_FEED_MODES
 
 
 @pytest.mark.parametrize("label", ["fresh", "hour", "gap", "renamed"])
@@ -33,11 +32,8 @@ def test_the_activity_gap_warning_names_the_events_the_feed_no_longer_reaches(
     assert ("events missed between event" in snap_of(history, after).output) == (after == "gap")
 
 
-@pytest.mark.parametrize(
-    "mode", [pytest.param(m, marks=[FEED_20] if m in SHORT_FEED_MODES else []) for m in OTHER_MODES]
-)
+@pytest.mark.parametrize("mode", OTHER_MODES)
 def test_each_convention_mode_summary_matches_the_sandbox(modes: dict[str, Scenario], mode: str):
-    lines = [
-        line for snap in modes[mode].snaps for figure in summary_checks(snap).values() for line in figure
-    ]
+    snaps = [s for s in modes[mode].snaps if s.label != "counted"]  # see test_known_defects
+    lines = [line for snap in snaps for figure in summary_checks(snap).values() for line in figure]
     assert not lines, report(lines)
