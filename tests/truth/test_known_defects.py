@@ -51,16 +51,6 @@ def test_a_snapshot_of_a_simulated_platform_is_taken_at_the_platforms_time(histo
     assert taken == clock_of(snap), f"taken_at {taken}, platform clock {clock_of(snap)}"
 
 
-#: Found by this layer after helper exact's merge (issue 23 asks for the opposite).
-COUNT_IS_NOT_SHORT = pytest.mark.xfail(
-    strict=True,
-    reason="truth layer: a problem whose solutionCount disagrees with the rows it lists (the platform "
-    "cannot serve more) fails the snapshot with IncompleteListError instead of being complete with a "
-    "data_quality row, as issue 23 asks; owner: helper exact",
-)
-
-
-@COUNT_IS_NOT_SHORT
 @pytest.mark.parametrize("mode", OTHER_MODES)
 def test_a_count_that_disagrees_with_the_rows_is_a_data_quality_row(modes: dict[str, Scenario], mode: str):
     scenario = modes[mode]
@@ -116,7 +106,6 @@ def _stats_gaps(db: Path) -> list[tuple[str, str, int, int]]:
     return [] if announced == listed else [("platform_stats", "totalSolutions", announced, listed)]
 
 
-@COUNT_IS_NOT_SHORT
 @pytest.mark.parametrize("mode", OTHER_MODES)
 def test_diff_counts_the_solutions_listed_not_the_count_announced(modes: dict[str, Scenario], mode: str):
     """Between ``day`` and ``counted`` no solution was added; one problem's count went up by one."""
@@ -140,12 +129,6 @@ def test_the_votes_stored_are_the_platforms(votes: Scenario):
     assert not lines, report(lines)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 23: a vote no count announces is not read by the first snapshot (the 'covered by other "
-    "lists' shortcut trusts counts; helper exact's audit re-reads trusted lists only within audit_cycle "
-    "snapshots); owner: helper exact",
-)
 def test_every_reachable_vote_is_stored_even_one_no_count_announces(votes: Scenario):
     snap = votes.snaps[0]
     assert votes.marks["hidden"] in {v["comparison_id"] for v in truth.reachable_votes(snap.truth)}
