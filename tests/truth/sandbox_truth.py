@@ -423,9 +423,10 @@ def reachable_votes(db: Path, cap: int = 50) -> list[Row]:
 
 
 def capped_vote_lists(db: Path, cap: int = 50) -> list[Row]:
-    """Solutions of listed problems announcing more votes (``comparisonCount``) than any client can read:
-    their own list stops at the ``cap`` newest and the other lists do not hold the rest. Keys:
-    solution_id, announced, stored (the votes on it a whole read of every list holds)."""
+    """Solutions of listed problems whose announced votes (``comparisonCount``) differ from the votes on
+    them a whole read of every list holds: more announced than any client can read (each list stops at
+    the ``cap`` newest), or fewer (a vote recorded without its count moving). Keys: solution_id,
+    announced, stored (the votes on it every list together holds)."""
     with _open(db) as con:
         rows = _rows(
             con,
@@ -437,8 +438,7 @@ def capped_vote_lists(db: Path, cap: int = 50) -> list[Row]:
             "GROUP BY sides.s) "
             "SELECT s.id AS solution_id, s.comparison_count AS announced, coalesce(held.n, 0) AS stored "
             "FROM solutions s JOIN problems p ON p.id = s.problem_id LEFT JOIN held ON held.s = s.id "
-            "WHERE p.status != 'rejected' AND s.comparison_count > :cap "
-            "AND coalesce(held.n, 0) < s.comparison_count",
+            "WHERE p.status != 'rejected' AND coalesce(held.n, 0) != s.comparison_count",
             {"cap": cap},
         )
         return _encode(con, rows, {"solution_id": "solution"})

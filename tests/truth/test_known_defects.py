@@ -106,6 +106,11 @@ def _stats_gaps(db: Path) -> list[tuple[str, str, int, int]]:
     return [] if announced == listed else [("platform_stats", "totalSolutions", announced, listed)]
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="truth layer: diff's solutions added follow a problem's announced solutionCount, not the "
+    "solutions listed: a count one above its rows shows a solution that does not exist; owner: helper fixes",
+)
 @pytest.mark.parametrize("mode", OTHER_MODES)
 def test_diff_counts_the_solutions_listed_not_the_count_announced(modes: dict[str, Scenario], mode: str):
     """Between ``day`` and ``counted`` no solution was added; one problem's count went up by one."""
@@ -139,7 +144,7 @@ def test_every_reachable_vote_is_stored_even_one_no_count_announces(votes: Scena
 def test_vote_lists_capped_by_the_platform_are_data_quality_rows(votes: Scenario):
     snap = votes.snaps[0]
     capped = truth.capped_vote_lists(snap.truth)
-    assert len(capped) == 2, capped  # the planted problem's two solutions
+    assert len(capped) == 4, capped  # X and Y (55 votes, 50 reachable), A and B (1 counted, 2 held)
     rows = view_rows(votes.store, "data_quality", snap.snapshot_id, where="resource = 'comparisons'")
     lines = mismatches(
         "data_quality comparisons",
