@@ -106,11 +106,6 @@ def _stats_gaps(db: Path) -> list[tuple[str, str, int, int]]:
     return [] if announced == listed else [("platform_stats", "totalSolutions", announced, listed)]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="truth layer: diff's solutions added follow a problem's announced solutionCount, not the "
-    "solutions listed: a count one above its rows shows a solution that does not exist; owner: helper fixes",
-)
 @pytest.mark.parametrize("mode", OTHER_MODES)
 def test_diff_counts_the_solutions_listed_not_the_count_announced(modes: dict[str, Scenario], mode: str):
     """Between ``day`` and ``counted`` no solution was added; one problem's count went up by one."""
