@@ -5,7 +5,7 @@ In a notebook::
 
     from solvelens.notebook import setup
     nb = setup(DB_PATH, window_days=WINDOW_DAYS)   # prints "38 snapshot(s) from ... to ..."
-    nb.store, nb.history, nb.unit                  # the Store, rank_history, the rate unit
+    nb.store, nb.history, nb.unit                  # the Frames, rank_history, the rate unit
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ class Notebook:
     :func:`solvelens.analysis.rank_history`) and the rate unit of its snapshots."""
 
     db: Path
-    store: an.Store
+    store: an.Frames
     history: pl.DataFrame
     unit: an.RateUnit
 

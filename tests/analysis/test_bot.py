@@ -12,12 +12,12 @@ from solvelens import analysis as an
 
 
 @pytest.fixture(scope="module")
-def store(store_db: Path) -> an.Store:
+def store(store_db: Path) -> an.Frames:
     return an.load(store_db)
 
 
 @pytest.fixture(scope="module")
-def history(store: an.Store) -> pl.DataFrame:
+def history(store: an.Frames) -> pl.DataFrame:
     return an.rank_history(store.leaderboard, store.snapshots)
 
 
@@ -26,7 +26,7 @@ def _outside_top_20(history: pl.DataFrame) -> tuple[str, str]:
     return row["bot_id"], row["name"]
 
 
-def test_find_bot_by_id_name_and_case_insensitive_name(store: an.Store, history: pl.DataFrame) -> None:
+def test_find_bot_by_id_name_and_case_insensitive_name(store: an.Frames, history: pl.DataFrame) -> None:
     bot_id, name = _outside_top_20(history)
     assert an.find_bot(bot_id, history) == (bot_id, name)
     assert an.find_bot(name, history) == (bot_id, name)
@@ -42,14 +42,14 @@ def test_find_bot_suggests_close_names(history: pl.DataFrame) -> None:
         an.find_bot("zzzzzzzz", history)
 
 
-def test_find_bot_finds_a_suspended_bot_through_its_profiles(store: an.Store, history: pl.DataFrame) -> None:
+def test_find_bot_finds_a_suspended_bot_through_its_profiles(store: an.Frames, history: pl.DataFrame) -> None:
     bots = store.bots.collect()
     suspended = bots.filter(pl.col("status") == "suspended")["bot_id"][0]
     name = bots.filter(pl.col("bot_id") == suspended)["name"][0]
     assert an.find_bot(name, history, store.bots) == (suspended, name)
 
 
-def test_bot_history_covers_every_snapshot_with_percentile(store: an.Store, history: pl.DataFrame) -> None:
+def test_bot_history_covers_every_snapshot_with_percentile(store: an.Frames, history: pl.DataFrame) -> None:
     bot_id, _ = _outside_top_20(history)
     own = an.bot_history(history, bot_id, bots=store.bots)
     assert own.height == store.snapshot_count
@@ -75,7 +75,7 @@ def test_bot_summary_peak_time_in_top_and_changes(history: pl.DataFrame) -> None
     assert summary.time_in_top_n_s == own.filter(pl.col("rank") <= 10)["held_s"].sum()
 
 
-def test_bot_solutions_and_categories_next_to_the_median_bot(store: an.Store, history: pl.DataFrame) -> None:
+def test_bot_solutions_and_categories_next_to_the_median_bot(store: an.Frames, history: pl.DataFrame) -> None:
     bot_id, _ = _outside_top_20(history)
     solutions = an.bot_solutions(store.solutions, store.problems, bot_id)
     all_rows = store.solutions.collect().filter(pl.col("bot_id") == bot_id)

@@ -74,10 +74,10 @@ def test_as_json_and_changes_hold_every_change(store_db: Path):
     data = json.loads(json.dumps(result.as_json()))
     assert data["a"]["snapshot_id"] == result.a.snapshot_id and data["b"]["taken_at"].endswith("Z")
     assert data["counts"] == result.counts()
-    assert all(len(data[name]) == n for name, n in result.counts().items())
+    assert all(len(data[name]) == n for name, n in result.rows().items())
     long = result.changes()
     assert long.columns == ["kind", "id", "name", "before", "after", "change"]
-    assert long.height == sum(result.counts().values())
+    assert long.height == sum(result.rows().values())
 
 
 def test_problem_changes_on_hand_made_rows():

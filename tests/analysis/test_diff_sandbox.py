@@ -140,7 +140,7 @@ def test_two_platforms_in_one_store_are_kept_apart(
     other = make_sandbox(seed=5, scale="small")
     advance(other.db_path, days=10)  # its clock now runs ahead of the first sandbox's
     extra = _snapshot(other, store)  # type: ignore[arg-type]
-    table = an.platforms(store)  # type: ignore[arg-type]
+    table = an.platforms(an.read_snapshots(store))  # type: ignore[arg-type]
     assert table.height == 2 and table["snapshots"].to_list() == [1, 3]
     newest, first = table["platform"].to_list()
     # default: the newest snapshot's platform, here the hand-served one with a single snapshot
@@ -168,12 +168,16 @@ def test_two_platforms_in_one_store_are_kept_apart(
 def test_a_wall_clock_snapshot_of_the_same_sandbox_is_left_out(
     driven: dict[str, object], make_sandbox: Callable[..., SandboxServer]
 ):
-    """The same sandbox served again on another port (same platform id) and snapshotted without
-    --taken-at: its time is the wall clock's, so it never joins the simulated history."""
+    """The same sandbox served again on another port (same platform id) and snapshotted at the machine's
+    time (--taken-at now; before the platform's clock gave snapshots their time, every snapshot without
+    --taken-at had it): it never joins the simulated history."""
+    import datetime as dt
+
     store, (s1, s2, s3) = driven["store"], driven["ids"]
     again = make_sandbox(db_path=driven["server"].db_path)  # type: ignore[attr-defined]
-    run_snapshot(SnapshotPlan(base_url=again.base_url, db_path=str(store), use_api_key=False))
-    table = an.platforms(store)  # type: ignore[arg-type]
+    now = dt.datetime.now(dt.UTC).isoformat()
+    run_snapshot(SnapshotPlan(base_url=again.base_url, db_path=str(store), use_api_key=False, taken_at=now))
+    table = an.platforms(an.read_snapshots(store))  # type: ignore[arg-type]
     assert table.height == 1 and table["snapshots"][0] == 4
     loaded = an.load(store)  # type: ignore[arg-type]
     assert loaded.snapshots.collect()["snapshot_id"].to_list() == [s1, s2, s3]

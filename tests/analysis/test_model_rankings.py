@@ -63,7 +63,10 @@ def test_the_sentence_names_who_each_ranking_puts_first_and_the_biggest_shift() 
         "They disagree on the top: the arena puts x first; the platform's /llm-leaderboard puts z first; "
         "the percentile leaderboard puts x first."
     )
-    assert sentence.endswith("differ most on x: 1 of 3 in the arena, 3 on the platform.")
+    assert sentence.endswith(
+        "differ most on x (arena rank 1 of 3, platform rank 3 of 3) and z (arena rank 3 of 3, "
+        "platform rank 1 of 3)."
+    )
 
 
 def test_agreement_and_missing_sources() -> None:
@@ -71,7 +74,7 @@ def test_agreement_and_missing_sources() -> None:
         _arena([("x", 1, 1600.0), ("y", 2, 1500.0)]), _platform(["x", "y"]), _percentile([])
     )
     assert an.disagreement(same) == (
-        "All 2 rankings put x first. The arena and the platform order the models they share the same way."
+        "All 2 rankings put x first. The arena and the platform rank the models they share the same way."
     )
     alone = an.side_by_side(_arena([("x", 1, 1600.0)]), None, _percentile([]))
     assert an.disagreement(alone) == "" and alone["platform_rank"].is_null().all()
@@ -85,8 +88,8 @@ def test_shared_first_places_and_the_largest_shift_either_way() -> None:
     )
     assert an.disagreement(table) == (
         "They disagree on the top: the arena puts a first; the platform's /llm-leaderboard puts d first; "
-        "the percentile leaderboard ranks all 4 models equal. The arena and the platform differ most on a: "
-        "1 of 4 in the arena, 4 on the platform."
+        "the percentile leaderboard ranks all 4 models equal. The arena and the platform differ most on a "
+        "(arena rank 1 of 4, platform rank 4 of 4) and d (arena rank 4 of 4, platform rank 1 of 4)."
     )
     tied = an.side_by_side(
         _arena([("a", 1, 1700.0), ("b", 1, 1690.0), ("c", 3, 1500.0)]),
@@ -94,3 +97,44 @@ def test_shared_first_places_and_the_largest_shift_either_way() -> None:
         _percentile([("a", 1), ("b", 1), ("c", 3)]),
     )
     assert an.disagreement(tied) == "All 2 rankings put a and b (tied) first."
+
+
+def _tied_platform(scores: dict[str, float], listed: list[str]) -> pl.DataFrame:
+    """The platform's board listing ``listed`` in that order (its position as ``rank``) with these scores."""
+    return pl.DataFrame(
+        [
+            {"snapshot_id": 1, "rank": i, "model_name": m, "total_solutions": 10, "avg_bt_score": scores[m],
+             "win_rate": 0.5, "total_comparisons": 20}
+            for i, m in enumerate(listed, start=1)
+        ],
+        schema=PLATFORM_COLUMNS,
+    )  # fmt: skip
+
+
+def test_equal_platform_scores_share_a_rank_whatever_order_they_were_listed_in() -> None:
+    scores = {"a": 1500.0, "b": 1500.0, "c": 1400.0}
+    boards = [
+        an.platform_leaderboard(_tied_platform(scores, order)) for order in (["a", "b", "c"], ["b", "a", "c"])
+    ]
+    assert boards[0].equals(boards[1])
+    assert boards[0].select("model_name", "rank").rows() == [("a", 1), ("b", 1), ("c", 3)]
+    arena = _arena([("a", 1, 1600.0), ("b", 2, 1500.0), ("c", 3, 1400.0)])
+    sentences = {an.disagreement(an.side_by_side(arena, board, _percentile([]))) for board in boards}
+    assert sentences == {
+        "They disagree on the top: the arena puts a first; the platform's /llm-leaderboard puts a and b "
+        "(tied) first. The arena and the platform differ most on b (arena rank 2 of 3, platform rank 1 of 3)."
+    }
+
+
+def test_the_sentence_only_names_ranks_and_counts_the_table_shows() -> None:
+    """A model the platform lists and the arena does not rank is in the table: "of N" counts each source's
+    ranked rows of the table, and the ranks named are the table's (the arena's shared ranks, not
+    positions)."""
+    arena = _arena([("a", 1, 1700.0), ("b", 1, 1650.0), ("c", 1, 1600.0), ("d", 4, 1400.0)])
+    table = an.side_by_side(arena, _platform(["d", "a", "b", "c", "e"]), _percentile([]))
+    sentence = an.disagreement(table)
+    row = table.filter(pl.col("model") == "d").row(0, named=True)
+    arena_n, platform_n = table["arena_rank"].count(), table["platform_rank"].count()
+    shown = f"d (arena rank {row['arena_rank']} of {arena_n}, platform rank {row['platform_rank']} of "
+    shown += f"{platform_n})"
+    assert shown == "d (arena rank 4 of 4, platform rank 1 of 5)" and shown in sentence

@@ -41,6 +41,57 @@ def test_a_long_history_is_counted_per_day_as_a_rate_per_hour() -> None:
     ]
 
 
+def _gaps(*spans: tuple[dt.datetime, dt.datetime], snapshot_id: int | None = None) -> pl.DataFrame:
+    """Recorded gaps, the i-th recorded by snapshot i + 2 (or all by ``snapshot_id``)."""
+    ids = [snapshot_id or i + 2 for i in range(len(spans))]
+    return pl.DataFrame(
+        {"snapshot_id": ids, "gap_from": [a for a, _ in spans], "gap_to": [b for _, b in spans]},
+        schema={
+            "snapshot_id": pl.Int64,
+            "gap_from": pl.Datetime("us", "UTC"),
+            "gap_to": pl.Datetime("us", "UTC"),
+        },
+    )
+
+
+def _snapshots(times: list[dt.datetime]) -> pl.DataFrame:
+    return pl.DataFrame(
+        {"snapshot_id": list(range(1, len(times) + 1)), "taken_at": times},
+        schema={"snapshot_id": pl.Int64, "taken_at": pl.Datetime("us", "UTC")},
+    )
+
+
+def test_a_day_is_a_rate_per_covered_hour_not_per_24_hours() -> None:
+    """A snapshot a day with a feed of 50 events: each day's stored events span ~3 hours, the rest of the
+    day is a recorded gap; the rate is 50 / 3 per hour (the issue's "~2 events/hour" divided by 24)."""
+    times, spans = [], []
+    for day in range(20):
+        start = T0 + dt.timedelta(days=day, hours=20)
+        times += [start + dt.timedelta(minutes=3.6 * i) for i in range(50)]  # 50 events over 3 hours
+        if day:
+            spans.append((T0 + dt.timedelta(days=day - 1, hours=23), start))
+    snapshots = _snapshots([T0 + dt.timedelta(days=day, hours=23) for day in range(20)])
+    events = _events(times, ["vote_cast"] * len(times))
+    out = an.activity_timeline(events, gaps=_gaps(*spans), snapshots=snapshots, max_buckets=100)
+    assert set(out["bucket_hours"]) == {24.0} and out.height == 20
+    assert out["covered_hours"].to_list() == [3.0] * 20
+    assert out["events_per_hour"].to_list() == [50 / 3] * 20
+
+
+def test_a_gap_inside_an_hour_and_the_newest_snapshot_bound_the_covered_part() -> None:
+    times = [T0 + dt.timedelta(minutes=m) for m in (0, 10, 50, 70)]
+    out = an.activity_timeline(
+        _events(times, ["a"] * 4),
+        gaps=_gaps((T0 + dt.timedelta(minutes=15), T0 + dt.timedelta(minutes=45)), snapshot_id=2),
+        snapshots=_snapshots([T0 + dt.timedelta(minutes=m) for m in (12, 90)]),
+    )
+    assert out.select("start", "events", "covered_hours").rows() == [
+        (T0, 3, 0.5),
+        (T0 + dt.timedelta(hours=1), 1, 0.5),
+    ]
+    assert out["events_per_hour"].to_list() == [6.0, 2.0]
+
+
 def test_no_events_give_an_empty_frame() -> None:
     assert an.activity_timeline(_events([], [])).schema == pl.Schema(TIMELINE_SCHEMA)
 

@@ -73,5 +73,5 @@ def test_activity_timeline_stacks_actions_and_shades_gaps(evidence_store_db: Pat
     assert gaps.height == 1
     spec = ch.chart_spec(ch.activity_timeline_chart(timeline, gaps=gaps))
     text = json.dumps(spec)
-    assert "events missed" in text and "Events per hour" in text and "one bar per hour" in text
+    assert "events missed" in text and "Events per covered hour" in text and "one bar per hour" in text
     assert "<svg" in _svg(ch.activity_timeline_chart(timeline))

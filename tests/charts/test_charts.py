@@ -18,12 +18,12 @@ from solvelens.charts.theme import INK_COLOUR
 
 
 @pytest.fixture(scope="module")
-def store(store_db: Path) -> an.Store:
+def store(store_db: Path) -> an.Frames:
     return an.load(store_db)
 
 
 @pytest.fixture(scope="module")
-def builders(store: an.Store) -> dict[str, Callable[[], alt.TopLevelMixin]]:
+def builders(store: an.Frames) -> dict[str, Callable[[], alt.TopLevelMixin]]:
     history = an.leaderboard_history(store.leaderboard, store.snapshots)
     bump = an.bump_data(history)
     growth = an.category_growth(store.problem_counts, store.snapshots, store.categories)
@@ -98,7 +98,7 @@ def test_same_data_gives_the_same_spec(builders: dict) -> None:
     assert ch.chart_spec(builders["bump"]()) == ch.chart_spec(builders["bump"]())
 
 
-def test_bump_chart_orders_series_by_final_rank(store: an.Store) -> None:
+def test_bump_chart_orders_series_by_final_rank(store: an.Frames) -> None:
     history = an.leaderboard_history(store.leaderboard, store.snapshots)
     bump = an.bump_data(history, top_n=5)
     spec = ch.chart_spec(ch.rank_bump_chart(bump))

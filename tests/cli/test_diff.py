@@ -45,9 +45,9 @@ def test_csv_parses_one_row_per_change(store_db: Path):
     assert done.returncode == 0, done.stderr
     rows = list(csv.DictReader(io.StringIO(done.stdout)))
     expected = an.diff(store_db)
-    assert len(rows) == sum(expected.counts().values()) > 0
+    assert len(rows) == sum(expected.rows().values()) > 0
     assert set(rows[0]) == {"kind", "id", "name", "before", "after", "change"}
-    assert {r["kind"] for r in rows} == {k for k, n in expected.counts().items() if n}
+    assert {r["kind"] for r in rows} == {k for k, n in expected.rows().items() if n}
 
 
 def test_the_table_names_the_platform_and_the_pair(store_db: Path):

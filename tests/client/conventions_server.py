@@ -23,6 +23,7 @@ PAGINGS = (
     "page_total",
     "page_per_page_link",
     "page_zero",
+    "page_zero_header",
     "jsonapi_pages",
     "offset_limit",
     "skip_take",
@@ -85,7 +86,7 @@ def wire_record(rec: dict[str, Any], style: str) -> dict[str, Any]:
 
 def compatible(envelope: str, paging: str, record: str) -> bool:
     """Whether the combination is one a server could send (metadata needs a place to go)."""
-    header_only = paging in ("page_plain", "page_per_page_link")
+    header_only = paging in ("page_plain", "page_per_page_link", "page_zero_header")
     if envelope == "bare" and not header_only:
         return False
     if (envelope == "relay") != (paging == "relay"):
@@ -129,6 +130,9 @@ class ConventionServer:
         if p == "page_zero":
             size = self._size(q.get("size") or q.get("limit"))
             return int(q.get("page", 0)) * size, size
+        if p == "page_zero_header":  # pages from 0, nothing in the body, the total in a header
+            size = self._size(q.get("limit"))
+            return int(q.get("page", 0)) * size, size
         if p == "jsonapi_pages":
             size = self._size(q.get("page[size]") or q.get("limit"))
             return (int(q.get("page[number]", 1)) - 1) * size, size
@@ -168,6 +172,8 @@ class ConventionServer:
         p = self.paging
         if p == "page_plain":
             return {}, {}
+        if p == "page_zero_header":
+            return {}, {"X-Total-Count": str(total)}
         if p == "page_total":
             page = int(q.get("page", 1))
             meta = {"page": page, "limit": size, "total": total, "totalPages": math.ceil(total / size)}

@@ -34,6 +34,7 @@ from solvelens.client import (
     BadRequestError,
     ConfigurationError,
     ConflictError,
+    IncompleteListError,
     InvalidSubmissionError,
     NotFoundError,
     NotJSONError,
@@ -48,8 +49,8 @@ from solvelens.client import (
     ServerError,
     UnrecognizedResponseError,
 )
-from solvelens.client.base import retry_limit
 from solvelens.client.example_solver import solve as example_solve
+from solvelens.client.retry import retry_limit
 from solvelens.config import InvalidApiKeyError
 from solvelens.sandbox.ids import IdCodec
 from tests.fixtures.sandbox import SandboxServer, start_sandbox
@@ -291,7 +292,8 @@ def test_400_naming_limit_falls_back_but_other_400_raises(client: ClientFactory)
     rec = Recorder(answer)
     c = client(rec)
     assert [s["id"] for s in c.list_solutions("p1")] == ["s1"]
-    assert rec.params == [{"limit": "100"}, {}, {"page": "2"}]
+    # no metadata: page 1 is asked to learn the first page's number (it repeats: numbered from 1)
+    assert rec.params == [{"limit": "100"}, {}, {"page": "1"}, {"page": "2"}]
     with pytest.raises(BadRequestError, match="unknown category"):
         list(c.list_problems(category="bogus", page_size=None))
 
@@ -324,6 +326,44 @@ def test_configured_offset_style(client: ClientFactory) -> None:
     assert [p["offset"] for p in rec.params] == ["0", "3", "6"]
 
 
+def _shifting_board(first_walk_skips: int | None) -> Recorder:
+    """A leaderboard of 10 (``X-Total-Count: 10``), offset-paged by 5. During the first walk the entry at
+    ``first_walk_skips`` moved up a page, so the first walk never sees it (``None``: the list really holds
+    only 9, whatever it announces)."""
+
+    def answer(request: httpx.Request, n: int) -> httpx.Response:
+        offset = int(request.url.params.get("offset", 0))
+        rows = [{"id": f"b{i}", "points": 100 - i} for i in range(10)]
+        if first_walk_skips is None:
+            rows = rows[:9]
+        elif n <= 3 and offset > 0:  # the first walk's later pages: the row moved above the boundary
+            rows.pop(first_walk_skips)
+        page = rows[offset : offset + 5]
+        return httpx.Response(200, json={"bots": page}, headers={"X-Total-Count": "10"})
+
+    return Recorder(answer)
+
+
+def test_a_short_list_is_walked_again_and_the_missed_records_added(client: ClientFactory) -> None:
+    rec = _shifting_board(first_walk_skips=5)
+    c = client(rec, pagination={"leaderboard": "offset"}, page_sizes={"leaderboard": 5})
+    ids = [b["id"] for b in c.list_leaderboard()]
+    assert sorted(ids) == [f"b{i}" for i in range(10)] and len(ids) == 10  # b5, missed, comes last
+    assert ids[-1] == "b5"
+    assert [r.url.params.get("offset") for r in rec.requests] == ["0", "5", "9", "0", "5"]
+
+
+def test_a_list_still_short_after_one_rewalk_raises_incomplete(client: ClientFactory) -> None:
+    rec = _shifting_board(first_walk_skips=None)
+    c = client(rec, pagination={"leaderboard": "offset"}, page_sizes={"leaderboard": 5})
+    with pytest.raises(IncompleteListError) as caught:
+        list(c.list_leaderboard())
+    err = caught.value
+    assert (err.endpoint, err.announced, err.read) == ("/leaderboard", 10, 9)
+    assert "announced 10" in str(err) and "9 could be read" in str(err) and "\n" not in str(err)
+    assert [r.url.params.get("offset") for r in rec.requests] == ["0", "5", "9"] * 2  # a walk, one re-walk
+
+
 def test_relative_next_links_are_resolved(client: ClientFactory) -> None:
     def answer(request: httpx.Request, n: int) -> httpx.Response:
         after = int(request.url.params.get("after", 0))
@@ -340,8 +380,14 @@ def test_server_ignoring_every_paging_parameter_raises_instead_of_looping(client
     rec = Recorder(lambda r, n: httpx.Response(200, json={"solutions": rows}))
     with pytest.raises(PaginationError) as info:
         list(client(rec).list_solutions("p1"))
-    # page 2 by number, then by offset (the detected style was not declared), then a clear error
-    assert rec.params == [{"limit": "100"}, {"limit": "100", "page": "2"}, {"limit": "100", "offset": "100"}]
+    # page 1 (a repeat: numbered from 1?) and 2 by number, then by offset (the detected style was not
+    # declared), then a clear error
+    assert rec.params == [
+        {"limit": "100"},
+        {"limit": "100", "page": "1"},
+        {"limit": "100", "page": "2"},
+        {"limit": "100", "offset": "100"},
+    ]
     message = str(info.value)
     assert "GET /problems/{id}/solutions" in message
     assert "page_number, offset" in message and "pagination={'solutions'" in message
@@ -367,12 +413,13 @@ def test_detected_style_falls_back_to_offset_and_is_remembered(
     assert [s["id"] for s in c.list_solutions("p1")] == [s["id"] for s in rows["p1"]]
     assert rec.params == [
         {"limit": "100"},
+        {"limit": "100", "page": "1"},  # repeats the first page: numbered from 1, or page is ignored
         {"limit": "100", "page": "2"},  # repeats page 1: the server ignores page
         {"limit": "100", "offset": "100"},
         {"limit": "100", "offset": "200"},
     ]
     assert [s["id"] for s in c.list_solutions("p2")] == [s["id"] for s in rows["p2"]]
-    assert rec.params[4:] == [{"limit": "100", "offset": "0"}, {"limit": "100", "offset": "100"}]
+    assert rec.params[5:] == [{"limit": "100", "offset": "0"}, {"limit": "100", "offset": "100"}]
     lines = [r.getMessage() for r in caplog.records if "/problems/{id}/solutions" in r.getMessage()]
     assert lines == [
         "GET /problems/{id}/solutions: page_number pagination (detected from the first answer)",
@@ -610,7 +657,7 @@ def test_submit_sends_the_typed_body_of_a_handed_out_task(client: ClientFactory)
     tasks = iter(
         [
             {"taskType": "vote", "taskId": "v1", "payload": {"solution_a_id": "sa", "solution_b_id": "sb"}},
-            {"taskType": "solve", "taskId": "s1", "payload": {}},
+            {"taskType": "solve", "taskId": "s1", "payload": {"instruction": "Solve it. 50-5000 chars."}},
         ]
     )
 
@@ -642,6 +689,24 @@ def test_each_retry_is_one_readable_log_line(client: ClientFactory, caplog: pyte
         "GET /tasks/next -> 500 Redis down; attempt 2/3 failed, next in 0.0 s",
     ]
     assert not [r for r in caplog.records if r.getMessage() == "stamina.retry_scheduled"]
+
+
+def test_a_read_failing_every_retry_is_one_error_line_with_the_count(
+    client: ClientFactory, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A database outage behind the API: every /stats answers 500. No warning per retry; the error the caller
+    prints says how many attempts were made."""
+    caplog.set_level(logging.DEBUG, logger="solvelens.client")
+    rec = Recorder(lambda r, n: httpx.Response(500, json={"error": "database unavailable"}))
+    with pytest.raises(ServerError) as caught:
+        client(rec).get_stats()
+    assert len(rec.requests) == FAST.attempts
+    line = str(caught.value)
+    assert line.startswith("GET /stats -> 500: database unavailable") and "\n" not in line
+    assert f"({FAST.attempts} attempts over " in line and caught.value.attempts == FAST.attempts
+    warnings = [r for r in caplog.records if r.levelno >= logging.WARNING and r.name == "solvelens.client"]
+    assert warnings == []
+    assert len([r for r in caplog.records if "attempt" in r.getMessage()]) == FAST.attempts - 1  # DEBUG
 
 
 def test_submit_is_not_retried_on_a_server_error(client: ClientFactory) -> None:

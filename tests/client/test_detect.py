@@ -19,6 +19,7 @@ from solvelens.client.detect import (
     relay_connection,
     stripe_list,
 )
+from solvelens.client.locate import find_records
 from solvelens.client.pagination import (
     CursorPaginator,
     NextLinkPaginator,
@@ -26,7 +27,6 @@ from solvelens.client.pagination import (
     PageNumberPaginator,
     PaginatorSpec,
     SinglePagePaginator,
-    find_records,
 )
 
 RECS = [{"id": "a"}, {"id": "b"}]

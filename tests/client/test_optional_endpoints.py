@@ -5,6 +5,8 @@
 from __future__ import annotations
 
 import asyncio
+import sqlite3
+from contextlib import closing
 from typing import Any
 
 import pytest
@@ -87,3 +89,19 @@ def test_limits_are_the_platforms(sandbox: SandboxServer):
             c.activity(51)  # the real platform's maximum is 50: the error names the limit
         with pytest.raises(NotFoundError, match="Solution not found"):
             c.solution("00000000-0000-4000-8000-000000000000")
+
+
+@pytest.mark.parametrize("mode", ["platform", "jsonapi", "odata", "relay"])
+def test_the_activity_feed_is_read_whole_in_every_convention(convention_sandbox: Any, mode: str) -> None:
+    """Issue 23: the jsonapi, odata and relay modes ignore ``limit`` (their feeds read ``page[size]``,
+    ``$top``, ``first``), so 20 of 50 events were read. The client asks under the feed's own parameter: as
+    many events as the sandbox's database holds, up to the 50 asked (counted in SQLite)."""
+    server = convention_sandbox(mode)
+    with closing(sqlite3.connect(server.db_path)) as con:
+        (held,) = con.execute("SELECT COUNT(*) FROM activity").fetchone()
+    assert held > 20  # else the test could not tell the default from the whole feed
+    with PlatformClient(server.base_url, read_env=False) as c:
+        events = c.activity(50)
+        again = c.activity(50)  # the size parameter is remembered: asked right the first time
+    assert len(events) == min(50, held) == len(again)
+    assert len({e["id"] for e in events}) == len(events)

@@ -8,6 +8,7 @@ import pytest
 
 from solvelens.client.detect import detect_paginator
 from solvelens.client.errors import PaginationError
+from solvelens.client.locate import extract_items
 from solvelens.client.pagination import (
     CursorPaginator,
     NextLinkPaginator,
@@ -16,7 +17,6 @@ from solvelens.client.pagination import (
     PageRequest,
     Paginator,
     SinglePagePaginator,
-    extract_items,
     make_paginator,
     next_link_from_header,
     page_metadata,

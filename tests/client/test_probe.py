@@ -43,9 +43,15 @@ def test_probe_findings_requests_and_profile(
     with PlatformClient(server.base_url, read_env=False, transport=transport, profile=None) as client:
         findings, profile = probe(client)
     by_name = {f.name: f for f in findings}
-    assert list(by_name) == ["problems", "solutions", "leaderboard", "categories", "problem", "bot", "stats"]
+    assert list(by_name) == [
+        *("problems", "solutions", "leaderboard", "categories", "problem", "bot", "stats"),
+        *("activity", "llm_leaderboard", "solution", "comparisons"),  # the optional endpoints
+    ]
     assert all(f.error is None for f in findings)
-    assert len(transport.paths) <= 14, transport.paths  # two small pages of each list, one of each resource
+    assert len(transport.paths) <= 20, transport.paths  # two small pages of each list, one of each resource
+    assert {"/api/v1/activity", "/api/v1/llm-leaderboard"} <= set(transport.paths)
+    assert by_name["activity"].page_size == 2
+    assert by_name["comparisons"].id_field == ("id" if mode == "platform" else "comparison_id")
     problems = profile.endpoints["problems"]
     if mode == "platform":
         assert (by_name["problems"].envelope, by_name["problems"].record) == ("problems", "flat camel")
@@ -68,3 +74,34 @@ def test_probe_findings_requests_and_profile(
         PlatformClient(server.base_url, read_env=False, profile=again) as profiled,
     ):
         assert _listing(profiled) == _listing(detected)
+
+
+def test_probe_says_which_optional_endpoints_are_not_offered(
+    make_sandbox: Callable[..., SandboxServer],
+) -> None:
+    server = make_sandbox(without=("activity", "llm-leaderboard", "comparisons", "solution"))
+    with PlatformClient(server.base_url, read_env=False, profile=None) as client:
+        findings, profile = probe(client)
+    errors = {f.name: f.error for f in findings if f.error is not None}
+    assert errors == {
+        name: "not offered (404)" for name in ("activity", "llm_leaderboard", "solution", "comparisons")
+    }
+    assert not {"activity", "llm_leaderboard", "solution", "comparisons"} & set(profile.endpoints)
+
+
+def test_probe_writes_the_feed_size_parameter_the_profile_then_asks_first(
+    convention_sandbox: Callable[..., SandboxServer],
+) -> None:
+    """JSON:API's feed reads ``page[size]``: the profile says so, and a client reading it asks the feed's 50
+    events with one request."""
+    server = convention_sandbox("jsonapi")
+    with PlatformClient(server.base_url, read_env=False, profile=None) as client:
+        _, profile = probe(client)
+    assert profile.endpoints["activity"].paginator == PaginatorSpec(
+        "single_page", {"limit_param": "page[size]"}
+    )
+    transport = Counting()
+    again = Profile.loads(profile.dumps())
+    with PlatformClient(server.base_url, read_env=False, profile=again, transport=transport) as client:
+        events = client.activity(50)
+    assert transport.paths == ["/api/v1/activity"] and len(events) > 20

@@ -149,3 +149,29 @@ def test_unset_record_settings_stay_detected_and_a_record_that_does_not_fit_is_n
         pytest.raises(PaginationError, match="record = 'relay_node' does not fit"),
     ):
         list(c.list_problems())
+
+
+def _nested_board(request: httpx.Request) -> httpx.Response:
+    """A leaderboard whose entries reference their bot through ``botRef`` (issue 21), one page."""
+    rows = [
+        {"position": i + 1, "botRef": {"id": f"b{i}", "displayName": f"Bot {i}"}, "totalPoints": 9 - i}
+        for i in range(3)
+    ]
+    return httpx.Response(200, json={"bots": rows, "pagination": {"page": 1, "total": 3, "totalPages": 1}})
+
+
+def test_a_dotted_id_field_reads_ids_from_nested_references() -> None:
+    profile = Profile.loads('[endpoints.leaderboard]\nid_field = "botRef.id"\n')
+    with _client(_nested_board, profile=profile) as client:
+        board = list(client.list_leaderboard())
+    assert [(b["id"], b["name"]) for b in board] == [("b0", "Bot 0"), ("b1", "Bot 1"), ("b2", "Bot 2")]
+    with _client(_nested_board) as client:  # detection finds the same
+        assert [b["id"] for b in client.list_leaderboard()] == ["b0", "b1", "b2"]
+        assert client.endpoints["leaderboard"].records.id_field == "botRef.id"
+
+
+def test_a_dotted_id_field_the_records_do_not_have_names_the_setting() -> None:
+    profile = Profile.loads('[endpoints.leaderboard]\nid_field = "owner.id"\n')
+    client = _client(_nested_board, profile=profile)
+    with client, pytest.raises(PaginationError, match=r"owner\.id"):
+        list(client.list_leaderboard())

@@ -7,13 +7,8 @@ from typing import Any
 import pytest
 
 from solvelens.client.errors import UnrecognizedResponseError
-from solvelens.client.records import (
-    RecordStyle,
-    detect_record_style,
-    stats_figures,
-    to_camel,
-    unwrap_single,
-)
+from solvelens.client.locate import stats_figures, unwrap_single
+from solvelens.client.records import RecordStyle, detect_record_style, to_camel
 
 CANONICAL = {"id": "p1", "title": "T", "solutionCount": 3, "topSolution": {"btScore": 1510.5, "botName": "b"}}
 
@@ -252,3 +247,45 @@ def test_single_resources_search_and_stats_over_http_in_another_convention() -> 
         found = c.search("x")
         assert found.problems == [{"id": "p1", "title": "x"}] and found.bots == [{"id": "b1", "name": "n"}]
         assert c.get_stats().total_bots == 2
+
+
+def test_a_leaderboard_entry_referencing_its_bot_through_a_nested_object_is_identified() -> None:
+    """Issue 21: ``{"position", "botRef": {"id", "displayName"}, ...}`` with no flat id."""
+    entry = {"position": 1, "botRef": {"id": "b-1", "displayName": "Lunar"}, "totalPoints": 40}
+    style = detect_record_style(entry, "leaderboard")
+    assert style.id_field == "botRef.id" and not style.identity
+    assert style.normalise(entry) == {
+        "id": "b-1",
+        "position": 1,
+        "botRef": {"id": "b-1", "displayName": "Lunar"},
+        "totalPoints": 40,
+        "name": "Lunar",
+    }
+
+
+@pytest.mark.parametrize(
+    ("entry", "expected"),
+    [
+        ({"id": "s1", "bot": {"id": "b-1", "name": "Lunar"}}, {"botId": "b-1", "botName": "Lunar"}),
+        ({"id": "s1", "bot_ref": {"id": "b-2", "name": "Sol"}}, {"botId": "b-2", "botName": "Sol"}),
+        ({"id": "s1", "author": {"id": "h-1", "username": "ann"}}, {"authorId": "h-1", "authorName": "ann"}),
+    ],
+)
+def test_nested_references_of_other_resources_become_their_flat_fields(
+    entry: dict[str, Any], expected: dict[str, Any]
+) -> None:
+    style = detect_record_style(entry, "solutions")
+    assert style.id_field == "id"
+    out = style.normalise(entry)
+    assert {k: out[k] for k in expected} == expected and out["id"] == "s1"
+
+
+def test_flat_records_and_single_resources_with_nested_objects_stay_identity() -> None:
+    """The real platform: a problem listed with ``topSolution`` (no id) and a single problem's ``author``
+    (the real GET /problems/{id}) are handed out untouched."""
+    listed = {"id": "p1", "topSolution": {"btScore": 1500.0, "botName": "x"}}
+    assert detect_record_style(listed, "problems").identity
+    single = {"id": "p1", "author": {"id": "h-1", "username": "ann"}}
+    assert detect_record_style(single, "problem").identity
+    already = {"id": "s1", "botId": "b-1", "bot": {"id": "b-1", "name": "x"}}
+    assert detect_record_style(already, "solutions").identity

@@ -9,6 +9,7 @@ import pytest
 
 from solvelens.client import PlatformClient, RetryPolicy, UnrecognizedResponseError
 from solvelens.client.models import parse_task
+from solvelens.client.rules import FieldRule
 
 KEY = "os_key_" + "k" * 48
 PAYLOAD = {"problem_id": "p1", "problem_title": "T", "solution_a_id": "s1", "solution_a_text": "A"}
@@ -52,10 +53,14 @@ CANONICAL = {"taskType": "vote", "taskId": "t1", "payload": PAYLOAD}
         [CANONICAL],
     ],
 )
-def test_a_task_in_any_envelope_is_the_canonical_task(body: Any) -> None:
+def test_a_task_in_any_envelope_is_kept_as_sent_with_one_normalised_view(body: Any) -> None:
     task = parse_task(body)
     assert task is not None
-    assert (task.id, task.type, task.payload) == ("t1", "vote", PAYLOAD)
+    inner = body[0] if isinstance(body, list) else next(iter(body.values())) if len(body) == 1 else body
+    inner = inner[0] if isinstance(inner, list) else inner
+    assert dict(task) == inner  # the envelope removed, nothing renamed or dropped
+    assert (task.id, task.kind, task.payload) == ("t1", "vote", PAYLOAD)  # the view, in every shape
+    assert task.view.typed and [c.key for c in task.choices] == ["a", "b", "skip"]
 
 
 def test_the_platform_and_interface_shapes_are_returned_as_sent() -> None:
@@ -128,3 +133,41 @@ def test_next_task_over_http_raises_for_unknown_and_reads_404_problem_details_as
     with _client({"task": {"task_type": "solve", "task_id": "t3", "payload": {"problem_id": "p"}}}) as c:
         task = c.next_task()
         assert task is not None and (task.id, task.type) == ("t3", "solve")
+
+
+def test_an_interface_task_of_any_kind_is_untyped_with_its_choices_and_limits() -> None:
+    body = {
+        "id": "t7",
+        "kind": "vote",
+        "prompt": "Which answer is better? Reply A or B.",
+        "choices": [{"key": "A", "text": "first"}, {"key": "B", "text": "second"}],
+        "constraints": {"content": {"enum": ["A", "B"]}},
+        "extra": {"kept": True},
+    }
+    task = parse_task(body)
+    assert task is not None and dict(task) == body
+    view = task.view
+    assert (view.id, view.kind, view.typed, view.answer_field) == ("t7", "vote", False, "content")
+    assert [(c.key, c.text) for c in view.choices] == [("A", "first"), ("B", "second")]
+    assert view.limits == (FieldRule("content", None, None, ("A", "B"), "the task's constraints"),)
+    answer = parse_task({"id": "t8", "kind": "answer", "prompt": "Fix it. Answer in 60-2000 characters."})
+    assert answer is not None
+    assert answer.limits == (FieldRule("content", 60, 2000, None, "the task's prompt"),)
+
+
+def test_typed_limits_come_from_the_instruction_never_from_a_table() -> None:
+    full = {
+        "taskType": "create",
+        "taskId": "t9",
+        "payload": {
+            "instruction": "Propose one: a title (5-200 characters), a description (20-1000 characters)."
+        },
+    }
+    task = parse_task(full)
+    assert task is not None
+    assert {(r.field, r.min_length, r.max_length) for r in task.limits} == {
+        ("problem_title", 5, 200),
+        ("problem_description", 20, 1000),
+    }
+    bare = parse_task({"taskType": "solve", "taskId": "t10", "payload": {"problem_title": "T"}})
+    assert bare is not None and bare.limits == ()

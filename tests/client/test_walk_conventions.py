@@ -75,3 +75,21 @@ def test_capped_server_with_a_header_total_is_walked_to_the_end() -> None:
     server = ConventionServer(canonical_records(30), "items", "skip_take", "pascal", cap=13)
     assert [r["id"] for r in _walk(server, 100)] == [r["id"] for r in canonical_records(30)]
     assert [r.url.params.get("skip") for r in server.requests] == [None, "13", "26"]
+
+
+def test_zero_based_pages_with_a_capped_size_and_a_header_total_are_read_whole() -> None:
+    """Issue 21's list: pages numbered from 0, 15 rows a page whatever ``limit`` asks, the total only in
+    ``X-Total-Count``, nothing in the body: all 42 are read; the cap is learned from the first answer and
+    asked from then on; page 1 (the second page) is not skipped."""
+    server = ConventionServer(canonical_records(42), "bare", "page_zero_header", "camel", cap=15)
+    assert [r["id"] for r in _walk(server, 50)] == [r["id"] for r in canonical_records(42)]
+    asked = [(r.url.params.get("page"), r.url.params.get("limit")) for r in server.requests]
+    assert asked == [(None, "50"), ("1", "15"), ("2", "15")]
+
+
+def test_one_based_pages_without_metadata_drop_the_repeated_first_page() -> None:
+    """No page number in the answers and pages numbered from 1: page 1 repeats the first answer (one extra
+    request), the walk goes on with page 2 and hands out every record once."""
+    server = ConventionServer(canonical_records(12), "bare", "page_plain", "camel")
+    assert [r["id"] for r in _walk(server, 5)] == [r["id"] for r in canonical_records(12)]
+    assert [r.url.params.get("page") for r in server.requests] == [None, "1", "2", "3"]

@@ -279,3 +279,89 @@ def test_ctrl_c_at_any_moment_of_a_busy_fetch_is_one_line(tmp_path: Path):
     finally:
         server.stop()
     assert interrupted >= 4, f"only {interrupted} of 6 runs were still fetching when the signal came"
+
+
+def test_ctrl_c_after_the_commit_keeps_the_snapshot_and_exits_0(tmp_path: Path):
+    """SIGINT at the end of a run, once its transaction committed: while its alert is being delivered (a
+    local webhook holds the request until the signal is sent). The snapshot is in the store, so the exit
+    code says so: 0 and "snapshot N kept" (130 means nothing was written: a cron wrapper retrying on 130
+    would take a duplicate)."""
+    import http.server
+    import sqlite3
+    import threading
+
+    hit = threading.Event()
+    release = threading.Event()
+
+    class Hook(http.server.BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            hit.set()
+            release.wait(20)
+            self.send_response(200)
+            self.end_headers()
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    hook = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Hook)
+    threading.Thread(target=hook.serve_forever, daemon=True).start()
+    server = start_sandbox(tmp_path / "end.sqlite")
+    db = tmp_path / "store.duckdb"
+    try:
+        first = _cli("--base-url", server.base_url, "--db", str(db), "--resources", "none")
+        assert first.wait(timeout=120) == 0, first.communicate()
+        server.create_bot("Latecomer")  # a new bot enters the leaderboard: "top 1000 entered" fires
+        proc = _cli(
+            "--base-url", server.base_url, "--db", str(db), "--resources", "none",
+            "--alert", "top 1000 entered", "--notify", f"json://127.0.0.1:{hook.server_port}/hook",
+        )  # fmt: skip
+        assert hit.wait(120), proc.communicate()
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        release.set()
+        hook.shutdown()
+        server.stop()
+    lines = [line for line in (out + err).splitlines() if line.strip()]
+    assert proc.returncode == 0, lines
+    assert lines[-1] == "interrupted after the snapshot was written: snapshot 2 kept", lines
+    with sqlite3.connect(server.db_path) as con:
+        active = con.execute("SELECT count(*) FROM bots WHERE status = 'active'").fetchone()[0]
+    stored = read_frame(db, "SELECT snapshot_id, count(*) AS n FROM leaderboard GROUP BY 1 ORDER BY 1")
+    assert stored["snapshot_id"].to_list() == [1, 2] and stored["n"][1] == active
+
+
+def test_a_platform_on_a_simulated_clock_gives_each_snapshot_its_time(tmp_path: Path):
+    """The sandbox declares a simulated clock: a snapshot without --taken-at is taken at the platform's
+    time (the truth: its database's clock), one simulated day is one day apart, and a store whose newest
+    snapshot of that platform has the machine's time (as every one did before) does not refuse it."""
+    import sqlite3
+    from datetime import UTC, datetime, timedelta
+
+    from solvelens.sandbox.simulate import advance
+
+    def clock() -> datetime:
+        with sqlite3.connect(server.db_path) as con:
+            row = con.execute("SELECT value FROM meta WHERE key = 'clock_ms'").fetchone()
+        ms = int(row[0]) if row else int(datetime(2026, 1, 1, tzinfo=UTC).timestamp() * 1000)
+        return datetime.fromtimestamp(ms / 1000, UTC)
+
+    server = start_sandbox(tmp_path / "clock.sqlite")
+    db = tmp_path / "store.duckdb"
+    args = ("--base-url", server.base_url, "--db", str(db), "--resources", "none")
+    try:
+        wall = datetime.now(UTC).isoformat()
+        assert _cli(*args, "--taken-at", wall).wait(timeout=120) == 0
+        first = _cli(*args)
+        assert first.wait(timeout=120) == 0, first.communicate()
+        at_first = clock()
+        advance(server.db_path, days=1)
+        second = _cli(*args)
+        assert second.wait(timeout=120) == 0, second.communicate()
+        at_second = clock()
+    finally:
+        server.stop()
+    assert at_first < datetime.fromisoformat(wall)  # the simulated time is older than the machine's
+    taken = read_frame(db, "SELECT taken_at FROM snapshots ORDER BY snapshot_id")["taken_at"].to_list()
+    assert taken[1:] == [at_first, at_second], taken
+    assert at_second - at_first == timedelta(days=1)

@@ -11,7 +11,8 @@ import polars as pl
 import pytest
 
 from solvelens.client import Page, PageRequest
-from solvelens.flows.fetch import collect_pages, progress_callback
+from solvelens.flows.completeness import TOTAL_BELOW_ROWS, ShortListError
+from solvelens.flows.fetch import Tally, collect_pages, progress_callback
 from solvelens.flows.steps import SnapshotPlan, discard, fetch, prepare, run_snapshot, run_step_inline
 from solvelens.store import StagingArea, latest_solution_state
 from tests.fixtures.sandbox import SandboxServer
@@ -25,19 +26,63 @@ async def _pages(*pages: tuple[list[dict[str, Any]], int | None]) -> AsyncIterat
         offset += len(items)
 
 
-def test_collect_pages_drops_repeats_and_reports_total_mismatch():
+def test_collect_pages_fails_on_a_list_shorter_than_its_total():
+    """A walk that ends with fewer unique records than its announced total: the client could read more, so
+    the snapshot fails (one line naming the endpoint, both counts and the fix)."""
     warnings: list[str] = []
-    items = asyncio.run(
-        collect_pages(_pages(([{"id": 1}, {"id": 2}], 4), ([{"id": 2}, {"id": 3}], 4)), "problems", warnings)
-    )
-    assert [i["id"] for i in items] == [1, 2, 3]
-    assert warnings == [
-        "problems: 1 repeated records skipped while paging (listing moved)",
-        "problems: the server reported total=4 but 3 unique were listed",
-    ]
+    with pytest.raises(ShortListError) as failed:
+        asyncio.run(
+            collect_pages(
+                _pages(([{"id": 1}, {"id": 2}], 4), ([{"id": 2}, {"id": 3}], 4)),
+                "problems",
+                warnings,
+                path="/problems",
+            )
+        )
+    assert (failed.value.endpoint, failed.value.announced, failed.value.read) == ("/problems", 4, 3)
+    message = str(failed.value)
+    assert "\n" not in message and "announced 4" in message and "3 were read" in message
+    assert "probe" in message  # the fix
     clean: list[str] = []
     assert len(asyncio.run(collect_pages(_pages(([{"id": 1}], 1)), "x", clean))) == 1
     assert clean == []
+
+
+def test_collect_pages_rewalks_a_list_that_moved_once():
+    """A walk that repeated an id (the list moved while read) is walked again and the second walk kept; a
+    list still short after the re-walk fails; a total below the rows served is a data-quality row."""
+    walks = [
+        [([{"id": 1}, {"id": 2}], 3), ([{"id": 2}], 3)],  # moved: 2 unique of 3, a repeat
+        [([{"id": 1}, {"id": 2}], 3), ([{"id": 3}], 3)],  # whole
+    ]
+    calls: list[int] = []
+
+    def walk() -> AsyncIterator[Page]:
+        calls.append(1)
+        return _pages(*walks[len(calls) - 1])
+
+    warnings: list[str] = []
+    tally = Tally()
+    items = asyncio.run(collect_pages(walk, "leaderboard", warnings, tally=tally))
+    assert [i["id"] for i in items] == [1, 2, 3] and len(calls) == 2
+    assert warnings == [] and tally.requests == 4 and tally.announced == 3
+
+    short = [([{"id": 1}], 2)]
+    with pytest.raises(ShortListError, match="also after a re-walk"):
+        asyncio.run(collect_pages(lambda: _pages(*short), "leaderboard", [], path="/leaderboard"))
+
+    quality: list[dict[str, Any]] = []
+    over = [([{"id": 1}, {"id": 2}], 1)]
+    assert len(asyncio.run(collect_pages(lambda: _pages(*over), "leaderboard", [], quality=quality))) == 2
+    assert quality == [
+        {
+            "resource": "leaderboard",
+            "scope": "",
+            "announced": 1,
+            "stored": 2,
+            "reason": TOTAL_BELOW_ROWS,
+        }
+    ]
 
 
 def _staged(area: StagingArea, table: str) -> pl.DataFrame:
@@ -68,6 +113,7 @@ def test_fetch_steps_stage_what_the_platform_holds(quiet_sandbox: SandboxServer,
         "activity",
         "llm_leaderboard",
         "comparisons",
+        "carryover",
     }
     assert all(r["warnings"] == [] for r in reports)
     assert not area.has_table("previous_problems")  # no store yet: nothing to carry over
@@ -103,7 +149,10 @@ def test_unchanged_lists_and_profiles_are_not_refetched_unless_full(
     quiet_sandbox: SandboxServer, tmp_path: Path, full: bool
 ):
     db = tmp_path / "store.duckdb"
-    plan = SnapshotPlan(base_url=quiet_sandbox.base_url, db_path=str(db), full=full, use_api_key=False)
+    # --budget all: the first snapshot reads every vote list (a bounded budget leaves some for the next).
+    plan = SnapshotPlan(
+        base_url=quiet_sandbox.base_url, db_path=str(db), full=full, use_api_key=False, budget="all"
+    )
     first = run_snapshot(plan)
     second = run_snapshot(plan)
     assert first["mode"] == second["mode"] == "plain"

@@ -12,6 +12,7 @@ import pytest
 
 from solvelens.client import AsyncPlatformClient, RetryPolicy, UnrecognizedResponseError
 from solvelens.flows import fetch
+from solvelens.flows.completeness import COUNT_DISAGREES, ShortListError
 from solvelens.store.staging import StagingArea
 
 BASE = "http://identity.test/api/v1"
@@ -87,3 +88,49 @@ def test_leaderboard_is_not_stopped_by_a_capped_page_while_the_header_total_says
     assert report["warnings"] == []
     listing = [r for r in requests if r.url.path.endswith("/leaderboard")]
     assert len(listing) <= 3 + 1 + 3  # three pages (+ what detection may spend)
+
+
+def test_a_list_shorter_than_its_announced_total_fails_after_one_rewalk(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Exact or loud (issue 23): a leaderboard whose ``X-Total-Count`` says 42 while the walk ends with 15
+    is walked once more, then fails the step in one line naming the endpoint, both counts and the fix;
+    nothing of the leaderboard is staged (the snapshot writes nothing)."""
+    bots = [{"id": f"b{i}", "name": f"bot{i}"} for i in range(15)]
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        first = int(request.url.params.get("page", 1)) == 1
+        return httpx.Response(200, json={"value": bots if first else []}, headers={"X-Total-Count": "42"})
+
+    requests = _serve(monkeypatch, answer)
+    with pytest.raises(ShortListError) as failed:
+        asyncio.run(fetch.fetch_leaderboard_step(BASE, str(tmp_path), concurrency=2))
+    assert (failed.value.endpoint, failed.value.announced, failed.value.read) == ("/leaderboard", 42, 15)
+    message = str(failed.value)
+    assert "\n" not in message and "announced 42 records but 15 were read, also after a re-walk" in message
+    first_pages = [r for r in requests if int(r.url.params.get("page", 1)) == 1]
+    assert len(first_pages) == 2  # walked twice
+    assert StagingArea(tmp_path).read_table("leaderboard") is None
+    assert all("/bots/" not in str(r.url) for r in requests)
+
+
+def test_a_solution_count_its_list_disagrees_with_is_a_data_quality_row(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A problem announcing 3 solutions whose whole list (its own total: 2) holds 2: the platform's count
+    disagrees with its rows; the client cannot read more, so the step succeeds and reports the gap."""
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        if request.url.path.endswith("/problems"):
+            listed = [{"id": "p1", "solutionCount": 3, "comparisonCount": 0}]
+            return httpx.Response(200, json={"problems": listed, "total": 1})
+        solutions = [{"id": "s1", "btScore": 1500.0}, {"id": "s2", "btScore": 1400.0}]
+        return httpx.Response(200, json={"solutions": solutions, "total": 2})
+
+    _serve(monkeypatch, answer)
+    report = asyncio.run(fetch.fetch_problems_step(BASE, str(tmp_path)))
+    assert report["counts"]["solutions_fetched"] == 2
+    assert report["info"]["data_quality"] == [
+        {"resource": "solutions", "scope": "p1", "announced": 3, "stored": 2, "reason": COUNT_DISAGREES}
+    ]
+    assert report["info"]["requests"] == 2 and report["info"]["announced"] == 1

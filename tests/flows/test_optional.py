@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import sqlite3
 from collections import Counter
 from pathlib import Path
@@ -18,6 +19,7 @@ from solvelens.cli import app
 from solvelens.client import PlatformClient
 from solvelens.client.example_solver import solve
 from solvelens.client.walk import endpoint_key
+from solvelens.flows.budget import AUDIT_ROUNDS
 from solvelens.flows.steps import SnapshotPlan, run_snapshot
 from solvelens.sandbox.ids import IdCodec
 from solvelens.sandbox.simulate import advance
@@ -189,9 +191,9 @@ def test_a_fast_moving_platform_shows_a_recorded_gap_and_the_cadence_that_would_
     assert any("events missed" in w for w in full["warnings"])
     assert read_frame(db, "SELECT count(*) AS n FROM activity_gaps")["n"][0] == 2
 
-    from solvelens.analysis import store as analysis_store
+    from solvelens.analysis.load import load
 
-    loaded = analysis_store.load(db)
+    loaded = load(db)
     assert loaded.activity_gaps.collect()["snapshot_id"].to_list() == [
         summary["snapshot_id"],
         full["snapshot_id"],
@@ -205,7 +207,7 @@ def test_comparisons_are_fetched_only_where_votes_moved_and_stored_once(
     server = make_sandbox(seed=0, task_types="vote")  # seed 0: some solutions have more than 50 votes
     requests = Requests(caplog)
     db = tmp_path / "store.duckdb"
-    first = _snap(server, db, resources=["comparisons"])
+    first = _snap(server, db, resources=["comparisons"], budget="all")
     sent = requests.take()
     info = first["fetch"]["comparisons"]
     voted = read_frame(db, "SELECT count(*) AS n FROM solutions WHERE comparison_count > 0")["n"][0]
@@ -225,20 +227,26 @@ def test_comparisons_are_fetched_only_where_votes_moved_and_stored_once(
     votes = read_frame(db, "SELECT winner, solution_a_id, solution_b_id, voter_bot_id FROM comparisons")
     assert set(votes["winner"]) <= {"a", "b", "skip"} and votes["solution_a_id"].null_count() == 0
 
-    unchanged = _snap(server, db, resources=["comparisons"])
-    assert unchanged["resources"]["comparisons"] == "unchanged"
-    assert requests.take()[COMPARISONS] == 0
+    # Nothing moved: only the audit share of lists trusted by their counts is re-read (every one within
+    # AUDIT_ROUNDS snapshots); it finds nothing new.
+    unchanged = _snap(server, db, resources=["comparisons"], budget="all")
+    audit = unchanged["fetch"]["comparisons"]
+    trusted = voted  # every vote list was read by the first snapshot: each is trusted by its count now
+    assert audit["audited"] == audit["requested"] == math.ceil(trusted / AUDIT_ROUNDS) > 0
+    assert audit["audit_cycle"] == AUDIT_ROUNDS and audit["pending"] == 0
+    assert requests.take()[COMPARISONS] == audit["requested"] and unchanged["counts"]["comparisons"] == 0
 
     key = server.create_bot("one-vote")
     with PlatformClient(server.base_url, api_key=key, read_env=False) as bot:
         task = bot.next_task()
         assert task is not None and task.type == "vote"
         bot.submit(task, solve(task))
-    after = _snap(server, db, resources=["comparisons"])
+    after = _snap(server, db, resources=["comparisons"], budget="all")
     moved = after["fetch"]["comparisons"]
     # The two compared solutions moved: one is asked, its list shows the vote, the other needs no request.
-    assert requests.take()[COMPARISONS] == moved["requested"] and moved["requested"] + moved["skipped"] == 2
-    assert moved["requested"] >= 1
+    assert requests.take()[COMPARISONS] == moved["requested"]
+    assert moved["requested"] - moved["audited"] + moved["skipped"] == 2
+    assert moved["requested"] - moved["audited"] >= 1
     assert after["counts"]["comparisons"] == 1  # the new vote, stored once though both lists name it
     mine = read_frame(
         db, "SELECT first_snapshot_id, voter_bot_name FROM comparisons WHERE voter_bot_name = ?", ["one-vote"]

@@ -101,3 +101,41 @@ def test_body_cap_and_rate_limit(make_sandbox) -> None:
         assert limited.status_code == 429 and int(limited.headers["retry-after"]) >= 1
     # the quota is per client address (sandbox/ratelimit.py): another address has its own window
     assert httpx.get(f"{server.base_url}/stats", headers={"X-Forwarded-For": "10.0.0.9"}).status_code == 200
+
+
+def test_content_tasks_state_their_rules_and_enforce_them(make_sandbox) -> None:
+    """``--tasks content``: tasks ``{id, kind, prompt, choices?, constraints}`` answered ``{"content"}``;
+    an answer breaking the stated rule is 400 naming ``content`` (the task fails, as on the real platform)."""
+    server = make_sandbox(seed=4, tasks="content", task_types=["vote"])
+    key = server.create_bot("ContentBot")
+    with httpx.Client(base_url=server.base_url, headers={"Authorization": f"Bearer {key}"}) as c:
+        task = c.get("/tasks/next").json()
+        assert set(task) == {"id", "kind", "prompt", "choices", "constraints"} and task["kind"] == "vote"
+        assert [choice["key"] for choice in task["choices"]] == ["A", "B"]
+        assert task["constraints"] == {"content": {"enum": ["A", "B"]}}
+        bad = c.post(f"/tasks/{task['id']}/submit", json={"content": "a"})
+        assert bad.status_code == 400, bad.text
+        assert bad.json()["details"] == [
+            {"field": "content", "message": "Invalid enum value. Expected 'A' | 'B', received 'a'"}
+        ]
+        typed = c.get("/tasks/next").json()
+        wrong_form = c.post(f"/tasks/{typed['id']}/submit", json={"winner": "a"})
+        assert wrong_form.status_code == 400 and wrong_form.json()["details"][0] == {
+            "field": "content",
+            "message": "Required",
+        }
+        task = c.get("/tasks/next").json()
+        ok = c.post(f"/tasks/{task['id']}/submit", json={"content": "B"})
+        assert ok.status_code == 200 and set(ok.json()["result"]) == {"solutionA", "solutionB"}
+    answer = make_sandbox(db_path=server.db_path, tasks="content", task_types=["solve"])
+    key = answer.create_bot("ContentAnswer")
+    with httpx.Client(base_url=answer.base_url, headers={"Authorization": f"Bearer {key}"}) as c:
+        task = c.get("/tasks/next").json()
+        assert task["kind"] == "answer" and task["constraints"] == {
+            "content": {"minLength": 60, "maxLength": 2000}
+        }
+        assert "60-2000 characters" in task["prompt"]
+        long = c.post(f"/tasks/{task['id']}/submit", json={"content": "x" * 2001})
+        assert long.json()["details"] == [
+            {"field": "content", "message": "String must contain at most 2000 character(s)"}
+        ]

@@ -19,10 +19,12 @@ from solvelens.store import (
     store_info,
     write_snapshot,
 )
+from solvelens.store.quality import data_quality, vote_coverage
 from solvelens.store.schema import (
     HISTORY_COLUMNS,
     INTERNAL,
     OPTIONAL_VIEWS,
+    QUALITY_VIEWS,
     SCHEMA_VERSION,
 )
 from solvelens.store.staging import StagingArea
@@ -126,7 +128,7 @@ def _make_v2(db: Path) -> None:
     """Turn a store written now into one as schema version 2 left it."""
     con = duckdb.connect(str(db))
     try:
-        for view in OPTIONAL_VIEWS:
+        for view in OPTIONAL_VIEWS + QUALITY_VIEWS:
             con.execute(f"DROP VIEW main.{view}")
         con.execute("DROP VIEW main.snapshots")
         for table in HISTORY_COLUMNS:
@@ -162,3 +164,27 @@ def test_a_version_2_store_is_read_as_it_is_and_migrated_by_the_next_write(
     assert version == [(str(SCHEMA_VERSION),)]
     assert rows[0][1] is None and json.loads(rows[1][1])["activity"] == "stored"  # unknown before 3
     assert an.load(db).activity.collect().height == 50
+
+
+def test_a_version_3_store_gets_the_data_quality_tables_at_its_next_write(
+    db: Path, platform: FakePlatform, tmp_path: Path
+):
+    """A store of schema version 3 (no data_quality / vote_coverage) reads as it is (the readers give an
+    empty frame) and the next write adds the tables, with rows for the new snapshot only."""
+    write_snapshot(db, stage_run(tmp_path, platform))
+    con = duckdb.connect(str(db))
+    try:
+        for view in QUALITY_VIEWS:
+            con.execute(f"DROP VIEW main.{view}")
+            con.execute(f"DROP TABLE {INTERNAL}.{view}")
+        con.execute(f"UPDATE {INTERNAL}.meta SET value = '3' WHERE key = 'schema_version'")
+    finally:
+        con.close()
+    assert data_quality(db).is_empty() and vote_coverage(db) is None
+    second = write_snapshot(db, stage_run(tmp_path, platform, taken_at="2026-02-02T00:00:00Z"))
+    rows = data_quality(db)
+    assert set(rows["snapshot_id"]) == {second.snapshot_id}
+    assert {"problems", "solutions", "leaderboard"} <= set(rows["resource"])
+    assert read_frame(db, "SELECT DISTINCT snapshot_id FROM data_quality")["snapshot_id"].to_list() == [
+        second.snapshot_id
+    ]

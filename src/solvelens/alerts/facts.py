@@ -22,8 +22,8 @@ from solvelens.alerts.evaluate import BotRank, Facts, Move, ProblemChange
 from solvelens.alerts.rules import Rule
 from solvelens.analysis.diff import SnapshotDiff, choose_pair, compute_diff, rank_changes, read_pair
 from solvelens.analysis.leaderboard import leaderboard_history
+from solvelens.analysis.load import read_snapshots
 from solvelens.analysis.pick import SnapshotSelectionError
-from solvelens.analysis.store import read_snapshots
 from solvelens.store import open_readonly
 
 __all__ = ["SnapshotFacts", "platform_of_base_url", "snapshot_facts", "stale_facts"]

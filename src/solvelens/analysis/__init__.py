@@ -3,13 +3,13 @@
 Start with :func:`load` (opens the DuckDB file read-only, reads into polars, closes it), then pass its
 frames to the helpers::
 
-    store = load("data/solvelens.duckdb")
-    history = rank_history(store.leaderboard, store.snapshots)  # rank, points, Elo per bot and snapshot
+    frames = load("data/solvelens.duckdb")
+    history = rank_history(frames.leaderboard, frames.snapshots)  # rank, points, Elo per bot and snapshot
     current_leaderboard(history)  # the newest snapshot, with changes vs prev / 7 days / first
-    bot_id, name = find_bot("my-bot", history, store.bots)
-    bot_history(history, bot_id, bots=store.bots)  # one bot at every snapshot
-    model_leaderboard(store.solutions)  # LLM models with bootstrap intervals
-    arena(store, by="model")  # Bradley–Terry on the stored votes, Elo scale, bootstrap intervals
+    bot_id, name = find_bot("my-bot", history, frames.bots)
+    bot_history(history, bot_id, bots=frames.bots)  # one bot at every snapshot
+    model_leaderboard(frames.solutions)  # LLM models with bootstrap intervals
+    arena(frames, by="model")  # Bradley–Terry on the stored votes, Elo scale, bootstrap intervals
     diff("data/solvelens.duckdb")  # what changed between the two newest snapshots (SnapshotDiff)
 
 One platform at a time: :func:`load` reads the newest snapshot's platform (or ``platform=``); the store's
@@ -40,6 +40,7 @@ from solvelens.analysis.clock import newest_is_simulated, simulated_label, simul
 from solvelens.analysis.coverage import Freshness, freshness, snapshot_days, snapshot_gaps
 from solvelens.analysis.diff import FRAMES as DIFF_FRAMES
 from solvelens.analysis.diff import SnapshotDiff, diff
+from solvelens.analysis.frames import EmptyStoreError, Frames
 from solvelens.analysis.growth import category_growth, platform_growth, problem_counts
 from solvelens.analysis.leaderboard import (
     BASELINE_LABELS,
@@ -56,22 +57,20 @@ from solvelens.analysis.leaderboard import (
     top_bots,
     top_movers,
 )
-from solvelens.analysis.model_rankings import disagreement, platform_leaderboard, side_by_side
-from solvelens.analysis.models import model_leaderboard, model_trend
-from solvelens.analysis.pick import SnapshotRef, SnapshotSelectionError
-from solvelens.analysis.platform import latest_stats, platform_stats_over_time
-from solvelens.analysis.platforms import PlatformNotFoundError, PlatformSelection, platforms, select_platform
-from solvelens.analysis.solutions import llm_model_share, score_distribution, with_rank_percentile
-from solvelens.analysis.stability import rank_volatility
-from solvelens.analysis.store import (
-    EmptyStoreError,
+from solvelens.analysis.load import (
     NotAStoreError,
-    Store,
     StoreError,
     StoreNotFoundError,
     load,
     read_snapshots,
 )
+from solvelens.analysis.model_rankings import disagreement, platform_leaderboard, side_by_side
+from solvelens.analysis.models import model_leaderboard, model_trend
+from solvelens.analysis.pick import SnapshotRef, SnapshotSelectionError
+from solvelens.analysis.platform_stats import latest_stats, platform_stats_over_time
+from solvelens.analysis.platforms import PlatformNotFoundError, PlatformSelection, platforms, select_platform
+from solvelens.analysis.solutions import llm_model_share, score_distribution, with_rank_percentile
+from solvelens.analysis.stability import rank_volatility
 from solvelens.analysis.timeline import activity_timeline
 from solvelens.analysis.timescale import (
     GAP_FACTOR,
@@ -94,6 +93,7 @@ __all__ = [
     "BotNotFoundError",
     "BotSummary",
     "EmptyStoreError",
+    "Frames",
     "Freshness",
     "NotAStoreError",
     "PlatformNotFoundError",
@@ -102,7 +102,6 @@ __all__ = [
     "SnapshotDiff",
     "SnapshotRef",
     "SnapshotSelectionError",
-    "Store",
     "StoreError",
     "StoreNotFoundError",
     "activity_timeline",

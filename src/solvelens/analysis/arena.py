@@ -41,7 +41,7 @@ import numpy as np
 import polars as pl
 from threadpoolctl import threadpool_limits
 
-from solvelens.analysis.store import Store
+from solvelens.analysis.frames import Frames
 
 FrameLike = pl.DataFrame | pl.LazyFrame
 By = Literal["model", "bot"]
@@ -462,7 +462,7 @@ def fit_arena(
 
 
 def arena(
-    store: Store,
+    store: Frames,
     by: By = "model",
     since: dt.datetime | None = None,
     *,

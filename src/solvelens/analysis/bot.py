@@ -2,7 +2,7 @@
 top 10, percentile, changes), and its solutions' ranks by problem and by category next to the median bot.
 
 Inputs: :func:`solvelens.analysis.leaderboard_history` (``history``), the store's ``bots`` profiles, and
-``solutions`` / ``problems`` of the newest snapshot (:class:`solvelens.analysis.store.Store`). A bot
+``solutions`` / ``problems`` of the newest snapshot (:class:`solvelens.analysis.frames.Frames`). A bot
 outside the leaderboard's top N is handled the same way as the leader. Times are UTC; a bot "holds" a rank
 from a snapshot until the next one.
 """

@@ -21,6 +21,7 @@ empty):
   outside). Rank moves: bots ranked at both that moved at least ``min_move`` places.
 - points: leaderboard points of bots ranked at both, where they changed.
 - new bots: bots seen (leaderboard or bot profiles) at ``b`` and not at ``a``.
+- renamed bots: bots seen at both whose name differs (the profile's name, else the leaderboard's).
 - stats deltas: ``/stats`` figures whose value differs (or exists at one snapshot only).
 """
 
@@ -33,10 +34,11 @@ from typing import Any
 
 import polars as pl
 
+from solvelens.analysis.frames import EmptyStoreError, Frames
 from solvelens.analysis.leaderboard import leaderboard_history
+from solvelens.analysis.load import read_only, read_snapshots
 from solvelens.analysis.pick import SnapshotRef, SnapshotSelectionError, is_id, ref_of, resolve
 from solvelens.analysis.platforms import PlatformSelection, select_platform, with_platform_key
-from solvelens.analysis.store import EmptyStoreError, Store, read_only, read_snapshots
 
 __all__ = ["FRAMES", "SnapshotDiff", "SnapshotRef", "SnapshotSelectionError", "diff"]
 
@@ -52,6 +54,7 @@ FRAMES: dict[str, str] = {
     "rank_moves": "Rank moves",
     "points": "Points gained",
     "new_bots": "New bots",
+    "renamed_bots": "Bots renamed",
     "stats_deltas": "Platform statistics",
 }
 
@@ -72,6 +75,7 @@ class SnapshotDiff:
     - ``rank_moves``: bot_id, name, rank_before Int32, rank_after Int32, move Int32 (positive = up)
     - ``points``: bot_id, name, points_before Int64, points_after Int64, gained Int64
     - ``new_bots``: bot_id, name, status, rank_after Int32, points_after Int64
+    - ``renamed_bots``: bot_id, name_before, name_after
     - ``stats_deltas``: metric, before Float64, after Float64, delta Float64
 
     ``a``/``b``: :class:`~solvelens.analysis.pick.SnapshotRef` (snapshot_id, taken_at UTC); ``platform``
@@ -96,6 +100,7 @@ class SnapshotDiff:
     rank_moves: pl.DataFrame
     points: pl.DataFrame
     new_bots: pl.DataFrame
+    renamed_bots: pl.DataFrame
     stats_deltas: pl.DataFrame
     clock_note: str = ""
 
@@ -104,16 +109,25 @@ class SnapshotDiff:
         return {name: getattr(self, name) for name in FRAMES}
 
     def counts(self) -> dict[str, int]:
-        """Rows per change frame."""
+        """How many of each kind changed, by frame name: the frame's rows (problems, bots, figures), except
+        ``solutions_added``: the solutions added (the sum of its ``added`` column; its rows are the problems
+        that gained them, :meth:`rows`)."""
+        counts = self.rows()
+        counts["solutions_added"] = int(self.solutions_added["added"].sum() or 0)
+        return counts
+
+    def rows(self) -> dict[str, int]:
+        """Rows per change frame (what ``--csv`` writes per kind)."""
         return {name: frame.height for name, frame in self.frames().items()}
 
     def is_empty(self) -> bool:
         """Whether nothing changed (every frame empty)."""
-        return not any(self.counts().values())
+        return not any(self.rows().values())
 
     def as_json(self) -> dict[str, Any]:
         """A JSON-ready dict: ``a``/``b`` ({snapshot_id, taken_at ISO-8601 UTC}), ``platform``,
-        ``platform_label``, ``top_n``, ``min_move``, ``counts`` and each frame as a list of records."""
+        ``platform_label``, ``top_n``, ``min_move``, ``counts`` (:meth:`counts`: solutions, not problems,
+        for ``solutions_added``) and each frame as a list of records."""
         return {
             "a": {"snapshot_id": self.a.snapshot_id, "taken_at": _iso(self.a.taken_at)},
             "b": {"snapshot_id": self.b.snapshot_id, "taken_at": _iso(self.b.taken_at)},
@@ -149,6 +163,7 @@ _LONG_MAP: dict[str, tuple[str, str, str | None, str | None, str | None]] = {
     "rank_moves": ("bot_id", "name", "rank_before", "rank_after", "move"),
     "points": ("bot_id", "name", "points_before", "points_after", "gained"),
     "new_bots": ("bot_id", "name", None, "rank_after", "points_after"),
+    "renamed_bots": ("bot_id", "name_after", "name_before", "name_after", None),
     "stats_deltas": ("metric", "metric", "before", "after", "delta"),
 }
 
@@ -222,7 +237,7 @@ def choose_pair(
     newest = ref_of(snaps, int(snaps["snapshot_id"][-1]))
     after = newest if b is None else resolve(b, snaps, other=newest)
     if a is not None:
-        return chosen, resolve(a, snaps, other=after), after
+        return chosen, _in_order(resolve(a, snaps, other=after), after), after
     position = snaps["snapshot_id"].to_list().index(after.snapshot_id)  # sorted by taken_at, snapshot_id
     earlier = snaps.head(position)
     if earlier.is_empty():
@@ -240,6 +255,18 @@ def choose_pair(
             + (f", or compare another platform of this store: {others}" if others else "")
         )
     return chosen, ref_of(earlier, int(earlier["snapshot_id"][-1])), after
+
+
+def _in_order(before: SnapshotRef, after: SnapshotRef) -> SnapshotRef:
+    """``before`` when it is not newer than ``after`` (by taken_at, then id: the store's order); raises
+    :class:`SnapshotSelectionError` naming the pair in its right order otherwise (a diff read backwards
+    would call the added problems "no longer listed")."""
+    if (before.taken_at, before.snapshot_id) <= (after.taken_at, after.snapshot_id):
+        return before
+    raise SnapshotSelectionError(
+        f"B {after.describe()} is older than A {before.describe()}: A is the snapshot before, B the one "
+        f"after; run `solvelens diff {after.snapshot_id} {before.snapshot_id}`"
+    )
 
 
 # -- reading the pair -----------------------------------------------------------------------------------
@@ -411,6 +438,28 @@ def new_bots(bots: pl.DataFrame, leaderboard: pl.DataFrame, history_b: pl.DataFr
     )
 
 
+def renamed_bots(bots: pl.DataFrame, leaderboard: pl.DataFrame, a: int, b: int) -> pl.DataFrame:
+    """Bots named at both snapshots under different names (bot_id, name_before, name_after); a bot's name
+    at a snapshot is its profile's (``bots``), else its leaderboard entry's."""
+
+    def names(sid: int) -> pl.DataFrame:
+        profiles = bots.filter(pl.col("snapshot_id") == sid).select("bot_id", "name")
+        board = leaderboard.filter(pl.col("snapshot_id") == sid).select("bot_id", "name")
+        return (
+            pl.concat([profiles, board.join(profiles, on="bot_id", how="anti")])
+            .filter(pl.col("bot_id").is_not_null() & pl.col("name").is_not_null())
+            .unique("bot_id", keep="first")
+        )
+
+    return (
+        names(a)
+        .join(names(b), on="bot_id", how="inner", suffix="_after")
+        .filter(pl.col("name") != pl.col("name_after"))
+        .select("bot_id", name_before="name", name_after="name_after")
+        .sort("name_after", "bot_id")
+    )
+
+
 def stats_deltas(stats: pl.DataFrame, a: int, b: int) -> pl.DataFrame:
     """``/stats`` figures that differ between ``a`` and ``b`` (metric, before, after, delta)."""
     before, after = _split(stats.with_columns(pl.col("value").cast(pl.Float64)), a, b)
@@ -451,13 +500,14 @@ def compute_diff(
         top_solution_changes=top_solution_changes(rows["top"], rows["problems"], a, b),
         **ranks,
         new_bots=new_bots(rows["bots"].filter(pl.col("snapshot_id") == b), rows["leaderboard"], board_b, a),
+        renamed_bots=renamed_bots(rows["bots"], rows["leaderboard"], a, b),
         stats_deltas=stats_deltas(rows["stats"], a, b),
         clock_note=chosen.clock_note,
     )
 
 
 def diff(
-    store: Store | str | Path,
+    store: Frames | str | Path,
     a: int | str | dt.datetime | None = None,
     b: int | str | dt.datetime | None = None,
     *,
@@ -468,7 +518,7 @@ def diff(
 ) -> SnapshotDiff:
     """What changed from snapshot ``a`` to snapshot ``b`` of one platform of the store (read read-only).
 
-    ``store``: a store file's path, or a loaded :class:`~solvelens.analysis.store.Store` (its file is read
+    ``store``: a store file's path, or a loaded :class:`~solvelens.analysis.frames.Frames` (its file is read
     again for the pair; its platform is the default). ``a``/``b``: a snapshot id, a time (the newest
     snapshot at or before it; a date = the end of that UTC day) or a duration (``"7d"``: the newest snapshot
     at least that long before the other one); defaults: ``b`` the platform's newest complete snapshot,
@@ -477,14 +527,15 @@ def diff(
     left the top N"; ``min_move``: the fewest places a rank move must cover.
 
     Returns a :class:`SnapshotDiff`. Raises :class:`SnapshotSelectionError` (an unknown id, a time before
-    the first snapshot, one snapshot only, two platforms), ``PlatformNotFoundError`` (``platform`` matches
-    none; lists the store's platforms) -- both bad input, exit 2 in the CLI -- ``EmptyStoreError`` (no
-    complete snapshot, exit 1 as for the report) and the store's errors of :func:`solvelens.analysis.load`.
+    the first snapshot, ``b`` older than ``a``, one snapshot only, two platforms),
+    ``PlatformNotFoundError`` (``platform`` matches none; lists the store's platforms) -- both bad input,
+    exit 2 in the CLI -- ``EmptyStoreError`` (no complete snapshot, exit 1 as for the report) and the
+    store's errors of :func:`solvelens.analysis.load`.
     """
     if top_n < 1 or min_move < 1:
         raise SnapshotSelectionError("top_n and min_move must be at least 1 (e.g. --top 10 --min-move 3)")
-    path = store.path if isinstance(store, Store) else Path(store)
-    if isinstance(store, Store) and platform is None and not any(is_id(x) for x in (a, b) if x is not None):
+    path = store.path if isinstance(store, Frames) else Path(store)
+    if isinstance(store, Frames) and platform is None and not any(is_id(x) for x in (a, b) if x is not None):
         platform = store.platform
     every = read_snapshots(path, lock_timeout_s=lock_timeout_s)
     chosen, ref_a, ref_b = choose_pair(every, a, b, platform=platform)

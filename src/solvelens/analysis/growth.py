@@ -1,7 +1,7 @@
 """Problem and solution growth, per platform and per category, with the maturity rate.
 
 Input is ``problem_counts`` (one row per snapshot x category x status x author_type; see
-:class:`solvelens.analysis.store.Store`), either read from the store or computed from full ``problems``
+:class:`solvelens.analysis.frames.Frames`), either read from the store or computed from full ``problems``
 rows by :func:`problem_counts`. Rates divide the change between consecutive snapshots by the time between
 them in the history's rate unit (:func:`solvelens.analysis.timescale.rate_unit`: per day when the history
 spans a day or more, per hour when an hour or more, else per snapshot), so gaps in the snapshot series do not

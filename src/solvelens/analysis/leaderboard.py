@@ -1,6 +1,6 @@
 """Leaderboard history: rank, points and Elo per bot per snapshot; the leaderboard now; movers; stability.
 
-Inputs are the store's ``leaderboard`` and ``snapshots`` frames (:class:`solvelens.analysis.store.Store`),
+Inputs are the store's ``leaderboard`` and ``snapshots`` frames (:class:`solvelens.analysis.frames.Frames`),
 as polars DataFrames or LazyFrames. Outputs are eager DataFrames.
 
 Ranks: 1 = top. Bots with equal points share a rank (standard competition ranking, "1224": two bots tied

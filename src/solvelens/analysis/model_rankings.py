@@ -1,16 +1,29 @@
 """Three rankings of the LLM models side by side: the arena (Bradley–Terry on the stored votes,
 :mod:`solvelens.analysis.arena`), the platform's own ``GET /llm-leaderboard`` (stored view
-``llm_leaderboard``: its order and figures, no intervals) and the percentile leaderboard (rank percentile
-within problem, :func:`solvelens.analysis.model_leaderboard`), and one sentence on where they disagree.
+``llm_leaderboard``: its figures, no intervals) and the percentile leaderboard (rank percentile within
+problem, :func:`solvelens.analysis.model_leaderboard`), and one sentence on where they disagree.
+
+The platform's order: snapshots request ``sort=`` :data:`PLATFORM_SORT` (the flows send it), and the
+platform's rank here is the competition rank of :data:`PLATFORM_SORT_COLUMN` (descending): models with equal
+figures share a rank, whatever order the platform listed them in (a platform lists a tie in any order, and
+may list it differently on every call). The sentence reads only the ranks the table shows.
 """
 
 from __future__ import annotations
+
+from typing import Final
 
 import polars as pl
 
 FrameLike = pl.DataFrame | pl.LazyFrame
 
-#: The platform's board as :func:`side_by_side` reads it (``Store.llm_leaderboard`` has these and more).
+#: The ``sort`` every snapshot requests from ``GET /llm-leaderboard``, the stored column it orders by, and
+#: how the report names that order.
+PLATFORM_SORT: Final = "avg_score"
+PLATFORM_SORT_COLUMN: Final = "avg_bt_score"
+PLATFORM_SORT_LABEL: Final = "average solution score"
+
+#: The platform's board as :func:`side_by_side` reads it (``Frames.llm_leaderboard`` has these and more).
 PLATFORM_COLUMNS: dict[str, pl.DataType] = {
     "snapshot_id": pl.Int64(),
     "rank": pl.Int32(),
@@ -35,12 +48,18 @@ SIDE_BY_SIDE_SCHEMA: dict[str, pl.DataType] = {
 
 
 def platform_leaderboard(llm_leaderboard: FrameLike) -> pl.DataFrame:
-    """The platform's own model leaderboard at the newest snapshot that stored one (:data:`PLATFORM_COLUMNS`,
-    sorted by its rank); empty when no snapshot stored it (an older store, or a platform without
-    ``/llm-leaderboard``). Input: ``Store.llm_leaderboard``."""
+    """The platform's own model leaderboard at the newest snapshot that stored one (:data:`PLATFORM_COLUMNS`);
+    empty when no snapshot stored it (an older store, or a platform without ``/llm-leaderboard``). Input:
+    ``Frames.llm_leaderboard``.
+
+    ``rank`` is the competition rank of :data:`PLATFORM_SORT_COLUMN`, descending (equal figures share a
+    rank: "1 2 2 4"; a null figure ranks last), not the position the platform happened to list a model
+    at; sorted by rank, then model name."""
     board = llm_leaderboard.lazy().select(list(PLATFORM_COLUMNS)).collect()
     newest = board.filter(pl.col("snapshot_id") == pl.col("snapshot_id").max())
-    return newest.cast(PLATFORM_COLUMNS).sort("rank")  # type: ignore[arg-type]
+    key = pl.col(PLATFORM_SORT_COLUMN).fill_null(float("-inf"))
+    ranked = newest.with_columns(rank=key.rank("min", descending=True))
+    return ranked.cast(PLATFORM_COLUMNS).sort("rank", "model_name")  # type: ignore[arg-type]
 
 
 def side_by_side(
@@ -52,8 +71,9 @@ def side_by_side(
     Inputs: ``ArenaResult.ranking`` of ``by="model"`` (ranked entries only are used), the platform's board
     (:func:`platform_leaderboard`; ``None`` or empty: its columns stay null) and
     :func:`solvelens.analysis.model_leaderboard` (ranked models only). Ranks are each source's own: the
-    arena's and the percentile board's share a rank while intervals overlap; the platform's is its
-    position.
+    arena's and the percentile board's are 1 + the number of models whose interval lies entirely above
+    (so overlapping models usually share a rank); the platform's is the rank of its
+    :data:`PLATFORM_SORT_COLUMN` (equal figures share a rank).
     """
     ours = arena.filter(pl.col("ranked")).select(
         model="entry", arena_rank="rank", arena_score="score", arena_lower="lower", arena_upper="upper"
@@ -94,8 +114,8 @@ def _first(frame: pl.DataFrame, column: str) -> str:
 
 def disagreement(table: pl.DataFrame) -> str:
     """One sentence on where the three rankings of :func:`side_by_side` disagree: who each puts first and,
-    between the arena and the platform, the model whose positions differ most ("" when there is nothing
-    to compare)."""
+    between the arena and the platform, the model whose ranks in the table differ most ("" when there is
+    nothing to compare). Every rank and count it names is one the table shows."""
     tops = {
         "the arena": _first(table, "arena_rank"),
         "the platform's /llm-leaderboard": _first(table, "platform_rank"),
@@ -111,18 +131,27 @@ def disagreement(table: pl.DataFrame) -> str:
             f"{n} ranks {m}" if m.startswith("all ") else f"{n} puts {m} first" for n, m in named.items()
         ]
         head = "They disagree on the top: " + "; ".join(parts) + "."
+    return head + _largest_shift(table)
+
+
+def _largest_shift(table: pl.DataFrame) -> str:
+    """The sentence "The arena and the platform differ most on M (arena rank 4 of 12, platform rank 9 of
+    12)." from the ranks the table shows (``of N``: the models each source ranks in the table); "" when
+    fewer than two models have both ranks."""
     both = table.drop_nulls(["arena_rank", "platform_rank"])
     if both.height < 2:
-        return head
-    # Positions among the models both list (the arena's shared ranks broken by score).
-    order = both.with_columns(
-        arena_pos=pl.col("arena_score").rank("ordinal", descending=True).cast(pl.Int64),
-        platform_pos=pl.col("platform_rank").rank("ordinal").cast(pl.Int64),
-    ).with_columns(shift=(pl.col("arena_pos") - pl.col("platform_pos")).abs())
-    worst = order.sort("shift", "model", descending=[True, False]).row(0, named=True)
-    if worst["shift"] == 0:
-        return head + " The arena and the platform order the models they share the same way."
-    return (
-        head + f" The arena and the platform differ most on {worst['model']}: "
-        f"{worst['arena_pos']} of {both.height} in the arena, {worst['platform_pos']} on the platform."
-    )
+        return ""
+    shifts = both.with_columns(shift=(pl.col("arena_rank") - pl.col("platform_rank")).abs())
+    largest = shifts["shift"].max()
+    if largest == 0:
+        return " The arena and the platform rank the models they share the same way."
+    worst = shifts.filter(pl.col("shift") == largest).sort("model")
+    arena_n = table["arena_rank"].count()
+    platform_n = table["platform_rank"].count()
+    named = [
+        f"{r['model']} (arena rank {r['arena_rank']} of {arena_n}, platform rank {r['platform_rank']} of "
+        f"{platform_n})"
+        for r in worst.head(2).iter_rows(named=True)
+    ]
+    more = f" and {worst.height - 2} other model(s) by as many places" if worst.height > 2 else ""
+    return f" The arena and the platform differ most on {' and '.join(named)}{more}."

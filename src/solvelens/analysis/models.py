@@ -22,7 +22,8 @@ interval is the 2.5th to 97.5th percentile of the replicates (percentile bootstr
 
 **Ranking**, as the Chatbot Arena leaderboard does with its confidence intervals: a model's ``rank`` is 1
 plus the number of ranked models that are statistically better (their lower bound of mean_percentile above
-its upper bound), so models whose intervals overlap share a rank. A model with fewer than ``min_solutions``
+its upper bound), so models whose intervals overlap usually share a rank (not always: A may overlap
+B and C while C lies entirely above B). A model with fewer than ``min_solutions``
 contested solutions is listed with its figures and ``ranked = False`` and no rank.
 """
 
@@ -72,7 +73,7 @@ def model_leaderboard(
 ) -> pl.DataFrame:
     """The model leaderboard of one snapshot's solutions (see the module docstring for the method).
 
-    Input: solutions (snapshot_id, problem_id, rank, llm_model; e.g. ``Store.solutions``, the newest
+    Input: solutions (snapshot_id, problem_id, rank, llm_model; e.g. ``Frames.solutions``, the newest
     snapshot). Null models count as ``"unknown"``.
     Output columns (:data:`LEADERBOARD_SCHEMA`): rank Int32 (Arena-style, null when not ranked),
     llm_model, ranked Boolean (at least ``min_solutions`` contested solutions), solutions UInt32 (all),
@@ -176,7 +177,7 @@ def _bootstrap(
 def model_trend(model_counts: FrameLike, snapshots: FrameLike) -> pl.DataFrame:
     """Each model's standing at each snapshot (no intervals: the leaderboard has them for the newest).
 
-    Input: ``Store.model_counts`` (snapshot_id, llm_model, solutions, contested_solutions,
+    Input: ``Frames.model_counts`` (snapshot_id, llm_model, solutions, contested_solutions,
     percentile_sum, top1, top3) and ``snapshots`` (snapshot_id, taken_at).
     Output columns: snapshot_id Int64, taken_at, llm_model String, solutions Int64, contested_solutions
     Int64, share Float64 (of the snapshot's solutions, 0..1), mean_percentile Float64, top1_rate Float64,

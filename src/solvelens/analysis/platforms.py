@@ -29,17 +29,13 @@ snapshots it left out):
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING
 
 import polars as pl
 
 from solvelens.analysis.clock import simulated_snapshots
+from solvelens.analysis.frames import Frames
 from solvelens.analysis.timescale import format_time
 from solvelens.store.errors import StoreInputError
-
-if TYPE_CHECKING:
-    from solvelens.analysis.store import Store
 
 FrameLike = pl.DataFrame | pl.LazyFrame
 
@@ -87,11 +83,11 @@ def _label(platform: str, base_url: str, declared: bool, simulated: bool) -> str
     return f"{kind} {platform[:8]} (last at {base_url})"
 
 
-def platforms(store: Store | FrameLike | str | Path) -> pl.DataFrame:
+def platforms(store: Frames | FrameLike) -> pl.DataFrame:
     """The platforms of a store, newest first.
 
-    ``store``: a :class:`~solvelens.analysis.store.Store` (its ``all_snapshots``), a snapshots frame
-    (snapshot_id, taken_at, base_url, platform) or the path of a store file (read read-only).
+    ``store``: a :class:`~solvelens.analysis.frames.Frames` (its ``all_snapshots``) or a snapshots frame
+    (snapshot_id, taken_at, base_url, platform; of a store file: :func:`solvelens.analysis.read_snapshots`).
     Output columns: platform String (the identity, see the module docstring), label String (what the report
     and the CLI call it: the base URL, or ``sandbox 1a2b3c4d (last at URL)`` for a declared id), base_url
     String (its newest snapshot's), snapshots UInt32, first_taken_at, last_taken_at (Datetime UTC);
@@ -128,13 +124,9 @@ def platforms(store: Store | FrameLike | str | Path) -> pl.DataFrame:
     )
 
 
-def _snapshots_of(store: Store | FrameLike | str | Path) -> FrameLike:
+def _snapshots_of(store: Frames | FrameLike) -> FrameLike:
     if isinstance(store, pl.DataFrame | pl.LazyFrame):
         return store
-    if isinstance(store, str | Path):
-        from solvelens.analysis.store import read_snapshots
-
-        return read_snapshots(store)
     return store.all_snapshots if store.all_snapshots is not None else store.snapshots
 
 

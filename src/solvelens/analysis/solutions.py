@@ -1,6 +1,6 @@
 """Solution score distributions, the share of top-ranked solutions by LLM model, and rank percentiles.
 
-Input is the store's ``solutions`` frame (one snapshot; :class:`solvelens.analysis.store.Store` reads the
+Input is the store's ``solutions`` frame (one snapshot; :class:`solvelens.analysis.frames.Frames` reads the
 newest): solution_id, problem_id, rank Int32 (1 = best within its problem), score Float64, llm_model.
 
 **Ties.** ``rank`` is the competition rank over the score within the problem ("1224": solutions with equal

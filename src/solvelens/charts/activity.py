@@ -17,28 +17,32 @@ def activity_timeline_chart(
     title: str = "Platform activity",
     width: int = DEFAULT_WIDTH,
 ) -> alt.LayerChart:
-    """Stacked bars of events per hour by action, one bar per time bucket (an hour, or a day for long
-    histories: the axis title says which); ``gaps`` (gap_from, gap_to) are shaded as "events missed".
+    """Stacked bars of events per covered hour by action, one bar per time bucket (an hour, or a day for
+    long histories: the axis title says which); ``gaps`` (gap_from, gap_to) are shaded as "events missed".
 
     Input: :func:`solvelens.analysis.activity_timeline` (start, action, events, events_per_hour,
-    bucket_hours) and ``Store.activity_gaps`` (gap_from, gap_to).
+    bucket_hours, covered_hours) and ``Frames.activity_gaps`` (gap_from, gap_to).
     """
     hours = float(timeline["bucket_hours"].max() or 1.0) if timeline.height else 1.0  # type: ignore[arg-type]
     bucket = "hour" if hours == 1 else "day"
-    data = chart_data(timeline.select("start", "action", "events", "events_per_hour"))
+    data = chart_data(timeline.select("start", "action", "events", "events_per_hour", "covered_hours"))
     x = time_x("start", title=f"Time (UTC, one bar per {bucket})", span_days=span_days(timeline, "start"))
     bars = (
         alt.Chart(data)
         .mark_bar()
         .encode(
             x=x,
-            y=alt.Y("events_per_hour:Q", title="Events per hour", stack="zero"),
-            color=alt.Color("action:N", title="Action", legend=alt.Legend(orient="bottom", columns=3)),
+            y=alt.Y("events_per_hour:Q", title="Events per covered hour", stack="zero"),
+            # Two columns: long action names ("solution_submitted") fit a phone's 390 px without clipping.
+            color=alt.Color(
+                "action:N", title="Action", legend=alt.Legend(orient="bottom", columns=2, labelLimit=0)
+            ),
             tooltip=[
                 alt.Tooltip("start:T", title=f"{bucket.capitalize()} from (UTC)", format="%Y-%m-%d %H:%M"),
                 alt.Tooltip("action:N", title="Action"),
                 alt.Tooltip("events:Q", title="Events", format=","),
-                alt.Tooltip("events_per_hour:Q", title="Per hour", format=",.1f"),
+                alt.Tooltip("covered_hours:Q", title="Hours covered", format=",.1f"),
+                alt.Tooltip("events_per_hour:Q", title="Per covered hour", format=",.1f"),
             ],
         )
     )

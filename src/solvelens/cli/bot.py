@@ -26,10 +26,13 @@ Solver = Annotated[
     typer.Option(
         "--solver",
         envvar="SOLVELENS_SOLVER",
-        help="MODULE:FUNCTION taking the task dict and returning a str or a dict, e.g. mysolver:solve "
-        "(mysolver.py in the current folder or --app-dir), solvelens.client.example_solver:solve, or "
-        "path/to/file.py:solve. For typed tasks a str becomes the typed body where that is unambiguous "
-        "(solve: the text; vote: a|b|skip; flag/create: a JSON object), else it is refused.",
+        help="MODULE:FUNCTION taking the task (a dict, as the platform sent it; task.view: its normalised "
+        "reading) and returning a str or a dict, e.g. mysolver:solve (mysolver.py in the current folder or "
+        "--app-dir), solvelens.client.example_solver:solve, or path/to/file.py:solve. A task the platform "
+        "types itself gets its typed body (a str becomes it where that is unambiguous: solve: the text; "
+        "vote: a|b|skip; flag/create: a JSON object; else it is refused); any other task gets "
+        "{'content': str} (an offered choice as its key). Answers are checked against the limits the "
+        "platform stated (in the task, or in an earlier 400/422 answer) before sending.",
     ),
 ]
 BotApiKey = Annotated[
@@ -208,7 +211,7 @@ def run(
     one line on stderr.
     """
     from solvelens.client import PlatformClient, PlatformError
-    from solvelens.client.bot import BotRunner, SolverLoadError, load_solver
+    from solvelens.client.runner import BotRunner, SolverLoadError, load_solver
 
     key = _api_key(base_url, api_key, api_key_file)
     try:

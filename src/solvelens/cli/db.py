@@ -18,7 +18,7 @@ from solvelens.cli.common import BadInputError, db_option, fail
 
 app = typer.Typer(
     rich_markup_mode=None,
-    help="The DuckDB snapshot store: info, snapshots, export, prune, delete, compact.",
+    help="The DuckDB snapshot store: info, snapshots, check, export, prune, delete, compact.",
     no_args_is_help=True,
 )
 
@@ -402,6 +402,97 @@ def delete(
     freed = ", ".join(f"{n} {k}" for k, n in result["removed_versions"].items() if n)
     typer.echo(f"deleted {what}; record versions no other snapshot used: {freed or 'none'}")
     _offer_compact(db, compact_now, ask=not yes)
+
+
+#: ``db check``'s exit code when the snapshot records gaps (it is still complete: the platform cannot serve
+#: more, or vote lists wait for the next snapshots under the budget).
+EXIT_GAPS = 3
+
+
+def _check_records(rows: Any, coverage: dict[str, Any] | None) -> dict[str, Any]:
+    """``db check --json``: ``{"snapshot_id", "data_quality": [row], "gaps": n, "vote_coverage": row or
+    None}``."""
+    records = [] if rows.is_empty() else rows.to_dicts()
+    return {
+        "snapshot_id": records[0]["snapshot_id"] if records else (coverage or {}).get("snapshot_id"),
+        "data_quality": records,
+        "gaps": sum(1 for r in records if r["reason"] is not None),
+        "vote_coverage": coverage,
+    }
+
+
+def _check_table(rows: Any, sid: int) -> Any:
+    from rich.table import Table
+
+    table = Table(title=f"snapshot {sid}: announced by the platform against stored")
+    table.add_column("resource")
+    table.add_column("scope")
+    table.add_column("announced", justify="right")
+    table.add_column("stored", justify="right")
+    table.add_column("why they differ")
+    for r in rows.iter_rows(named=True):
+        announced = "" if r["announced"] is None else f"{r['announced']:,}"
+        table.add_row(r["resource"], r["scope"], announced, f"{r['stored']:,}", r["reason"] or "")
+    return table
+
+
+@app.command()
+def check(
+    db: Path = db_option(),
+    snapshot: int | None = typer.Option(
+        None, "--snapshot", help="The snapshot to check (default: the newest complete one)."
+    ),
+    all_rows: bool = typer.Option(
+        False, "--all", help="Also list the lists that hold what the platform announced (default: gaps only)."
+    ),
+    as_json: bool = typer.Option(
+        False,
+        "--json",
+        help="Print JSON: snapshot_id, data_quality (every row: resource, scope, announced, stored, reason), "
+        "gaps (rows whose counts differ), vote_coverage (the view's row or null).",
+    ),
+) -> None:
+    """What a snapshot holds against what the platform announced (the data_quality view), and the votes'
+    coverage under the optional resources' budget.
+
+    Exit codes: 0 every list holds what the platform announced and no vote list is pending; 3 the snapshot
+    is complete but records gaps the platform cannot fill (a list capped at 50 votes, a count its rows
+    disagree with) or vote lists left for the next snapshots; 1 the store cannot be read or holds no
+    complete snapshot; 2 bad input (--db not a store, no such snapshot).
+    """
+    from solvelens.store import list_snapshots
+    from solvelens.store.quality import coverage_line, data_quality, gaps, vote_coverage
+
+    with _store_failures():
+        ids = list_snapshots(db)["snapshot_id"].to_list()
+        if not ids:
+            fail(f"{db} holds no complete snapshot: take one with `solvelens snapshot --db {db}`")
+        if snapshot is not None and snapshot not in ids:
+            raise BadInputError(f"--snapshot {snapshot}: no complete snapshot with that id in {db}")
+        sid = snapshot if snapshot is not None else max(ids)
+        rows = data_quality(db, sid)
+        coverage = vote_coverage(db, sid)
+    found = 0 if rows.is_empty() else gaps(rows).height
+    pending = bool(coverage and coverage["lists_pending"])
+    if as_json:
+        typer.echo(json.dumps(_check_records(rows, coverage), indent=2, default=str))
+    elif rows.is_empty():
+        typer.echo(
+            f"snapshot {sid} was written before the data-quality table (schema version 4): nothing to check"
+        )
+    else:
+        from rich.console import Console
+
+        console = Console()
+        shown = rows if all_rows else gaps(rows)
+        if shown.height:
+            console.print(_check_table(shown, sid))
+        if not found:
+            console.print(f"snapshot {sid}: every list holds what the platform announced", highlight=False)
+        if coverage is not None:
+            console.print(coverage_line(coverage), highlight=False)
+    if found or pending:
+        raise typer.Exit(EXIT_GAPS)
 
 
 def register(root: typer.Typer) -> None:

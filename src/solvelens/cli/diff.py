@@ -75,12 +75,13 @@ def diff(
 ) -> None:
     """What changed between two snapshots of one platform: problems added and no longer listed, status
     changes (pending -> active -> mature), solutions added, top solutions changing hands, bots entering and
-    leaving the top N, rank moves of at least --min-move places, points gained, new bots, /stats deltas.
+    leaving the top N, rank moves of at least --min-move places, points gained, new bots, bots renamed
+    ("renamed: A -> B"), /stats deltas.
 
     Default: the two newest complete snapshots of the newest snapshot's platform (--platform for another).
     The store is opened read-only. Exit codes: 0 printed (also when nothing changed); 1 the store is
     missing, busy or has no complete snapshot; 2 bad input (an unknown snapshot id or platform, a time
-    before the first snapshot, a platform with one snapshot only)."""
+    before the first snapshot, B older than A, a platform with one snapshot only)."""
     import polars as pl
 
     from solvelens import analysis as an
@@ -88,7 +89,7 @@ def diff(
     if as_json and as_csv:
         raise BadInputError("give --json or --csv, not both")
     result = an.diff(db, a, b, platform=platform, top_n=top, min_move=min_move)
-    others = an.platforms(db).filter(pl.col("platform") != result.platform)
+    others = an.platforms(an.read_snapshots(db)).filter(pl.col("platform") != result.platform)
     if as_json:
         data = result.as_json()
         data["other_platforms"] = [
@@ -120,6 +121,7 @@ _COLUMNS: dict[str, list[tuple[str, str]]] = {
     ],
     "points": [("name", "bot"), ("points_before", "before"), ("points_after", "now"), ("gained", "gained")],
     "new_bots": [("name", "bot"), ("status", "status"), ("rank_after", "rank"), ("points_after", "points")],
+    "renamed_bots": [("renamed", "renamed")],
     "stats_deltas": [("metric", "figure"), ("before", "before"), ("after", "now"), ("delta", "change")],
 }
 
@@ -139,6 +141,7 @@ def _cell(column: str, value: Any) -> str:
 
 
 def _table(name: str, frame: pl.DataFrame, result: SnapshotDiff, limit: int) -> Any:
+    import polars as pl
     from rich import box
     from rich.table import Table
 
@@ -147,10 +150,13 @@ def _table(name: str, frame: pl.DataFrame, result: SnapshotDiff, limit: int) -> 
     heading = DIFF_FRAMES[name].replace("top N", f"top {result.top_n}")
     if name == "rank_moves":
         heading = f"Rank moves of {result.min_move}+ places"
-    table = Table(title=f"{heading} ({frame.height:,})", title_justify="left", box=box.SIMPLE_HEAD)
+    count = result.counts()[name]  # solutions added: solutions, on frame.height problems
+    table = Table(title=f"{heading} ({count:,})", title_justify="left", box=box.SIMPLE_HEAD)
     for i, (_, title) in enumerate(_COLUMNS[name]):
         table.add_column(title, justify="left" if i == 0 else "right", overflow="fold")
     shown = frame if limit == 0 else frame.head(limit)
+    if name == "renamed_bots":  # one line per bot: "renamed: A -> B"
+        shown = shown.select(renamed=pl.format("{} -> {}", "name_before", "name_after"))
     for row in shown.iter_rows(named=True):
         table.add_row(*(_cell(c, row[c]) for c, _ in _COLUMNS[name]))
     if shown.height < frame.height:

@@ -32,7 +32,8 @@ Out = Annotated[
 
 def probe(base_url: BaseUrl, api_key: ApiKey = None, out: Out = None, max_rps: MaxRps = None) -> None:
     """Inspect each endpoint with a few requests (two small pages of each list, one problem, one bot,
-    /stats; /bot/me with --api-key; /tasks/next is never polled) and print what was found: envelope,
+    /stats; /bot/me with --api-key; the optional /activity, /llm-leaderboard, /solutions/{id} and its
+    comparisons, "not offered" on a 404; /tasks/next is never polled) and print what was found: envelope,
     record style, paging style and parameter names, page size, where the total comes from, id field and a
     sample of fields. Then write it as a profile: every setting in it overrides detection for its endpoint
     (edit a line to fix a wrong detection).

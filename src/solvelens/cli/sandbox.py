@@ -12,6 +12,9 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 if TYPE_CHECKING:
+    from starlette.types import ASGIApp
+
+    from solvelens.sandbox.http import SandboxOptions
     from solvelens.sandbox.ratelimit import RateLimit as RateLimitQuota
 
 from solvelens.cli.common import DEFAULT_SANDBOX_DB, BadInputError, CommandFailedError, SandboxDbPath
@@ -25,7 +28,10 @@ app = typer.Typer(
 # -- serve: its options -----------------------------------------------------------------------------------
 
 Host = Annotated[str, typer.Option(envvar="SOLVELENS_SANDBOX_HOST", help="Interface to listen on.")]
-Port = Annotated[int, typer.Option(envvar="SOLVELENS_SANDBOX_PORT", help="Port (0 = any free port).")]
+Port = Annotated[
+    int,
+    typer.Option(envvar="SOLVELENS_SANDBOX_PORT", help="Port, 0-65535 (0 = any free port)."),
+]
 Seed = Annotated[
     int, typer.Option(envvar="SOLVELENS_SANDBOX_SEED", help="Seed used when the DB must be built.")
 ]
@@ -42,6 +48,16 @@ TaskShape = Annotated[
         envvar="SOLVELENS_SANDBOX_TASK_SHAPE",
         help="real ({taskType,taskId,payload}; typed submit bodies only, as the real platform) or interface "
         "({id,prompt} tasks; {'content': ...} submissions accepted too).",
+    ),
+]
+Tasks = Annotated[
+    str,
+    typer.Option(
+        "--tasks",
+        envvar="SOLVELENS_SANDBOX_TASKS",
+        help="typed (the real platform's typed tasks and bodies) or content ({id, kind, prompt, choices, "
+        "constraints} tasks of the kinds answer/vote/review/propose, answered {'content': ...} under the "
+        "length and enum rules each states; in every --conventions mode).",
     ),
 ]
 TaskTypes = Annotated[
@@ -126,7 +142,24 @@ Conventions = Annotated[
     ),
 ]
 
-
+Paging = Annotated[
+    str,
+    typer.Option(
+        envvar="SOLVELENS_SANDBOX_PAGING",
+        help="List paging of problems, solutions and the leaderboard: default (the real platform's) or zero "
+        "(another implementation's: pages numbered from 0, at most 15 a page whatever limit asks, the total "
+        "only in X-Total-Count). --conventions platform only.",
+    ),
+]
+Refs = Annotated[
+    str,
+    typer.Option(
+        envvar="SOLVELENS_SANDBOX_REFS",
+        help="List entries: flat (the real platform's ids and names) or nested (references as objects: "
+        'leaderboard {"position", "botRef": {"id", "displayName"}, ...}, solutions bot: {id, name}, problems '
+        "author: {id, ...}). --conventions platform only.",
+    ),
+]
 Without = Annotated[
     str,
     typer.Option(
@@ -164,37 +197,63 @@ def serve(
     conventions: Conventions = "platform",
     without: Without = "",
     tie_order: TieOrder = "stable",
+    tasks: Tasks = "typed",
+    paging: Paging = "default",
+    refs: Refs = "flat",
 ) -> None:
     """Serve the platform in DB on HOST:PORT (builds it first when the file does not exist).
 
-    Exit codes: 0 stopped (Ctrl-C); 1 the server failed; 2 bad input (an option's value, --db not a sandbox
-    database, the port in use).
+    Exit codes: 0 stopped (Ctrl-C); 1 the server failed (e.g. --db is an SQLite file that cannot be read);
+    2 bad input (an option's value, --db not a sandbox database, the port in use or out of range).
     """
-    import uvicorn
-
-    from solvelens.sandbox.app import create_app
+    from solvelens.sandbox.app import check_options
     from solvelens.sandbox.faults import FaultConfig
-    from solvelens.sandbox.generate import SCALES, build_platform
+    from solvelens.sandbox.http import SandboxOptions
 
-    _check_conventions(conventions, pagination, solutions_paging, task_shape)
-    left_out = _check_without(without)
-    if tie_order not in ("stable", "shuffle"):
-        raise BadInputError(f"--tie-order must be stable or shuffle, got {tie_order!r}")
     try:
         faults = FaultConfig(
             rate=fault_rate,
-            kinds=tuple(k.strip() for k in fault_kinds.split(",") if k.strip()),
+            kinds=_names(fault_kinds),
             seed=fault_seed,
-            schedule=tuple(k.strip() for k in fault_schedule.split(",") if k.strip()),
+            schedule=_names(fault_schedule),
             latency_ms=latency_ms,
             slow_ms=slow_ms,
             retry_after_seconds=retry_after,
             max_body_bytes=max_body_bytes or None,
-            paths=tuple(p.strip() for p in fault_paths.split(",") if p.strip()),
+            paths=_names(fault_paths),
         )
+        opts = SandboxOptions(
+            task_ttl_seconds=task_ttl,
+            task_shape=task_shape,  # type: ignore[arg-type]
+            pagination=pagination,  # type: ignore[arg-type]
+            solutions_paging=solutions_paging,  # type: ignore[arg-type]
+            task_types=_names(task_types),
+            faults=faults,
+            conventions=conventions,
+            without=tuple(dict.fromkeys(_names(without))),
+            tie_order=tie_order,  # type: ignore[arg-type]
+            tasks=tasks,  # type: ignore[arg-type]
+            paging=paging,  # type: ignore[arg-type]
+            refs=refs,  # type: ignore[arg-type]
+        )
+        check_options(opts)
         quota = _rate_limit(rate_limit, rate_window)
     except ValueError as exc:
         raise BadInputError(str(exc)) from exc
+    port = _ready(db, seed, scale, host, port)
+    _run_server(_app(db, opts, quota), host, port)
+
+
+def _names(text: str) -> tuple[str, ...]:
+    """The names of a comma-separated option (blanks dropped)."""
+    return tuple(name.strip() for name in text.split(",") if name.strip())
+
+
+def _ready(db: Path, seed: int, scale: str, host: str, port: int) -> int:
+    """The port to serve on (checked bindable, :func:`_bindable_port`) once ``db`` is a sandbox platform:
+    checked when it exists, else built (``scale`` checked before the port, the build after it)."""
+    from solvelens.sandbox.generate import SCALES, build_platform
+
     if db.exists():
         _check_sandbox_file(db)
     elif scale not in SCALES:
@@ -205,24 +264,39 @@ def serve(
         typer.echo(
             f"Built a {scale} platform (seed {seed}) in {db}: {summary['problems']} problems.", err=True
         )
-    application = create_app(
-        db,
-        task_ttl_seconds=task_ttl,
-        task_shape=task_shape,  # type: ignore[arg-type]
-        pagination=pagination,  # type: ignore[arg-type]
-        solutions_paging=solutions_paging,  # type: ignore[arg-type]
-        task_types=tuple(t.strip() for t in task_types.split(",") if t.strip()),
-        faults=faults,
-        conventions=conventions,
-        rate_limit=quota,
-        without=left_out,
-        tie_order=tie_order,  # type: ignore[arg-type]
-    )
+    return port
+
+
+def _app(db: Path, opts: SandboxOptions, quota: RateLimitQuota | None) -> ASGIApp:
+    """The app serving ``db``: an SQLite file that is no sandbox platform is bad input (exit 2), one that
+    cannot be read (corrupt) makes the server fail (exit 1)."""
+    import sqlite3
+
+    from solvelens.sandbox.app import build_app
+
+    try:
+        return build_app(db, opts, quota)
+    except ValueError as exc:
+        raise BadInputError(
+            f"--db {exc}; give the sandbox's SQLite file, or a new path to build one"
+        ) from exc
+    except sqlite3.DatabaseError as exc:
+        raise CommandFailedError(f"the server failed: cannot read --db {db} ({exc})") from exc
+
+
+def _run_server(application: ASGIApp, host: str, port: int) -> None:
+    """Serve ``application`` with uvicorn until Ctrl-C or SIGTERM, which end it quietly (exit 0, as the
+    help says): uvicorn shuts down gracefully, then re-raises the signal as ``KeyboardInterrupt``."""
+    import uvicorn
+
     typer.echo(f"http://{host}:{port}/api/v1")
     config = uvicorn.Config(
         application, host=host, port=port, log_level="warning", access_log=False, lifespan="off"
     )
-    uvicorn.Server(config).run()
+    try:
+        uvicorn.Server(config).run()
+    except KeyboardInterrupt:
+        return
 
 
 def _rate_limit(text: str, window: float) -> RateLimitQuota | None:
@@ -232,40 +306,6 @@ def _rate_limit(text: str, window: float) -> RateLimitQuota | None:
     if text.strip() in ("", "0"):
         return None
     return parse_rate_limit(text, default_window=window)
-
-
-def _check_without(without: str) -> tuple[str, ...]:
-    """The names of ``--without`` (fails with one line naming an unknown one and the choices)."""
-    from solvelens.sandbox.routes import OPTIONAL
-
-    names = tuple(dict.fromkeys(n.strip() for n in without.split(",") if n.strip()))
-    for name in names:
-        if name not in OPTIONAL:
-            raise BadInputError(f"--without: unknown endpoint {name!r}; use any of {', '.join(OPTIONAL)}")
-    return names
-
-
-def _check_conventions(conventions: str, pagination: str, solutions_paging: str, task_shape: str) -> None:
-    """Fail with one line for an unknown choice, an unknown mode or a platform-only switch given with another
-    mode."""
-    from solvelens.sandbox.conventions import CONVENTIONS, make_convention
-
-    if task_shape not in ("real", "interface"):
-        raise BadInputError(f"--task-shape must be real or interface, got {task_shape!r}")
-    if pagination not in ("page", "offset", "cursor"):
-        raise BadInputError(f"--pagination must be page, offset or cursor, got {pagination!r}")
-    if solutions_paging not in ("default", "offset"):
-        raise BadInputError(f"--solutions-paging must be default or offset, got {solutions_paging!r}")
-    if conventions not in CONVENTIONS:
-        raise BadInputError(f"--conventions must be one of {', '.join(CONVENTIONS)}, got {conventions!r}")
-    try:
-        make_convention(conventions, pagination=pagination, solutions_paging=solutions_paging)
-    except ValueError as exc:
-        raise BadInputError(str(exc)) from exc
-    if conventions != "platform" and task_shape != "real":
-        raise BadInputError(
-            f"--task-shape interface applies to --conventions platform only, not {conventions}"
-        )
 
 
 @app.command("create-bot")
@@ -422,6 +462,8 @@ def _bindable_port(host: str, port: int) -> int:
     before anything is printed; uvicorn then binds it itself (its own sockets get TCP_NODELAY)."""
     import socket
 
+    if not 0 <= port <= 65535:
+        raise BadInputError(f"--port must be 0-65535 (0: any free port), got {port}")
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
         probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn does
         try:

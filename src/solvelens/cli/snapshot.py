@@ -12,6 +12,7 @@ import os
 import warnings
 from collections.abc import Callable
 from contextlib import contextmanager
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -180,6 +181,18 @@ def _interruptible() -> Any:
         signal.signal(signal.SIGINT, previous)
 
 
+def _kept_after_interrupt(db_path: str, base_url: str, started: datetime) -> None:
+    """After Ctrl-C: when this run's snapshot had committed (the interrupt came later: while closing the
+    file, evaluating alerts or printing), say it was kept and return (exit 0); else re-raise the
+    ``KeyboardInterrupt`` (exit 130: nothing written)."""
+    from solvelens.store.readers import committed_since
+
+    kept = committed_since(db_path, base_url, started)
+    if kept is None:
+        raise KeyboardInterrupt
+    typer.echo(f"interrupted after the snapshot was written: snapshot {kept} kept", err=True)
+
+
 def _cancel_all_tasks(loop: asyncio.AbstractEventLoop) -> None:
     # anyio's connect_tcp starts one try_connect per address in a task group; cancelled before it ran, that
     # coroutine is never awaited and Python warns on stderr when it is collected: noise for a user who
@@ -197,7 +210,7 @@ def _print_summary(summary: dict[str, Any]) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from solvelens.flows.steps import carryover_line, optional_line
+    from solvelens.flows.steps import carryover_line, optional_line, quality_lines
 
     console = Console()
     table = Table(title=f"snapshot {summary['snapshot_id']} taken at {summary['taken_at']}")
@@ -218,6 +231,8 @@ def _print_summary(summary: dict[str, Any]) -> None:
     console.print(carryover_line(summary))
     if optional_line(summary):
         console.print(optional_line(summary))
+    for line in quality_lines(summary):
+        console.print(line, highlight=False)
     for d in summary["drift"]:
         console.print(f"[yellow]drift[/] {d['resource']}.{d['field']}: {d['change']}")
     for w in summary["warnings"]:
@@ -290,6 +305,17 @@ Resources = Annotated[
         "as a history), comparisons (pairwise votes of the solutions whose vote count moved), "
         "llm_leaderboard; 'none' for none. Default: every one the platform offers (one it does not is "
         "recorded 'not offered').",
+    ),
+]
+BudgetOption = Annotated[
+    str,
+    typer.Option(
+        "--budget",
+        envvar="SOLVELENS_BUDGET",
+        help="Most extra requests the optional resources may send per snapshot: a number (200), a "
+        "multiple of the interface's own requests of the snapshot (2x), or all. Vote lists not read now "
+        "are read by the next snapshots, most unseen votes first; the summary says how many snapshots that "
+        "takes.",
     ),
 ]
 Verbose = Annotated[
@@ -457,6 +483,16 @@ def _checked_resources(value: str | None) -> list[str] | None:
     return list(dict.fromkeys(names))
 
 
+def _checked_budget(value: str) -> str:
+    """``--budget`` as the plan's text; raises :class:`BadInputError` naming the forms it takes."""
+    from solvelens.flows.budget import Budget
+
+    try:
+        return Budget.parse(value).spec
+    except ValueError as exc:
+        raise BadInputError(str(exc)) from None
+
+
 def _checked_profile(profile: Path | None) -> str | None:
     """The absolute path of a readable, valid profile file, or ``None``. Raises
     :class:`solvelens.client.profile.ProfileError` (bad input) naming the file, endpoint and setting."""
@@ -485,6 +521,7 @@ def snapshot(
     profile: ProfileFile = None,
     max_rps: MaxRps = None,
     resources: Resources = None,
+    budget: BudgetOption = "1x",
     alert: AlertRules = None,
     alerts_file: AlertsFile = None,
     notify: Notify = None,
@@ -498,15 +535,22 @@ def snapshot(
     The optional resources (--resources) are found out per snapshot: one the platform does not offer is
     recorded as "not offered" and the snapshot is still complete. Activity events are kept once each; when
     the feed moved past the last stored event, the gap is recorded and the summary says which cadence would
-    have caught it. Comparisons are fetched only for solutions whose vote count moved.
+    have caught it. Comparisons are fetched only for solutions whose vote count moved, within --budget
+    (the rest by the next snapshots), plus a share of lists trusted by their counts, re-read in turn.
+
+    Exact or loud: a list shorter than the total the platform announced for it (after one re-walk) fails
+    the snapshot in one line; a gap the platform itself cannot fill (a list capped at 50 votes, a count its
+    rows disagree with) is recorded in the data_quality view and printed in the summary (`solvelens db
+    check` shows it later).
 
     Alert rules (--alert, --alerts-file) are evaluated after the snapshot: one line per alert, a
     notification per --notify target, a Prefect event per alert when a Prefect API is configured. An
     undeliverable notification is a warning; the snapshot stays complete.
 
-    Exit codes: 0 the snapshot is complete; 1 it failed (platform unreachable or failing, API key
-    rejected, store busy), nothing written; 2 bad input (URL, --db not a store, --taken-at malformed or
-    older than the store's newest snapshot, an alert rule or notification URL), nothing written; 130
+    Exit codes: 0 the snapshot is complete (also when Ctrl-C came after its commit: "snapshot N kept");
+    1 it failed (platform unreachable or failing, a list shorter than announced, API key rejected, store
+    busy), nothing written; 2 bad input (URL, --db not a store, --taken-at malformed or older than the
+    store's newest snapshot, --budget, an alert rule or notification URL), nothing written; 130
     interrupted (Ctrl-C), nothing written; --alert-exit-code N: complete, and an alert fired.
     """
     from solvelens.flows.preflight import prefect_api_url, probe
@@ -526,6 +570,7 @@ def snapshot(
         profile=_checked_profile(profile),
         max_rps=max_rps,
         resources=_checked_resources(resources),
+        budget=_checked_budget(budget),
     )
     _check_alert_exit_code(alert_exit_code)
     alert_fields, notify_env = _checked_alerts(
@@ -537,13 +582,18 @@ def snapshot(
         base_url=fields["base_url"],
     )
     use_prefect = prefect if prefect is not None else prefect_api_url() is not None
-    with _interruptible():
-        probe(fields["base_url"])
-        from solvelens.flows.steps import SnapshotPlan
+    started = datetime.now(UTC)
+    try:
+        with _interruptible():
+            probe(fields["base_url"])
+            from solvelens.flows.steps import SnapshotPlan
 
-        plan = SnapshotPlan(**fields, **alert_fields)
-        with _env({**env, **notify_env}):
-            summary = _run_prefect(plan, verbose) if use_prefect else _run_plain(plan)
+            plan = SnapshotPlan(**fields, **alert_fields)
+            with _env({**env, **notify_env}):
+                summary = _run_prefect(plan, verbose) if use_prefect else _run_plain(plan)
+    except KeyboardInterrupt:
+        _kept_after_interrupt(fields["db_path"], fields["base_url"], started)
+        return
     _print_summary(summary)
     fired = len((summary.get("alerts") or {}).get("fired", []))
     if fired and alert_exit_code is not None:

@@ -9,15 +9,16 @@ with PlatformClient("http://127.0.0.1:8765/api/v1") as client:
 ```
 """
 
-from solvelens.client.base import BaseClient, RetryPolicy
-from solvelens.client.bot import BotRunner, RunSummary, Solver, SolverLoadError, load_solver
+from solvelens.client.base import BaseClient
 from solvelens.client.client import AsyncPlatformClient, PlatformClient
+from solvelens.client.endpoints import ENDPOINTS, Endpoint
 from solvelens.client.errors import (
     APIStatusError,
     AuthenticationError,
     BadRequestError,
     ConfigurationError,
     ConflictError,
+    IncompleteListError,
     InvalidSubmissionError,
     NotFoundError,
     NotJSONError,
@@ -56,11 +57,12 @@ from solvelens.client.pagination import (
     Paginator,
     SinglePagePaginator,
 )
+from solvelens.client.retry import RetryPolicy
+from solvelens.client.runner import BotRunner, RunSummary, Solver, SolverLoadError, load_solver
 from solvelens.client.submission import SubmitBody, submission_body
-from solvelens.client.walk import KNOWN_LIST_ENDPOINTS, ListEndpoint
 
 __all__ = [
-    "KNOWN_LIST_ENDPOINTS",
+    "ENDPOINTS",
     "PAGINATORS",
     "APIStatusError",
     "AsyncPlatformClient",
@@ -73,9 +75,10 @@ __all__ = [
     "ConfigurationError",
     "ConflictError",
     "CursorPaginator",
+    "Endpoint",
     "Health",
+    "IncompleteListError",
     "InvalidSubmissionError",
-    "ListEndpoint",
     "NextLinkPaginator",
     "NotFoundError",
     "NotJSONError",

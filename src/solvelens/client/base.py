@@ -1,5 +1,4 @@
-"""What both clients share: every endpoint's request, base URL handling, authentication, response decoding,
-retry decisions.
+"""What both clients share: every endpoint's request, base URL handling, authentication, response decoding.
 
 :class:`BaseClient` builds each endpoint's request once, as a :class:`Call` (what to send, when to retry, how
 to read the answer), like openai-python's ``BaseClient`` builds its ``FinalRequestOptions``; ``client.py``
@@ -10,12 +9,13 @@ only sends calls, sync and async (like httpx's ``Client``/``AsyncClient``), each
 - **Authentication**: the API key (argument, ``SOLVELENS_API_KEY`` or ``SOLVELENS_API_KEY_FILE``) is
   form-checked at construction, kept as a ``SecretStr`` and sent by :class:`BearerAuth` to the bot endpoints
   only; it never appears in a repr, log line or exception.
-- **Retries** (stamina, :class:`RetryPolicy`): GETs retry 429/503 after ``Retry-After`` (capped), other 5xx,
-  timeouts, connection errors and an undecodable 2xx body with capped exponential backoff and jitter; a 500
-  whose body is a validation error fails at once. A submit is retried only when the request never reached
-  the server or its answer was lost (and on 429/503 with Retry-After). Each scheduled retry is one log line
-  (WARNING, logger ``solvelens.client``) naming method, path, status or error, attempt n/N and the next
-  wait (:func:`log_retry`, a stamina retry hook).
+- **Endpoints**: paths, record resources and page sizes come from the registry
+  (:mod:`solvelens.client.endpoints`); where the records are in an answer from :mod:`solvelens.client.locate`;
+  the per-endpoint memory from :mod:`solvelens.client.memory`.
+- **Retries**: which failures are retried and the lines that say so are :mod:`solvelens.client.retry`'s; each
+  ``Call`` carries its decision (GET or submit).
+- **Task memory**: the tasks this client handed out, so ``submit(task_id, text)`` knows their type, and the
+  submit body (:mod:`solvelens.client.submission`).
 """
 
 from __future__ import annotations
@@ -24,20 +24,18 @@ import contextlib
 import functools
 import logging
 import ssl
-import threading
 import time
-from collections.abc import Callable, Generator, Iterator, Mapping
-from contextvars import ContextVar
+from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 import httpx
-import stamina
-import stamina.instrumentation
 from pydantic import SecretStr
 
 from solvelens.apikey import check_api_key
+from solvelens.client.detect import size_param
+from solvelens.client.endpoints import ENDPOINTS, endpoint_key, endpoint_name, list_endpoints
 from solvelens.client.errors import (
     APIStatusError,
     ConfigurationError,
@@ -46,14 +44,12 @@ from solvelens.client.errors import (
     NotJSONError,
     PlatformConnectionError,
     PlatformTimeoutError,
-    QueryValidationError,
-    RateLimitError,
     ResponseDecodeError,
-    ServerError,
-    ServiceUnavailableError,
     redact,
     status_error_from_response,
 )
+from solvelens.client.locate import read_records, read_search, read_single, read_stats
+from solvelens.client.memory import EndpointMemory
 from solvelens.client.models import (
     Bot,
     Category,
@@ -65,19 +61,20 @@ from solvelens.client.models import (
     Task,
     parse_task,
 )
-from solvelens.client.pagination import DEFAULT_MAX_PAGES, PageRequest, Paginator, get_path
+from solvelens.client.pagination import DEFAULT_MAX_PAGES, PageRequest, Paginator
 from solvelens.client.profile import Profile, resolve_profile
 from solvelens.client.ratelimit import Pacer
-from solvelens.client.records import RESOURCE_OF, stats_figures, unwrap_single
-from solvelens.client.submission import SubmitBody, submission_body
-from solvelens.client.walk import (
-    KNOWN_LIST_ENDPOINTS,
-    EndpointMemory,
-    PageWalk,
-    endpoint_key,
-    endpoint_name,
-    read_records,
+from solvelens.client.retry import (
+    RetryPolicy,
+    install_retry_logging,
+    retry_get,
+    retry_limit,
+    retry_scope,
+    retry_submit,
+    retrying,
 )
+from solvelens.client.submission import SubmitBody, submission_body
+from solvelens.client.walk import PageWalk
 
 try:  # orjson decodes large pages ~3x faster; it ships with Prefect, but stay correct without it.
     import orjson
@@ -94,10 +91,8 @@ __all__ = [
     "BearerAuth",
     "Call",
     "RetryPolicy",
-    "log_retry",
     "normalise_base_url",
     "retry_limit",
-    "retry_scope",
 ]
 
 log = logging.getLogger("solvelens.client")
@@ -112,26 +107,6 @@ def ssl_context() -> ssl.SSLContext:
     """The verifying TLS context every client of this process shares (certifi's CA bundle, as httpx's
     default). Built once: letting httpx build one per client costs ~0.2 s each."""
     return httpx.create_ssl_context()
-
-
-@dataclass(frozen=True, slots=True)
-class RetryPolicy:
-    """How GETs are retried (all times in seconds).
-
-    ``attempts``: tries in total (1 = no retry). ``wait_initial``/``wait_max``/``wait_jitter``: exponential
-    backoff ``wait_initial * 2**(n-1)`` plus up to ``wait_jitter`` random, capped at ``wait_max``.
-    ``retry_after_cap``: longest wait taken from a ``Retry-After`` header.
-    """
-
-    attempts: int = 5
-    wait_initial: float = 0.5
-    wait_max: float = 30.0
-    wait_jitter: float = 1.0
-    retry_after_cap: float = 60.0
-
-    def __post_init__(self) -> None:
-        if self.attempts < 1:
-            raise ConfigurationError("RetryPolicy.attempts must be at least 1")
 
 
 API_SUFFIX = "/api/v1"
@@ -157,98 +132,6 @@ def normalise_base_url(base_url: str) -> str:
     return url
 
 
-#: The request whose retries are running in this context: (method, path, attempts allowed).
-_RETRY_SCOPE: ContextVar[tuple[str, str, int] | None] = ContextVar("solvelens_retry_scope", default=None)
-
-
-@contextlib.contextmanager
-def retry_scope(method: str, path: str, attempts: int) -> Iterator[None]:
-    """Within this block, stamina's scheduled retries are logged as one line about ``method path``."""
-    token = _RETRY_SCOPE.set((method, path, attempts))
-    try:
-        yield
-    finally:
-        _RETRY_SCOPE.reset(token)
-
-
-@dataclass(frozen=True, slots=True)
-class _RetryLimit:
-    stop: threading.Event | None
-    deadline: float | None
-
-    def reached(self) -> bool:
-        if self.stop is not None and self.stop.is_set():
-            return True
-        return self.deadline is not None and time.monotonic() >= self.deadline
-
-
-_RETRY_LIMIT: ContextVar[_RetryLimit | None] = ContextVar("solvelens_retry_limit", default=None)
-
-
-@contextlib.contextmanager
-def retry_limit(*, stop: threading.Event | None = None, deadline: float | None = None) -> Iterator[None]:
-    """Within this block (this thread or task), no further retry is scheduled once ``stop`` is set or the
-    ``deadline`` (``time.monotonic()`` seconds) has passed: the failure at hand is raised at once. The bot
-    runner uses it so a stop request or ``--max-outage`` is not held up by a request's remaining retries."""
-    token = _RETRY_LIMIT.set(_RetryLimit(stop, deadline))
-    try:
-        yield
-    finally:
-        _RETRY_LIMIT.reset(token)
-
-
-def _outcome(exc: BaseException) -> str:
-    if isinstance(exc, APIStatusError):
-        return f"{exc.status_code} {exc.message[:80]}"
-    if isinstance(exc, ResponseDecodeError):
-        return f"{exc.status_code} with an undecodable body"
-    if isinstance(exc, PlatformConnectionError):
-        what = "timed out" if isinstance(exc, PlatformTimeoutError) else "no answer"
-        return f"{type(exc.__cause__ or exc).__name__} ({what})"
-    return type(exc).__name__
-
-
-def log_retry(details: stamina.instrumentation.RetryDetails) -> None:
-    """stamina retry hook: one WARNING line per scheduled retry of a client request, e.g.
-    ``GET /tasks/next -> 500 Internal server error; attempt 2/5 failed, next in 1.3 s``. Retries outside
-    a :func:`retry_scope` are left to stamina's own hooks."""
-    scope = _RETRY_SCOPE.get()
-    if scope is None:
-        return
-    method, path, attempts = scope
-    log.warning(
-        "%s %s -> %s; attempt %d/%d failed, next in %.1f s",
-        method,
-        path,
-        _outcome(details.caused_by),
-        details.retry_num,
-        attempts,
-        details.wait_for,
-    )
-
-
-class _ScopedRetryFilter(logging.Filter):
-    """Drops stamina's bare ``stamina.retry_scheduled`` record for retries :func:`log_retry` describes."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        return _RETRY_SCOPE.get() is None
-
-
-_retry_logging_installed = False
-
-
-def install_retry_logging() -> None:
-    """Add :func:`log_retry` to stamina's retry hooks (keeping the others) once per process."""
-    global _retry_logging_installed
-    if _retry_logging_installed:
-        return
-    hooks = stamina.instrumentation.get_on_retry_hooks()
-    if log_retry not in hooks:
-        stamina.instrumentation.set_on_retry_hooks((*hooks, log_retry))
-    logging.getLogger("stamina").addFilter(_ScopedRetryFilter())
-    _retry_logging_installed = True
-
-
 T = TypeVar("T")
 
 #: What a page fetch hands to :meth:`PageWalk.accept`: the decoded body, the headers, the URL requested.
@@ -260,7 +143,8 @@ class Call(Generic[T]):
     """One request to one endpoint, built once by :class:`BaseClient` for both clients.
 
     ``method``/``url`` (absolute)/``params``/``json``/``auth``: what is sent. ``retry_on``: the stamina hook
-    deciding each failure (see :meth:`BaseClient._get_retry_hook`). ``read(response, lost)``: the result
+    deciding each failure (:func:`~solvelens.client.retry.retry_get` or ``retry_submit``).
+    ``read(response, lost)``: the result
     from the answer (raises the typed error of a non-2xx answer inside the retry loop, so 5xx are retried);
     ``lost`` says an earlier attempt reached the server but its answer was lost (submits use it).
     ``recover``: for a status error left after the retries, a result instead (``/tasks/next``'s 404 "no
@@ -371,11 +255,11 @@ class BaseClient:
         self.max_pages = max_pages
         self._styles: dict[str, str] = {}
         if isinstance(pagination, str):
-            self._styles = {name: pagination for name in ("problems", "solutions", "leaderboard")}
+            self._styles = {name: pagination for name, ep in list_endpoints().items() if ep.paging is None}
         elif pagination is not None:
             self._styles = dict(pagination)
         self._page_sizes: dict[str, int | None] = {
-            name: ep.max_page_size for name, ep in KNOWN_LIST_ENDPOINTS.items()
+            name: ep.max_page_size for name, ep in list_endpoints().items()
         }
         self._page_sizes.update(page_sizes or {})
         self.profile = resolve_profile(profile, read_env=read_env)
@@ -478,58 +362,26 @@ class BaseClient:
                 body_excerpt=excerpt,
             ) from None
 
-    def _retry_after(self, exc: APIStatusError) -> float | bool:
-        if exc.retry_after is None:
-            return True
-        return min(exc.retry_after, self.retry.retry_after_cap)
-
     def _get_retry_hook(self, exc: Exception) -> bool | float:
-        """stamina hook for GETs: whether to retry ``exc``, or how many seconds to wait (Retry-After)."""
-        if isinstance(exc, RateLimitError | ServiceUnavailableError):
-            return self._retry_after(exc)
-        if isinstance(exc, QueryValidationError):
-            return False
-        if isinstance(exc, ServerError):
-            return True
-        if isinstance(exc, APIStatusError):
-            return exc.status_code == 408  # Request Timeout: the only other retryable status
-        if isinstance(exc, NotJSONError):
-            return False
-        return isinstance(exc, PlatformConnectionError | ResponseDecodeError)
+        """stamina hook for GETs (:func:`~solvelens.client.retry.retry_get` with this client's policy)."""
+        return retry_get(exc, self.retry)
 
     def _submit_retry_hook(self, exc: Exception) -> bool | float:
-        """stamina hook for submits: retry only when the request never arrived or its answer was lost, or when
-        the server asked for it (429/503 with Retry-After)."""
-        if isinstance(exc, RateLimitError | ServiceUnavailableError):
-            return False if exc.retry_after is None else min(exc.retry_after, self.retry.retry_after_cap)
-        return isinstance(exc, PlatformConnectionError)
+        """stamina hook for submits (:func:`~solvelens.client.retry.retry_submit`)."""
+        return retry_submit(exc, self.retry)
 
     def _retrying(self, hook: Callable[[Exception], bool | float]) -> Any:
-        """stamina's retry context with this client's policy; wrap its loop in :meth:`_retry_scope` so the
-        retry lines name the request. Inside a :func:`retry_limit` block nothing is retried once the limit
-        is reached."""
-        policy = self.retry
-
-        def decide(exc: Exception) -> bool | float:
-            limit = _RETRY_LIMIT.get()
-            if limit is not None and limit.reached():
-                return False
-            return hook(exc)
-
-        return stamina.retry_context(
-            on=decide,
-            attempts=policy.attempts,
-            timeout=None,
-            wait_initial=policy.wait_initial,
-            wait_max=policy.wait_max,
-            wait_jitter=policy.wait_jitter,
-        )
+        """stamina's retry context with this client's policy (:func:`~solvelens.client.retry.retrying`)."""
+        return retrying(self.retry, hook)
 
     # -- endpoint helpers ------------------------------------------------------------------------------------
 
-    def _retry_scope(self, method: str, url: str) -> contextlib.AbstractContextManager[None]:
-        """Name the request whose retries follow (one readable log line per retry, see :func:`log_retry`)."""
-        return retry_scope(method, self._rel_path(url), self.retry.attempts)
+    def _retry_scope(self, call: Call[Any]) -> contextlib.AbstractContextManager[None]:
+        """Name the request whose retries follow (:func:`~solvelens.client.retry.retry_scope`): each retry of
+        a bot endpoint (``call.auth`` set) is a WARNING line, a read's retries are counted in its error."""
+        return retry_scope(
+            call.method, self._rel_path(call.url), self.retry.attempts, each=call.auth is not None
+        )
 
     def _walk(
         self,
@@ -541,12 +393,13 @@ class BaseClient:
     ) -> PageWalk:
         template = endpoint_key(path)
         key = name or template  # a rejected page size or a learned style holds for all problems' solutions
-        known = KNOWN_LIST_ENDPOINTS.get(name) if name else None
+        known = ENDPOINTS.get(name) if name else None
         state = self.endpoints[key]
         if style is None:
             style = self._styles.get(name or "") or self._styles.get(template) or self._styles.get(path)
         if page_size is None:
             page_size = self._page_sizes.get(name) if name else None
+        default_style = None if known is None else known.paging
         return PageWalk(
             state,
             path,
@@ -557,58 +410,37 @@ class BaseClient:
             items_key=known.items_key if known else None,
             limit_param=self.limit_param,
             max_pages=self.max_pages,
-            default_style=known.style if known else None,
+            default_style="single_page" if default_style == "feed" else default_style,
         )
 
     def _single(self, name: str, body: Any) -> dict[str, Any]:
-        """A single-resource answer (``problem``, ``bot``, ``bot_me``) in the canonical form: unwrapped from
-        its envelope (or found at the profile's ``data_selector``), flattened, camelCase, id under ``id``.
-        Identity on the real platform."""
-        state = self.endpoints[name]
-        if state.data_selector is not None:
-            obj = get_path(body, state.data_selector)
-            if obj is None:
-                raise ConfigurationError(
-                    f"{name}: the profile's [endpoints.{name}] data_selector = {state.data_selector!r} finds "
-                    "nothing in the answer; fix or remove it"
-                )
-        else:
-            obj = unwrap_single(body, RESOURCE_OF.get(name))
-        if not isinstance(obj, dict):
-            return {} if obj is None else obj
-        result: dict[str, Any] = state.record_style(obj).normalise(obj)
-        return result
+        """A single-resource answer of endpoint ``name`` in the canonical form
+        (:func:`~solvelens.client.locate.read_single`)."""
+        return read_single(self.endpoints[name], body, ENDPOINTS[name].resource)
 
     def _stats(self, body: Any) -> dict[str, Any]:
-        """``/stats`` as one dict of figures (:func:`~solvelens.client.records.stats_figures`)."""
-        selector = self.endpoints["stats"].data_selector
-        return stats_figures(get_path(body, selector) if selector else body)
+        """``/stats`` as one dict of figures (:func:`~solvelens.client.locate.read_stats`)."""
+        return read_stats(self.endpoints["stats"], body)
 
     def _search(self, body: Any) -> dict[str, Any]:
         """``/search`` with its ``problems`` and ``bots`` lists in the canonical form."""
-        body = self._single("search", body) if isinstance(body, dict) else {}
-        out = dict(body)
-        for key in ("problems", "bots"):
-            items = out.get(key)
-            if isinstance(items, dict):  # a list envelope inside (e.g. {"problems": {"data": [...]}})
-                items = next((v for v in items.values() if isinstance(v, list)), None)
-            if isinstance(items, list) and items:
-                state = self.endpoints[f"search_{key}"]
-                out[key] = state.record_style(items[0]).normalise_all(items)
-        return out
+        memory = self.endpoints
+        return read_search(memory["search"], body, memory["search_problems"], memory["search_bots"])
 
     @staticmethod
-    def _path_id(template: str, value: Any) -> str:
-        """``template`` with an id filled in; raises :class:`ConfigurationError` for a missing id (``None`` or
+    def _path_id(name: str, value: Any) -> str:
+        """The path of endpoint ``name`` (its registry template) with an id filled in; raises
+        :class:`ConfigurationError` for a missing id (``None`` or
         empty) before anything is sent, so ``/problems/None/solutions`` can never be requested."""
+        template = ENDPOINTS[name].path
         if value is None or (isinstance(value, str) and not value.strip()) or isinstance(value, dict | list):
             raise ConfigurationError(
-                f"GET {template.format('{id}')}: no id to put in the path (got {value!r}); the listing's "
+                f"GET {template}: no id to put in the path (got {value!r}); the listing's "
                 "records carry no id the client could find: add to your profile the endpoint's id_field, "
                 "e.g. "
                 '[endpoints.problems] id_field = "<the field that holds the id>"'
             )
-        return template.format(value)
+        return template.format(id=value)
 
     @staticmethod
     def _endpoint_name(endpoint: str) -> str | None:
@@ -734,70 +566,99 @@ class BaseClient:
         page_size: int | None,
     ) -> PageWalk:
         params = self._problem_params(category, status, author_type, sort)
-        return self._walk("problems", "/problems", params, page_size)
+        return self._walk("problems", ENDPOINTS["problems"].path, params, page_size)
 
     def _solutions_walk(self, problem_id: str, page_size: int | None) -> PageWalk:
-        return self._walk("solutions", self._path_id("/problems/{}/solutions", problem_id), None, page_size)
+        return self._walk("solutions", self._path_id("solutions", problem_id), None, page_size)
 
     def _leaderboard_walk(self, sort: str | None, page_size: int | None) -> PageWalk:
-        return self._walk("leaderboard", "/leaderboard", {"sort": sort}, page_size)
+        return self._walk("leaderboard", ENDPOINTS["leaderboard"].path, {"sort": sort}, page_size)
 
     def _llm_leaderboard_walk(self, sort: str | None, family: str | None, page_size: int | None) -> PageWalk:
-        return self._walk("llm_leaderboard", "/llm-leaderboard", {"sort": sort, "family": family}, page_size)
+        path = ENDPOINTS["llm_leaderboard"].path
+        return self._walk("llm_leaderboard", path, {"sort": sort, "family": family}, page_size)
 
-    def _records_call(
-        self, name: str, path: str, items_key: str, template: str, params: Any = None
-    ) -> Call[list[dict[str, Any]]]:
-        """A GET of one unpaged list (``/activity``, ``/solutions/{id}/comparisons``): its records in the
-        canonical form (envelope and record style found once per endpoint, as for the paged lists)."""
+    def _records_call(self, name: str, path: str, params: Any = None) -> Call[list[dict[str, Any]]]:
+        """A GET of one unpaged list of endpoint ``name`` (``/activity``, ``/solutions/{id}/comparisons``,
+        ``/categories``) at ``path``: its records in the canonical form (envelope and record style found once
+        per endpoint, as for the paged lists)."""
+        endpoint = ENDPOINTS[name]
 
         def parse(body: Any) -> list[dict[str, Any]]:
-            return read_records(self.endpoints[name], body, items_key, template)
+            return read_records(self.endpoints[name], body, endpoint.items_key, endpoint.path)
 
         return self._get_call(path, parse, params=params)
 
     def _activity_call(self, limit: int | None) -> Call[list[dict[str, Any]]]:
-        params = None if limit is None else {"limit": limit}
-        return self._records_call("activity", "/activity", "activities", "/activity", params)
+        """``/activity`` asking ``limit`` events under the feed's size parameter (``limit`` until an answer
+        showed the platform's own, see :meth:`_feed_again`)."""
+        state = self.endpoints["activity"]
+        params = None if limit is None else {state.limit_param or self.limit_param: limit}
+        endpoint = ENDPOINTS["activity"]
+
+        def read(response: httpx.Response, lost: bool) -> list[dict[str, Any]]:
+            body = self._decode(response, "GET")
+            if state.limit_param is None:
+                state.limit_param = size_param(body, response.headers) or self.limit_param
+            records: list[dict[str, Any]] = read_records(state, body, endpoint.items_key, endpoint.path)
+            return records
+
+        return Call("GET", self._url(endpoint.path), read, self._get_retry_hook, params=params)
+
+    def _feed_again(
+        self, call: Call[list[dict[str, Any]]], records: list[dict[str, Any]], limit: int | None
+    ) -> Call[list[dict[str, Any]]] | None:
+        """The feed's request again under its own size parameter, when the answer showed one other than the
+        parameter sent and held fewer records than asked (the platform ignored the size: e.g. JSON:API's
+        ``page[size]``, OData's ``$top``, Relay's ``first``); else ``None``."""
+        state = self.endpoints["activity"]
+        if limit is None or len(records) >= limit or not call.params or state.limit_param in call.params:
+            return None
+        log.info("GET /activity: asking %s=%d (the feed's size parameter)", state.limit_param, limit)
+        return self._activity_call(limit)
 
     def _solution_call(self, solution_id: str) -> Call[dict[str, Any]]:
-        path = self._path_id("/solutions/{}", solution_id)
+        path = self._path_id("solution", solution_id)
         return self._get_call(path, lambda body: self._single("solution", body))
 
     def _comparisons_call(self, solution_id: str) -> Call[list[dict[str, Any]]]:
-        path = self._path_id("/solutions/{}/comparisons", solution_id)
-        return self._records_call("comparisons", path, "comparisons", "/solutions/{id}/comparisons")
+        path = self._path_id("comparisons", solution_id)
+        return self._records_call("comparisons", path)
 
     def _problem_call(self, problem_id: str) -> Call[Problem]:
-        path = self._path_id("/problems/{}", problem_id)
+        path = self._path_id("problem", problem_id)
         return self._get_call(path, lambda body: Problem(self._single("problem", body)))
 
     def _categories_call(self) -> Call[list[Category]]:
-        def parse(body: Any) -> list[Category]:
-            records = read_records(self.endpoints["categories"], body, "categories", "/categories")
-            return [Category(c) for c in records]
+        records = self._records_call("categories", ENDPOINTS["categories"].path)
 
-        return self._get_call("/categories", parse)
+        def read(response: httpx.Response, lost: bool) -> list[Category]:
+            return [Category(c) for c in records.read(response, lost)]
+
+        return Call(records.method, records.url, read, records.retry_on)
 
     def _bot_call(self, bot_id: str) -> Call[Bot]:
-        path = self._path_id("/bots/{}", bot_id)
+        path = self._path_id("bot", bot_id)
         return self._get_call(path, lambda body: Bot(self._single("bot", body)))
 
     def _stats_call(self) -> Call[Stats]:
-        return self._get_call("/stats", lambda body: Stats(self._stats(body)))
+        return self._get_call(ENDPOINTS["stats"].path, lambda body: Stats(self._stats(body)))
 
     def _search_call(
         self, q: str, type: str | None, category: str | None, limit: int | None
     ) -> Call[SearchResult]:
         given = {"q": q, "type": type, "category": category, "limit": limit}
         params = {k: v for k, v in given.items() if v is not None}
-        return self._get_call("/search", lambda body: SearchResult(self._search(body)), params=params)
+        parse = lambda body: SearchResult(self._search(body))  # noqa: E731
+        return self._get_call(ENDPOINTS["search"].path, parse, params=params)
 
     def _health_call(self) -> Call[Health]:
         return self._get_call(self.root_url + "/health", lambda body: Health(body or {}))
 
     def _me_call(self) -> Call[Bot]:
-        return self._get_call("/bot/me", lambda body: Bot(self._single("bot_me", body)), bot=True)
+        return self._get_call(
+            ENDPOINTS["bot_me"].path, lambda body: Bot(self._single("bot_me", body)), bot=True
+        )
 
     def _next_task_call(self, params: Mapping[str, Any]) -> Call[Task | None]:
         def no_task(exc: APIStatusError) -> Task | None:
@@ -805,7 +666,8 @@ class BaseClient:
                 return None
             raise exc
 
-        call = self._get_call("/tasks/next", self._task_or_none, params=dict(params) or None, bot=True)
+        path = ENDPOINTS["tasks_next"].path
+        call = self._get_call(path, self._task_or_none, params=dict(params) or None, bot=True)
         return replace(call, recover=no_task)
 
     def _submit_call(

@@ -32,7 +32,7 @@ Endpoints (paths relative to the base URL, which ends in ``/api/v1``):
 The last four are the real platform's endpoints beyond the interface: a platform may not offer them, and then
 they raise :class:`NotFoundError` (404, as for an unknown route) or another :class:`APIStatusError`.
 
-Retries: see :mod:`solvelens.client.base`. Submissions: a ``Task`` (or the id of a task this client handed
+Retries: see :mod:`solvelens.client.retry`. Submissions: a ``Task`` (or the id of a task this client handed
 out) gets the typed body its type requires (:mod:`solvelens.client.submission`); a result that cannot become
 one raises :class:`InvalidSubmissionError` before any request.
 """
@@ -48,19 +48,18 @@ from typing import Any, Self, TypeVar
 
 import httpx
 
-from solvelens.client.base import BaseClient, Call, PageAnswer, RetryPolicy, ssl_context
+from solvelens.client.base import BaseClient, Call, PageAnswer, ssl_context
 from solvelens.client.errors import APIStatusError, InvalidSubmissionError, PlatformConnectionError
 from solvelens.client.models import Bot, Category, Health, Problem, SearchResult, Stats, SubmitResult, Task
 from solvelens.client.pagination import Page, PageNumberPaginator, PageRequest, Paginator
+from solvelens.client.retry import RetryPolicy
 from solvelens.client.submission import SubmitBody
-from solvelens.client.walk import KNOWN_LIST_ENDPOINTS, ListEndpoint, PageWalk
+from solvelens.client.walk import PageWalk
 
 __all__ = [
-    "KNOWN_LIST_ENDPOINTS",
     "AsyncPlatformClient",
     "BaseClient",
     "InvalidSubmissionError",
-    "ListEndpoint",
     "PlatformClient",
     "RetryPolicy",
     "SubmitBody",
@@ -118,7 +117,7 @@ class PlatformClient(BaseClient):
         """Send ``call`` with its retries (stamina) and read the answer: all the I/O of this client."""
         lost = False
         try:
-            with self._retry_scope(call.method, call.url):
+            with self._retry_scope(call):
                 for attempt in self._retrying(call.retry_on):
                     with attempt:
                         try:
@@ -136,6 +135,19 @@ class PlatformClient(BaseClient):
     # -- pagination ------------------------------------------------------------------------------------------
 
     def _pages(self, walk: PageWalk) -> Iterator[Page]:
+        """Walk ``walk`` to its end; a list that ended short of its announced total is walked once more and
+        the records the first walk missed are handed out after the others (:meth:`PageWalk.missing`), else
+        :class:`IncompleteListError`."""
+        yield from self._walk_pages(walk)
+        if walk.short:
+            rewalk = walk.again()
+            for page in self._walk_pages(rewalk):
+                extra = walk.missing(page)
+                if extra is not None:
+                    yield extra
+            walk.check_whole(rewalk)
+
+    def _walk_pages(self, walk: PageWalk) -> Iterator[Page]:
         while not walk.done:
             try:
                 answer = self._request(self._page_call(walk))
@@ -246,7 +258,10 @@ class PlatformClient(BaseClient):
         real platform's ``limit`` is at most 50, default 20; ``None`` sends none). Each event:
         ``{id (int, serial), action, botId, botName, ownerBotName, problemId, problemTitle, metadata (a JSON
         string), createdAt (ISO UTC)}``. Raises :class:`NotFoundError` when the platform does not offer it."""
-        return self._request(self._activity_call(limit))
+        call = self._activity_call(limit)
+        events = self._request(call)
+        again = self._feed_again(call, events, limit)
+        return events if again is None else self._request(again)
 
     def llm_leaderboard_pages(
         self, *, sort: str | None = None, family: str | None = None, page_size: int | None = None
@@ -369,7 +384,7 @@ class AsyncPlatformClient(BaseClient):
         """Send ``call`` with its retries (stamina) and read the answer: all the I/O of this client."""
         lost = False
         try:
-            with self._retry_scope(call.method, call.url):
+            with self._retry_scope(call):
                 async for attempt in self._retrying(call.retry_on):
                     with attempt:
                         try:
@@ -387,10 +402,11 @@ class AsyncPlatformClient(BaseClient):
     # -- pagination ------------------------------------------------------------------------------------------
 
     async def _pages(self, walk: PageWalk, concurrency: int = 1) -> AsyncIterator[Page]:
-        """Walk ``walk`` to its end. With ``concurrency > 1``, once the first answer of a page-number walk
-        announces the page count, the remaining pages are fetched with up to ``concurrency`` requests in
-        flight and fed to the paginator in page order (its stops and repeat guards still apply; pages beyond
-        the announced count, e.g. when the list grew meanwhile, are walked one after another)."""
+        """Walk ``walk`` to its end (a short list is walked once more, as in the sync client). With
+        ``concurrency > 1``, once the first answer of a page-number walk announces the page count, the
+        remaining pages are fetched with up to ``concurrency`` requests in flight and fed to the paginator in
+        page order (its stops and repeat guards still apply; pages beyond the announced count, e.g. when the
+        list grew meanwhile, are walked one after another)."""
         while not walk.done:
             try:
                 answer = await self._request(self._page_call(walk))
@@ -408,6 +424,26 @@ class AsyncPlatformClient(BaseClient):
                 if ahead:
                     async for page in self._fetch_ahead(walk, ahead, concurrency):
                         yield page
+        if walk.short:
+            rewalk = walk.again()
+            async for page in self._pages_once(rewalk):
+                extra = walk.missing(page)
+                if extra is not None:
+                    yield extra
+            walk.check_whole(rewalk)
+
+    async def _pages_once(self, walk: PageWalk) -> AsyncIterator[Page]:
+        """Walk ``walk`` page after page, without the re-walk of a short list."""
+        while not walk.done:
+            try:
+                answer = await self._request(self._page_call(walk))
+            except APIStatusError as exc:
+                if walk.fall_back(exc):
+                    continue
+                raise
+            page = walk.accept(*answer)
+            if page is not None:
+                yield page
 
     async def _fetch_ahead(
         self, walk: PageWalk, requests: list[PageRequest], concurrency: int
@@ -532,7 +568,10 @@ class AsyncPlatformClient(BaseClient):
 
     async def activity(self, limit: int | None = 50) -> list[dict[str, Any]]:
         """``GET /activity?limit=``: the latest events, newest first; see :meth:`PlatformClient.activity`."""
-        return await self._request(self._activity_call(limit))
+        call = self._activity_call(limit)
+        events = await self._request(call)
+        again = self._feed_again(call, events, limit)
+        return events if again is None else await self._request(again)
 
     def llm_leaderboard_pages(
         self, *, sort: str | None = None, family: str | None = None, page_size: int | None = None

@@ -28,12 +28,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from solvelens.client.locate import find_records
 from solvelens.client.pagination import (
     DEFAULT_MAX_PAGES,
     META_KEYS,
     Paginator,
     PaginatorSpec,
-    find_records,
     get_path,
     header,
     is_link,
@@ -50,6 +50,7 @@ __all__ = [
     "Detector",
     "candidates",
     "detect_paginator",
+    "size_param",
     "total_source",
 ]
 
@@ -335,14 +336,19 @@ def complete_list(answer: Answer) -> Detection | None:
     there is (e.g. the real platform's ``/categories``)."""
     if header(answer.headers, "link") or not isinstance(answer.body, list):
         return None
+    total = total_source(answer.body, answer.headers)
+    if total is not None and int(get_path(answer.body, total, answer.headers)) > len(answer.items):
+        return None  # a capped page: the total says more follow
     if answer.page_size is None or len(answer.items) < answer.page_size:
         return Detection(PaginatorSpec("single_page"), 0.3, "a bare list shorter than the page size")
     return None
 
 
 def page_guess(answer: Answer) -> Detection:
-    """No hint at all: page numbers (the real platform's style, e.g. its solutions)."""
-    return Detection(PaginatorSpec("page_number"), 0.2, "no paging metadata: the real platform's page/limit")
+    """No hint at all: page numbers (the real platform's style, e.g. its solutions), the first page's number
+    found by asking page 1 (``base_page = "auto"``: a repeat of the first page means numbered from 1)."""
+    spec = PaginatorSpec("page_number", {"base_page": "auto"})
+    return Detection(spec, 0.2, "no paging metadata: the real platform's page/limit")
 
 
 def offset_guess(answer: Answer) -> Detection:
@@ -420,3 +426,24 @@ def detect_paginator(
     best = candidates(answer)[0]
     log.debug("pagination detected: %s (%s)", best.spec.as_toml(), best.reason)
     return best.spec.build(page_size=page_size, limit_param=limit_param, max_pages=max_pages)
+
+
+def size_param(body: Any, headers: Mapping[str, str] | None = None) -> str | None:
+    """The request parameter that sets how many records an answer of this shape holds, when the answer's
+    convention names one: JSON:API documents ``page[size]``, OData ``$top``, Relay connections ``first``,
+    else the page-size parameter the best detection uses (``None``: nothing says). Used for feeds (one answer
+    of the newest records, ``/activity``), whose answers carry no next link to learn it from."""
+    if isinstance(body, dict):
+        data = body.get("data")
+        if "jsonapi" in body or (
+            isinstance(data, list) and data and isinstance(data[0], dict) and "attributes" in data[0]
+        ):
+            return "page[size]"
+        if any(str(k).startswith("@odata.") for k in body) or isinstance(body.get("value"), list):
+            return "$top"
+        if isinstance(body.get("edges"), list) or isinstance(body.get("pageInfo"), dict):
+            return "first"
+    items = _records_path(body)[1] if isinstance(body, dict | list) else []
+    best = candidates(Answer(body, headers or {}, {}, items, None))[0]
+    limit = best.spec.options.get("limit_param")
+    return str(limit) if limit else None

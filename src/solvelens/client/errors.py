@@ -8,6 +8,7 @@ PlatformError
 ├── ResponseDecodeError         a 2xx whose body is not the JSON the endpoint must send (truncated, HTML)
 │   └── NotJSONError            the server answered HTML/text: most likely a wrong base URL
 ├── PaginationError             a paginated list misbehaved (a page or cursor repeated, too many pages)
+│   └── IncompleteListError     a walk ended with fewer records than the list's known total, after a re-walk
 ├── UnrecognizedResponseError   a 2xx answer the client cannot read as the endpoint's data (names the body's
 │                               top-level keys and the profile setting that fixes it)
 ├── InvalidSubmissionError      a result that cannot become the body its task type requires (refused locally,
@@ -51,6 +52,7 @@ __all__ = [
     "BadRequestError",
     "ConfigurationError",
     "ConflictError",
+    "IncompleteListError",
     "InvalidSubmissionError",
     "NotFoundError",
     "NotJSONError",
@@ -130,6 +132,26 @@ class PaginationError(PlatformError):
 
     Raised instead of looping forever.
     """
+
+
+class IncompleteListError(PaginationError):
+    """A list walked to its end held fewer records than the total the platform announced for it (in the body
+    or a header such as ``X-Total-Count``), and one re-walk did not find the rest.
+
+    Attributes: ``endpoint`` (the path template, e.g. ``/leaderboard``), ``announced`` (the total),
+    ``read`` (records read, after the re-walk). The message is one line naming the endpoint, both counts and
+    the fix.
+    """
+
+    def __init__(self, endpoint: str, *, announced: int, read: int) -> None:
+        super().__init__(
+            f"GET {endpoint}: the platform announced {announced} records but {read} could be read, after one "
+            "re-walk; the list is incomplete: retry later, or declare the endpoint's paging in a profile "
+            "(solvelens probe writes one) if the walk pages wrongly"
+        )
+        self.endpoint = endpoint
+        self.announced = announced
+        self.read = read
 
 
 class UnrecognizedResponseError(PlatformError):

@@ -1,17 +1,22 @@
 """An example solver for ``solvelens bot run --solver solvelens.client.example_solver:solve``.
 
-A solver is any function ``solve(task: dict) -> str | dict``: it gets the task exactly as the server sent it
-and returns a string or a dict (what is sent: :mod:`solvelens.client.submission`). It may declare the model
-it uses as attributes (``solve.llm_model``), which the runner puts into solve bodies. This one needs no model:
+A solver is any function ``solve(task) -> str | dict``: ``task`` is the task exactly as the platform sent it
+(a ``dict``) and ``task.view`` its normalised reading (:class:`~solvelens.client.taskview.TaskView`); it
+returns a string or a dict (what is sent: :mod:`solvelens.client.submission`). It may declare the model it
+uses as attributes (``solve.llm_model``), which the runner puts into solve bodies. This one needs no model:
 it writes a templated solution, votes for the more detailed solution, approves problems and proposes a new
-problem per create task (a unique title, a category the task lists). It answers both task shapes:
+problem per create task (a unique title, a category the task lists). It reads only the view, so it answers
+every shape:
 
-- the real platform's ``{"taskId", "taskType", "payload"}``: a typed body per task type (solve
+- a task the platform types itself (``view.typed``: the real platform's ``{"taskType", "taskId",
+  "payload"}``, in any convention): :func:`solve` returns the typed body of its type (solve
   ``solution_text/llm_model/llm_model_version``, vote ``winner``, flag
   ``verdict/category/suggested_category``, create ``problem_title/problem_description/category``);
-- the interface's ``{"id", "prompt"[, "type", "payload"]}``: a string (the solution text, ``a``/``b`` for a
-vote,
-  ``green`` for a flag, a JSON object string for a create).
+  :func:`solve_text` the string the runner turns into it;
+- any other task (``{"id", "prompt", ...}`` of any kind): :func:`solve` returns ``{"content": ...}`` and
+  :func:`solve_text` the string: a choice's key when the task offers choices (the more detailed solution
+  for a vote, else the first choice), a new problem as ``title\ndescription`` for a create/propose task,
+  else the solution text, cut to the task's stated maximum length.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ import zlib
 from typing import Any
 
 from solvelens.client.submission import task_categories
+from solvelens.client.taskview import Choice, TaskView, strip_data, view_of
 
 __all__ = ["IDEAS", "MODEL", "solve", "solve_text"]
 
@@ -28,20 +34,20 @@ __all__ = ["IDEAS", "MODEL", "solve", "solve_text"]
 MODEL = "solvelens-example"
 
 
-def _type_of(task: dict[str, Any]) -> str:
-    kind = task.get("taskType") or task.get("type")
-    if isinstance(kind, str):
-        return kind
-    prompt = str(task.get("prompt", "")).lower()
+def _view(task: dict[str, Any]) -> TaskView:
+    """The task's view (a plain dict, as older callers pass, is read the same way)."""
+    view = getattr(task, "view", None)
+    return view if isinstance(view, TaskView) else view_of(task)
+
+
+def _kind_of(view: TaskView) -> str:
+    if view.kind:
+        return view.kind
+    prompt = str(view.prompt or "").lower()
     return "vote" if "solution a" in prompt and "solution b" in prompt else "solve"
 
 
-def _strip_data(text: Any) -> str:
-    """The text inside the platform's ``---DATA---`` wrapper (older: ``===BEGIN CONTENT===``)."""
-    value = str(text or "")
-    for start, end in (("---DATA---", "---/DATA---"), ("===BEGIN CONTENT===", "===END CONTENT===")):
-        value = value.replace(start, "").replace(end, "")
-    return value.strip()
+_strip_data = strip_data
 
 
 def _solution(payload: dict[str, Any], prompt: str) -> str:
@@ -115,10 +121,10 @@ IDEAS: dict[str, tuple[str, str]] = {
 }
 
 
-def _created(task: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
+def _created(view: TaskView) -> dict[str, Any]:
     """A new problem: a category the task lists (chosen by task id, so bots spread over categories) and a
     title made unique by the task id (the platform answers a taken title as a duplicate, creating nothing)."""
-    task_id = str(task.get("taskId") or task.get("id") or "")
+    task_id, payload = view.id, view.payload
     listed = [slug for slug in task_categories(payload) if slug in IDEAS] or list(IDEAS)
     category = listed[zlib.crc32(task_id.encode()) % len(listed)]
     title, description = IDEAS[category]
@@ -130,27 +136,45 @@ def _created(task: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def solve(task: dict[str, Any]) -> str | dict[str, Any]:
-    """Answer one task (either shape); see the module docstring for what is sent per task type."""
-    kind = _type_of(task)
-    raw_payload = task.get("payload")
-    payload: dict[str, Any] = raw_payload if isinstance(raw_payload, dict) else {}
-    prompt = str(task.get("prompt") or "")
-    real_shape = "taskId" in task
+def _typed(view: TaskView) -> dict[str, Any]:
+    """The typed body of a task the platform types itself."""
+    payload = view.payload
+    if view.kind == "vote":
+        return {"winner": _vote(payload)}
+    if view.kind == "flag":
+        return {"verdict": "green", "category": "none", "suggested_category": _first_category(payload)}
+    if view.kind == "create":
+        return _created(view)
+    text = _solution(payload, str(view.prompt or ""))
+    return {"solution_text": text, "llm_model": MODEL, "llm_model_version": "1"}
+
+
+def _longest(choices: tuple[Choice, ...]) -> str:
+    offered = [c for c in choices if c.text]
+    return max(offered, key=lambda c: len(c.text or "")).key if offered else choices[0].key
+
+
+def _content(view: TaskView) -> str:
+    """The string answer of a task answered ``{"content"}``, within the length the task states."""
+    kind = _kind_of(view)
+    if view.choices:
+        return _longest(view.choices) if kind == "vote" else view.choices[0].key
     if kind == "vote":
-        winner = _vote(payload) if payload else "a"
-        return {"winner": winner} if real_shape else winner
+        return _vote(view.payload) if view.payload else "a"
     if kind == "flag":
-        if real_shape:
-            return {"verdict": "green", "category": "none", "suggested_category": _first_category(payload)}
         return "green"
-    if kind == "create":
-        created = _created(task, payload)
-        return created if real_shape else json.dumps(created)
-    text = _solution(payload, prompt)
-    if real_shape:
-        return {"solution_text": text, "llm_model": MODEL, "llm_model_version": "1"}
-    return text
+    if kind in ("create", "propose"):
+        created = _created(view)
+        return f"{created['problem_title']}\n{created['problem_description']}"
+    text = _solution(view.payload, str(view.prompt or ""))
+    highest = min((r.max_length for r in view.limits if r.field == "content" and r.max_length), default=None)
+    return text if highest is None else text[:highest].rstrip()
+
+
+def solve(task: dict[str, Any]) -> str | dict[str, Any]:
+    """Answer one task as a dict: its typed body, or ``{"content": ...}`` (see the module docstring)."""
+    view = _view(task)
+    return _typed(view) if view.typed else {"content": _content(view)}
 
 
 solve.llm_model = MODEL  # type: ignore[attr-defined]  # declared model, read by the bot runner
@@ -158,10 +182,11 @@ solve.llm_model = MODEL  # type: ignore[attr-defined]  # declared model, read by
 
 def solve_text(task: dict[str, Any]) -> str:
     """The same answers as :func:`solve`, always as a string (as a language model's reply is): the solution
-    text, ``a``/``b``, or a JSON object for flag and create. The runner turns each into the typed body."""
-    answer = solve(task)
-    if isinstance(answer, str):
-        return answer
+    text, ``a``/``b``, or a JSON object for flag and create. The runner turns each into the body."""
+    view = _view(task)
+    if not view.typed:
+        return _content(view)
+    answer = _typed(view)
     if "solution_text" in answer:
         return str(answer["solution_text"])
     if "winner" in answer:

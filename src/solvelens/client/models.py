@@ -7,11 +7,9 @@ absent. ``record.raw`` is a plain-``dict`` copy of the JSON.
 
 List iterators (``list_problems``, ``list_solutions``, ``list_leaderboard``) yield plain dicts for speed.
 
-Both task shapes are understood by :class:`Task`: the interface's ``{"id", "prompt"}`` and the real platform's
-``{"taskId", "taskType", "payload"}``. :func:`parse_task` reads a ``/tasks/next`` answer in any envelope
-(JSON:API
-resource, ``{"task": ...}``, ``{"value": [task]}``, ``{"node": ...}``, a one-item list) and field case back to
-the canonical ``{taskType, taskId, payload}`` (payload keys snake_case, as the real platform sends them).
+A task is kept as the platform sent it (:class:`Task`; :func:`parse_task` removes only its envelope: a
+JSON:API document, ``{"task": ...}``, ``{"value": [task]}``, ``{"node": ...}``, a one-item list); its
+normalised reading is ``task.view`` (:mod:`solvelens.client.taskview`).
 """
 
 from __future__ import annotations
@@ -21,6 +19,8 @@ from typing import Any
 
 from solvelens.client.errors import UnrecognizedResponseError
 from solvelens.client.pagination import get_path, norm_key
+from solvelens.client.rules import FieldRule
+from solvelens.client.taskview import Choice, TaskView, flat_fields, view_of
 
 __all__ = [
     "Bot",
@@ -257,35 +257,63 @@ def is_task(body: Any) -> bool:
 
 
 class Task(Record):
-    """``GET /tasks/next``: either ``{"id", "prompt", ...}`` (interface) or ``{"taskId", "taskType",
-    "payload"}`` (real platform; payload keys snake_case, e.g. ``problem_title``, ``solution_a_text``)."""
+    """``GET /tasks/next``: the task exactly as the platform sent it (the envelope removed, nothing renamed,
+    nothing dropped), e.g. the interface's ``{"id", "prompt", ...}``, the real platform's ``{"taskType",
+    "taskId", "payload"}``, a JSON:API resource object ``{"type", "id", "attributes"}``, an OData
+    ``{"TaskType", "TaskId", "Payload"}``.
 
-    __slots__ = ()
+    Beside it, ``view`` is the normalised :class:`~solvelens.client.taskview.TaskView` (id, kind, typed,
+    prompt, choices, snake_case payload, response format, the limits the task states, the problem's title);
+    ``id``, ``kind``/``type``, ``prompt``, ``payload``, ``choices`` and ``limits`` read it.
+    """
+
+    __slots__ = ("_view",)
+
+    def __init__(self, data: dict[str, Any] | None = None) -> None:
+        super().__init__(data or {})
+        self._view: TaskView | None = None
+
+    @property
+    def view(self) -> TaskView:
+        """The normalised view (computed once; the dict itself is never changed)."""
+        if self._view is None:
+            self._view = view_of(self)
+        return self._view
 
     @property
     def id(self) -> str:
-        """The id used in the submit path (``taskId`` or ``id``)."""
-        return str(self.get("taskId", self.get("id")))
+        """The id used in the submit path."""
+        return self.view.id
+
+    @property
+    def kind(self) -> str | None:
+        """What the platform calls the task (``taskType``/``type``/``kind``, lower case), or ``None``."""
+        return self.view.kind
 
     @property
     def type(self) -> str | None:
-        """``flag | solve | vote | create`` when the server says (``taskType``/``type``), else ``None``."""
-        return self._str("taskType", "type", "task_type")
+        """Same as :attr:`kind` (kept for solvers written before it)."""
+        return self.view.kind
 
     @property
     def payload(self) -> dict[str, Any]:
-        """``payload`` of a real-platform task, or ``{}``."""
-        value = self.get("payload")
-        return value if isinstance(value, dict) else {}
+        """The typed payload with snake_case keys, or ``{}``."""
+        return self.view.payload
 
     @property
     def prompt(self) -> str | None:
-        """The text to work on: ``prompt`` (interface) or the payload's ``instruction``."""
-        value = self.get("prompt")
-        if value is not None:
-            return str(value)
-        instruction = self.payload.get("instruction")
-        return str(instruction) if instruction is not None else None
+        """The text to work on: ``prompt``, else the payload's ``instruction``."""
+        return self.view.prompt
+
+    @property
+    def choices(self) -> tuple[Choice, ...]:
+        """The choices the task offers (``Choice(key, text)``), or ``()``."""
+        return self.view.choices
+
+    @property
+    def limits(self) -> tuple[FieldRule, ...]:
+        """The rules the task states for its answer's fields."""
+        return self.view.limits
 
 
 class SubmitResult(Record):
@@ -334,25 +362,8 @@ def is_no_task(body: Any) -> bool:
     return False
 
 
-_SNAKE_1 = re.compile(r"(?<=[a-z0-9])([A-Z])")
-_SNAKE_2 = re.compile(r"([A-Z]+)([A-Z][a-z])")
-
-
-def to_snake(key: str) -> str:
-    """``problemTitle``/``ProblemTitle`` -> ``problem_title``, ``solutionAText`` -> ``solution_a_text``."""
-    return _SNAKE_1.sub(r"_\1", _SNAKE_2.sub(r"\1_\2", key)).lower()
-
-
-def _snake_deep(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {to_snake(k) if isinstance(k, str) else k: _snake_deep(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_snake_deep(v) for v in value]
-    return value
-
-
 def _unwrap_task(body: Any) -> Any:
-    """The task object inside an envelope (one level of wrapper, a one-item list, a JSON:API resource)."""
+    """The task object inside an envelope (one level of wrapper, a one-item list), kept as sent."""
     for _ in range(3):
         if isinstance(body, list) and len(body) == 1:
             body = body[0]
@@ -364,54 +375,29 @@ def _unwrap_task(body: Any) -> Any:
             body = body[content[0]]
         else:
             break
-    if isinstance(body, dict) and isinstance(body.get("attributes"), dict) and "type" in body:
-        body = {"id": body.get("id"), **body["attributes"]}
     return body
-
-
-def _canonical_task(obj: dict[str, Any]) -> dict[str, Any] | None:
-    """``{taskType, taskId, payload, ...}`` from a task object in any field case; ``None`` without an id."""
-    by_norm = {norm_key(k): k for k in obj}
-    task_id = next((obj[by_norm[k]] for k in ("taskid", "id") if k in by_norm), None)
-    if task_id in (None, ""):
-        return None
-    out: dict[str, Any] = {}
-    kind = next((obj[by_norm[k]] for k in ("tasktype", "type", "kind") if k in by_norm), None)
-    if kind is not None:
-        out["taskType"] = str(kind).lower()
-    out["taskId"] = task_id
-    payload = obj.get(by_norm.get("payload", ""))
-    if isinstance(payload, dict):
-        out["payload"] = _snake_deep(payload)
-    skip = {"taskid", "id", "tasktype", "type", "kind", "payload"}
-    for key, value in obj.items():
-        if norm_key(key) not in skip:
-            out[key[0].lower() + key[1:] if key[:1].isupper() else key] = value
-    return out
 
 
 def parse_task(body: Any, *, selector: str | None = None) -> Task | None:
     """A ``/tasks/next`` 200 answer as a :class:`Task`, or ``None`` for "nothing to do".
 
-    The real platform's ``{taskType, taskId, payload}`` and the interface's ``{id, prompt}`` are returned as
-    sent; a task in another envelope or field case becomes the canonical ``{taskType, taskId, payload}``
-    (payload keys snake_case). "No task": see :func:`is_no_task`, and a task without id (the interface's
-    reference loop treats it as nothing to do). ``selector``: the profile's ``[endpoints.tasks_next]
-    data_selector`` (dot path to the task object). Raises :class:`UnrecognizedResponseError` naming the body's
-    top-level keys and that profile setting for any other body.
+    The task is the object as sent, only its envelope removed (``{"data": ...}``, ``{"task": ...}``,
+    ``{"value": [task]}``, ``{"node": ...}``, a one-item list); nothing in it is renamed or dropped (the
+    normalised reading is ``task.view``). "No task": see :func:`is_no_task`, and a task without id (the
+    interface's reference loop treats it as nothing to do). ``selector``: the profile's
+    ``[endpoints.tasks_next] data_selector`` (dot path to the task object). Raises
+    :class:`UnrecognizedResponseError` naming the body's top-level keys and that profile setting for any
+    other body.
     """
     if selector is not None:
         body = get_path(body, selector)
     if is_no_task(body):
         return None
-    if isinstance(body, dict) and (
-        ("taskId" in body and "taskType" in body) or ("id" in body and "prompt" in body)
-    ):
-        return Task(body) if is_task(body) else None
-    obj = _unwrap_task(body)
-    if isinstance(obj, dict) and any(norm_key(k) in _TASKISH for k in obj):
-        canonical = _canonical_task(obj)
-        return None if canonical is None else Task(canonical)
+    obj = body if isinstance(body, dict) and _is_taskish(body) else _unwrap_task(body)
+    if isinstance(obj, dict) and _is_taskish(obj):
+        fields = flat_fields(obj)
+        has_id = any(norm_key(k) in ("taskid", "id") and fields[k] not in (None, "") for k in fields)
+        return Task(obj) if has_id else None
     if is_no_task(obj):
         return None
     keys = sorted(map(str, body)) if isinstance(body, dict) else []
@@ -422,6 +408,11 @@ def parse_task(body: Any, *, selector: str | None = None) -> Task | None:
         endpoint="tasks_next",
         keys=keys,
     )
+
+
+def _is_taskish(obj: dict[str, Any]) -> bool:
+    """Whether an object is a task (or a task without id): it has one of :data:`_TASKISH`'s fields."""
+    return any(norm_key(k) in _TASKISH for k in flat_fields(obj))
 
 
 #: Normalised keys that make an object a task (with an id: a task; without: "nothing to do").

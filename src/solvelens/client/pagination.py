@@ -1,4 +1,4 @@
-"""Paginators: one class per pagination style, the records of an answer, and its paging metadata.
+"""Paginators: one class per pagination style, and an answer's paging metadata.
 
 No HTTP happens here. A paginator reads each answer (:meth:`Paginator.update_state`) and builds the next
 request (:meth:`Paginator.update_request`), so every style is unit-tested from recorded responses. Which
@@ -22,14 +22,11 @@ size silently, and the walk goes on. Hard stops win: a page whose items repeat t
 or link seen before, or more than ``max_pages`` pages raise :class:`PaginationError` -- a walk never loops
 forever.
 
-Where the records are (:func:`find_records`): a bare JSON array (selector ``$``), or the first list under
-``data``/``items``/``results``/``records``/``value`` (OData)/``edges`` (Relay)/a named key (``problems``,
-``bots``, ...), HAL's ``_embedded.<name>``, a list one level down (``data.problems.edges``), or the only
-list in
-the envelope. The dot path found is the endpoint's ``data_selector``. Metadata (:func:`page_metadata`) is read
-from the body's top level, a ``pagination``/``meta``/``pageInfo``/``paging`` object, ``links``/``_links``,
-OData's ``@odata.*`` keys and the ``X-Total-Count``/``X-Total-Pages``/``Link`` headers, with names compared
-without case, ``_``, ``-``, ``@``, ``.`` and ``$`` (``totalPages`` = ``total_pages``).
+Where the records are is :mod:`solvelens.client.locate`'s (a paginator is handed them). Metadata
+(:func:`page_metadata`) is read from the body's top level, a ``pagination``/``meta``/``pageInfo``/``paging``
+object, ``links``/``_links``, OData's ``@odata.*`` keys and the ``X-Total-Count``/``X-Total-Pages``/``Link``
+headers, with names compared without case, ``_``, ``-``, ``@``, ``.`` and ``$`` (``totalPages`` =
+``total_pages``).
 """
 
 from __future__ import annotations
@@ -53,30 +50,12 @@ __all__ = [
     "Paginator",
     "PaginatorSpec",
     "SinglePagePaginator",
-    "extract_items",
-    "find_records",
     "get_path",
     "make_paginator",
     "next_link_from_header",
     "page_metadata",
-    "select_records",
 ]
 
-#: Envelope keys that hold the list, tried in this order (the named lists are the real platform's).
-ITEM_KEYS: tuple[str, ...] = (
-    "data",
-    "items",
-    "results",
-    "records",
-    "value",
-    "edges",
-    "problems",
-    "solutions",
-    "bots",
-    "categories",
-    "entries",
-    "rows",
-)
 #: Normalised envelope keys whose object holds pagination metadata.
 META_KEYS: frozenset[str] = frozenset({"pagination", "meta", "pageinfo", "paging", "page"})
 #: Default hard stop on the number of pages in one walk.
@@ -229,81 +208,6 @@ def page_metadata(body: Any, headers: Mapping[str, str] | None = None) -> dict[s
     return meta
 
 
-def _lists_in(obj: dict[str, Any], prefix: str, depth: int) -> list[tuple[str, list[Any]]]:
-    """``(dot path, list)`` of every list in ``obj`` down to ``depth`` more levels, shallowest first."""
-    found: list[tuple[str, list[Any]]] = []
-    nested: list[tuple[str, dict[str, Any]]] = []
-    for key, value in obj.items():
-        if isinstance(value, list):
-            found.append((f"{prefix}{key}", value))
-        elif isinstance(value, dict) and depth > 0 and norm_key(key) not in META_KEYS | {"links"}:
-            nested.append((f"{prefix}{key}.", value))
-    for path, inner in nested:
-        found.extend(_lists_in(inner, path, depth - 1))
-    return found
-
-
-def find_records(body: Any, items_key: str | None = None) -> tuple[str, list[Any]]:
-    """``(data_selector, records)`` of an answer: where its list of records is, and the list.
-
-    A bare array is ``"$"``; otherwise the list under ``items_key`` (when given) or one of
-    :data:`ITEM_KEYS`, HAL's ``_embedded.<name>``, a known key one level down (``data.problems.edges``), or
-    the
-    only list in the envelope. An envelope whose known list key is ``null`` counts as empty. Raises
-    :class:`PaginationError` when no list can be found.
-    """
-    if isinstance(body, list):
-        return "$", body
-    if body is None:
-        return "$", []
-    if isinstance(body, dict):
-        keys = (items_key, *ITEM_KEYS) if items_key else ITEM_KEYS
-        for key in keys:
-            value = body.get(key)
-            if isinstance(value, list):
-                return key, value
-        lists = _lists_in(body, "", 2)
-        for prefix in ("_embedded.", ""):
-            for key in keys:
-                for path, value in lists:
-                    if path == f"{prefix}{key}" or path.endswith(f".{key}"):
-                        return path, value
-        embedded = [(p, v) for p, v in lists if p.startswith("_embedded.")]
-        if len(embedded) == 1:
-            return embedded[0]
-        top = [(p, v) for p, v in lists if "." not in p]
-        if len(top) == 1:
-            return top[0]
-        if not lists and any(body.get(k, 0) is None for k in keys):
-            return next(k for k in keys if k in body), []
-    shape = f"keys {sorted(body)}" if isinstance(body, dict) else type(body).__name__
-    raise PaginationError(f"cannot find the list of records in the response ({shape})")
-
-
-def select_records(body: Any, selector: str) -> list[Any] | None:
-    """The records at ``selector`` (a dot path, ``"$"`` for a bare array): a list, ``[]`` for ``null``, or
-    ``None`` when the path is not in the body at all."""
-    if selector == "$":
-        return body if isinstance(body, list) else ([] if body is None else None)
-    value = get_path(body, selector)
-    if isinstance(value, list):
-        return value
-    if value is None and isinstance(body, dict) and _has_path(body, selector):
-        return []
-    return None
-
-
-def _has_path(body: dict[str, Any], selector: str) -> bool:
-    head, _, rest = selector.rpartition(".")
-    parent = get_path(body, head) if head else body
-    return isinstance(parent, dict) and rest in parent
-
-
-def extract_items(body: Any, items_key: str | None = None) -> list[Any]:
-    """The list of records in a response body (see :func:`find_records`)."""
-    return find_records(body, items_key)[1]
-
-
 def _fingerprint(items: list[dict[str, Any]]) -> tuple[Any, ...]:
     """Cheap identity of a page: its length and the ids (or reprs) of its first and last items."""
     if not items:
@@ -374,6 +278,8 @@ class Paginator(ABC):
         self.total_pages: int | None = None
         self._effective_size: int | None = page_size
         self._last_fingerprint: tuple[Any, ...] | None = None
+        #: The page size asked first when the server capped it (``page_size`` is then the cap), else ``None``.
+        self.capped: int | None = None
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(page_size={self.page_size!r})"
@@ -455,10 +361,12 @@ class Paginator(ABC):
             # Page size in effect when none was requested: what the server says, else the first page's length.
             size = _first(meta, ("limit", "pagesize", "perpage", "size", "top", "first"))
             self._effective_size = as_int(size) or (len(items) or None)
+        has_more = _first(meta, HAS_MORE_KEYS)
+        if self.pages_seen == 1 and self.page_size and 0 < len(items) < self.page_size:
+            self._learn_cap(len(items), meta, has_more)
         if not items:
             self.has_next = False
             return
-        has_more = _first(meta, HAS_MORE_KEYS)
         if has_more is False:
             self.has_next = False
             return
@@ -466,6 +374,20 @@ class Paginator(ABC):
             self.has_next = False
             return
         self._advance(items, meta, headers, body)
+
+    def _learn_cap(self, size: int, meta: Mapping[str, Any], has_more: Any) -> None:
+        """A first page shorter than asked while the answer says more follow (a total not reached, more pages,
+        ``has_more``, a next link): the server caps the page size at ``size``; ask that from now on
+        (:attr:`capped`)."""
+        more = (
+            (self.total is not None and self.total > size)
+            or has_more is True
+            or is_link(meta.get("next"))
+            or (self.total_pages is not None and self.total_pages > 1)
+        )
+        if more:
+            self.capped = self.page_size
+            self.page_size = self._effective_size = size
 
     def _ends_here(self, items: list[Any], meta: Mapping[str, Any], has_more: Any) -> bool:
         """Page/offset styles: the walk ends at the total, or on a short page when nothing says otherwise."""
@@ -509,25 +431,46 @@ class PageNumberPaginator(Paginator):
 
     name = "page_number"
 
-    def __init__(self, *, page_param: str = "page", base_page: int = 1, **kwargs: Any) -> None:
+    def __init__(self, *, page_param: str = "page", base_page: int | str = 1, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        if base_page not in (0, 1, "auto"):
+            raise ValueError(f'base_page = {base_page!r}: choose 0, 1 or "auto"')
         self.page_param = page_param
-        self.base_page = base_page
-        self.page = base_page
+        #: Whether the first page's number is still unknown (``base_page = "auto"``; :meth:`absorb_repeat`).
+        self.unsure = base_page == "auto"
+        self.base_page = 1 if self.unsure else int(base_page)
+        self.page = self.base_page
 
     def _advance(
         self, items: list[dict[str, Any]], meta: dict[str, Any], headers: Mapping[str, str], body: Any
     ) -> None:
-        current = as_int(_first(meta, ("page", "currentpage", "pagenumber", "number"))) or self.page
+        stated = as_int(_first(meta, ("page", "currentpage", "pagenumber", "number")))
+        if self.unsure and self.pages_seen == 1 and stated in (0, 1):
+            self.unsure = False
+            self.base_page = self.page = int(stated)  # type: ignore[arg-type]
+        current = self.page if stated is None else stated
         if self.total_pages is not None and current - self.base_page + 1 >= self.total_pages:
             self.has_next = False
+
+    def absorb_repeat(self, items: list[dict[str, Any]]) -> bool:
+        """``base_page = "auto"`` and the first answer stated no page number: the second request asked page 1,
+        which is the second page of a list numbered from 0 and the first page again of a list numbered from 1.
+        Called with that answer's records: True when they repeat the first page (numbered from 1: drop the
+        answer, the next request asks page 2), False when they do not (numbered from 0: read it as page 2)."""
+        if not (self.unsure and self.pages_seen == 1):
+            return False
+        self.unsure = False
+        if self.repeats(items):
+            return True
+        self.base_page = 0
+        return False
 
     def announced_requests(self, request: PageRequest) -> list[PageRequest]:
         """The requests of every further page the last answer announced: from ``request`` (the next
         request, already advanced by :meth:`update_request`) to the last page (at most ``max_pages``);
         ``[]`` when the server announced no page count. Lets a caller fetch them concurrently and feed the
         answers back in order."""
-        if not self.has_next or self.total_pages is None:
+        if not self.has_next or self.total_pages is None or self.unsure:
             return []
         last = min(self.total_pages - 1 + self.base_page, self.max_pages)
         return [
@@ -536,7 +479,7 @@ class PageNumberPaginator(Paginator):
         ]
 
     def update_request(self, request: PageRequest) -> None:
-        self.page += 1
+        self.page = 1 if self.unsure else self.page + 1  # unsure: ask page 1 (see absorb_repeat)
         request.params[self.page_param] = self.page
         request.url = None
 

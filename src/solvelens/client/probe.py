@@ -2,8 +2,11 @@
 
 :func:`probe` walks at most two small pages (``page_size`` 2) of ``/problems``, one problem's
 ``/solutions`` and ``/leaderboard``, reads ``/categories``, one ``/problems/{id}``, one ``/bots/{id}``,
-``/stats`` and, with an API key, ``/bot/me`` -- about a dozen requests in all, plus what detection itself
-spends (at most 3 per endpoint). ``/tasks/next`` is never polled: it would hand the bot a task it then holds.
+``/stats`` and, with an API key, ``/bot/me``; then every optional endpoint of the registry
+(:mod:`solvelens.client.endpoints`): ``/activity`` (its size parameter), two pages of ``/llm-leaderboard``,
+one ``/solutions/{id}`` and its ``/comparisons`` -- a 404 is "not offered". About twenty requests in all,
+plus what detection itself spends (at most 3 per endpoint). ``/tasks/next`` is never polled: it would hand
+the bot a task it then holds.
 The result is one :class:`Finding` per endpoint and the :class:`~solvelens.client.profile.Profile` that
 declares what was found (``solvelens probe`` prints the first and writes the second; ``snapshot --profile``
 with it gives the same snapshot as detection).
@@ -15,14 +18,16 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from solvelens.client.detect import total_source
-from solvelens.client.errors import PlatformError
+from solvelens.client.endpoints import ENDPOINTS
+from solvelens.client.errors import NotFoundError, PlatformError
 from solvelens.client.pagination import Page, PaginatorSpec
 from solvelens.client.profile import EndpointProfile, Profile
 from solvelens.client.records import RecordStyle
 
 if TYPE_CHECKING:
     from solvelens.client.client import PlatformClient
-    from solvelens.client.walk import EndpointState, PageWalk
+    from solvelens.client.memory import EndpointState
+    from solvelens.client.walk import PageWalk
 
 __all__ = ["Finding", "probe"]
 
@@ -136,7 +141,64 @@ def probe(client: PlatformClient) -> tuple[list[Finding], Profile]:
     _try(findings, "stats", lambda: _probe_stats(findings, client))
     if client.has_api_key:
         _try(findings, "bot_me", lambda: _probe_single(findings, profile, client, "bot_me", None))
+    _probe_optional(findings, profile, client, _solution_id(client, problem))
     return findings, profile
+
+
+def _solution_id(client: PlatformClient, problem: dict[str, Any] | None) -> str | None:
+    """A solution with votes of the probed problem (for ``/solutions/{id}`` and its comparisons)."""
+    if problem is None or not problem.get("solutionCount"):
+        return None
+    try:
+        solutions = next(iter(client.solution_pages(str(problem["id"]), page_size=PROBE_PAGE_SIZE)), None)
+    except PlatformError:
+        return None
+    ranked = solutions.items if solutions is not None else []
+    best = next((s for s in ranked if s.get("comparisonCount")), ranked[0] if ranked else None)
+    return None if best is None else str(best.get("id"))
+
+
+def _probe_optional(
+    findings: list[Finding], profile: Profile, client: PlatformClient, solution_id: str | None
+) -> None:
+    """The optional endpoints of the registry (the real platform's, beyond the interface): a 404 is a
+    finding "not offered" and no profile entry."""
+    for name in (n for n, ep in ENDPOINTS.items() if ep.optional):
+        if name in ("solution", "comparisons") and solution_id is None:
+            continue
+        try:
+            if name == "llm_leaderboard":
+                walk = client._llm_leaderboard_walk(None, None, PROBE_PAGE_SIZE)
+                _add_list(findings, profile, client, name, walk, _walk_pages(client, walk))
+            elif name == "solution":
+                _probe_single(findings, profile, client, name, solution_id)
+            else:
+                _probe_unpaged(findings, profile, client, name, solution_id)
+        except NotFoundError:
+            findings.append(Finding(name, error="not offered (404)"))
+        except PlatformError as exc:
+            findings.append(Finding(name, error=str(exc).splitlines()[0][:200]))
+
+
+def _probe_unpaged(
+    findings: list[Finding], profile: Profile, client: PlatformClient, name: str, solution_id: str | None
+) -> None:
+    """``/activity`` (a feed: its size parameter) or a solution's ``/comparisons`` (one answer)."""
+    records = client.activity(PROBE_PAGE_SIZE) if name == "activity" else client.comparisons(str(solution_id))
+    state = client.endpoints[name]
+    options = {"limit_param": state.limit_param} if name == "activity" and state.limit_param else {}
+    spec = PaginatorSpec("single_page", options)
+    finding = Finding(
+        name,
+        envelope=state.data_selector or "$",
+        record=_style_text(state.records),
+        paging=_paging_text(spec) if name != "activity" else f"feed\nsize: {state.limit_param or '-'}",
+        page_size=len(records),
+        id_field=state.records.id_field if state.records else None,
+        fields=sorted(records[0])[:12] if records and isinstance(records[0], dict) else [],
+    )
+    findings.append(finding)
+    profile.endpoints[name] = _endpoint_profile(finding, state, spec)
 
 
 def _try(findings: list[Finding], name: str, action: Any) -> None:
@@ -194,6 +256,8 @@ def _probe_single(
         record: dict[str, Any] = client.get_problem(str(ident))
     elif name == "bot":
         record = client.get_bot(str(ident))
+    elif name == "solution":
+        record = client.solution(str(ident))
     else:
         record = client.get_me()
     state = client.endpoints[name]

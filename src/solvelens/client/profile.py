@@ -31,34 +31,17 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from solvelens.client.endpoints import PROFILE_NAMES, canonical_id
 from solvelens.client.errors import ConfigurationError
 from solvelens.client.pagination import PAGINATOR_OPTIONS, PaginatorSpec
-from solvelens.client.records import CANONICAL_ID, RecordStyle
-
-if TYPE_CHECKING:
-    from solvelens.client.walk import EndpointState
+from solvelens.client.records import RecordStyle
 
 __all__ = ["ENDPOINT_NAMES", "EndpointProfile", "Profile", "ProfileError", "resolve_profile"]
 
-#: Endpoint names a profile may configure.
-ENDPOINT_NAMES: tuple[str, ...] = (
-    "problems",
-    "solutions",
-    "leaderboard",
-    "categories",
-    "problem",
-    "bot",
-    "bot_me",
-    "stats",
-    "search",
-    "tasks_next",
-    "activity",
-    "llm_leaderboard",
-    "solution",
-    "comparisons",
-)
+#: Endpoint names a profile may configure (the registry's, :data:`~solvelens.client.endpoints.PROFILE_NAMES`).
+ENDPOINT_NAMES: tuple[str, ...] = PROFILE_NAMES
 _ENDPOINT_KEYS = ("data_selector", "record", "field_case", "id_field", "total_path", "paginator")
 _PAGINATOR_COMMON = ("type", "limit_param", "page_size", "total_path")
 
@@ -89,7 +72,7 @@ class EndpointProfile:
             self.record or "flat",
             self.field_case or "camel",
             self.id_field,
-            CANONICAL_ID.get(name, "id"),
+            canonical_id(name),
             declared=True,
         )
 
@@ -130,25 +113,6 @@ class Profile:
             endpoints[name] = _endpoint(name, settings, source)
         base_url = data.get("base_url")
         return cls(endpoints, base_url if isinstance(base_url, str) else None, source)
-
-    def seed(self, state: EndpointState) -> None:
-        """Apply this profile's settings for ``state.name`` to a fresh endpoint state."""
-        settings = self.endpoints.get(state.name)
-        if settings is None:
-            return
-        if settings.data_selector is not None:
-            state.data_selector = settings.data_selector
-            state.selector_declared = True
-        state.record_settings = {
-            key: value
-            for key in ("record", "field_case", "id_field")
-            if (value := getattr(settings, key)) is not None
-        }
-        if settings.paginator is not None:
-            state.paginator = settings.paginator
-            state.paginator_declared = True
-        state.page_size = settings.page_size
-        state.total_path = settings.total_path
 
     def dumps(self) -> str:
         """The profile as TOML text (what :meth:`load` reads back to an equal profile)."""

@@ -19,10 +19,8 @@ record (:func:`detect_record_style`) or a profile (``record``, ``field_case``, `
 On the real platform the style is "flat, camel, ``id``": :attr:`RecordStyle.identity` is true and records are
 passed through untouched (no per-record work, the store's ``raw`` stays byte-identical).
 
-Single resources (``/problems/{id}``, ``/bots/{id}``, ``/bot/me``) are unwrapped from ``{"data": ...}``,
-``{"node": ...}``, ``{"<resource>": ...}`` first (:func:`unwrap_single`); ``/stats`` as an object, nested
-objects
-or a list of name/value pairs becomes one flat-or-nested dict of figures (:func:`stats_figures`).
+Where the records are in an answer (envelopes, single resources, ``/stats`` figures) is
+:mod:`solvelens.client.locate`'s; this module only says how one record is normalised.
 """
 
 from __future__ import annotations
@@ -31,38 +29,20 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any
 
-from solvelens.client.errors import UnrecognizedResponseError
+from solvelens.client.endpoints import ENDPOINTS, canonical_id, resource_of
 
 __all__ = [
-    "CANONICAL_ID",
-    "RESOURCE_OF",
+    "NOT_FIELDS",
     "RecordStyle",
+    "camel_deep",
     "detect_record_style",
+    "flat_record",
     "id_candidates",
-    "stats_figures",
+    "lift_refs",
+    "ref_base",
     "to_camel",
-    "unwrap_single",
+    "with_declared",
 ]
-
-#: Endpoint name -> the singular resource its records are (for ``<resource>_id`` id fields).
-RESOURCE_OF: dict[str, str] = {
-    "problems": "problem",
-    "problem": "problem",
-    "solutions": "solution",
-    "leaderboard": "bot",
-    "bots": "bot",
-    "bot": "bot",
-    "bot_me": "bot",
-    "categories": "category",
-    "search_problems": "problem",
-    "search_bots": "bot",
-    "solution": "solution",
-    "comparisons": "comparison",
-    "activity": "activity",
-    "llm_leaderboard": "model",
-}
-#: Endpoint name -> canonical id field (``id`` unless named here).
-CANONICAL_ID: dict[str, str] = {"categories": "slug"}
 
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 _RECORD_STYLES = ("flat", "resource_object", "relay_node")
@@ -87,11 +67,12 @@ def to_camel(key: str) -> str:
     return key
 
 
-def _camel_deep(value: Any) -> Any:
+def camel_deep(value: Any) -> Any:
+    """``value`` with every object key converted by :func:`to_camel`, recursively."""
     if isinstance(value, dict):
-        return {to_camel(k) if isinstance(k, str) else k: _camel_deep(v) for k, v in value.items()}
+        return {to_camel(k) if isinstance(k, str) else k: camel_deep(v) for k, v in value.items()}
     if isinstance(value, list):
-        return [_camel_deep(v) for v in value]
+        return [camel_deep(v) for v in value]
     return value
 
 
@@ -110,7 +91,9 @@ def _flatten_resource(obj: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _flat(obj: Any, record: str) -> Any:
+def flat_record(obj: Any, record: str) -> Any:
+    """One record flattened for its ``record`` style (Relay node unwrapped, JSON:API attributes lifted, HAL
+    links and OData annotations dropped); field names as sent."""
     if not isinstance(obj, dict):
         return obj
     if record == "relay_node":
@@ -118,19 +101,19 @@ def _flat(obj: Any, record: str) -> Any:
         obj = node if isinstance(node, dict) else obj
     elif record == "resource_object" and "attributes" in obj:
         return _flatten_resource(obj)
-    if any(k in _NOT_FIELDS or k.startswith("@odata.") for k in obj):
-        obj = {k: v for k, v in obj.items() if k not in _NOT_FIELDS and not k.startswith("@odata.")}
+    if any(k in NOT_FIELDS or k.startswith("@odata.") for k in obj):
+        obj = {k: v for k, v in obj.items() if k not in NOT_FIELDS and not k.startswith("@odata.")}
     return obj
 
 
 #: Keys of a record that are document links, not fields (HAL; OData's ``@odata.*`` are dropped as well).
-_NOT_FIELDS = frozenset({"_links", "_embedded"})
+NOT_FIELDS = frozenset({"_links", "_embedded"})
 
 
 def id_candidates(endpoint: str) -> tuple[str, ...]:
     """Field names (after camelCase) that may hold an endpoint's id: canonical, ``<resource>Id``, ``_id``."""
-    canonical = CANONICAL_ID.get(endpoint, "id")
-    resource = RESOURCE_OF.get(endpoint)
+    canonical = canonical_id(endpoint)
+    resource = resource_of(endpoint)
     names = [canonical]
     if resource:
         names.append(f"{resource}Id")
@@ -145,10 +128,13 @@ class RecordStyle:
     """How an endpoint sends its records (see the module docstring).
 
     ``record``: ``flat`` | ``resource_object`` | ``relay_node``. ``field_case``: ``camel`` | ``snake`` |
-    ``pascal``. ``id_field``: the id field as sent after flattening (``problem_id``, ``Id``), or ``None`` when
-    no id was found. ``canonical_id``: where the id goes (``id``; ``slug`` for categories). ``declared``:
-    from a
-    profile (then a record without ``id_field`` is an error naming the setting).
+    ``pascal``. ``id_field``: the id field as sent after flattening (``problem_id``, ``Id``; a dotted path
+    into a nested reference object, ``botRef.id``, when the record references its resource that way), or
+    ``None`` when no id was found. ``canonical_id``: where the id goes (``id``; ``slug`` for categories).
+    ``declared``: from a profile (then a record without ``id_field`` is an error naming the setting).
+    ``refs``: keys (camelCase) of nested reference objects (``{"id", "name"}``) lifted to the flat fields the
+    canonical record has (:func:`lift_refs`): ``bot: {id, name}`` -> ``botId``, ``botName``; the reference
+    holding the record's own id (``botRef`` of a leaderboard entry) -> ``name``. The nested objects are kept.
     """
 
     record: str = "flat"
@@ -156,6 +142,7 @@ class RecordStyle:
     id_field: str | None = "id"
     canonical_id: str = "id"
     declared: bool = False
+    refs: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.record not in _RECORD_STYLES:
@@ -166,21 +153,33 @@ class RecordStyle:
     @property
     def identity(self) -> bool:
         """True when records are already canonical (the real platform): they are handed out untouched."""
-        return self.record == "flat" and self.field_case == "camel" and self.id_field == self.canonical_id
+        return (
+            self.record == "flat"
+            and self.field_case == "camel"
+            and self.id_field == self.canonical_id
+            and not self.refs
+        )
 
     def normalise(self, obj: Any) -> Any:
         """One record in the canonical form (a non-object is returned as it is)."""
         if self.identity or not isinstance(obj, dict):
             return obj
-        flat = _flat(obj, self.record)
+        flat = flat_record(obj, self.record)
         if self.field_case != "camel":
-            flat = _camel_deep(flat)
-        id_field = (
-            self.id_field if self.field_case == "camel" or self.id_field is None else to_camel(self.id_field)
-        )
-        if id_field is not None and id_field != self.canonical_id and id_field in flat:
+            flat = camel_deep(flat)
+        id_field = self.id_field
+        if id_field is not None and self.field_case != "camel":
+            id_field = ".".join(map(to_camel, id_field.split(".")))
+        if id_field is not None and "." in id_field:  # an id inside a nested reference: the object stays
+            value = _dotted(flat, id_field)
+            if value is not None:
+                flat = {self.canonical_id: value, **flat}
+        elif id_field is not None and id_field != self.canonical_id and id_field in flat:
             value = flat.pop(id_field)
             flat = {self.canonical_id: value, **flat}
+        if self.refs:
+            own = id_field.split(".")[0] if id_field and "." in id_field else None
+            flat = lift_refs(flat, self.refs, own)
         return flat
 
     def normalise_all(self, items: list[Any]) -> list[Any]:
@@ -188,6 +187,59 @@ class RecordStyle:
         if self.identity:
             return items
         return [self.normalise(item) for item in items]
+
+
+def _dotted(obj: dict[str, Any], path: str) -> Any:
+    for part in path.split("."):
+        if not isinstance(obj, dict):
+            return None
+        obj = obj.get(part)  # type: ignore[assignment]
+    return obj
+
+
+#: Fields of a nested reference that hold the referenced resource's name, in order of preference.
+REF_NAMES = ("name", "displayName", "username", "title")
+
+
+def ref_base(key: str) -> str:
+    """The resource a reference key names: ``botRef``/``botReference``/``bot`` -> ``bot``."""
+    for suffix in ("Reference", "Ref"):
+        if key.endswith(suffix) and len(key) > len(suffix):
+            return key[: -len(suffix)]
+    return key
+
+
+def lift_refs(flat: dict[str, Any], refs: tuple[str, ...], own: str | None) -> dict[str, Any]:
+    """``flat`` with each nested reference in ``refs`` lifted to flat fields that are missing: ``<base>Id``
+    and ``<base>Name`` (``bot: {id, name}`` -> ``botId``, ``botName``); for ``own`` (the reference holding
+    the record's own id) its name as ``name``. Present fields are never overwritten."""
+    out = dict(flat)
+    for key in refs:
+        ref = flat.get(key)
+        if not isinstance(ref, dict):
+            continue
+        name = next((ref[k] for k in REF_NAMES if k in ref), None)
+        if key == own:
+            out.setdefault("name", name)
+            continue
+        base = ref_base(key)
+        out.setdefault(f"{base}Id", ref.get("id"))
+        out.setdefault(f"{base}Name", name)
+    return out
+
+
+def _nested_refs(
+    flat: dict[str, Any], camel: dict[str, str], resource: str | None
+) -> tuple[str | None, list[str]]:
+    """From one record: the dotted id path when its id is only inside a nested reference (``botRef.id``,
+    ``bot.id``, ``author.id``; the resource's own name first), and the camelCase keys of references whose
+    flat fields are missing."""
+    nested = [k for k in camel if isinstance(flat.get(camel[k]), dict) and "id" in flat[camel[k]]]
+    first = [f"{resource}", f"{resource}Ref", f"{resource}Reference"] if resource else []
+    order = [k for k in first if k in nested] + [k for k in ("author", "owner", "ref") if k in nested]
+    own = order[0] if order else None
+    refs = [k for k in nested if k == own or f"{ref_base(k)}Id" not in camel]
+    return (f"{camel[own]}.id" if own else None), refs
 
 
 def _field_case(keys: list[str]) -> str:
@@ -203,7 +255,7 @@ def detect_record_style(sample: Any, endpoint: str) -> RecordStyle:
     """The :class:`RecordStyle` of an endpoint from one record as sent (the first of a list, or a single
     resource after :func:`unwrap_single`). ``endpoint``: ``problems``, ``solutions``, ``leaderboard``,
     ``categories``, ``problem``, ``bot``, ``bot_me``, ... (picks the resource of ``<resource>_id``)."""
-    canonical = CANONICAL_ID.get(endpoint, "id")
+    canonical = canonical_id(endpoint)
     if not isinstance(sample, dict):
         return RecordStyle(canonical_id=canonical, id_field=canonical)
     if isinstance(sample.get("node"), dict) and set(sample) <= {"node", "cursor"}:
@@ -212,85 +264,16 @@ def detect_record_style(sample: Any, endpoint: str) -> RecordStyle:
         record = "resource_object"
     else:
         record = "flat"
-    flat = _flat(sample, record)
+    flat = flat_record(sample, record)
     case = _field_case(list(flat))
     camel = {to_camel(k): k for k in flat} if case != "camel" else {k: k for k in flat}
     id_field = next((camel[name] for name in id_candidates(endpoint) if name in camel), None)
-    return RecordStyle(record, case, id_field, canonical)
-
-
-#: Keys that wrap a single resource (JSON:API ``data``, Relay ``node``, others).
-_WRAPPERS = ("data", "node", "item", "result", "resource", "task")
-#: Keys that may sit beside the wrapper without being part of the resource.
-_DOCUMENT_KEYS = frozenset({"links", "meta", "included", "jsonapi", "_links", "@odata.context"})
-
-
-def unwrap_single(body: Any, resource: str | None = None) -> Any:
-    """The resource object of a single-resource answer: the value of ``data``/``node``/``item``/``result``/
-    ``<resource>`` when that is the answer's only content (JSON:API document keys aside), else the body."""
-    if not isinstance(body, dict):
-        return body
-    content = [k for k in body if k not in _DOCUMENT_KEYS]
-    if len(content) == 1:
-        key = content[0]
-        if (key in _WRAPPERS or key == resource) and isinstance(body[key], dict):
-            return body[key]
-    return body
-
-
-_PAIR_NAMES = ("name", "metric", "key", "label", "stat")
-_PAIR_VALUES = ("value", "count", "total", "amount")
-
-
-def _pairs(items: list[Any]) -> dict[str, Any] | None:
-    """``[{"name": "totalBots", "value": 3}, ...]`` -> ``{"totalBots": 3, ...}``; ``None`` if not such a
-    list."""
-    out: dict[str, Any] = {}
-    for item in items:
-        if not isinstance(item, dict):
-            return None
-        item = _flat(item, "resource_object" if "attributes" in item else "flat")
-        item = {to_camel(k): v for k, v in item.items()}
-        name = next((item[k] for k in _PAIR_NAMES if isinstance(item.get(k), str)), None)
-        value_key = next((k for k in _PAIR_VALUES if k in item), None)
-        if name is None or value_key is None:
-            return None
-        out[to_camel(name)] = item[value_key]
-    return out
-
-
-def stats_figures(body: Any) -> dict[str, Any]:
-    """``/stats`` as one dict of figures (camelCase names, nested objects kept for dotted flattening):
-    an object, a JSON:API/Relay wrapper, a list of name/value pairs (bare, or under ``data``/``value``/
-    ``items``/``metrics``/``stats``). Raises :class:`UnrecognizedResponseError` for anything else."""
-    body = unwrap_single(body, "stats")
-    if isinstance(body, dict) and len([k for k in body if k not in _DOCUMENT_KEYS]) == 1:
-        (key,) = [k for k in body if k not in _DOCUMENT_KEYS]
-        if isinstance(body[key], list) and key in ("data", "value", "items", "metrics", "stats", "results"):
-            body = body[key]
-    if isinstance(body, list):
-        pairs = _pairs(body)
-        if pairs is None:
-            raise UnrecognizedResponseError(
-                "GET /stats: a list that is not name/value pairs; add to your profile: "
-                '[endpoints.stats] data_selector = "<path to the figures>"',
-                endpoint="stats",
-                keys=[],
-            )
-        return pairs
-    if not isinstance(body, dict):
-        raise UnrecognizedResponseError(
-            f"GET /stats answered {type(body).__name__}, not figures", endpoint="stats", keys=[]
-        )
-    flat = _flat(body, "resource_object" if "attributes" in body and "type" in body else "flat")
-    out: dict[str, Any] = {}
-    for key, value in flat.items():
-        if (key in ("id", "type") and isinstance(value, str)) or key.startswith("@") or key in _NOT_FIELDS:
-            continue
-        if isinstance(value, list) and (pairs := _pairs(value)) is not None:
-            value = pairs
-        out[to_camel(key)] = _camel_deep(value)
-    return out
+    refs: list[str] = []
+    if endpoint in ENDPOINTS and ENDPOINTS[endpoint].kind == "list":  # single resources stay as sent
+        nested_id, refs = _nested_refs(flat, camel, resource_of(endpoint))
+        if id_field is None:
+            id_field = nested_id
+    return RecordStyle(record, case, id_field, canonical, refs=tuple(refs))
 
 
 def with_declared(style: RecordStyle, **changes: Any) -> RecordStyle:

@@ -1,8 +1,13 @@
 """What a bot's solver is and how ``--solver MODULE:FUNCTION`` finds it.
 
-A solver is any function ``solve(task: dict) -> str | dict``: it gets the task as the server sent it and
-returns a string or a dict (what is sent: :mod:`solvelens.client.submission`). It may declare the model it
-uses as attributes ``llm_model`` / ``llm_model_version``.
+A solver is any function ``solve(task) -> str | dict``. ``task`` is a ``dict`` holding the task exactly as
+the platform sent it (the envelope removed, nothing renamed or dropped; a
+:class:`~solvelens.client.models.Task`), so solvers written for plain dicts keep working; beside it,
+``task.view`` is the normalised :class:`~solvelens.client.taskview.TaskView` (``id``, ``kind``, ``typed``,
+``prompt``, ``choices``, ``payload``, ``response_format``, ``limits``, ``title``), the same in every wire
+shape. It returns a string or a dict (what is sent: :mod:`solvelens.client.submission`). It may declare the
+model it uses as attributes ``llm_model`` / ``llm_model_version``, and limits for its answers' fields as an
+attribute ``limits`` (``{"content": {"max_length": 2000}}``), checked before sending.
 
 ``load_solver("mysolver:solve")`` imports ``mysolver`` the way ``python -m`` and uvicorn's ``--app-dir`` do:
 the app directory (default: the current folder) is put first on the import path, so ``mysolver.py`` next to
@@ -21,8 +26,9 @@ from typing import Any
 
 __all__ = ["Solver", "SolverLoadError", "load_solver"]
 
-#: A solver: the task dict as sent -> a string or a dict (see :mod:`solvelens.client.submission` for what is
-#: sent). A solver may declare its model as attributes ``llm_model`` / ``llm_model_version``.
+#: A solver: the task as sent (a ``dict``; a :class:`~solvelens.client.models.Task` with ``task.view``) -> a
+#: string or a dict (see :mod:`solvelens.client.submission` for what is sent). A solver may declare its model
+#: as attributes ``llm_model`` / ``llm_model_version`` and its answers' limits as ``limits``.
 Solver = Callable[[dict[str, Any]], str | Mapping[str, Any]]
 
 

@@ -1,15 +1,14 @@
-"""The page walk over a list endpoint, the client's memory of each endpoint, and the platform's list
-endpoints.
+"""The page walk over a list endpoint: detection, the style fallback on a repeated page, the page-size
+fallback.
 
 A :class:`PageWalk` holds the state of one walk: the next request, the paginator in use, the page-size
 fallback. The clients (``client.py``) send its requests and feed each answer to :meth:`PageWalk.accept`,
 which returns the :class:`~solvelens.client.pagination.Page` (records in the canonical form,
 :mod:`solvelens.client.records`) and prepares the next request. No HTTP here.
 
-What a client knows about an endpoint lives in its :class:`EndpointMemory` (one :class:`EndpointState` per
-endpoint, seeded from the profile): where the records are (``data_selector``), their :class:`RecordStyle`
-(decided once, from the first record), a learned or declared paginator, a rejected page size. The client
-hands the state to each walk; walks never touch the client.
+What the client knows about the endpoint is its :class:`~solvelens.client.memory.EndpointState` (handed to
+each walk; walks never touch the client); where the records are in each answer is
+:func:`~solvelens.client.locate.read_records`'s.
 
 Paginator, in order: the ``style`` passed to ``iter_pages`` or the client's ``pagination=`` option; the
 profile's ``[endpoints.<name>.paginator]``; a style learned by an earlier walk of the same endpoint; detection
@@ -28,156 +27,39 @@ profile line that fixes it.
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import httpx
 
 from solvelens.client.detect import MAX_DETECTION_REQUESTS, Answer, Detection, candidates
+from solvelens.client.endpoints import ENDPOINTS, endpoint_key
 from solvelens.client.errors import (
     APIStatusError,
     BadRequestError,
+    IncompleteListError,
     PaginationError,
     QueryValidationError,
     UnprocessableEntityError,
 )
+from solvelens.client.locate import read_records, shape
+from solvelens.client.memory import EndpointState
 from solvelens.client.pagination import (
     Page,
+    PageNumberPaginator,
     PageRequest,
     Paginator,
     PaginatorSpec,
-    find_records,
     get_path,
-    select_records,
 )
-from solvelens.client.records import CANONICAL_ID, RecordStyle, detect_record_style
 
-if TYPE_CHECKING:
-    from solvelens.client.profile import Profile
-
-__all__ = [
-    "KNOWN_LIST_ENDPOINTS",
-    "EndpointMemory",
-    "EndpointState",
-    "ListEndpoint",
-    "PageWalk",
-    "endpoint_key",
-    "endpoint_name",
-    "read_records",
-]
+__all__ = ["CLEAR", "PageWalk", "endpoint_key"]
 
 log = logging.getLogger("solvelens.client")
 
 
-@dataclass(frozen=True, slots=True)
-class ListEndpoint:
-    """A known list endpoint: path template, the envelope key of its list, the largest page size the real
-    platform accepts, and its default pagination style when the answers show no clear one (``None``: detect;
-    a detector at least :data:`CLEAR` confident still wins, e.g. a next link on paged categories)."""
-
-    path: str
-    items_key: str | None
-    max_page_size: int | None
-    style: str | None = None
-
-
-#: The paginated endpoints of the platform, keyed by the name used in profiles and ``pagination=`` options.
-KNOWN_LIST_ENDPOINTS: dict[str, ListEndpoint] = {
-    "problems": ListEndpoint("/problems", "problems", 50),
-    "solutions": ListEndpoint("/problems/{problem_id}/solutions", "solutions", 100),
-    "leaderboard": ListEndpoint("/leaderboard", "bots", 100),
-    "categories": ListEndpoint("/categories", "categories", None, "single_page"),
-    # Optional (the real platform's, beyond the interface): offset-paged, limit <= 100.
-    "llm_leaderboard": ListEndpoint("/llm-leaderboard", "models", 100, "offset"),
-}
-
 #: Confidence from which a detection wins over an endpoint's default style.
 CLEAR = 0.5
-
-_ID_SEGMENT = re.compile(r"^[0-9a-fA-F-]{8,}$|^\d+$")
-
-
-def endpoint_key(path: str) -> str:
-    """Template of a path for per-endpoint settings: ``/problems/abc-123/solutions`` ->
-    ``/problems/{id}/solutions``."""
-    return "/".join("{id}" if _ID_SEGMENT.match(seg) else seg for seg in path.split("/"))
-
-
-def endpoint_name(endpoint: str) -> str | None:
-    """Name of a known list endpoint (``problems``, ``solutions``, ...) for a path, or ``None``."""
-    key = endpoint_key(endpoint)
-    for name, ep in KNOWN_LIST_ENDPOINTS.items():
-        if endpoint_key(ep.path.replace("{problem_id}", "{id}")) == key:
-            return name
-    return None
-
-
-@dataclass(slots=True)
-class EndpointState:
-    """What a client knows about one endpoint (``name``: ``problems``, ``solutions``, ``problem``, ``stats``,
-    ``tasks_next``, ... or a path template), kept across walks and calls.
-
-    ``paginator``: declared (profile) or learned (a fallback that worked) spec; ``paginator_declared``.
-    ``page_size``: declared page size. ``data_selector`` / ``selector_declared``: where the records are.
-    ``records``: the :class:`RecordStyle`, decided once (``record_settings``: the parts a profile declares,
-    which win over what the first record shows). ``total_path``: declared place of the total.
-    ``page_size_rejected``: the server refused our page size (its default is used). ``announced``: the style
-    was logged. ``detection_requests``: extra requests detection spent here (at most
-    :data:`~solvelens.client.detect.MAX_DETECTION_REQUESTS`).
-    """
-
-    name: str
-    paginator: PaginatorSpec | None = None
-    paginator_declared: bool = False
-    page_size: int | None = None
-    data_selector: str | None = None
-    selector_declared: bool = False
-    records: RecordStyle | None = None
-    record_settings: dict[str, str] = field(default_factory=dict)
-    total_path: str | None = None
-    page_size_rejected: bool = False
-    announced: bool = False
-    detection_requests: int = 0
-
-    def record_style(self, sample: Any) -> RecordStyle:
-        """The endpoint's record style, detected from ``sample`` (one record as sent) the first time."""
-        if self.records is None:
-            detected = detect_record_style(sample, self.name)
-            if self.record_settings:
-                _check_declared_record(self, detected, sample)
-                detected = replace(detected, declared=True, **self.record_settings)
-            self.records = detected
-        return self.records
-
-
-@dataclass(slots=True)
-class EndpointMemory:
-    """The client's memory of every endpoint: one :class:`EndpointState` per name, created on first use and
-    seeded from ``profile`` (a :class:`~solvelens.client.profile.Profile`, or ``None``)."""
-
-    profile: Profile | None = None
-    states: dict[str, EndpointState] = field(default_factory=dict)
-
-    def __getitem__(self, name: str) -> EndpointState:
-        state = self.states.get(name)
-        if state is None:
-            state = EndpointState(name)
-            if self.profile is not None:
-                self.profile.seed(state)
-            self.states[name] = state
-        return state
-
-    @property
-    def rejected_page_sizes(self) -> set[str]:
-        """Names of the endpoints whose page size the server refused."""
-        return {name for name, s in self.states.items() if s.page_size_rejected}
-
-    @property
-    def learned_styles(self) -> dict[str, str]:
-        """Paginator type per endpoint that a walk learned or a profile declared."""
-        return {name: s.paginator.type for name, s in self.states.items() if s.paginator is not None}
 
 
 def _setting(state: EndpointState, key: str) -> str:
@@ -216,8 +98,11 @@ class PageWalk:
         self.default_style = default_style
         self.path = path
         self.url = url
-        known = KNOWN_LIST_ENDPOINTS.get(state.name)
-        self.template = known.path.replace("{problem_id}", "{id}") if known else endpoint_key(path)
+        self._given = (params, page_size, items_key, limit_param, max_pages)
+        #: Identities of the records handed out (for the re-walk of a short list, :meth:`again`).
+        self.seen: set[Any] = set()
+        known = ENDPOINTS.get(state.name)
+        self.template = known.path if known else endpoint_key(path)
         self.key = state.name
         self.items_key = items_key
         self.limit_param = limit_param
@@ -328,8 +213,14 @@ class PageWalk:
         ):
             raise PaginationError(
                 f"GET {self.template}: the profile's {_setting(self.state, 'total_path')} = "
-                f"{self.state.total_path!r} is not in the answer ({_shape(body)}); fix or remove it"
+                f"{self.state.total_path!r} is not in the answer ({shape(body)}); fix or remove it"
             )
+        if self.number > 0 and isinstance(self.paginator, PageNumberPaginator):
+            if self.paginator.absorb_repeat(items):  # page 1 was the first page again: numbered from 1
+                self.paginator.update_request(self.request)
+                return None
+            if self.paginator.base_page == 0 and self.number == 1:
+                log.debug("GET %s: pages numbered from 0 (page 1 is the second)", self.template)
         if self.number > 0 and self.paginator.repeats(items):
             if self.detected and self._switch_style(items, body, headers):
                 return None
@@ -350,13 +241,85 @@ class PageWalk:
             headers=headers,
         )
         self.offset += len(items)
-        if self.paginator.has_next:
-            self.paginator.update_request(self.request)
-            if self.request.url is not None:
-                self.request.url = str(url.join(self.request.url))
-        else:
-            self.done = True
+        self.seen.update(map(self._identity, items))
+        self._prepare_next(url)
         return page
+
+    def _prepare_next(self, url: httpx.URL) -> None:
+        """The next request (a page size the server capped is asked as capped), or the walk is done."""
+        paginator = self.paginator
+        assert paginator is not None
+        if paginator.capped is not None and self.number == 1:
+            log.info(
+                "GET %s: the server caps the page size at %d (asked %d); asking %d from now on",
+                self.template,
+                paginator.page_size,
+                paginator.capped,
+                paginator.page_size,
+            )
+        if not paginator.has_next:
+            self.done = True
+            return
+        paginator.update_request(self.request)
+        limit = paginator.limit_param
+        if paginator.capped is not None and self.request.url is None and limit in self.request.params:
+            self.request.params[limit] = paginator.page_size
+        if self.request.url is not None:
+            self.request.url = str(url.join(self.request.url))
+
+    def _identity(self, record: Any) -> Any:
+        key = self.state.records.canonical_id if self.state.records is not None else "id"
+        if isinstance(record, dict) and isinstance(record.get(key), str | int):
+            return record[key]
+        return repr(record)
+
+    @property
+    def announced(self) -> int | None:
+        """The list's total as the platform announced it (body or headers), or ``None``."""
+        return None if self.paginator is None else self.paginator.total
+
+    @property
+    def short(self) -> bool:
+        """Whether the walk ended with fewer records than the announced total."""
+        total = self.announced
+        return self.done and total is not None and self.offset < total
+
+    def again(self) -> PageWalk:
+        """A fresh walk of the same list with the style this one used (the re-walk of a short list: feed its
+        pages to :meth:`missing`)."""
+        params, page_size, items_key, limit_param, max_pages = self._given
+        style = self.spec.type if self.spec is not None and not self.detected else None
+        return PageWalk(
+            self.state,
+            self.path,
+            params,
+            url=self.url,
+            page_size=page_size,
+            style=style,
+            items_key=items_key,
+            limit_param=limit_param,
+            max_pages=max_pages,
+            default_style=self.default_style,
+        )
+
+    def missing(self, page: Page) -> Page | None:
+        """The records of a re-walk's ``page`` this walk has not handed out, as a page placed after what it
+        read (``None`` when there are none)."""
+        new = [item for item in page.items if self._identity(item) not in self.seen]
+        if not new:
+            return None
+        extra = Page(new, page.total, self.number + 1, self.offset, page.request, page.body, page.headers)
+        self.number += 1
+        self.offset += len(new)
+        self.seen.update(map(self._identity, new))
+        return extra
+
+    def check_whole(self, rewalk: PageWalk) -> None:
+        """After a re-walk: raise :class:`IncompleteListError` when the records read (both walks) are still
+        fewer than the total the platform announces now (the re-walk's, else this walk's)."""
+        total = rewalk.announced if rewalk.announced is not None else self.announced
+        if total is not None and self.offset < total:
+            raise IncompleteListError(self.template, announced=total, read=self.offset)
 
     def _repeat_message(self) -> str:
         assert self.paginator is not None
@@ -409,77 +372,3 @@ class PageWalk:
             self.state.announced = True
             return True
         return False
-
-
-def read_records(state: EndpointState, body: Any, items_key: str | None, template: str) -> list[Any]:
-    """The records of an answer in the canonical form: found at the endpoint's ``data_selector`` (found once,
-    on the first answer, unless a profile declares it), normalised by its record style (decided once, from
-    the first record). Raises :class:`PaginationError` naming the profile setting that does not fit."""
-    raw: list[Any] | None = None
-    if state.data_selector is not None:
-        raw = select_records(body, state.data_selector)
-        if raw is None and state.selector_declared:
-            raise PaginationError(
-                f"GET {template}: the profile's {_setting(state, 'data_selector')} = "
-                f"{state.data_selector!r} finds no list in the answer ({_shape(body)}); fix or remove it"
-            )
-    if raw is None:
-        selector, raw = find_records(body, items_key)
-        state.data_selector = state.data_selector or selector
-    if not raw:
-        return raw
-    style = state.record_style(raw[0])
-    if style.declared and style.id_field and not style.identity and not _has_id(raw[0], style):
-        fields = ", ".join(sorted(map(str, _fields(raw[0], style))))
-        raise PaginationError(
-            f"GET {template}: the profile's {_setting(state, 'id_field')} = {style.id_field!r} is not a "
-            f"field of its records (fields: {fields})"
-        )
-    return style.normalise_all(raw)
-
-
-def _check_declared_record(state: EndpointState, detected: RecordStyle, sample: Any) -> None:
-    """A profile's ``record`` the records do not have, or ``field_case = "camel"`` for records in another case
-    (they would be stored as sent, not canonical): an error naming the setting."""
-    settings = state.record_settings
-    record = settings.get("record")
-    fits = {
-        None: True,
-        "flat": True,
-        "resource_object": isinstance(sample, dict) and isinstance(sample.get("attributes"), dict),
-        "relay_node": isinstance(sample, dict) and isinstance(sample.get("node"), dict),
-    }.get(record, True)
-    problem = None
-    if not fits:
-        problem = f"record = {record!r} does not fit its records"
-    elif settings.get("field_case") == "camel" and detected.field_case != "camel":
-        problem = f'field_case = "camel" does not fit its records (they are {detected.field_case} case)'
-    if problem is not None:
-        keys = ", ".join(sorted(map(str, sample))) if isinstance(sample, dict) else type(sample).__name__
-        raise PaginationError(
-            f"{state.name}: the profile's [endpoints.{state.name}] {problem} (keys: {keys}); fix or remove it"
-        )
-
-
-def _shape(body: Any) -> str:
-    return (
-        f"top-level keys: {', '.join(sorted(map(str, body)))}"
-        if isinstance(body, dict)
-        else type(body).__name__
-    )
-
-
-def _fields(record: Any, style: RecordStyle) -> list[Any]:
-    if not isinstance(record, dict):
-        return []
-    inner = record.get("attributes") if style.record == "resource_object" else record.get("node")
-    return [*record, *(inner if isinstance(inner, dict) else [])]
-
-
-def _has_id(record: Any, style: RecordStyle) -> bool:
-    return style.id_field in _fields(record, style)
-
-
-def canonical_id(name: str) -> str:
-    """The canonical id field of endpoint ``name`` (``id``; ``slug`` for categories)."""
-    return CANONICAL_ID.get(name, "id")

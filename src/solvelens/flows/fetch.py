@@ -22,8 +22,12 @@ Steps (endpoints relative to the base URL ``.../api/v1``):
 
 The steps know only HTTP and the staging area: what the last snapshot held is staged beforehand by the
 flow (``previous_problems``, ``previous_bots``; absent on a full run), never read from the store here. A
-paging walk that sees an id twice keeps the first copy; a server ``total`` that differs from the unique
-records collected is recorded as a warning (never a failure). A record the snapshot cannot identify (no id,
+paging walk that sees an id twice keeps the first copy and is walked once more, as is one whose unique
+records differ from the server's announced ``total``; a list still shorter than its total fails the run
+(:class:`~solvelens.flows.completeness.ShortListError`: the client could read more), a count the platform's
+rows disagree with is a data-quality row in the step's ``info["data_quality"]``
+(:mod:`solvelens.flows.completeness`). Each report's ``info["requests"]`` counts the HTTP requests the step
+sent (the optional resources' budget is measured against them). A record the snapshot cannot identify (no id,
 or a 404 for an id the listing just gave) fails the step with one line naming the profile setting that
 fixes it: nothing is written. The step list that runs them (in-process or
 as Prefect task runs) is :mod:`solvelens.flows.steps`.
@@ -34,6 +38,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable, Coroutine
 from contextvars import ContextVar
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import pyarrow as pa
@@ -49,6 +54,7 @@ from solvelens.client import (
     UnrecognizedResponseError,
 )
 from solvelens.client.ratelimit import shared_pacer
+from solvelens.flows.completeness import COUNT_DISAGREES, TOTAL_BELOW_ROWS, ShortListError, quality_row
 from solvelens.flows.ranks import competition_ranks, unscored_warning
 from solvelens.store.staging import StagingArea, dump_json, version_key
 
@@ -128,27 +134,35 @@ async def run_together(*aws: Coroutine[Any, Any, T]) -> list[T]:
     return [t.result() for t in tasks]
 
 
-async def collect_pages(
-    pages: AsyncIterator[Page],
-    resource: str,
-    warnings: list[str],
-    *,
-    progress_step: str | None = None,
-    endpoint: str | None = None,
-    path: str | None = None,
-) -> list[dict[str, Any]]:
-    """All items of a paging walk, deduplicated by ``id`` (first copy kept), in walk order.
+@dataclass
+class Tally:
+    """HTTP requests a fetch step sent (pages and single records): what the optional resources' budget is
+    measured against (:mod:`solvelens.flows.budget`)."""
 
-    Appends to ``warnings`` when ids repeated (the listing changed during the walk) or when the server's
-    reported ``total`` differs from the number of unique records collected. With ``endpoint`` (the profile
-    name, e.g. ``problems``) a record without ``id`` raises :class:`UnrecognizedResponseError` naming
-    ``path``, the fields seen and the profile setting that fixes it.
-    """
+    requests: int = 0
+    #: The total the last walk announced (body or headers), ``None`` when it announced none.
+    announced: int | None = None
+
+
+Walk = AsyncIterator[Page] | Callable[[], AsyncIterator[Page]]
+
+
+async def _walk_once(
+    pages: AsyncIterator[Page],
+    endpoint: str | None,
+    path: str | None,
+    progress_step: str | None,
+    tally: Tally | None,
+) -> tuple[list[dict[str, Any]], int, int | None]:
+    """One paging walk: (unique records in walk order, repeated records skipped, last announced total);
+    counts its pages in ``tally``."""
     seen: set[Any] = set()
     items: list[dict[str, Any]] = []
     duplicates = 0
     total: int | None = None
     async for page in pages:
+        if tally is not None:
+            tally.requests += 1
         if page.total is not None:
             total = page.total
         for item in page.items:
@@ -163,16 +177,132 @@ async def collect_pages(
             items.append(item)
         if progress_step:
             report_progress(progress_step, len(items), total)
+    return items, duplicates, total
+
+
+async def collect_pages(
+    pages: Walk,
+    resource: str,
+    warnings: list[str],
+    *,
+    progress_step: str | None = None,
+    endpoint: str | None = None,
+    path: str | None = None,
+    quality: list[dict[str, Any]] | None = None,
+    tally: Tally | None = None,
+) -> list[dict[str, Any]]:
+    """All items of a paging walk, deduplicated by ``id`` (first copy kept), in walk order.
+
+    ``pages``: a zero-argument callable starting a walk (so a list that moved can be walked again), or one
+    walk already started. A walk that repeated ids (the listing moved while it was read) or whose unique
+    records differ from the total the server announced is walked once more (callable only) and the second
+    walk kept. Then, when the announced total is still above the unique records read, the client could read
+    more: :class:`~solvelens.flows.completeness.ShortListError` (named by ``path``). When it is below them,
+    the platform's count disagrees with its rows: a data-quality row is appended to ``quality`` (resource
+    ``resource``, scope ``''``), or a warning when no ``quality`` list is given. Repeats of the kept walk are
+    a warning. With ``endpoint`` (the profile name, e.g. ``problems``) a record without ``id`` raises
+    :class:`UnrecognizedResponseError` naming ``path``, the fields seen and the profile setting that fixes it.
+    Pages fetched (both walks) are counted in ``tally``.
+    """
+    again = callable(pages)
+    items, duplicates, total = await _walk_once(
+        pages() if callable(pages) else pages, endpoint, path, progress_step, tally
+    )
+    if again and (duplicates or (total is not None and total != len(items))):
+        assert callable(pages)
+        items, duplicates, total = await _walk_once(pages(), endpoint, path, progress_step, tally)
+    if tally is not None:
+        tally.announced = total
     if duplicates:
         warnings.append(f"{resource}: {duplicates} repeated records skipped while paging (listing moved)")
-    if total is not None and total != len(items):
-        warnings.append(f"{resource}: the server reported total={total} but {len(items)} unique were listed")
+    if total is not None and total > len(items):
+        raise ShortListError(path or resource, total, len(items), rewalked=again)
+    if total is not None and total < len(items):
+        if quality is None:
+            warnings.append(
+                f"{resource}: the server reported total={total} but {len(items)} unique were listed"
+            )
+        else:
+            quality.append(quality_row(resource, "", total, len(items), TOTAL_BELOW_ROWS))
     return items
 
 
 def _previous(area: StagingArea, table: str) -> list[dict[str, Any]]:
     staged = area.read_table(table)
     return [] if staged is None else staged.to_pylist()
+
+
+def _split_problems(
+    problems: list[dict[str, Any]], previous: dict[str, tuple[int, int, int]]
+) -> tuple[list[str], dict[str, int]]:
+    """The problems whose solution list to fetch, and those carried over (id -> the manifest kept): a
+    problem whose ``solutionCount`` and ``comparisonCount`` equal the last complete snapshot's."""
+    to_fetch: list[str] = []
+    carried: dict[str, int] = {}
+    for p in problems:
+        pid = str(p.get("id"))
+        before = previous.get(pid)
+        if before and (p.get("solutionCount"), p.get("comparisonCount")) == before[:2]:
+            carried[pid] = before[2]
+        else:
+            to_fetch.append(pid)
+    return to_fetch, carried
+
+
+@dataclass
+class _Lists:
+    """What the solution-list fan-out of the problems step gathered."""
+
+    warnings: list[str] = field(default_factory=list)
+    quality: list[dict[str, Any]] = field(default_factory=list)
+    unscored: list[str] = field(default_factory=list)
+    solutions: int = 0
+    requests: int = 0
+    done: int = 0
+
+
+async def _solution_lists(
+    client: Any, area: StagingArea, announced: dict[str, Any], to_fetch: list[str], concurrency: int
+) -> _Lists:
+    """Fetch and stage (``solutions``, ``solution_problems``) the solution lists of ``to_fetch``,
+    ``concurrency`` at a time; a list whose length differs from its problem's ``solutionCount``
+    (``announced``) is a data-quality row."""
+    out = _Lists()
+    semaphore = asyncio.Semaphore(concurrency)
+    with area.writer("solutions") as sink, area.writer("solution_problems") as fetched:
+
+        async def one(pid: str) -> None:
+            async with semaphore:
+                tally = Tally()
+                try:
+                    solutions = await collect_pages(
+                        lambda: client.solution_pages(pid),
+                        f"solutions of {pid}",
+                        out.warnings,
+                        endpoint="solutions",
+                        path=f"/problems/{pid}/solutions",
+                        quality=out.quality,
+                        tally=tally,
+                    )
+                except NotFoundError:
+                    raise _gone("problems", f"/problems/{pid}/solutions", pid, "/problems") from None
+                finally:
+                    out.done += 1
+                    out.requests += tally.requests
+                    report_progress("solutions", out.done, len(to_fetch))
+            count = announced.get(pid)
+            if isinstance(count, int) and count != len(solutions):
+                out.quality.append(quality_row("solutions", pid, count, len(solutions), COUNT_DISAGREES))
+            ranks, by_score = competition_ranks(solutions)
+            if not by_score:
+                out.unscored.append(pid)
+            sink.append(problem_id=[pid] * len(solutions), rank=ranks, raw=solutions)
+            fetched.append(problem_id=[pid])
+            out.solutions += len(solutions)
+
+        report_progress("solutions", 0, len(to_fetch))
+        await run_together(*(one(pid) for pid in to_fetch))
+    return out
 
 
 async def fetch_problems_step(
@@ -191,80 +321,93 @@ async def fetch_problems_step(
     equal those staged in ``previous_problems`` (the last complete snapshot; not staged on a full run):
     their stored solution list carries over. A listed problem without id, or one whose solutions answer 404
     (the listing's ids are not the API's), raises :class:`UnrecognizedResponseError` naming the profile
-    setting that fixes it: the snapshot is never complete with records it cannot identify. Returns the step
-    report; ``info`` has ``refetched`` and ``carried_over`` (problem counts). Raises
-    :class:`solvelens.client.PlatformError` when the platform keeps failing.
+    setting that fixes it; a list shorter than its announced total after a re-walk raises
+    :class:`~solvelens.flows.completeness.ShortListError`: the snapshot is never complete with records it
+    cannot identify or could have read. Returns the step report; ``info`` has ``refetched`` and
+    ``carried_over`` (problem counts), ``requests`` (HTTP requests sent) and ``data_quality`` (rows of
+    :func:`~solvelens.flows.completeness.quality_row`: a solution list whose length differs from its
+    problem's ``solutionCount``). Raises :class:`solvelens.client.PlatformError` when the platform keeps
+    failing.
     """
     area = StagingArea(staging_dir)
     warnings: list[str] = []
+    quality: list[dict[str, Any]] = []
+    tally = Tally()
     previous = {
         r["problem_id"]: (r["solution_count"], r["comparison_count"], r["manifest_id"])
         for r in _previous(area, "previous_problems")
     }
     async with _client(base_url, concurrency=concurrency, profile=profile, max_rps=max_rps) as client:
         problems = await collect_pages(
-            client.problem_pages(sort="oldest", concurrency=concurrency),
+            lambda: client.problem_pages(sort="oldest", concurrency=concurrency),
             "problems",
             warnings,
             progress_step="problems",
             endpoint="problems",
             path="/problems",
+            quality=quality,
+            tally=tally,
         )
-        to_fetch: list[str] = []
-        carried: dict[str, int] = {}
-        for p in problems:
-            pid = str(p.get("id"))
-            before = previous.get(pid)
-            if before and (p.get("solutionCount"), p.get("comparisonCount")) == before[:2]:
-                carried[pid] = before[2]
-            else:
-                to_fetch.append(pid)
+        to_fetch, carried = _split_problems(problems, previous)
         area.write_records("problems", problems)
         with area.writer("solution_carryover") as carry:
             carry.append(problem_id=list(carried), manifest_id=list(carried.values()))
-
-        semaphore = asyncio.Semaphore(concurrency)
-        done = 0
-        n_solutions = 0
-        unscored: list[str] = []
-        with area.writer("solutions") as sink, area.writer("solution_problems") as fetched:
-
-            async def one(pid: str) -> None:
-                nonlocal done, n_solutions
-                async with semaphore:
-                    try:
-                        walk_warnings: list[str] = []
-                        solutions = await collect_pages(
-                            client.solution_pages(pid),
-                            f"solutions of {pid}",
-                            walk_warnings,
-                            endpoint="solutions",
-                            path=f"/problems/{pid}/solutions",
-                        )
-                    except NotFoundError:
-                        raise _gone("problems", f"/problems/{pid}/solutions", pid, "/problems") from None
-                    finally:
-                        done += 1
-                        report_progress("solutions", done, len(to_fetch))
-                warnings.extend(walk_warnings)
-                ranks, by_score = competition_ranks(solutions)
-                if not by_score:
-                    unscored.append(pid)
-                sink.append(problem_id=[pid] * len(solutions), rank=ranks, raw=solutions)
-                fetched.append(problem_id=[pid])
-                n_solutions += len(solutions)
-
-            report_progress("solutions", 0, len(to_fetch))
-            await run_together(*(one(pid) for pid in to_fetch))
-        if unscored:
-            warnings.append(unscored_warning(sorted(unscored)))
+        announced = {str(p.get("id")): p.get("solutionCount") for p in problems}
+        lists = await _solution_lists(client, area, announced, to_fetch, concurrency)
+    warnings += lists.warnings
+    if lists.unscored:
+        warnings.append(unscored_warning(sorted(lists.unscored)))
     return _report(
         "problems",
-        {"problems": len(problems), "solutions_fetched": n_solutions},
+        {"problems": len(problems), "solutions_fetched": lists.solutions},
         warnings,
         refetched=len(to_fetch),
         carried_over=len(carried),
+        requests=tally.requests + lists.requests,
+        steady_requests=tally.requests,
+        announced=tally.announced,
+        data_quality=quality + lists.quality,
     )
+
+
+def _split_bots(
+    board: list[dict[str, Any]], previous: dict[str, tuple[int, int]]
+) -> tuple[list[str], dict[str, int]]:
+    """The leaderboard bots whose profile to fetch, and those carried over (id -> the profile version kept):
+    an entry whose JSON is byte-identical to the last complete snapshot's."""
+    to_fetch: list[str] = []
+    carried: dict[str, int] = {}
+    for entry in board:
+        bot_id = str(entry.get("id"))
+        before = previous.get(bot_id)
+        if before is not None and version_key(dump_json(entry)) == before[0]:
+            carried[bot_id] = before[1]
+        else:
+            to_fetch.append(bot_id)
+    return to_fetch, carried
+
+
+async def _profiles(client: Any, to_fetch: list[str], concurrency: int) -> list[dict[str, Any]]:
+    """``GET /bots/{id}`` of each of ``to_fetch``, ``concurrency`` at a time, in order (a 404 for a listed
+    bot: :class:`UnrecognizedResponseError`)."""
+    semaphore = asyncio.Semaphore(concurrency)
+    profiles: list[dict[str, Any] | None] = [None] * len(to_fetch)
+    done = 0
+
+    async def one(i: int, bot_id: str) -> None:
+        nonlocal done
+        async with semaphore:
+            try:
+                profiles[i] = dict(await client.get_bot(bot_id))
+            except NotFoundError:
+                raise _gone("leaderboard", f"/bots/{bot_id}", bot_id, "/leaderboard") from None
+            finally:
+                done += 1
+                report_progress("bots", done, len(to_fetch))
+
+    report_progress("bots", 0, len(to_fetch))
+    await run_together(*(one(i, bot_id) for i, bot_id in enumerate(to_fetch)))
+    return [p for p in profiles if p is not None]
 
 
 async def fetch_leaderboard_step(
@@ -285,34 +428,31 @@ async def fetch_leaderboard_step(
     not (e.g. the scores of its top solutions, moved by other bots' votes) are as of the last refetch; a
     full run (``--full``) refetches every profile. A 404 for a listed bot fails the step (the listing's ids
     are not the API's: :class:`UnrecognizedResponseError` naming the profile setting), as does a leaderboard
-    entry without id.
-    ``info`` has ``profiles_refetched`` and ``profiles_carried_over``.
+    entry without id, or a leaderboard shorter than its announced total after a re-walk
+    (:class:`~solvelens.flows.completeness.ShortListError`).
+    ``info`` has ``profiles_refetched``, ``profiles_carried_over``, ``requests`` and ``data_quality``.
     """
     area = StagingArea(staging_dir)
     warnings: list[str] = []
+    quality: list[dict[str, Any]] = []
+    tally = Tally()
     previous = {
         r["bot_id"]: (r["listing_version_id"], r["profile_version_id"])
         for r in _previous(area, "previous_bots")
     }
     async with _client(base_url, concurrency=concurrency, profile=profile, max_rps=max_rps) as client:
         board = await collect_pages(
-            client.leaderboard_pages(concurrency=concurrency),
+            lambda: client.leaderboard_pages(concurrency=concurrency),
             "leaderboard",
             warnings,
             progress_step="leaderboard",
             endpoint="leaderboard",
             path="/leaderboard",
+            quality=quality,
+            tally=tally,
         )
         area.write_records("leaderboard", board, rank=list(range(1, len(board) + 1)))
-        to_fetch: list[str] = []
-        carried: dict[str, int] = {}
-        for entry in board:
-            bot_id = str(entry.get("id"))
-            before = previous.get(bot_id)
-            if before is not None and version_key(dump_json(entry)) == before[0]:
-                carried[bot_id] = before[1]
-            else:
-                to_fetch.append(bot_id)
+        to_fetch, carried = _split_bots(board, previous)
         area.write_table(
             "bot_carryover",
             pa.table(
@@ -322,24 +462,7 @@ async def fetch_leaderboard_step(
                 }
             ),
         )
-        semaphore = asyncio.Semaphore(concurrency)
-        profiles: list[dict[str, Any] | None] = [None] * len(to_fetch)
-        done = 0
-
-        async def one(i: int, bot_id: str) -> None:
-            nonlocal done
-            async with semaphore:
-                try:
-                    profiles[i] = dict(await client.get_bot(bot_id))
-                except NotFoundError:
-                    raise _gone("leaderboard", f"/bots/{bot_id}", bot_id, "/leaderboard") from None
-                finally:
-                    done += 1
-                    report_progress("bots", done, len(to_fetch))
-
-        report_progress("bots", 0, len(to_fetch))
-        await run_together(*(one(i, bot_id) for i, bot_id in enumerate(to_fetch)))
-    found = [p for p in profiles if p is not None]
+        found = await _profiles(client, to_fetch, concurrency)
     area.write_records("bots", found)
     return _report(
         "leaderboard",
@@ -347,6 +470,10 @@ async def fetch_leaderboard_step(
         warnings,
         profiles_refetched=len(found),
         profiles_carried_over=len(carried),
+        requests=tally.requests + len(to_fetch),
+        steady_requests=tally.requests,
+        announced=tally.announced,
+        data_quality=quality,
     )
 
 
@@ -360,7 +487,7 @@ async def fetch_reference_step(
     area.write_records("categories", [dict(c) for c in categories])
     area.write_records("platform_stats", [dict(stats)])
     report_progress("reference", 2, 2)
-    return _report("reference", {"categories": len(categories), "platform_stats_records": 1}, [])
+    return _report("reference", {"categories": len(categories), "platform_stats_records": 1}, [], requests=2)
 
 
 class ApiKeyRejectedError(RuntimeError):
@@ -408,4 +535,4 @@ async def fetch_bot_me_step(
             skipped = f"HTTP {exc.status_code}"
             return _report("bot_me", {"bot_me": 0}, [f"bot_me skipped: {exc}"], skipped=skipped)
     area.write_records("bot_me", [me])
-    return _report("bot_me", {"bot_me": 1}, [])
+    return _report("bot_me", {"bot_me": 1}, [], requests=1)

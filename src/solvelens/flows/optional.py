@@ -33,9 +33,11 @@ from typing import Any, Final
 import orjson
 import pyarrow as pa
 
+from solvelens.analysis.model_rankings import PLATFORM_SORT
 from solvelens.client import APIStatusError, NotFoundError, Page, UnrecognizedResponseError
 from solvelens.client.walk import endpoint_key
 from solvelens.flows.activity_gap import StoredEvent, events_per_hour, find_gap, gap_sentence
+from solvelens.flows.budget import DEFAULT_BUDGET, Budget, Spent, VoteShare
 from solvelens.flows.fetch import (
     DEFAULT_CONCURRENCY,
     _client,
@@ -57,6 +59,7 @@ __all__ = [
     "UNCHANGED",
     "Cover",
     "Wanted",
+    "audit_candidates",
     "fetch_activity_step",
     "fetch_comparisons_step",
     "fetch_llm_leaderboard_step",
@@ -160,8 +163,9 @@ async def _pages_or_absent(pages: AsyncIterator[Page], seen: list[int]) -> Async
 async def fetch_llm_leaderboard_step(
     base_url: str, staging_dir: str, *, profile: str | None = None, max_rps: float | None = None
 ) -> dict[str, Any]:
-    """Stage ``llm_leaderboard``: every page of ``GET /llm-leaderboard`` (rank 1 = first in the walk, the
-    platform's default sort). A model without ``id`` raises :class:`UnrecognizedResponseError`; an error
+    """Stage ``llm_leaderboard``: every page of ``GET /llm-leaderboard?sort=avg_score``
+    (:data:`solvelens.analysis.model_rankings.PLATFORM_SORT`, sent so the order is the one the report names;
+    rank 1 = first in the walk). A model without ``id`` raises :class:`UnrecognizedResponseError`; an error
     after the first page fails the step (the walk broke, the endpoint exists). ``info``: ``resources``."""
     area = StagingArea(staging_dir)
     warnings: list[str] = []
@@ -169,7 +173,7 @@ async def fetch_llm_leaderboard_step(
     async with _client(base_url, profile=profile, max_rps=max_rps) as client:
         try:
             models = await collect_pages(
-                _pages_or_absent(client.llm_leaderboard_pages(), seen),
+                _pages_or_absent(client.llm_leaderboard_pages(sort=PLATFORM_SORT), seen),
                 "llm_leaderboard",
                 warnings,
                 progress_step="llm_leaderboard",
@@ -233,14 +237,28 @@ def solutions_to_compare(area: StagingArea) -> list[Wanted]:
     return wanted
 
 
-class Cover:
-    """Votes seen this run that the store did not hold, credited to the other solution of each: a solution
-    whose new votes were all seen in the other solutions' lists (and whose own list would not be capped at
-    :data:`COMPARISONS_CAP`) needs no request of its own. Never skips what it cannot prove: a vote stored
-    before, a vote without both solution ids, an unknown count or a list longer than the cap: "ask"."""
+def audit_candidates(area: StagingArea, exclude: set[str]) -> list[Wanted]:
+    """The solutions whose vote list is trusted by its count (staged ``audit_comparisons``: the count equals
+    that of the last fetch), longest unread first, but those in ``exclude`` (wanted anyway)."""
+    staged = area.read_table("audit_comparisons")
+    rows = [] if staged is None else staged.to_pylist()
+    return [
+        Wanted(r["solution_id"], r["problem_id"], r["comparison_count"], r["comparison_count"])
+        for r in rows
+        if r["solution_id"] not in exclude
+    ]
 
-    def __init__(self, stored: set[str]) -> None:
+
+class Cover:
+    """Votes known for each solution: those stored before (``stored_votes``: per solution, the stored votes
+    naming it) and those seen this run in other solutions' lists (each vote names two solutions). A solution
+    whose count is reached (and whose own list would not be capped at :data:`COMPARISONS_CAP`) needs no
+    request of its own. Never skips what it cannot prove: a vote without both solution ids, an unknown count
+    or a list longer than the cap: "ask"."""
+
+    def __init__(self, stored: set[str], stored_votes: dict[str, int] | None = None) -> None:
         self.seen = stored
+        self.stored_votes = stored_votes or {}
         self.credit: Counter[str] = Counter()
 
     def add(self, solution_id: str, votes: list[dict[str, Any]]) -> None:
@@ -255,43 +273,66 @@ class Cover:
                     self.credit[str(side)] += 1
 
     def uncovered(self, w: Wanted) -> int:
-        """Votes of ``w`` since its last fetch not seen in another list yet (unknown: a very large number)."""
-        delta = w.delta
-        return 1 << 62 if delta is None else delta - self.credit[w.solution_id]
+        """Votes of ``w`` not known yet (unknown count: a very large number)."""
+        if w.count is None:
+            return 1 << 62
+        known = self.stored_votes.get(w.solution_id, 0) if self.stored_votes else (w.last or 0)
+        return w.count - known - self.credit[w.solution_id]
 
     def covered(self, w: Wanted) -> bool:
-        """Whether every vote of ``w`` since its last fetch was seen in another list this run."""
-        delta = w.delta
-        return (
-            delta is not None
-            and w.count is not None
-            and w.count <= COMPARISONS_CAP
-            and (self.credit[w.solution_id] >= delta)
-        )
+        """Whether every vote of ``w`` is known (stored, or seen in another list this run)."""
+        return w.count is not None and w.count <= COMPARISONS_CAP and self.uncovered(w) <= 0
 
 
-def _queues(wanted: list[Wanted]) -> list[list[Wanted]]:
-    """Per problem, its solutions to fetch, most votes to catch up on first (unknown counts first)."""
-    by_problem: dict[str, list[Wanted]] = {}
-    for w in wanted:
-        by_problem.setdefault(w.problem_id, []).append(w)
-    big = 1 << 62
-    return [sorted(q, key=lambda w: -(big if w.delta is None else w.delta)) for q in by_problem.values()]
+class _Plan:
+    """The vote lists of one snapshot, in the order they are asked: the audit share first (trusted lists,
+    longest unread first), then the lists whose count moved, the most votes not known yet first (one per
+    problem per batch: the votes of a problem are shared by its solutions), up to ``allowance`` requests."""
 
+    def __init__(
+        self, audit: list[Wanted], wanted: list[Wanted], cover: Cover, allowance: int | None
+    ) -> None:
+        self.audit, self.wanted, self.cover, self.allowance = list(audit), list(wanted), cover, allowance
+        self.audit_ids = {w.solution_id for w in audit}
 
-def _next_batch(queues: list[list[Wanted]], cover: Cover, size: int) -> tuple[list[Wanted], list[Wanted]]:
-    """The next requests (per pass, one per problem: the solution with the most votes not yet seen in a list
-    fetched before; up to ``size``) and the solutions found covered on the way (no request needed)."""
-    batch: list[Wanted] = []
-    skipped: list[Wanted] = []
-    while len(batch) < size and any(queues):
-        for queue in queues:
-            skipped.extend(w for w in queue if cover.covered(w))
-            queue[:] = [w for w in queue if not cover.covered(w)]
-            if queue and len(batch) < size:
-                best = max(range(len(queue)), key=lambda i: cover.uncovered(queue[i]))
-                batch.append(queue.pop(best))
-    return batch, skipped
+    def room(self, sent: int) -> int | None:
+        """Requests still allowed after ``sent`` (``None``: no bound)."""
+        return None if self.allowance is None else max(0, self.allowance - sent)
+
+    def covered(self) -> list[Wanted]:
+        """Take out (and return) the wanted lists whose votes are all known by now."""
+        done = [w for w in self.wanted if self.cover.covered(w)]
+        self.wanted = [w for w in self.wanted if not self.cover.covered(w)]
+        return done
+
+    def next_batch(self, size: int, sent: int) -> list[Wanted]:
+        """The next requests (at most ``size`` and what the allowance leaves after ``sent``)."""
+        room = self.room(sent)
+        room = size if room is None else min(size, room)
+        batch = self.audit[:room]
+        del self.audit[:room]
+        best: dict[str, Wanted] = {}
+        for w in self.wanted:
+            if len(batch) + len(best) >= room and w.problem_id not in best:
+                continue
+            top = best.get(w.problem_id)
+            if top is None or self.cover.uncovered(w) > self.cover.uncovered(top):
+                best[w.problem_id] = w
+        chosen = sorted(best.values(), key=lambda w: -self.cover.uncovered(w))[: room - len(batch)]
+        taken = {id(w) for w in chosen}
+        self.wanted = [w for w in self.wanted if id(w) not in taken]
+        return batch + chosen
+
+    def first(self) -> Wanted | None:
+        """Pop the first list to ask (the probe): an audit, else the one with the most votes not known."""
+        if self.room(0) == 0:
+            return None
+        if self.audit:
+            return self.audit.pop(0)
+        if not self.wanted:
+            return None
+        best = max(range(len(self.wanted)), key=lambda i: self.cover.uncovered(self.wanted[i]))
+        return self.wanted.pop(best)
 
 
 def _gone(ids: list[str]) -> UnrecognizedResponseError:
@@ -306,18 +347,17 @@ def _gone(ids: list[str]) -> UnrecognizedResponseError:
 
 
 async def _probe(
-    client: Any, queue: list[Wanted]
-) -> tuple[Wanted | None, list[dict[str, Any]] | None, APIStatusError | None]:
-    """Ask for the comparisons of ``queue``'s first solutions (popped) one at a time until one answers:
-    returns it and its answer (``None, None``: every one was deleted meanwhile) or, when the platform does
-    not offer the endpoint, the error saying so. A 404 naming the solution (not the route) tries the next
-    one; after :data:`_PROBES` of them the listing's ids are not the API's
+    client: Any, plan: _Plan
+) -> tuple[Wanted | None, list[dict[str, Any]] | None, APIStatusError | None, int]:
+    """Ask for the comparisons of the plan's first lists one at a time until one answers: returns it, its
+    answer (``None, None``: none left, or every one was deleted meanwhile) or, when the platform does not
+    offer the endpoint, the error saying so; and the requests sent. A 404 naming the solution (not the
+    route) tries the next one; after :data:`_PROBES` of them the listing's ids are not the API's
     (:class:`UnrecognizedResponseError`)."""
     gone: list[str] = []
-    while queue:
-        w = queue.pop(0)
+    while (w := plan.first()) is not None:
         try:
-            return w, await client.comparisons(w.solution_id), None
+            return w, await client.comparisons(w.solution_id), None, len(gone) + 1
         except APIStatusError as exc:
             if isinstance(exc, NotFoundError) and not _route_missing(exc):
                 gone.append(w.solution_id)
@@ -325,17 +365,17 @@ async def _probe(
                     raise _gone(gone) from None
                 continue
             if not_offered(exc):
-                return None, None, exc
+                return None, None, exc, len(gone) + 1
             raise
-    return None, None, None
+    return None, None, None, len(gone)
 
 
 class _Sink:
     """Stages what the comparisons step fetched (``comparisons``, ``comparison_fetches``) and counts it."""
 
-    def __init__(self, rows: Any, fetches: Any) -> None:
-        self.rows, self.fetches = rows, fetches
-        self.requested = self.fetched = self.capped = self.skipped = self.gone = 0
+    def __init__(self, rows: Any, fetches: Any, audit_ids: set[str]) -> None:
+        self.rows, self.fetches, self.audit_ids = rows, fetches, audit_ids
+        self.requested = self.fetched = self.capped = self.skipped = self.gone = self.audited = 0
 
     def keep(self, w: Wanted, votes: list[dict[str, Any]] | None) -> None:
         """One solution's answer (``None``: covered by other lists, not asked)."""
@@ -343,6 +383,7 @@ class _Sink:
             self.skipped += 1
         else:
             self.requested += 1
+            self.audited += w.solution_id in self.audit_ids
             self.fetched += len(votes)
             self.capped += w.count is not None and w.count > len(votes)
             n = len(votes)
@@ -355,6 +396,25 @@ class _Sink:
         )
 
 
+def _stored_cover(area: StagingArea) -> Cover:
+    stored = area.read_table("stored_comparisons")
+    votes = area.read_table("stored_votes")
+    return Cover(
+        set() if stored is None else set(stored["comparison_id"].to_pylist()),
+        None if votes is None else dict(zip(*votes.to_pydict().values(), strict=True)),
+    )
+
+
+def _budget_info(share: VoteShare, later: VoteShare, pending: int, budget: str) -> dict[str, Any]:
+    return {
+        "budget": share.allowance,
+        "budget_spec": budget,
+        "pending": pending,
+        "snapshots_to_go": later.snapshots_to_go(pending),
+        "audit_cycle": share.audit_cycle,
+    }
+
+
 async def fetch_comparisons_step(
     base_url: str,
     staging_dir: str,
@@ -362,35 +422,45 @@ async def fetch_comparisons_step(
     concurrency: int = DEFAULT_CONCURRENCY,
     profile: str | None = None,
     max_rps: float | None = None,
+    budget: str = DEFAULT_BUDGET,
+    spent: dict[str, int] | None = None,
 ) -> dict[str, Any]:
     """Stage ``comparisons`` (each fetched solution's comparisons, with its problem and solution id) and
-    ``comparison_fetches`` (per solution: its listed ``comparisonCount`` and how many the endpoint returned,
-    null when not asked) for :func:`solutions_to_compare`'s solutions. Runs after the problems step (it
-    reads that step's staged solutions). Requests go in rounds (one solution per problem per round,
-    ``concurrency`` in flight, the first alone: the probe); a solution whose new votes all appeared in
-    lists fetched before is not asked (:class:`Cover`: each vote names two solutions). Nothing to fetch:
-    :data:`UNCHANGED`, no request sent. A solution that answers 404 after the probe was deleted meanwhile (a
-    warning). ``info``: ``resources``, ``requested`` (requests sent), ``skipped`` (covered by other lists),
-    ``fetched`` (comparisons returned), ``capped`` (solutions with more votes than their list returned)."""
+    ``comparison_fetches`` (per solution: its listed ``comparisonCount`` and how many the endpoint
+    returned, null when not asked) for :func:`solutions_to_compare`'s solutions and a share of
+    :func:`audit_candidates`, within the budget (``budget``: ``--budget``'s text,
+    :mod:`solvelens.flows.budget`; ``spent``: what the other steps sent,
+    :func:`solvelens.flows.budget.spent_by`). Runs after the other steps (it reads the problems step's
+    staged solutions and their request counts). Requests go in batches (``concurrency`` in flight, the
+    first alone: the probe), highest value first; a solution whose votes are all known (stored, or seen in
+    lists fetched before) is not asked (:class:`Cover`); lists the budget leaves are pending: the next
+    snapshots fetch them. Nothing to fetch: :data:`UNCHANGED`, no request sent. A solution that answers
+    404 after the probe was deleted meanwhile (a warning). ``info``: ``resources``, ``requested``
+    (requests sent), ``skipped`` (covered by other lists), ``audited`` (trusted lists re-read),
+    ``fetched`` (comparisons returned), ``capped`` (solutions with more votes than their list returned),
+    ``pending``, ``budget`` (requests allowed; ``None``: all), ``snapshots_to_go``, ``audit_cycle``."""
     area = StagingArea(staging_dir)
     wanted = solutions_to_compare(area)
-    if not wanted:
-        return _report(
-            "comparisons", {"comparisons": 0}, [], resources={"comparisons": UNCHANGED}, requested=0
-        )
-    stored = area.read_table("stored_comparisons")
-    cover = Cover(set() if stored is None else set(stored["comparison_id"].to_pylist()))
-    queues = _queues(wanted)
+    audits = audit_candidates(area, {w.solution_id for w in wanted})
+    parsed, used = Budget.parse(budget), Spent.of(spent)
+    share = VoteShare.of(parsed, used, len(audits))
+    later = VoteShare.of(parsed, used, len(audits), steady=True)
+    plan = _Plan(audits[: share.audit], wanted, _stored_cover(area), share.allowance)
+    if not wanted and not share.audit:
+        info = _budget_info(share, later, 0, budget)
+        unchanged = {"comparisons": UNCHANGED}
+        return _report("comparisons", {"comparisons": 0}, [], resources=unchanged, requested=0, **info)
     async with _client(base_url, concurrency=concurrency, profile=profile, max_rps=max_rps) as client:
-        first, votes, absent = await _probe(client, queues[0])
+        first, votes, absent, sent = await _probe(client, plan)
         if absent is not None:
             return _absent("comparisons", "comparisons", absent)
         with area.writer("comparisons") as rows, area.writer("comparison_fetches") as fetches:
-            sink = _Sink(rows, fetches)
+            sink = _Sink(rows, fetches, plan.audit_ids)
+            sink.gone = max(0, sent - 1) if first is not None else sent
             if first is not None and votes is not None:
                 sink.keep(first, votes)
-                cover.add(first.solution_id, votes)
-            await _rounds(client, queues, cover, sink, concurrency, len(wanted))
+                plan.cover.add(first.solution_id, votes)
+            await _rounds(client, plan, sink, concurrency, len(wanted) + len(plan.audit_ids))
     warnings = []
     if sink.gone:
         warnings.append(
@@ -402,16 +472,18 @@ async def fetch_comparisons_step(
         warnings,
         resources={"comparisons": STORED},
         requested=sink.requested,
+        requests=sink.requested + sink.gone,
         skipped=sink.skipped,
+        audited=sink.audited,
         fetched=sink.fetched,
         capped=sink.capped,
+        **_budget_info(share, later, len(plan.wanted), budget),
     )
 
 
-async def _rounds(
-    client: Any, queues: list[list[Wanted]], cover: Cover, sink: _Sink, concurrency: int, total: int
-) -> None:
-    """Fetch what :func:`_next_batch` hands out, round after round, until every queue is empty."""
+async def _rounds(client: Any, plan: _Plan, sink: _Sink, concurrency: int, total: int) -> None:
+    """Fetch what :meth:`_Plan.next_batch` hands out, batch after batch, until the plan or its allowance is
+    exhausted; the lists found covered on the way are recorded as skipped (no request)."""
     semaphore = asyncio.Semaphore(concurrency)
 
     async def one(w: Wanted) -> None:
@@ -422,12 +494,14 @@ async def _rounds(
                 sink.gone += 1
                 return
         sink.keep(w, votes)
-        cover.add(w.solution_id, votes)
+        plan.cover.add(w.solution_id, votes)
         report_progress("comparisons", sink.requested + sink.skipped + sink.gone, total)
 
-    while any(queues):
-        batch, skipped = _next_batch(queues, cover, max(concurrency, sum(1 for q in queues if q)))
-        for w in skipped:
+    while True:
+        for w in plan.covered():
             sink.keep(w, None)
+        batch = plan.next_batch(concurrency * 4, sink.requested + sink.gone)
+        if not batch:
+            break
         await run_together(*(one(w) for w in batch))
     report_progress("comparisons", total, total)

@@ -45,6 +45,8 @@ from solvelens.flows.steps import (
     normalise_taken_at,
     optional_line,
     prepare,
+    quality_lines,
+    read_quality,
     staging_dir_for,
     summarise,
     write,
@@ -120,6 +122,7 @@ def summary_markdown(summary: dict[str, Any]) -> str:
     for name, n in summary["counts"].items():
         lines.append(f"| {name} | {n} | {summary['new_versions'].get(name, 0)} |")
     lines += ["", carryover_line(summary), "", optional_line(summary)]
+    lines += ["", "## Data quality", "", *(f"- {line}" for line in quality_lines(summary))]
     changes = summary.get("changes") or {}
     lines += ["", "## Changes since the last snapshot", ""]
     if changes.get("previous_snapshot_id") is None:
@@ -185,6 +188,7 @@ async def snapshot_flow(plan: SnapshotPlan) -> dict[str, Any]:
     finally:
         discard(run)
     summary = summarise(run, result, reports, "prefect")
+    summary.update(await asyncio.to_thread(read_quality, plan.db_path, summary["snapshot_id"]))
     summary["flow_run"] = {"id": str(flow_run.id), "name": flow_run.name}
     after = await asyncio.to_thread(alerts_after_snapshot, plan, summary["snapshot_id"], want_diff=True)
     summary["alerts"] = after.summary

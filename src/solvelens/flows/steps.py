@@ -31,7 +31,14 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from solvelens.flows.declaration import fetch_platform_step
+from solvelens.flows.budget import DEFAULT_BUDGET, Budget, spent_by
+from solvelens.flows.carryover import verify_carryover_step
+from solvelens.flows.declaration import (
+    TAKEN_AT_KEY,
+    check_platform_time_order,
+    fetch_platform_step,
+    platform_time,
+)
 from solvelens.flows.fetch import (
     DEFAULT_CONCURRENCY,
     fetch_bot_me_step,
@@ -62,7 +69,9 @@ class FetchStep:
     ``needs_api_key`` (runs only when the snapshot includes ``/bot/me``), ``reads_profile`` (its client
     takes the run's platform profile; the declaration step reads only headers), ``resource`` (the optional
     resource it fetches: runs only when the plan wants it, :meth:`SnapshotPlan.wants`) and ``after`` (the
-    step whose staged output it reads: it starts once that one finished)."""
+    steps whose staged output or reports it reads: it starts once those finished; a ``budgeted`` step also
+    gets ``spent``, the requests they sent: :func:`solvelens.flows.budget.spent_by`, and the plan's
+    ``budget``)."""
 
     name: str
     task_name: str
@@ -71,7 +80,8 @@ class FetchStep:
     needs_api_key: bool = False
     reads_profile: bool = True
     resource: str | None = None
-    after: str | None = None
+    after: tuple[str, ...] = ()
+    budgeted: bool = False
 
 
 #: The fetch steps of a snapshot, all run concurrently (endpoints in :mod:`solvelens.flows.fetch`).
@@ -92,9 +102,18 @@ FETCH_STEPS: tuple[FetchStep, ...] = (
         concurrent=False,
         resource="llm_leaderboard",
     ),
+    # After every other step: it reads the problems step's staged solutions and spends what the budget
+    # leaves after the requests the others sent (solvelens.flows.budget).
     FetchStep(
-        "comparisons", "fetch-comparisons", fetch_comparisons_step, resource="comparisons", after="problems"
+        "comparisons",
+        "fetch-comparisons",
+        fetch_comparisons_step,
+        resource="comparisons",
+        after=("problems", "leaderboard", "reference", "bot_me", "platform", "activity", "llm_leaderboard"),
+        budgeted=True,
     ),
+    # Carried solution lists checked against the bots' names served now (solvelens.flows.carryover).
+    FetchStep("carryover", "verify-carried-lists", verify_carryover_step, after=("problems", "leaderboard")),
 )
 
 
@@ -168,6 +187,18 @@ class SnapshotPlan(BaseModel):
             parse_rules(value)
         return value
 
+    budget: str = Field(
+        default=DEFAULT_BUDGET,
+        description="Most requests the optional resources may send: N, Nx (a multiple of the interface's "
+        "own requests of the snapshot) or all (solvelens.flows.budget).",
+    )
+
+    @field_validator("budget")
+    @classmethod
+    def _budget_reads(cls, value: str) -> str:
+        """``all``, ``N`` or ``Nx`` (:meth:`solvelens.flows.budget.Budget.parse`)."""
+        return Budget.parse(value).spec
+
     resources: list[str] | None = Field(
         default=None,
         description="Optional resources to snapshot (activity, comparisons, llm_leaderboard); None: every "
@@ -211,6 +242,8 @@ class SnapshotPlan(BaseModel):
             kwargs["profile"] = self.profile
         if self.max_rps is not None and step.reads_profile:  # the steps with a platform client
             kwargs["max_rps"] = self.max_rps
+        if step.budgeted:
+            kwargs["budget"] = self.budget
         return kwargs
 
 
@@ -232,15 +265,21 @@ class StagedRun:
 def prepare(plan: SnapshotPlan) -> StagedRun:
     """Create the run's staging directory and stage what the last complete snapshot of ``plan.base_url``
     held (one read-only open of the store; on a ``full`` run only the newest stored activity event, so gaps
-    in the history are still found).
+    in the history are still found). Without ``plan.taken_at``, a platform declaring a simulated clock gives
+    the snapshot its time (:func:`solvelens.flows.declaration.platform_time`, one ``GET /health``), else
+    the machine's clock does.
 
     Raises :class:`solvelens.flows.preflight.PreflightError` (a ``ValueError``) for a malformed
     ``taken_at`` or one older than the store's newest snapshot of the platform (unless ``plan.backfill``),
     and :class:`solvelens.store.StoreError` when the store cannot be read.
     """
     t0 = time.perf_counter()
-    taken = normalise_taken_at(plan.taken_at)
-    check_taken_at_order(plan.db_path, plan.base_url, taken, backfill=plan.backfill)
+    clock = platform_time(plan.base_url) if plan.taken_at is None else None
+    taken = normalise_taken_at(plan.taken_at if clock is None else clock)
+    if clock is not None and not plan.backfill:
+        check_platform_time_order(plan.db_path, plan.base_url, taken)
+    else:
+        check_taken_at_order(plan.db_path, plan.base_url, taken, backfill=plan.backfill)
     started = _iso_now()
     wanted = [r for r in OPTIONAL_RESOURCES if plan.wants(r)]
     if plan.full:  # refetch everything, but still tell the activity history's gaps
@@ -255,6 +294,8 @@ def prepare(plan: SnapshotPlan) -> StagedRun:
     for table, data in previous.items():
         if data.num_rows:
             area.write_table(table, data)
+    if clock is not None:  # recorded in the snapshot's declaration (store.writer)
+        area.write_part("clock", warnings=[], info={TAKEN_AT_KEY: "platform"})
     left_out = {r: NOT_REQUESTED for r in OPTIONAL_RESOURCES if r not in wanted}
     area.write_part("resources", warnings=[], info={"resources": left_out})
     return StagedRun(area=area, taken_at=taken, started_at=started, t0=t0)
@@ -262,15 +303,19 @@ def prepare(plan: SnapshotPlan) -> StagedRun:
 
 async def fetch(plan: SnapshotPlan, run: StagedRun, run_step: StepRunner) -> list[dict[str, Any]]:
     """Run every fetch step of ``plan`` concurrently through ``run_step`` (a step with ``after`` starts once
-    that step finished) and record their reports in the staging area, with fewer garbage collections
+    those steps finished) and record their reports in the staging area, with fewer garbage collections
     meanwhile (:mod:`solvelens.flows.gc_tuning`). Returns the reports; raises what the first failing step
     raised (the others are cancelled at once)."""
     tasks: dict[str, asyncio.Task[dict[str, Any]]] = {}
 
+    optional = {s.name for s in FETCH_STEPS if s.resource is not None}
+
     async def after(step: FetchStep) -> dict[str, Any]:
-        if step.after is not None and step.after in tasks:
-            await tasks[step.after]  # it reads what that step staged
-        return await run_step(step, plan.step_kwargs(step, run.path))
+        done = [await tasks[name] for name in step.after if name in tasks]  # it reads what they staged
+        kwargs = plan.step_kwargs(step, run.path)
+        if step.budgeted:
+            kwargs["spent"] = spent_by(done, optional)
+        return await run_step(step, kwargs)
 
     try:
         with fewer_collections():
@@ -325,10 +370,19 @@ def carryover_line(summary: dict[str, Any]) -> str:
     """One sentence on what an incremental run fetched and what it carried over from the last snapshot."""
     problems = summary.get("fetch", {}).get("problems", {})
     board = summary.get("fetch", {}).get("leaderboard", {})
+    check = summary.get("fetch", {}).get("carryover", {})
+    reread = check.get("requests", 0)
     return (
         f"Solution lists refetched for {problems.get('refetched', 0):,} problems, carried over for "
-        f"{problems.get('carried_over', 0):,}; bot profiles refetched for "
-        f"{board.get('profiles_refetched', 0):,}, carried over for {board.get('profiles_carried_over', 0):,}."
+        f"{problems.get('carried_over', 0) - reread:,}"
+        + (
+            f" (of the carried lists {reread:,} re-read: {check.get('stale_lists', 0):,} naming one of "
+            f"{check.get('renamed_bots', 0):,} renamed bots, {check.get('rotation_lists', 0):,} in rotation)"
+            if reread
+            else ""
+        )
+        + f"; bot profiles refetched for {board.get('profiles_refetched', 0):,}, carried over for "
+        f"{board.get('profiles_carried_over', 0):,}."
     )
 
 
@@ -360,6 +414,39 @@ def optional_line(summary: dict[str, Any]) -> str:
     return "Optional resources: " + "; ".join(parts) + "." if parts else ""
 
 
+def read_quality(db_path: str, snapshot_id: int) -> dict[str, Any]:
+    """What snapshot ``snapshot_id`` holds against what the platform announced (one read-only open of the
+    store, after the write): ``{"data_quality": [row], "vote_coverage": row | None}`` (rows as dicts with
+    the columns of :mod:`solvelens.store.quality`'s views)."""
+    from solvelens.store.quality import data_quality, vote_coverage
+
+    frame = data_quality(db_path, snapshot_id)
+    return {
+        "data_quality": [] if frame.is_empty() else frame.to_dicts(),
+        "vote_coverage": vote_coverage(db_path, snapshot_id),
+    }
+
+
+def quality_lines(summary: dict[str, Any]) -> list[str]:
+    """The summary's lines on exactness: one per data-quality row whose counts differ (``resource scope:
+    announced N, stored M: reason``; the first 20, then how many more) and the vote coverage sentence;
+    ``["every list holds what the platform announced"]`` when nothing differs."""
+    from solvelens.store.quality import coverage_line
+
+    rows = [r for r in summary.get("data_quality") or [] if r.get("reason")]
+    lines = [
+        f"data quality: {r['resource']}{' ' + r['scope'] if r['scope'] else ''}: announced "
+        f"{r['announced']:,}, stored {r['stored']:,}: {r['reason']}"
+        for r in rows[:20]
+    ]
+    if len(rows) > 20:
+        lines.append(f"data quality: {len(rows) - 20} more rows: `solvelens db check` lists them all")
+    if not rows and summary.get("data_quality"):
+        lines.append("data quality: every list holds what the platform announced")
+    coverage = coverage_line(summary.get("vote_coverage"))
+    return [*lines, *([coverage] if coverage else [])]
+
+
 async def run_step_inline(step: FetchStep, kwargs: dict[str, Any]) -> dict[str, Any]:
     """The plain :data:`StepRunner`: call the step's function in this event loop."""
     return await step.fn(**kwargs)
@@ -369,7 +456,8 @@ def run_snapshot(plan: SnapshotPlan) -> dict[str, Any]:
     """Take one complete snapshot in-process (no Prefect): :func:`prepare`, :func:`fetch` in one event
     loop, :func:`write` in this thread, :func:`discard`, then the alert rules
     (:func:`solvelens.flows.alerts.alerts_after_snapshot`: never failing the snapshot). Returns
-    :func:`summarise`'s dict (``mode`` ``plain``) with ``alerts`` (fired alerts, warnings).
+    :func:`summarise`'s dict (``mode`` ``plain``) with ``alerts`` (fired alerts, warnings) and
+    :func:`read_quality`'s ``data_quality`` and ``vote_coverage``.
 
     Raises what failed (a :class:`solvelens.client.PlatformError`, a
     :class:`solvelens.store.StoreError`, ``KeyboardInterrupt``); then no snapshot is visible and the staging
@@ -382,6 +470,7 @@ def run_snapshot(plan: SnapshotPlan) -> dict[str, Any]:
     finally:
         discard(run)
     summary = summarise(run, result, reports, "plain")
+    summary.update(read_quality(plan.db_path, summary["snapshot_id"]))
     from solvelens.flows.alerts import alerts_after_snapshot
 
     summary["alerts"] = alerts_after_snapshot(plan, summary["snapshot_id"]).summary

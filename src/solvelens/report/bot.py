@@ -165,7 +165,7 @@ def _category_rows(categories: pl.DataFrame) -> list[dict[str, Any]]:
 
 
 def bot_section(
-    store: an.Store,
+    store: an.Frames,
     history: pl.DataFrame,
     bot_id: str,
     *,
@@ -213,7 +213,7 @@ class BotPage:
 
 
 def bot_page_content(
-    store: an.Store,
+    store: an.Frames,
     query: str,
     *,
     top_n: int = 10,

@@ -24,7 +24,7 @@ from typing import Any
 import polars as pl
 
 from solvelens import analysis as an
-from solvelens.analysis.store import EmptyStoreError, Store
+from solvelens.analysis.frames import EmptyStoreError, Frames
 from solvelens.report.bot import BotSection, bot_section
 from solvelens.report.changes import ChangeBlock, change_blocks
 from solvelens.report.evidence import model_table_rows
@@ -94,7 +94,7 @@ def _age(f: ReportFrames) -> str:
     return ("–" if hours is None else an.format_duration(max(hours, 0.0) * 3600)) + " old"
 
 
-def other_platform_rows(store: Store) -> list[dict[str, Any]]:
+def other_platform_rows(store: Frames) -> list[dict[str, Any]]:
     """The store's other platforms (not in this report): platform (id or URL), label, snapshots, last
     (time of its newest snapshot, text)."""
     others = store.other_platforms
@@ -132,7 +132,7 @@ def own_bot_section(f: ReportFrames) -> BotSection | None:
 
 
 def report_content(
-    store: Store,
+    store: Frames,
     *,
     top_n: int = 10,
     movers_window: dt.timedelta = dt.timedelta(days=7),

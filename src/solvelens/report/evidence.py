@@ -10,7 +10,7 @@ import polars as pl
 
 from solvelens import analysis as an
 from solvelens.analysis.arena import MIN_COMPARISONS, RANKING_SCHEMA, ArenaResult
-from solvelens.analysis.store import Store
+from solvelens.analysis.frames import Frames
 
 #: Notes shown instead of a section whose data is absent.
 NO_VOTES = (
@@ -24,7 +24,7 @@ NO_ACTIVITY = (
 
 
 def evidence_frames(
-    store: Store, board: pl.DataFrame, *, min_comparisons: int = MIN_COMPARISONS
+    store: Frames, board: pl.DataFrame, *, min_comparisons: int = MIN_COMPARISONS
 ) -> dict[str, Any]:
     """``arena`` (:class:`ArenaResult` of the models, or None), ``arena_note`` (why not, or ""),
     ``platform_models`` (the newest stored ``/llm-leaderboard``; empty without one), ``model_table``

@@ -10,7 +10,7 @@ from typing import Any
 import polars as pl
 
 from solvelens import analysis as an
-from solvelens.analysis.store import Store
+from solvelens.analysis.frames import Frames
 from solvelens.report.evidence import evidence_frames
 from solvelens.report.table import bot_table
 
@@ -32,7 +32,7 @@ class ReportFrames:
     ``model_table``, ``timeline``, ``activity_gaps``, ``activity_note``.
     """
 
-    store: Store
+    store: Frames
     generated: dt.datetime
     top_n: int
     window: dt.timedelta
@@ -76,7 +76,7 @@ class ReportFrames:
 
 
 def _history_frames(
-    store: Store, snapshots: pl.DataFrame, top_n: int, window: dt.timedelta
+    store: Frames, snapshots: pl.DataFrame, top_n: int, window: dt.timedelta
 ) -> dict[str, Any]:
     """Ranks over time and what is derived from them: the table, bump data, movers, volatility."""
     history = an.rank_history(store.leaderboard, snapshots)
@@ -91,7 +91,7 @@ def _history_frames(
 
 
 def _platform_frames(
-    store: Store, snapshots: pl.DataFrame, unit: an.RateUnit, min_solutions: int
+    store: Frames, snapshots: pl.DataFrame, unit: an.RateUnit, min_solutions: int
 ) -> dict[str, Any]:
     """Growth, activity, solutions, models and ``/stats`` over time, rates in ``unit``."""
     counts = store.problem_counts.collect()
@@ -121,7 +121,7 @@ def movers_baseline(refs: dict[str, Any]) -> str:
 
 
 def change_frames(
-    store: Store, refs: dict[str, Any], newest: int, *, top_n: int, min_move: int = MIN_MOVE
+    store: Frames, refs: dict[str, Any], newest: int, *, top_n: int, min_move: int = MIN_MOVE
 ) -> dict[str, an.SnapshotDiff | None]:
     """The "What changed" diffs of the newest snapshot against ``prev`` and the movers' baseline (see
     :func:`movers_baseline`): the same pair as the movers chart, so the same rank moves."""
@@ -137,7 +137,7 @@ def change_frames(
 
 
 def report_frames(
-    store: Store,
+    store: Frames,
     *,
     top_n: int = 10,
     window: dt.timedelta = dt.timedelta(days=7),

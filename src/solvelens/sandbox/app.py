@@ -2,9 +2,11 @@
 
 Routes (all JSON; every error body is ``{"error": str}``, plus ``details`` on 422 and on a submit's 400):
 
-Every answer carries two headers declaring what this platform is: ``X-Platform-Id`` (a UUID made when the
-platform is first served and kept in its database, so it survives a new port) and ``X-Platform-Clock:
-simulated`` (its dates are on the simulated clock). Snapshots record them; the real platform sends neither.
+Every answer carries three headers declaring what this platform is: ``X-Platform-Id`` (a UUID made when the
+platform is first served and kept in its database, so it survives a new port), ``X-Platform-Clock:
+simulated`` (its dates are on the simulated clock) and ``X-Platform-Time`` (the simulated now, ISO 8601 UTC
+with milliseconds, e.g. ``2026-03-01T12:00:00.000Z``: what a snapshot taken now should record as its time).
+Snapshots record them; the real platform sends none.
 
 - ``GET /health`` (root):
 ``{"status":"healthy","timestamp":iso (wall clock),"uptime":s,"database":"ok","clock":iso}``;
@@ -44,6 +46,7 @@ query parameters with their limits, the bearer key of the bot routes, the submit
 
 from __future__ import annotations
 
+import sqlite3
 import time
 import uuid
 from pathlib import Path
@@ -59,7 +62,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from solvelens.sandbox import dispatcher, schemas
 from solvelens.sandbox.accounts import AuthError
 from solvelens.sandbox.conventions import CONVENTIONS, Convention, make_convention
-from solvelens.sandbox.db import connect, ensure_schema, get_meta, set_meta, transaction
+from solvelens.sandbox.db import clock_ms, connect, ensure_schema, get_meta, iso, set_meta, transaction
 from solvelens.sandbox.faults import FaultConfig, install_faults
 from solvelens.sandbox.http import (
     API,
@@ -67,9 +70,12 @@ from solvelens.sandbox.http import (
     ApiError,
     AppContext,
     Database,
+    ListPaging,
     PaginationStyle,
+    Refs,
     SandboxOptions,
     SolutionsPaging,
+    TaskMode,
     TaskShape,
     TieOrder,
     fault_responses,
@@ -108,6 +114,9 @@ def create_app(
     rate_limit: RateLimit | str | None = None,
     without: tuple[str, ...] | list[str] = (),
     tie_order: TieOrder = "stable",
+    tasks: TaskMode = "typed",
+    paging: ListPaging = "default",
+    refs: Refs = "flat",
 ) -> FastAPI:
     """The FastAPI app serving the platform stored at ``db_path`` (built by ``build_platform``).
 
@@ -122,39 +131,46 @@ def create_app(
     :class:`RateLimit`), announced in headers and enforced with 429 (:mod:`solvelens.sandbox.ratelimit`);
     ``tie_order``: ``stable`` or ``shuffle`` (equal scores ordered at random on every call, as the real
     platform does; :class:`~solvelens.sandbox.http.SandboxOptions`);
+    ``tasks``: ``typed`` (the real platform's tasks) or ``content`` (``{id, kind, prompt, choices?,
+    constraints}`` answered ``{"content": str}`` under the rule each states, in any convention;
+    :func:`~solvelens.sandbox.dispatcher.content_task`);
     ``without``: optional endpoints to leave out (``activity``, ``llm-leaderboard``, ``comparisons``,
-    ``solution``; their routes answer 404 like unknown routes). Raises :class:`FileNotFoundError` when the
+    ``solution``; their routes answer 404 like unknown routes); ``paging`` (``default`` | ``zero``) and
+    ``refs`` (``flat`` | ``nested``): the platform mode's list shapes of issue 21
+    (:mod:`solvelens.sandbox.conventions.platform`). Raises :class:`FileNotFoundError` when the
     database does not exist and :class:`ValueError` when it is not a sandbox platform, or for an unknown
     mode, an unknown ``without`` name, a platform-only switch (``pagination``, ``solutions_paging``,
-    ``task_shape="interface"``) with another mode, or a malformed ``rate_limit``.
+    ``paging``, ``refs``, ``task_shape="interface"``) with another mode, or a malformed ``rate_limit``.
     """
-    conv = make_convention(conventions, pagination=pagination, solutions_paging=solutions_paging)
-    if isinstance(rate_limit, str):
-        rate_limit = parse_rate_limit(rate_limit)
-    if tie_order not in ("stable", "shuffle"):
-        raise ValueError(f"--tie-order must be stable or shuffle, got {tie_order!r}")
-    if conventions != "platform" and task_shape != "real":
-        raise ValueError(f"--task-shape interface applies to --conventions platform only, not {conventions}")
-    unknown = sorted(set(without) - set(OPTIONAL))
-    if unknown:
-        raise ValueError(f"unknown endpoint {unknown[0]!r} to leave out: use any of {', '.join(OPTIONAL)}")
-    db_path = Path(db_path)
+    opts = SandboxOptions(
+        task_ttl_seconds=task_ttl_seconds,
+        task_shape=task_shape,
+        pagination=pagination,
+        solutions_paging=solutions_paging,
+        task_types=tuple(task_types),
+        faults=faults or FaultConfig(),
+        conventions=conventions,
+        without=tuple(without),
+        tie_order=tie_order,
+        tasks=tasks,
+        paging=paging,
+        refs=refs,
+    )
+    quota = parse_rate_limit(rate_limit) if isinstance(rate_limit, str) else rate_limit
+    return build_app(Path(db_path), opts, quota)
+
+
+def build_app(db_path: Path, opts: SandboxOptions, rate_limit: RateLimit | None = None) -> FastAPI:
+    """The app of :func:`create_app` from its options (same errors)."""
+    conv = check_options(opts)
     if not db_path.exists():
         raise FileNotFoundError(f"No sandbox platform at {db_path}; build one with build_platform()")
-    opts = SandboxOptions(
-        task_ttl_seconds,
-        task_shape,
-        pagination,
-        solutions_paging,
-        tuple(task_types),
-        faults or FaultConfig(),
-        conventions,
-        tuple(without),
-        tie_order,
-    )
     db = Database(db_path)
     with db.read() as conn:
-        seed = get_meta(conn, "seed")
+        has_meta = conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'"
+        ).fetchone()
+        seed = get_meta(conn, "seed") if has_meta else None
     if seed is None:
         raise ValueError(f"{db_path} is not a sandbox platform (no seed in its meta table)")
     _migrate(db_path)
@@ -167,7 +183,6 @@ def create_app(
         body_cap=opts.faults.max_body_bytes or DEFAULT_MAX_BODY_BYTES,
         conventions=conv,
     )
-
     app = FastAPI(
         title="solvelens sandbox platform",
         version="1.0",
@@ -182,13 +197,46 @@ def create_app(
     if rate_limit is not None:
         app.add_middleware(RateLimitMiddleware, rate_limit=rate_limit)  # type: ignore[arg-type]
     app.add_middleware(BodyLimitMiddleware, max_bytes=ctx.body_cap)  # type: ignore[arg-type]
-    # outermost: every answer (errors, faults, 413 included) declares the platform
-    app.add_middleware(DeclarationMiddleware, platform_id=platform_id(db_path))  # type: ignore[arg-type]
+    # outermost: every answer (errors, faults, 413 included) declares the platform and its clock
+    app.add_middleware(DeclarationMiddleware, platform_id=platform_id(db_path), db_path=db_path)  # type: ignore[arg-type]
     _install_error_handlers(app, conv)
     for router in routers(ctx):
         app.include_router(router)
     app.openapi = lambda: _openapi(app, opts, conv)  # type: ignore[method-assign]
     return app
+
+
+def check_options(opts: SandboxOptions) -> Convention:
+    """The options' wire convention, after checking every switch: raises :class:`ValueError` with one line
+    naming the option (as ``sandbox serve`` spells it), the accepted values and the value given."""
+    choices = {
+        "--task-shape": (opts.task_shape, ("real", "interface")),
+        "--pagination": (opts.pagination, ("page", "offset", "cursor")),
+        "--solutions-paging": (opts.solutions_paging, ("default", "offset")),
+        "--tie-order": (opts.tie_order, ("stable", "shuffle")),
+        "--tasks": (opts.tasks, ("typed", "content")),
+    }
+    for flag, (value, accepted) in choices.items():
+        if value not in accepted:
+            names = ", ".join(accepted[:-1]) + f" or {accepted[-1]}"
+            raise ValueError(f"{flag} must be {names}, got {value!r}")
+    conv = make_convention(
+        opts.conventions,
+        pagination=opts.pagination,
+        solutions_paging=opts.solutions_paging,
+        paging=opts.paging,
+        refs=opts.refs,
+    )
+    if opts.conventions != "platform" and opts.task_shape != "real":
+        raise ValueError(
+            f"--task-shape interface applies to --conventions platform only, not {opts.conventions}"
+        )
+    if opts.tasks == "content" and opts.task_shape != "real":
+        raise ValueError("--tasks content serves its own task shape: leave --task-shape at real")
+    for name in opts.without:
+        if name not in OPTIONAL:
+            raise ValueError(f"--without: unknown endpoint {name!r}; use any of {', '.join(OPTIONAL)}")
+    return conv
 
 
 def _migrate(db_path: Path) -> None:
@@ -203,6 +251,7 @@ def _migrate(db_path: Path) -> None:
 #: Response headers declaring the platform's identity and its clock (see the module docstring).
 PLATFORM_ID_HEADER = "X-Platform-Id"
 PLATFORM_CLOCK_HEADER = "X-Platform-Clock"
+PLATFORM_TIME_HEADER = "X-Platform-Time"
 
 
 def platform_id(db_path: Path) -> str:
@@ -220,15 +269,26 @@ def platform_id(db_path: Path) -> str:
 
 
 class DeclarationMiddleware:
-    """Adds ``X-Platform-Id`` and ``X-Platform-Clock: simulated`` to every answer (pure ASGI: no body
-    buffering)."""
+    """Adds ``X-Platform-Id``, ``X-Platform-Clock: simulated`` and ``X-Platform-Time: <simulated now>`` (ISO
+    8601 UTC with milliseconds, ``2026-01-15T10:30:00.000Z``: ``meta('clock_ms')`` read from ``db_path`` for
+    each answer, so a clock moved by ``sandbox simulate`` in another process shows at once) to every answer
+    (pure ASGI: no body buffering). The clock is read on the event loop's own connection (one indexed
+    row of the ``meta`` table)."""
 
-    def __init__(self, app: ASGIApp, platform_id: str) -> None:
+    def __init__(self, app: ASGIApp, platform_id: str, db_path: Path) -> None:
         self.app = app
+        self.db_path = db_path
+        self._conn: sqlite3.Connection | None = None
         self.headers = [
             (PLATFORM_ID_HEADER.lower().encode(), platform_id.encode()),
             (PLATFORM_CLOCK_HEADER.lower().encode(), b"simulated"),
         ]
+
+    def _now(self) -> bytes:
+        """The simulated now as ``X-Platform-Time`` shows it."""
+        if self._conn is None:
+            self._conn = connect(self.db_path)
+        return str(iso(clock_ms(self._conn))).encode()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -237,7 +297,8 @@ class DeclarationMiddleware:
 
         async def send_declared(message: Message) -> None:
             if message["type"] == "http.response.start":
-                message = {**message, "headers": [*message.get("headers", ()), *self.headers]}
+                time_header = (PLATFORM_TIME_HEADER.lower().encode(), self._now())
+                message = {**message, "headers": [*message.get("headers", ()), *self.headers, time_header]}
             await send(message)
 
         await self.app(scope, receive, send_declared)
@@ -287,12 +348,16 @@ def _openapi(app: FastAPI, opts: SandboxOptions, conv: Convention) -> dict[str, 
         spec = get_openapi(
             title=app.title, version=app.version, description=app.description, routes=app.routes
         )
-        body = schemas.submit_body_schema(interface=opts.task_shape == "interface")
+        body = schemas.submit_body_schema(
+            interface=opts.task_shape == "interface", content=opts.tasks == "content"
+        )
         components = spec.setdefault("components", {}).setdefault("schemas", {})
         components.update(body.pop("$defs", {}))
         described = (
             'or `{"content": str}`' if opts.task_shape == "interface" else "(nothing else is accepted)"
         )
+        if opts.tasks == "content":
+            described = '(with `--tasks content`: only `{"content": str}`, under the task\'s constraints)'
         components["SubmitBody"] = {
             **body,
             "title": "SubmitBody",
@@ -308,6 +373,9 @@ def _openapi(app: FastAPI, opts: SandboxOptions, conv: Convention) -> dict[str, 
             components.pop(name, None)
         task_ok = spec["paths"][f"{API}/tasks/next"]["get"]["responses"]["200"]
         pointer = "/id" if opts.task_shape == "interface" else conv.task_id_pointer
+        if opts.tasks == "content":  # a content task's id is `id` in the mode's case
+            head, _, last = pointer.rpartition("/")
+            pointer = f"{head}/{'Id' if last[:1].isupper() else 'id'}"
         task_ok["links"] = {
             "SubmitTask": {
                 "operationId": spec["paths"][f"{API}/tasks/{{task_id}}/submit"]["post"]["operationId"],

@@ -8,19 +8,26 @@
 - Every hand-out and every submission runs in ``BEGIN IMMEDIATE`` (SQLite's write lock), so no task is handed
   out twice and no accepted submission is lost, whatever the number of concurrent bots.
 - Expiry uses the wall clock (``ttl_seconds``); expired tasks are swept on every call.
-- Submissions are validated as the real platform validates them (real-platform-notes §2, §11, §12): the typed
-  body of the task's type (flag ``verdict/category/suggested_category``, sloppy categories normalised first;
-  solve ``solution_text`` 50-5000 + optional ``llm_model`` <= 100 / ``llm_model_version`` <= 50; vote
-  ``winner`` a|b|skip; create ``problem_title`` 5-200, ``problem_description`` 20-1000, ``category`` slug).
-  Anything else is 400 ``{"error": "Validation error", "code": "VALIDATION_ERROR", "statusCode": 400,
-  "details": [{"field", "message"}]}`` (every issue, Zod's messages) and the task is marked failed (a
+- Submissions are validated as the real platform validates them (real-platform-notes §2, §11, §12), by the
+  pydantic models of :mod:`solvelens.sandbox.schemas` (the ones ``/openapi.json`` documents; their errors
+  worded as the platform's Zod words them): the typed body of the task's type (flag
+  ``verdict/category/suggested_category``, sloppy categories normalised first; solve ``solution_text``
+  50-5000 + optional ``llm_model`` <= 100 / ``llm_model_version`` <= 50; vote ``winner`` a|b|skip; create
+  ``problem_title`` 5-200, ``problem_description`` 20-1000, ``category`` slug). Anything else is 400
+  ``{"error": "Validation error", "code": "VALIDATION_ERROR", "statusCode": 400, "details": [{"field",
+  "message"}]}`` (every issue, Zod's messages) and the task is marked failed (a
   resubmit is 409); a failed flag counts a failed flag attempt against the problem, and the fifth fails a
   human's pending problem (status ``rejected``). A failed task does not keep its problem from being handed
   to the same bot again, as on the real platform. A create whose title exists answers 200 ``{"success":
   true, "message": "Duplicate title ...", "duplicate": true}`` and creates nothing.
 - Only with ``accept_content`` (the sandbox's ``--task-shape interface``) is the interface's ``{"content":
   "..."}`` translated into the typed body (solve: the text; vote: ``a``/``b``/``skip``; flag:
-  ``green``/``red``; create: a JSON object string, or ``title\\ndescription``). Scoring reuses
+  ``green``/``red``; create: a JSON object string, or ``title\\ndescription``).
+- ``--tasks content`` (:func:`content_task`, any convention): tasks ``{id, kind, prompt, choices?,
+  constraints}`` of the kinds ``answer`` (solve), ``vote``, ``review`` (flag), ``propose`` (create), answered
+  ``{"content": str}`` under the rule each states (:data:`CONTENT_RULES`: 60-2000 characters; the choice keys
+  ``A``/``B``; ``approve``/``reject``; 30-1200 characters, the first line the title), enforced by the model
+  built from the same rule; the answer is then applied as the typed body it stands for. Scoring reuses
   :class:`~solvelens.sandbox.world.World`, the same code the generator and simulator run.
 """
 
@@ -35,7 +42,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
-from solvelens.sandbox import ranking
+from solvelens.sandbox import ranking, schemas
 from solvelens.sandbox.accounts import authenticate
 from solvelens.sandbox.activity import log_event
 from solvelens.sandbox.catalog import CATEGORIES, CATEGORY_SLUGS, FLAG_CATEGORIES
@@ -44,8 +51,6 @@ from solvelens.sandbox.ids import IdCodec
 from solvelens.sandbox.world import World
 
 TASK_TYPES: Final = ("flag", "solve", "vote", "create")
-SOLUTION_MIN: Final = 50
-SOLUTION_MAX: Final = 5000
 #: Failed flag attempts after which a human's pending problem is rejected.
 MAX_FAILED_FLAG_ATTEMPTS: Final = 5
 _MODEL_RE: Final = re.compile(r"^[a-z0-9][a-z0-9._\-/:+]{0,98}[a-z0-9]$")
@@ -304,9 +309,12 @@ def _payload(
     return payload
 
 
-def shape(task: Task, style: str) -> dict[str, Any]:
+def shape(task: Task, style: str, tasks: str = "typed") -> dict[str, Any]:
     """The JSON of a task: ``real`` -> ``{"taskType","taskId","payload"}``; ``interface`` ->
-    ``{"id","prompt","type","payload"}`` where ``prompt`` is the task as one text."""
+    ``{"id","prompt","type","payload"}`` where ``prompt`` is the task as one text; with ``tasks="content"``
+    the content task (:func:`content_task`) whatever the style."""
+    if tasks == "content":
+        return content_task(task)
     if style == "interface":
         return {"id": task.id, "prompt": _prompt(task), "type": task.type, "payload": task.payload}
     return {"taskType": task.type, "taskId": task.id, "payload": task.payload}
@@ -327,77 +335,115 @@ def _prompt(task: Task) -> str:
     return "\n\n".join(parts)
 
 
+# ------------------------------------------------------------------------------------- --tasks content
+#: ``--tasks content``: the name a content task gives each task type.
+CONTENT_KINDS: Final = {"flag": "review", "solve": "answer", "vote": "vote", "create": "propose"}
+#: The rule each content kind states for its answer's ``content`` (in the task, enforced on submit).
+CONTENT_RULES: Final[dict[str, dict[str, Any]]] = {
+    "answer": {"minLength": 60, "maxLength": 2000},
+    "vote": {"enum": ["A", "B"]},
+    "review": {"enum": ["approve", "reject"]},
+    "propose": {"minLength": 30, "maxLength": 1200},
+}
+_REVIEW_CHOICES: Final = (
+    {"key": "approve", "text": "A fair problem people could use help with: publish it"},
+    {"key": "reject", "text": "Spam, abuse or nonsense: reject it"},
+)
+
+
+def _unwrap(text: Any) -> str:
+    return str(text or "").replace("---DATA---\n", "").replace("\n---/DATA---", "").strip()
+
+
+def content_task(task: Task) -> dict[str, Any]:
+    """A task as ``--tasks content`` serves it: ``{id, kind, prompt, choices?, constraints}`` (the
+    interface's ``{id, prompt}``; ``kind`` from :data:`CONTENT_KINDS`; its answer is ``{"content": str}``
+    meeting ``constraints.content``, :data:`CONTENT_RULES`)."""
+    p = task.payload
+    kind = CONTENT_KINDS[task.type]
+    rule = CONTENT_RULES[kind]
+    title, description = p.get("problem_title", ""), _unwrap(p.get("problem_description"))
+    choices: list[dict[str, str]] | None = None
+    if kind == "answer":
+        prompt = (
+            f"{title}\n\n{description}\n\nAnswer with a practical solution of {rule['minLength']}-"
+            f"{rule['maxLength']} characters."
+        )
+    elif kind == "vote":
+        choices = [
+            {"key": "A", "text": _unwrap(p.get("solution_a_text"))},
+            {"key": "B", "text": _unwrap(p.get("solution_b_text"))},
+        ]
+        prompt = f"{title}\n\nWhich of the two solutions is better? Answer with its key: A or B."
+    elif kind == "review":
+        choices = [dict(c) for c in _REVIEW_CHOICES]
+        prompt = f"{title}\n\n{description}\n\nShould this problem be published? Answer approve or reject."
+    else:
+        prompt = (
+            "Propose a new real-world problem people could use help with. First line: its title (5-200 "
+            "characters); the lines after it: its description (20-1000 characters)."
+        )
+    out: dict[str, Any] = {"id": task.id, "kind": kind, "prompt": prompt}
+    if choices is not None:
+        out["choices"] = choices
+    out["constraints"] = {"content": dict(rule)}
+    return out
+
+
+_CONTENT_MODELS: Final = {kind: schemas.content_answer_model(rule) for kind, rule in CONTENT_RULES.items()}
+_CONTENT_PARTS: Final = {
+    "problem_title": "the first line (the title)",
+    "problem_description": "the lines after the first (the description)",
+}
+
+
+def _from_content_answer(task_type: str, body: Any) -> dict[str, Any]:
+    """The typed body a content task's answer stands for, after checking it against the rule the task
+    states (:func:`~solvelens.sandbox.schemas.content_answer_model`); raises
+    :class:`~solvelens.sandbox.schemas.SubmitInvalid`."""
+    kind = CONTENT_KINDS[task_type]
+    content = schemas.validate_body(_CONTENT_MODELS[kind], body)["content"]
+    if kind == "answer":
+        return {"solution_text": content}
+    if kind == "vote":
+        return {"winner": content.lower()}
+    if kind == "review":
+        approved = content == "approve"
+        return {"verdict": "green" if approved else "red", "category": "none" if approved else "spam"}
+    title, _, description = content.strip().partition("\n")
+    typed = {"problem_title": title.strip(), "problem_description": description.strip()}
+    typed["category"] = _category_named(content)
+    try:
+        return schemas.validate_body(schemas.CreateBody, typed)
+    except schemas.SubmitInvalid as exc:
+        raise schemas.SubmitInvalid(
+            [
+                {
+                    "field": "content",
+                    "message": f"{_CONTENT_PARTS.get(d['field'], d['field'])}: {d['message']}",
+                }
+                for d in exc.details
+            ]
+        ) from None
+
+
+def _category_named(text: str) -> str:
+    """The category a text names (its slug or name), else the catch-all (lifestyle)."""
+    lowered = text.lower()
+    named = (c[0] for c in CATEGORIES if c[0] in lowered or c[1].lower() in lowered)
+    return next(named, CATEGORY_SLUGS[-1])
+
+
 # ---------------------------------------------------------------------------------------------- submissions
-class _Invalid(Exception):
-    def __init__(self, details: list[dict[str, str]]) -> None:
-        super().__init__("invalid")
-        self.details = details
-
-
-def _bad(field: str, message: str) -> _Invalid:
-    return _Invalid([{"field": field, "message": message}])
-
-
-def _json_type(value: Any) -> str:
-    """Zod's name of a JSON value's type (``received ...``)."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int | float):
-        return "number"
-    if isinstance(value, list):
-        return "array"
-    return "object" if isinstance(value, dict) else "string"
-
-
-class _Checker:
-    """Collects every issue of a body, worded as the real platform's Zod validation words them."""
-
-    def __init__(self, body: dict[str, Any]) -> None:
-        self.body = body
-        self.details: list[dict[str, str]] = []
-
-    def issue(self, field: str, message: str) -> None:
-        self.details.append({"field": field, "message": message})
-
-    def text(self, field: str, lo: int, hi: int, *, required: bool = True) -> str | None:
-        value = self.body.get(field)
-        if value is None:
-            if required:
-                self.issue(field, "Required")
-            return None
-        if not isinstance(value, str):
-            self.issue(field, f"Expected string, received {_json_type(value)}")
-            return None
-        if len(value) < lo:
-            self.issue(field, f"String must contain at least {lo} character(s)")
-        elif len(value) > hi:
-            self.issue(field, f"String must contain at most {hi} character(s)")
-        return value
-
-    def enum(self, field: str, allowed: tuple[str, ...]) -> str | None:
-        value = self.body.get(field)
-        if value is None:
-            self.issue(field, "Required")
-            return None
-        if value not in allowed:
-            expected = " | ".join(f"'{a}'" for a in allowed)
-            received = f"'{value}'" if isinstance(value, str) else _json_type(value)
-            self.issue(field, f"Invalid enum value. Expected {expected}, received {received}")
-            return None
-        return str(value)
-
-    def done(self) -> None:
-        if self.details:
-            raise _Invalid(self.details)
+def _bad(field: str, message: str) -> schemas.SubmitInvalid:
+    return schemas.SubmitInvalid([{"field": field, "message": message}])
 
 
 def _from_content(task_type: str, body: dict[str, Any]) -> dict[str, Any]:
     """Translate ``{"content": str}`` into the typed body of ``task_type`` (``--task-shape interface``)."""
     content = body["content"]
     if not isinstance(content, str):
-        raise _bad("content", f"Expected string, received {_json_type(content)}")
+        raise _bad("content", f"Expected string, received {schemas.json_type(content)}")
     if task_type == "solve":
         return {"solution_text": content, **{k: v for k, v in body.items() if k != "content"}}
     if task_type == "vote":
@@ -413,10 +459,11 @@ def _from_content(task_type: str, body: dict[str, Any]) -> dict[str, Any]:
     if task_type == "flag":
         return {"verdict": stripped.lower()}
     title, _, desc = stripped.partition("\n")
-    lowered = stripped.lower()
-    named = (c[0] for c in CATEGORIES if c[0] in lowered or c[1].lower() in lowered)
-    category = next(named, CATEGORY_SLUGS[-1])  # the catch-all category (lifestyle)
-    return {"problem_title": title.strip(), "problem_description": desc.strip(), "category": category}
+    return {
+        "problem_title": title.strip(),
+        "problem_description": desc.strip(),
+        "category": _category_named(stripped),
+    }
 
 
 def _fail_task(tc: TaskContext) -> None:
@@ -448,12 +495,15 @@ def submit(
     body: Any,
     *,
     accept_content: bool = False,
+    tasks: str = "typed",
 ) -> SubmitResult:
     """Apply a submission. Statuses: 200 ``{"success": true, "result": {...}}`` (or ``duplicate: true``),
     404 ``Task not found or expired`` (unknown id or another bot's task), 409 ``Task already completed`` (not
     assigned any more: completed, expired or failed), 400 ``{"error": "Validation error", "code":
     "VALIDATION_ERROR", "statusCode": 400, "details": [...]}`` (the task is then marked failed; see the
-    module docstring). ``accept_content``: translate the interface's ``{"content": ...}`` first. Raises
+    module docstring). ``accept_content``: translate the interface's ``{"content": ...}`` first;
+    ``tasks="content"``: the body is a content task's answer (:func:`content_task`), checked against the rule
+    the task states, then applied as the typed body it stands for. Raises
     :class:`~solvelens.sandbox.accounts.AuthError` (401/403)."""
     with transaction(conn, immediate=True):
         bot_id = authenticate(conn, authorization)
@@ -476,8 +526,13 @@ def submit(
             return SubmitResult(409, {"error": "Task already completed"})
         tc = TaskContext(conn, codec, bot_id, pk, task_type, problem_id, sol_a, sol_b, clock_ms(conn))
         try:
-            result = _APPLY[task_type](tc, _typed_body(task_type, body, accept_content))
-        except _Invalid as exc:
+            typed = (
+                _from_content_answer(task_type, body)
+                if tasks == "content"
+                else _typed_body(task_type, body, accept_content)
+            )
+            result = _APPLY[task_type](tc, typed)
+        except schemas.SubmitInvalid as exc:
             _fail_task(tc)
             return SubmitResult(
                 400,
@@ -494,9 +549,9 @@ def submit(
 
 def _typed_body(task_type: str, body: Any, accept_content: bool) -> dict[str, Any]:
     """The typed body of a submission (``{"content"}`` translated when ``accept_content``); raises
-    :class:`_Invalid` when the body is not a JSON object."""
+    :class:`~solvelens.sandbox.schemas.SubmitInvalid` when the body is not a JSON object."""
     if not isinstance(body, dict):
-        raise _bad("body", f"Expected object, received {_json_type(body)}")
+        raise _bad("body", f"Expected object, received {schemas.json_type(body)}")
     typed_keys = ("solution_text", "winner", "verdict", "problem_title")
     if accept_content and "content" in body and not any(k in body for k in typed_keys):
         return _from_content(task_type, body)
@@ -511,11 +566,8 @@ def _world(conn: sqlite3.Connection, problem_id: int | None, bot_ids: list[int])
 
 def _apply_solve(tc: TaskContext, body: dict[str, Any]) -> dict[str, Any]:
     """A solve: a new solution of the task's problem (a second one by the same bot is a duplicate)."""
-    check = _Checker(body)
-    text = check.text("solution_text", SOLUTION_MIN, SOLUTION_MAX)
-    model_raw = check.text("llm_model", 0, 100, required=False)
-    version = check.text("llm_model_version", 0, 50, required=False)
-    check.done()
+    body = schemas.validate_body(schemas.SolveBody, body)
+    text, model_raw, version = body["solution_text"], body.get("llm_model"), body.get("llm_model_version")
     model = model_raw.lower() if model_raw and _MODEL_RE.match(model_raw.lower()) else None
     bot_id, problem_id = tc.bot_id, tc.problem()
     world = _world(tc.conn, problem_id, [bot_id])
@@ -536,9 +588,7 @@ def _apply_solve(tc: TaskContext, body: dict[str, Any]) -> dict[str, Any]:
 
 def _apply_vote(tc: TaskContext, body: dict[str, Any]) -> dict[str, Any]:
     """A vote between the task's two solutions (a repeated pair of the same voter changes nothing)."""
-    check = _Checker(body)
-    winner = check.enum("winner", ("a", "b", "skip"))
-    check.done()
+    winner = schemas.validate_body(schemas.VoteBody, body)["winner"]
     conn, bot_id, problem_id, sol_a, sol_b = tc.conn, tc.bot_id, tc.problem(), tc.sol_a, tc.sol_b
     assert sol_a is not None and sol_b is not None, "a vote task without its two solutions"
     owners = [
@@ -570,10 +620,7 @@ _FLAG_ALIASES: Final = {"gibberish": "spam", "nsfw": "sexual", "violence": "weap
 
 def _apply_flag(tc: TaskContext, body: dict[str, Any]) -> dict[str, Any]:
     """A moderation verdict on the task's pending problem (sloppy categories normalised first)."""
-    check = _Checker(body)
-    verdict = check.enum("verdict", ("green", "red"))
-    check.done()
-    assert verdict is not None
+    verdict = schemas.validate_body(schemas.FlagBody, body)["verdict"]
     category = str(body.get("category") or "none").strip().lower()
     category = _FLAG_ALIASES.get(category, category)
     if category not in FLAG_CATEGORIES:
@@ -600,12 +647,8 @@ def _apply_flag(tc: TaskContext, body: dict[str, Any]) -> dict[str, Any]:
 
 def _apply_create(tc: TaskContext, body: dict[str, Any]) -> dict[str, Any]:
     """A new problem by the bot (a title that exists, case-insensitively, is a duplicate creating nothing)."""
-    check = _Checker(body)
-    title = check.text("problem_title", 5, 200)
-    desc = check.text("problem_description", 20, 1000)
-    category = check.enum("category", tuple(CATEGORY_SLUGS))
-    check.done()
-    assert title is not None and desc is not None
+    body = schemas.validate_body(schemas.CreateBody, body)
+    title, desc, category = body["problem_title"], body["problem_description"], body["category"]
     if tc.conn.execute("SELECT 1 FROM problems WHERE lower(title) = lower(?) LIMIT 1", (title,)).fetchone():
         return {
             "success": True,

@@ -42,6 +42,11 @@ PaginationStyle = Literal["page", "offset", "cursor"]
 SolutionsPaging = Literal["default", "offset"]
 TieOrder = Literal["stable", "shuffle"]
 TaskShape = Literal["real", "interface"]
+#: ``--tasks``: ``typed`` (the real platform's typed tasks) or ``content`` (``{id, kind, prompt, choices,
+#: constraints}`` answered ``{"content"}``).
+TaskMode = Literal["typed", "content"]
+ListPaging = Literal["default", "zero"]
+Refs = Literal["flat", "nested"]
 
 
 class JSON(JSONResponse):
@@ -77,6 +82,7 @@ class SandboxOptions:
     ``tie_order``: how solutions with equal scores are ordered (solution lists, ``topSolution(s)``):
     ``stable`` (``createdAt``, then id: the one default that is not the real platform's, so tests can
     compare listing order) or ``shuffle`` (at random on every call, as the real platform does).
+    ``paging`` / ``refs``: the list shapes of issue 21 (:mod:`solvelens.sandbox.conventions.platform`).
     """
 
     task_ttl_seconds: float = 180.0
@@ -89,6 +95,11 @@ class SandboxOptions:
     #: optional endpoints left out (names of :data:`solvelens.sandbox.routes.OPTIONAL`)
     without: tuple[str, ...] = ()
     tie_order: TieOrder = "stable"
+    tasks: TaskMode = "typed"
+    #: ``zero``: lists paged from 0 with a capped page size and the total in ``X-Total-Count`` (platform mode)
+    paging: ListPaging = "default"
+    #: ``nested``: list entries reference bots and authors through nested objects (platform mode)
+    refs: Refs = "flat"
 
 
 class Database:

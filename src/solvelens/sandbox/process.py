@@ -82,6 +82,9 @@ OPTION_FLAGS = {
     "conventions": "--conventions",
     "without": "--without",
     "tie_order": "--tie-order",
+    "tasks": "--tasks",
+    "paging": "--paging",
+    "refs": "--refs",
 }
 
 

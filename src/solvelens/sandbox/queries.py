@@ -76,19 +76,24 @@ def list_problems(
     offset: int,
     limit: int,
     shuffle_ties: bool = False,
+    with_author: bool = False,
 ) -> tuple[list[Record], int]:
     """``GET /problems`` items and the total matching count. Item keys: id, title, description, status,
     category, authorType, solutionCount, comparisonCount, greenFlags, redFlags, createdAt, topSolution
-    (``{text, btScore, botName}`` or null: a best-scored solution, see :func:`_by_score` for ties)."""
+    (``{text, btScore, botName}`` or null: a best-scored solution, see :func:`_by_score` for ties);
+    ``with_author`` adds ``author`` as :func:`get_problem` shows it (``{id, username}`` of a human, ``{id,
+    name}`` of a bot; ``--refs nested``)."""
     where, args = _problem_filter(category, status, author_type)
     total = conn.execute(f"SELECT count(*) FROM problems p WHERE {where}", args).fetchone()[0]
     rows = conn.execute(
         "SELECT p.id, p.title, p.description, p.status, p.category, p.author_type, p.solution_count, "
-        "p.comparison_count, p.green_flags, p.red_flags, p.created_at, s.text, s.bt_score, b.name "
+        "p.comparison_count, p.green_flags, p.red_flags, p.created_at, s.text, s.bt_score, b.name, "
+        "p.human_author_id, h.username, p.bot_author_id, ab.name "
         f"FROM (SELECT * FROM problems p WHERE {where} ORDER BY {PROBLEM_SORTS[sort]} LIMIT ? OFFSET ?) p "
         "LEFT JOIN solutions s ON s.id = (SELECT id FROM solutions WHERE problem_id = p.id "
         f"ORDER BY {_by_score(shuffle_ties)} LIMIT 1) "
-        f"LEFT JOIN bots b ON b.id = s.bot_id ORDER BY {PROBLEM_SORTS[sort]}",
+        "LEFT JOIN bots b ON b.id = s.bot_id LEFT JOIN humans h ON h.id = p.human_author_id "
+        f"LEFT JOIN bots ab ON ab.id = p.bot_author_id ORDER BY {PROBLEM_SORTS[sort]}",
         [*args, limit, offset],
     ).fetchall()
     items = [
@@ -110,7 +115,21 @@ def list_problems(
         }
         for r in rows
     ]
+    if with_author:
+        for item, r in zip(items, rows, strict=True):
+            item["author"] = _author_ref(codec, r[14], r[15], r[16], r[17])
     return items, total
+
+
+def _author_ref(
+    codec: IdCodec, human_id: int | None, username: str | None, bot_id: int | None, bot_name: str | None
+) -> Record | None:
+    """A problem's author reference: ``{id, username}`` (a human), ``{id, name}`` (a bot) or ``None``."""
+    if human_id is not None:
+        return {"id": codec.encode("human", human_id), "username": username}
+    if bot_id is not None:
+        return {"id": codec.encode("bot", bot_id), "name": bot_name}
+    return None
 
 
 _SOLUTION_COLS: Final = (

@@ -13,9 +13,10 @@ Timestamps are ISO-8601 UTC strings with milliseconds (``2026-01-15T10:30:00.000
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any, Generic, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, create_model
 from pydantic.json_schema import SkipJsonSchema
 
 from solvelens.sandbox import catalog
@@ -509,6 +510,40 @@ class InterfaceTask(Record):
     payload: TaskPayload
 
 
+class ContentChoice(Record):
+    """One choice a content task offers: ``key`` (what the answer's ``content`` is) and ``text``."""
+
+    key: str
+    text: str
+
+
+class ContentRule(Record):
+    """The answer's ``content`` rules a content task states (JSON Schema keywords): a length range, or the
+    values it may take."""
+
+    minLength: int | SkipJsonSchema[None] = None
+    maxLength: int | SkipJsonSchema[None] = None
+    enum: list[str] | SkipJsonSchema[None] = None
+
+
+class ContentConstraints(Record):
+    """The rules of a content task's answer, per body field (only ``content``)."""
+
+    content: ContentRule
+
+
+class ContentTask(Record):
+    """``GET /tasks/next`` with ``--tasks content``: the interface's ``{id, prompt}`` with the task's ``kind``
+    (``answer``, ``vote``, ``review``, ``propose``), the ``choices`` a vote or review offers, and the
+    ``constraints`` its answer ``{"content": str}`` must meet (enforced on submit)."""
+
+    id: Uuid
+    kind: Literal["answer", "vote", "review", "propose"]
+    prompt: str
+    choices: list[ContentChoice] | SkipJsonSchema[None] = None
+    constraints: ContentConstraints
+
+
 class SolveResult(Record):
     """Result of a solve submission."""
 
@@ -571,10 +606,10 @@ class VoteBody(Record):
 
 
 class FlagBody(Record):
-    """Flag: ``verdict`` green/red (case-insensitive); sloppy ``category``/``suggested_category`` values are
-    normalised (unknown category -> none; unknown suggestion -> null; red with none -> spam)."""
+    """Flag: ``verdict`` green/red; sloppy ``category``/``suggested_category`` values are normalised (unknown
+    category -> none; unknown suggestion -> null; red with none -> spam)."""
 
-    verdict: str = Field(examples=["green", "red"])
+    verdict: Literal["green", "red"]
     category: str | None = Field(None, examples=["none", "spam"])
     suggested_category: str | None = Field(None, examples=["technology"])
 
@@ -599,10 +634,76 @@ TypedSubmitBody = SolveBody | VoteBody | FlagBody | CreateBody
 SubmitBody = TypedSubmitBody | ContentBody
 
 
-def submit_body_schema(*, interface: bool = False) -> dict[str, Any]:
+def submit_body_schema(*, interface: bool = False, content: bool = False) -> dict[str, Any]:
     """The JSON schema (OpenAPI 3.1 request body, ``$defs`` inlined under ``components``) of a submission:
-    the typed bodies, plus ``{"content"}`` when the server runs with ``--task-shape interface``."""
-    from pydantic import TypeAdapter
-
-    model: Any = SubmitBody if interface else TypedSubmitBody
+    the typed bodies, plus ``{"content"}`` when the server runs with ``--task-shape interface``; only
+    ``{"content"}`` with ``--tasks content``."""
+    model: Any = ContentBody if content else SubmitBody if interface else TypedSubmitBody
     return TypeAdapter(model).json_schema(ref_template="#/components/schemas/{model}")
+
+
+def content_answer_model(rule: dict[str, Any]) -> type[BaseModel]:
+    """The model of a content task's answer ``{"content": str}`` under the ``rule`` it states
+    (``{"minLength", "maxLength"}`` or ``{"enum"}``)."""
+    field: Any
+    if rule.get("enum"):
+        field = Literal[tuple(rule["enum"])]
+    else:
+        field = Annotated[str, Field(min_length=rule.get("minLength", 0), max_length=rule.get("maxLength"))]
+    return create_model("ContentAnswer", __base__=Record, content=(field, ...))
+
+
+class SubmitInvalid(Exception):
+    """A submission that fails its model: ``details`` is ``[{"field", "message"}]`` worded as the real
+    platform's Zod validation words them (``Required``, ``String must contain at most 2000 character(s)``,
+    ``Invalid enum value. Expected 'a' | 'b' | 'skip', received 'both'``)."""
+
+    def __init__(self, details: list[dict[str, str]]) -> None:
+        super().__init__("invalid submission")
+        self.details = details
+
+
+def json_type(value: Any) -> str:
+    """Zod's name of a JSON value's type (``received ...``)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, list):
+        return "array"
+    return "object" if isinstance(value, dict) else "string"
+
+
+def _zod_message(error: Any) -> str:
+    """One pydantic error in the real platform's (Zod's) words."""
+    kind, ctx, value = error["type"], error.get("ctx") or {}, error.get("input")
+    if kind == "missing":
+        return "Required"
+    if kind in ("string_type", "model_type", "dict_type"):
+        expected = "string" if kind == "string_type" else "object"
+        return f"Expected {expected}, received {json_type(value)}"
+    if kind == "string_too_short":
+        return f"String must contain at least {ctx['min_length']} character(s)"
+    if kind == "string_too_long":
+        return f"String must contain at most {ctx['max_length']} character(s)"
+    if kind == "literal_error":
+        allowed = " | ".join(f"'{a}'" for a in re.findall(r"'([^']*)'", str(ctx.get("expected", ""))))
+        received = f"'{value}'" if isinstance(value, str) else json_type(value)
+        return f"Invalid enum value. Expected {allowed}, received {received}"
+    return str(error["msg"])
+
+
+def validate_body(model: type[BaseModel], body: Any) -> dict[str, Any]:
+    """``body`` checked by ``model`` (every issue at once): the body as sent (unknown fields kept, as the
+    platform's handlers read them); raises :class:`SubmitInvalid`."""
+    try:
+        model.model_validate(body)
+    except ValidationError as exc:
+        details = [
+            {"field": ".".join(str(p) for p in e["loc"]) or "body", "message": _zod_message(e)}
+            for e in exc.errors()
+        ]
+        raise SubmitInvalid(details) from None
+    return dict(body)

@@ -24,6 +24,7 @@ from typing import Any
 
 import duckdb
 
+from solvelens.store.quality import write_quality
 from solvelens.store.schema import (
     ACTIVITY_EVENTS,
     ACTIVITY_GAPS,
@@ -154,8 +155,10 @@ def write_history(
     """Inside snapshot ``sid``'s open transaction: store the staged activity events, gap, comparisons and
     comparison fetches of the run in ``area`` (what is already stored for the platform is skipped), record
     ``counts`` and ``new_versions`` (``activity``, ``comparisons``: items this snapshot stored first, its
-    rows in those views), and set the snapshot row's ``resources``. A run that staged none of them (every
-    optional resource left out or not offered) writes nothing but ``resources``."""
+    rows in those views), set the snapshot row's ``resources``, and write the snapshot's ``data_quality``
+    and ``vote_coverage`` rows (:func:`solvelens.store.quality.write_quality`: what each list holds against
+    what the platform announced). A run that staged none of the optional resources (every one left out or
+    not offered) writes no history rows."""
     run = area.run_info()
     declared = area.parts().get("platform", {}).get("info", {}).get("declared")
     params = {"sid": sid, "platform": platform_key(declared, run["base_url"])}
@@ -163,7 +166,9 @@ def write_history(
         if area.has_table(name):
             _fetched, counts[name] = write(con, area, params)
             new_versions[name] = counts[name]
+    resources = _resources(area)
     con.execute(
         f"UPDATE {INTERNAL}.snapshot_log SET resources = ?::JSON WHERE snapshot_id = ?",
-        [json.dumps(_resources(area)), sid],
+        [json.dumps(resources), sid],
     )
+    write_quality(con, area, sid, counts, str(params["platform"]), resources)

@@ -91,6 +91,10 @@ def previous_state(
       ``manifest_id`` (uint64, the stored ranked solution list) per listed problem whose counts are known;
     - ``previous_bots``: ``bot_id`` (string), ``listing_version_id`` (uint64, the version key of its
       ``/leaderboard`` entry) and ``profile_version_id`` (uint64, its stored ``/bots/{id}`` profile);
+    - ``previous_solution_bots``: ``problem_id``, ``bot_id``, ``bot_name`` (strings): the bots named on
+      each problem's stored solution list, as named there (a carried list is checked against the names
+      the platform serves now, :mod:`solvelens.flows.carryover`);
+    - ``previous_snapshot``: one row, ``snapshot_id`` (int64) of that snapshot (absent when there is none);
     - with ``"activity"`` in ``optional``: ``previous_activity`` (0 or 1 row: ``event_id``, ``created_at``
       ISO string), the newest event stored for the snapshot's platform (see :func:`previous_history`);
     - with ``"comparisons"`` in ``optional``: ``comparison_state`` and ``pending_comparisons`` (see
@@ -145,7 +149,22 @@ def previous_state(
                 GROUP BY ALL""",
             params={"sid": sid},
         ).to_arrow_table()
-    return {"previous_problems": problems, "previous_bots": bots, **history}
+        named = con.sql(
+            f"""SELECT DISTINCT v.problem_id::VARCHAR AS problem_id, s.bot_id::VARCHAR AS bot_id,
+                       s.bot_name::VARCHAR AS bot_name
+                FROM {LINKS} l JOIN {PROBLEMS.version_table} v ON v.version_id = l.version_id
+                JOIN {INTERNAL}.solution_manifest_items i ON i.manifest_id = l.manifest_id
+                JOIN {SOLUTIONS.version_table} s ON s.version_id = i.version_id
+                WHERE l.snapshot_id = $sid AND l.resource = {PROBLEMS.code} AND s.bot_id IS NOT NULL""",
+            params={"sid": sid},
+        ).to_arrow_table()
+    return {
+        "previous_problems": problems,
+        "previous_bots": bots,
+        "previous_solution_bots": named,
+        "previous_snapshot": pa.table({"snapshot_id": pa.array([sid], pa.int64())}),
+        **history,
+    }
 
 
 def _has_history(con: duckdb.DuckDBPyConnection) -> bool:
@@ -175,6 +194,12 @@ def previous_history(
       never fetched; ``last_count`` then, null when never): what a problem whose solution list carries
       over still needs.
     - ``stored_comparisons`` (``"comparisons"``): the ids of the platform's stored comparisons.
+    - ``audit_comparisons`` (``"comparisons"``): the solutions of snapshot ``sid`` with votes whose list is
+      trusted by its count (the count equals that of the last fetch: ``solution_id``, ``problem_id``,
+      ``comparison_count``), the longest unread first (never read, only covered by other lists, first): the
+      share of them re-read each snapshot finds what counts miss (:mod:`solvelens.flows.budget`).
+    - ``stored_votes`` (``"comparisons"``): per solution named by a stored vote, ``solution_id`` and
+      ``stored`` (int64, distinct stored votes naming it): a solution whose count they reach needs no request.
     """
     out: dict[str, pa.Table] = {}
     if not optional or not _has_history(con):
@@ -206,16 +231,41 @@ def previous_history(
                   AND v.comparison_count IS DISTINCT FROM st.comparison_count""",
             params=params,
         ).to_arrow_table()
+        out["audit_comparisons"] = con.sql(
+            f"""WITH st AS ({state}),
+                     seen AS (SELECT solution_id, max(snapshot_id) AS last_read FROM {COMPARISON_FETCHES}
+                              WHERE platform = {key} AND returned IS NOT NULL GROUP BY solution_id)
+                SELECT v.solution_id, v.problem_id, v.comparison_count::BIGINT AS comparison_count
+                FROM {LINKS} l JOIN {INTERNAL}.solution_manifest_items i ON i.manifest_id = l.manifest_id
+                JOIN {SOLUTIONS.version_table} v ON v.version_id = i.version_id
+                JOIN st ON st.solution_id = v.solution_id LEFT JOIN seen ON seen.solution_id = v.solution_id
+                WHERE l.snapshot_id = $sid AND l.resource = {PROBLEMS.code} AND v.comparison_count > 0
+                  AND v.comparison_count = st.comparison_count
+                ORDER BY seen.last_read NULLS FIRST, v.solution_id""",
+            params=params,
+        ).to_arrow_table()
+        out["stored_votes"] = con.sql(
+            f"""WITH mine AS (SELECT * FROM {COMPARISON_RECORDS} WHERE platform = {key})
+                SELECT solution_id, count(DISTINCT comparison_id)::BIGINT AS stored
+                FROM (SELECT solution_a_id AS solution_id, comparison_id FROM mine
+                      UNION ALL SELECT solution_b_id, comparison_id FROM mine)
+                WHERE solution_id IS NOT NULL GROUP BY ALL""",
+            params=params,
+        ).to_arrow_table()
         out["stored_comparisons"] = con.sql(
             f"SELECT comparison_id FROM {COMPARISON_RECORDS} WHERE platform = {key}", params=params
         ).to_arrow_table()
     return out
 
 
-def latest_taken_at(db_path: str | os.PathLike[str], base_url: str) -> datetime | None:
-    """The newest ``taken_at`` (UTC) among the complete snapshots of ``base_url``; ``None`` when there is no
-    store file, no schema yet or no such snapshot. Raises :class:`solvelens.store.StoreError` when the file
-    is not a DuckDB file, holds another application's tables, or is busy."""
+def latest_taken_at(
+    db_path: str | os.PathLike[str], base_url: str, *, platform_time: bool = False
+) -> datetime | None:
+    """The newest ``taken_at`` (UTC) among the complete snapshots of ``base_url`` (with ``platform_time``:
+    only those taken at their platform's simulated time, whose declaration has ``"taken_at": "platform"``);
+    ``None`` when there is no store file, no schema yet or no such snapshot. Raises
+    :class:`solvelens.store.StoreError` when the file is not a DuckDB file, holds another application's
+    tables, or is busy."""
     if not Path(db_path).exists():
         return None
     with open_readonly(db_path, require_store=False) as con:
@@ -223,10 +273,31 @@ def latest_taken_at(db_path: str | os.PathLike[str], base_url: str) -> datetime 
         if not _has_log(con):
             return None
         value = con.execute(
-            f"SELECT max(taken_at) FROM {INTERNAL}.snapshot_log WHERE status = 'complete' AND base_url = ?",
+            f"SELECT max(taken_at) FROM {INTERNAL}.snapshot_log WHERE status = 'complete' AND base_url = ?"
+            + (" AND json_extract_string(platform, '$.taken_at') = 'platform'" if platform_time else ""),
             [base_url],
         ).fetchall()[0][0]
     return value.astimezone(UTC) if value is not None else None
+
+
+def committed_since(
+    db_path: str | os.PathLike[str], base_url: str, since: datetime, *, lock_timeout_s: float = 5.0
+) -> int | None:
+    """The id of the newest complete snapshot of ``base_url`` whose run started at or after ``since``
+    (UTC, wall clock: ``snapshots.started_at``), i.e. one a run begun then has committed; ``None`` when
+    there is none (or no store). Raises :class:`solvelens.store.StoreError` as :func:`latest_taken_at`
+    (a writer holding the store longer than ``lock_timeout_s`` seconds)."""
+    if not Path(db_path).exists():
+        return None
+    with open_readonly(db_path, lock_timeout_s=lock_timeout_s, require_store=False) as con:
+        if not _has_log(con):
+            return None
+        value = con.execute(
+            f"SELECT max(snapshot_id) FROM {INTERNAL}.snapshot_log "
+            "WHERE status = 'complete' AND base_url = ? AND started_at >= ?::TIMESTAMPTZ",
+            [base_url, since.astimezone(UTC).isoformat()],
+        ).fetchall()[0][0]
+    return None if value is None else int(value)
 
 
 def latest_solution_state(db_path: str | os.PathLike[str], base_url: str) -> dict[str, tuple[int, int, int]]:

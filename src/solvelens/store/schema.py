@@ -24,6 +24,10 @@ Storage model (what makes an unchanged re-snapshot cheap):
   comparison id) and ``comparison_fetches`` (per snapshot, the solutions whose ``/comparisons`` were fetched:
   the listed ``comparisonCount`` then, what the endpoint returned, how many are stored). These are never
   pruned: the feed they came from forgets them.
+- Exactness, per snapshot (schema version 4): ``data_quality`` (announced against stored for every list of
+  the snapshot, and each gap the platform cannot fill: resource, scope, announced, stored, reason) and
+  ``vote_coverage`` (votes stored against announced, the vote lists left for later snapshots under the
+  optional resources' budget): :mod:`solvelens.store.quality`.
 
 The public schema (``docs/architecture.md``, "Contract: the store's public schema") is a set of views in
 the ``main`` schema over these tables; every view shows only rows of snapshots whose status is ``complete``.
@@ -42,9 +46,10 @@ import duckdb
 from solvelens.store.errors import SchemaVersionError
 
 #: Bumped when the internal tables change (2: ``snapshot_log.platform``; 3: ``snapshot_log.resources``, the
-#: ``llm_leaderboard`` resource and the history tables); older stores are migrated in place by
+#: ``llm_leaderboard`` resource and the history tables; 4: ``data_quality`` and ``vote_coverage``); older
+#: stores are migrated in place by
 #: :func:`ensure_schema` (:data:`MIGRATIONS`).
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 #: The DuckDB schema holding the internal tables (views live in ``main``).
 INTERNAL = "solvelens_store"
 #: The table linking snapshots to record versions (all resources).
@@ -220,8 +225,10 @@ OPTIONAL_VIEWS: tuple[str, ...] = (
     "comparisons",
     "comparison_coverage",
 )
+#: The views of what a snapshot holds against what the platform announced (schema version 4).
+QUALITY_VIEWS: tuple[str, ...] = ("data_quality", "vote_coverage")
 #: The public view names, in the order of the architecture contract.
-PUBLIC_VIEWS: tuple[str, ...] = CORE_VIEWS + OPTIONAL_VIEWS
+PUBLIC_VIEWS: tuple[str, ...] = CORE_VIEWS + OPTIONAL_VIEWS + QUALITY_VIEWS
 #: The views over the history tables: never pruned (what the platform's feeds forgot stays).
 HISTORY_VIEWS: tuple[str, ...] = ("activity", "activity_gaps", "comparisons", "comparison_coverage")
 #: The column naming a view's snapshot where it is not ``snapshot_id``: the views holding each item once
@@ -281,6 +288,9 @@ ACTIVITY_EVENTS = f"{INTERNAL}.activity_events"
 ACTIVITY_GAPS = f"{INTERNAL}.activity_gaps"
 COMPARISON_RECORDS = f"{INTERNAL}.comparison_records"
 COMPARISON_FETCHES = f"{INTERNAL}.comparison_fetches"
+#: Exactness tables (schema version 4), one set of rows per snapshot (:mod:`solvelens.store.quality`).
+DATA_QUALITY = f"{INTERNAL}.data_quality"
+VOTE_COVERAGE = f"{INTERNAL}.vote_coverage"
 HISTORY_COLUMNS: dict[str, dict[str, str]] = {
     ACTIVITY_EVENTS: {
         "platform": "VARCHAR NOT NULL",
@@ -325,6 +335,25 @@ HISTORY_COLUMNS: dict[str, dict[str, str]] = {
         "comparison_count": "BIGINT",  # the solution's comparisonCount as listed in this snapshot
         "returned": "BIGINT",  # comparisons the endpoint returned (the real platform: the 50 most recent)
         "stored": "BIGINT",  # distinct comparisons of the solution stored after this snapshot
+    },
+    DATA_QUALITY: {
+        "snapshot_id": "BIGINT NOT NULL",
+        "resource": "VARCHAR NOT NULL",  # a view name (problems, solutions, leaderboard, comparisons, ...)
+        "scope": "VARCHAR NOT NULL",  # a problem or solution id, a /stats metric, or '' for the whole list
+        "announced": "BIGINT",  # records the platform announced (a total, a count, a /stats figure)
+        "stored": "BIGINT",  # records the snapshot holds
+        "reason": "VARCHAR",  # why they differ; NULL when they agree
+    },
+    VOTE_COVERAGE: {
+        "snapshot_id": "BIGINT NOT NULL",
+        "announced": "BIGINT",  # votes the listed problems' comparisonCount announce
+        "stored": "BIGINT",  # distinct votes of those problems stored after the snapshot
+        "requests": "BIGINT",  # /comparisons requests this snapshot sent
+        "budget": "BIGINT",  # requests the budget allowed the comparisons (NULL: --budget all)
+        "lists_pending": "BIGINT",  # vote lists left for later snapshots (their count moved, not read yet)
+        "snapshots_to_go": "BIGINT",  # predicted snapshots until none is pending (NULL: never at this budget)
+        "audited": "BIGINT",  # lists trusted by their counts re-read this snapshot
+        "audit_cycle": "BIGINT",  # snapshots in which every trusted list is re-read at this share
     },
 }
 
@@ -461,6 +490,12 @@ def _history_views_ddl() -> list[str]:
             FROM {ACTIVITY_GAPS} WHERE {_visible("snapshot_id")}""",
         f"""CREATE OR REPLACE VIEW main.comparisons AS SELECT {", ".join(comparisons)}
             FROM {COMPARISON_RECORDS} WHERE {_visible("first_snapshot_id")}""",
+        *(
+            f"""CREATE OR REPLACE VIEW main.{table.split(".")[-1]} AS SELECT * FROM {table}
+                WHERE snapshot_id IN (SELECT snapshot_id FROM {INTERNAL}.snapshot_log
+                                      WHERE status = '{COMPLETE}')"""
+            for table in (DATA_QUALITY, VOTE_COVERAGE)
+        ),
         f"""CREATE OR REPLACE VIEW main.comparison_coverage AS
             SELECT snapshot_id, solution_id, problem_id, stored, comparison_count
             FROM {COMPARISON_FETCHES} WHERE stored < comparison_count AND {_visible("snapshot_id")}""",

@@ -69,6 +69,11 @@ STAGED_TABLES: dict[str, pa.Schema] = {
     "previous_bots": pa.schema(
         [("bot_id", pa.string()), ("listing_version_id", pa.uint64()), ("profile_version_id", pa.uint64())]
     ),
+    # The bots named on each stored solution list, as named there, and the previous snapshot's id.
+    "previous_solution_bots": pa.schema(
+        [("problem_id", pa.string()), ("bot_id", pa.string()), ("bot_name", pa.string())]
+    ),
+    "previous_snapshot": pa.schema([("snapshot_id", pa.int64())]),
     # Optional resources (see solvelens.flows.optional). The /activity page as fetched (newest first).
     "activity": pa.schema(_RAW),
     # At most one row: the events this run found missed (see solvelens.flows.activity_gap).
@@ -107,6 +112,12 @@ STAGED_TABLES: dict[str, pa.Schema] = {
             ("last_count", pa.int64()),
         ]
     ),
+    # ... the solutions whose vote list is trusted by its count, longest unread first (re-read in turn) ...
+    "audit_comparisons": pa.schema(
+        [("solution_id", pa.string()), ("problem_id", pa.string()), ("comparison_count", pa.int64())]
+    ),
+    # ... the stored votes naming each solution ...
+    "stored_votes": pa.schema([("solution_id", pa.string()), ("stored", pa.int64())]),
     # ... and the ids of the comparisons stored (a vote seen again is no news).
     "stored_comparisons": pa.schema([("comparison_id", pa.string())]),
 }

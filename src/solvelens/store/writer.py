@@ -442,8 +442,13 @@ def _iso(ts: datetime) -> str:
 
 def _declared_platform(area: StagingArea) -> str | None:
     """What the platform declared about itself (the ``platform`` step's ``declared`` info, a JSON object
-    with ``id`` and ``clock`` when given) as JSON text; ``None`` when the run staged no such step."""
-    declared = area.parts().get("platform", {}).get("info", {}).get("declared")
+    with ``id``, ``clock`` and ``time`` when given; plus ``"taken_at": "platform"`` when the snapshot's time
+    is the platform's, the staged ``clock`` part) as JSON text; ``None`` when the run staged neither."""
+    parts = area.parts()
+    declared = parts.get("platform", {}).get("info", {}).get("declared")
+    clock = parts.get("clock", {}).get("info", {})
+    if clock:
+        declared = {**(declared or {}), **clock}
     return None if declared is None else json.dumps(declared)
 
 

@@ -48,15 +48,40 @@ CONVENTIONS: Final[dict[str, type[Convention]]] = {
 }
 
 
-def make_convention(name: str, *, pagination: str = "page", solutions_paging: str = "default") -> Convention:
-    """The convention ``name`` (one of :data:`CONVENTIONS`). ``pagination``/``solutions_paging`` are the
-    platform mode's switches; any other mode refuses them. Raises :class:`ValueError` naming the choices."""
+def make_convention(
+    name: str,
+    *,
+    pagination: str = "page",
+    solutions_paging: str = "default",
+    paging: str = "default",
+    refs: str = "flat",
+) -> Convention:
+    """The convention ``name`` (one of :data:`CONVENTIONS`). ``pagination``/``solutions_paging``/``paging``
+    (``default`` | ``zero``)/``refs`` (``flat`` | ``nested``) are the platform mode's switches; any other mode
+    refuses them, and ``paging="zero"`` needs the page style. Raises :class:`ValueError` naming the
+    choices."""
     if name not in CONVENTIONS:
-        raise ValueError(f"unknown conventions {name!r}: use one of {', '.join(CONVENTIONS)}")
-    if name == "platform":
-        return PlatformConvention(pagination, solutions_paging == "offset")  # type: ignore[arg-type]
-    if pagination != "page" or solutions_paging != "default":
         raise ValueError(
-            f"--pagination/--solutions-paging apply to --conventions platform only ({name} pages its own way)"
+            f"unknown conventions {name!r}: --conventions must be one of {', '.join(CONVENTIONS)}"
+        )
+    if paging not in ("default", "zero"):
+        raise ValueError(f"--paging must be default or zero, got {paging!r}")
+    if refs not in ("flat", "nested"):
+        raise ValueError(f"--refs must be flat or nested, got {refs!r}")
+    if name == "platform":
+        if paging == "zero" and (pagination != "page" or solutions_paging != "default"):
+            raise ValueError(
+                "--paging zero pages by page number: leave --pagination and --solutions-paging out"
+            )
+        return PlatformConvention(
+            pagination,  # type: ignore[arg-type]
+            solutions_paging == "offset",
+            zero=paging == "zero",
+            nested=refs == "nested",
+        )
+    if (pagination, solutions_paging, paging, refs) != ("page", "default", "default", "flat"):
+        raise ValueError(
+            "--pagination/--solutions-paging/--paging/--refs apply to --conventions platform only "
+            f"({name} pages its own way)"
         )
     return CONVENTIONS[name]()

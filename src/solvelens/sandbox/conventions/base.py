@@ -147,7 +147,8 @@ class Convention(ABC):
 
     @abstractmethod
     def render_task(self, task: Record | None) -> Response:
-        """``GET /tasks/next``: ``task`` is ``{taskType, taskId, payload}``; ``None``: nothing to do."""
+        """``GET /tasks/next``: ``task`` is ``{taskType, taskId, payload}`` (or a content task, ``{id, kind,
+        prompt, choices?, constraints}``); ``None``: nothing to do."""
 
     @abstractmethod
     def render_search(self, result: dict[str, list[Record]], request: Request) -> Response:

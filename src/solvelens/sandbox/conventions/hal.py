@@ -142,12 +142,9 @@ class HalConvention(Convention):
                 "detail": "No task is available for this bot right now; poll again later.",
             }
             return json_response(body, 404, PROBLEM_MEDIA)
-        inner = {
-            "task_type": task["taskType"],
-            "task_id": task["taskId"],
-            "payload": recase(task["payload"], to_snake),
-        }
-        links = {"submit": {"href": f"{API}/tasks/{task['taskId']}/submit"}}
+        inner = recase(task, to_snake)  # a typed task's task_type/task_id/payload, or a content task's fields
+        task_id = task.get("taskId", task.get("id"))
+        links = {"submit": {"href": f"{API}/tasks/{task_id}/submit"}}
         return json_response({"task": inner, "_links": links}, media_type=MEDIA)
 
     def render_search(self, result: dict[str, list[Record]], request: Request) -> Response:

@@ -156,8 +156,9 @@ class JsonApiConvention(Convention):
     def render_task(self, task: Record | None) -> Response:
         if task is None:
             return json_response({"data": None}, media_type=MEDIA)
-        attributes = {"task_type": task["taskType"], "payload": recase(task["payload"], to_snake)}
-        body = {"data": {"type": "tasks", "id": task["taskId"], "attributes": attributes}}
+        task_id = task.get("taskId", task.get("id"))  # a typed task's taskId, a content task's id
+        attributes = recase({k: v for k, v in task.items() if k not in ("taskId", "id")}, to_snake)
+        body = {"data": {"type": "tasks", "id": task_id, "attributes": attributes}}
         return json_response(body, media_type=MEDIA)
 
     def render_search(self, result: dict[str, list[Record]], request: Request) -> Response:

@@ -129,7 +129,7 @@ class RelayConvention(Convention):
     def render_task(self, task: Record | None) -> Response:
         if task is None:
             return json_response({})
-        return json_response({"node": {**task, "payload": recase(task["payload"], to_camel)}})
+        return json_response({"node": recase(task, to_camel)})
 
     def render_search(self, result: dict[str, list[Record]], request: Request) -> Response:
         singular = {"problems": "problem", "bots": "bot"}

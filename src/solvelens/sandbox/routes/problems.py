@@ -24,6 +24,7 @@ def problems_router(ctx: AppContext) -> APIRouter:
     router = APIRouter()
     db, codec, conv = ctx.db, ctx.codec, ctx.conventions
     shuffle = ctx.options.tie_order == "shuffle"
+    nested = ctx.options.refs == "nested"
     spec, sol_spec = LIST_SPECS["problems"], LIST_SPECS["solutions"]
 
     @router.get(
@@ -53,6 +54,7 @@ def problems_router(ctx: AppContext) -> APIRouter:
                 offset=w.offset,
                 limit=w.limit,
                 shuffle_ties=shuffle,
+                with_author=nested,
             )
         return conv.render_list(spec, items, w, total, request)
 

@@ -54,7 +54,11 @@ def _add_me(router: APIRouter, ctx: AppContext) -> None:
 def _add_next_task(router: APIRouter, ctx: AppContext) -> None:
     """``GET /tasks/next``."""
     db, codec, opts, conv = ctx.db, ctx.codec, ctx.options, ctx.conventions
-    task_model = schemas.InterfaceTask if opts.task_shape == "interface" else schemas.Task
+    task_model: type[schemas.Record] = schemas.Task
+    if opts.tasks == "content":
+        task_model = schemas.ContentTask
+    elif opts.task_shape == "interface":
+        task_model = schemas.InterfaceTask
 
     @router.get(
         f"{API}/tasks/next",
@@ -80,17 +84,23 @@ def _add_next_task(router: APIRouter, ctx: AppContext) -> None:
                 slim_categories=categories == "slim",
                 task_types=opts.task_types,
             )
-        return conv.render_task(None if task is None else dispatcher.shape(task, opts.task_shape))
+        return conv.render_task(None if task is None else dispatcher.shape(task, opts.task_shape, opts.tasks))
 
 
 def _add_submit(router: APIRouter, ctx: AppContext) -> None:
     """``POST /tasks/{id}/submit``."""
     db, codec, conv = ctx.db, ctx.codec, ctx.conventions
     interface = ctx.options.task_shape == "interface"
+    tasks = ctx.options.tasks
     content_note = (
         ' or `{"content": str}` (translated into the typed body: `--task-shape interface`)'
         if interface
         else ""
+    )
+    what = (
+        '`{"content": str}` meeting the task\'s `constraints` (`--tasks content`)'
+        if tasks == "content"
+        else f"the typed body of the task's type{content_note}"
     )
 
     @router.post(
@@ -113,7 +123,7 @@ def _add_submit(router: APIRouter, ctx: AppContext) -> None:
                 "content": {"application/json": {"schema": {"$ref": "#/components/schemas/SubmitBody"}}},
             }
         },
-        description=f"Submit a task result: the typed body of the task's type{content_note}.",
+        description=f"Submit a task result: {what}.",
     )
     async def submit(
         task_id: str, request: Request, authorization: str | None = Header(None, include_in_schema=False)
@@ -127,7 +137,9 @@ def _add_submit(router: APIRouter, ctx: AppContext) -> None:
 
         def apply() -> dispatcher.SubmitResult:
             with db.writer() as conn:
-                return dispatcher.submit(conn, codec, authorization, task_id, body, accept_content=interface)
+                return dispatcher.submit(
+                    conn, codec, authorization, task_id, body, accept_content=interface, tasks=tasks
+                )
 
         result = await run_in_threadpool(apply)
         return conv.render_submit_result(task_id, result.status, result.body, request)

@@ -1,5 +1,5 @@
-"""Tests of ``solvelens.client.bot`` (the runner), ``example_solver`` and ``solvelens bot run``, against the
-sandbox server over real HTTP on 127.0.0.1."""
+"""Tests of ``solvelens.client.runner`` (the bot runner), ``example_solver`` and ``solvelens bot run``,
+against the sandbox server over real HTTP on 127.0.0.1."""
 
 from __future__ import annotations
 
@@ -24,9 +24,9 @@ import pytest
 from rich.console import Console
 
 from solvelens.client import PlatformClient, RetryPolicy
-from solvelens.client.bot import BotRunner, SolverLoadError, load_solver
 from solvelens.client.example_solver import solve as example_solve
 from solvelens.client.example_solver import solve_text
+from solvelens.client.runner import BotRunner, SolverLoadError, load_solver
 from tests.fixtures.sandbox import SandboxServer
 
 FAST = RetryPolicy(attempts=3, wait_initial=0.01, wait_max=0.05, wait_jitter=0.0, retry_after_cap=0.5)
@@ -48,7 +48,9 @@ def _runner(
     out = io.StringIO()
     kw.setdefault("idle_wait", 0.05)
     kw.setdefault("error_backoff", 0.01)
-    runner = BotRunner(client, solver, console=Console(file=out, width=200, color_system=None), **kw)
+    runner = BotRunner(
+        client, solver, console=Console(file=out, width=200, color_system=None, soft_wrap=True), **kw
+    )
     return runner, out
 
 
@@ -76,11 +78,18 @@ def test_example_solver_answers_both_shapes() -> None:
     assert 50 <= len(answer["solution_text"]) <= 5000
     assert answer["llm_model"] == "solvelens-example"
     assert example_solve({"id": "t", "prompt": "Compare Solution A and Solution B", "type": "vote"}) in (
-        "a",
-        "b",
+        {"content": "a"},
+        {"content": "b"},
     )
     text = example_solve({"id": "t", "prompt": "How do I fix a leaky tap?"})
-    assert isinstance(text, str) and len(text) >= 50
+    assert isinstance(text, dict) and len(text["content"]) >= 50
+    offered = {
+        "id": "t",
+        "kind": "vote",
+        "prompt": "?",
+        "choices": [{"key": "A", "text": "x"}, {"key": "B", "text": "yy"}],
+    }
+    assert example_solve(offered) == {"content": "B"} and solve_text(offered) == "B"
     flag = example_solve(
         {"taskType": "flag", "taskId": "t", "payload": {"categories": ["health", "technology"]}}
     )
@@ -302,7 +311,12 @@ def test_ambiguous_answers_are_refused_locally_and_stop_the_run(sandbox: Sandbox
     assert (summary.stopped_by, summary.exit_code, summary.refused, summary.tasks) == ("rejections", 1, 3, 3)
     assert "3 answers in a row were rejected" in summary.message and "fix the solver" in summary.message
     refused = [line for line in out.getvalue().splitlines() if "refused, not sent" in line]
-    assert len(refused) == 3 and all("body is a JSON object with" in line for line in refused), out.getvalue()
+    # each refusal names the platform's rule and where it was read (the typed body's documented form, or
+    # the bound the task's instruction states)
+    assert len(refused) == 3, out.getvalue()
+    assert all(
+        "body is a JSON object with" in line or "(the task's instruction)" in line for line in refused
+    ), out.getvalue()
     with sqlite3.connect(sandbox.db_path) as conn:
         statuses = [
             r[0]

@@ -1,4 +1,4 @@
-"""solvelens.analysis.store: read-only load of the public views into polars, connection closed at once."""
+"""solvelens.analysis.load: read-only load of the public views into polars, connection closed at once."""
 
 from __future__ import annotations
 

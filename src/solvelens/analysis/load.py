@@ -11,12 +11,12 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import duckdb
 import polars as pl
 
+from solvelens.analysis.frames import EmptyStoreError, Frames
 from solvelens.analysis.platforms import PlatformSelection, select_platform
 from solvelens.store import (
     NotAStoreError,
@@ -45,110 +45,14 @@ from solvelens.store.schema import (
 
 __all__ = [
     "EmptyStoreError",
+    "Frames",
     "NotAStoreError",
-    "Store",
     "StoreError",
     "StoreLockTimeout",
     "StoreNotFoundError",
     "load",
     "read_snapshots",
 ]
-
-
-class EmptyStoreError(StoreError):
-    """The store has no complete snapshot, so there is nothing to analyse; the message names the store and
-    ``solvelens snapshot``."""
-
-
-@dataclass(frozen=True)
-class Store:
-    """What :func:`load` read from one store file. Frames are in memory; times are ``Datetime[us, UTC]``.
-
-    Frames (columns; ``snapshot_id`` is Int64 everywhere):
-
-    - ``snapshots``: snapshot_id, taken_at, base_url, status, started_at (the run's wall-clock start),
-      duration_s Float64, platform String (JSON of
-      what the platform declared, e.g. ``{"id": ..., "clock": "simulated"}``; ``{}`` none; null unknown)
-      (sorted by taken_at)
-    - ``leaderboard``: snapshot_id, rank Int32, bot_id, name, points Int64, elo Float64,
-      total_solutions Int64, total_votes Int64, vote_accuracy Float64, status
-    - ``bots``: snapshot_id, bot_id, name, status, total_points Int64, total_solutions Int64,
-      total_votes Int64, vote_accuracy Float64, elo Float64, last_active_at, created_at
-    - ``bot_me``: snapshot_id, bot_id, name, status, total_points, total_solutions, total_votes,
-      vote_accuracy, elo
-    - ``categories``: snapshot_id, slug, name, problem_count Int64
-    - ``platform_stats``: snapshot_id, metric String, value Float64
-    - ``problem_counts``: snapshot_id, category (String, null = uncategorised), status, author_type,
-      problems Int64, solutions Int64, comparisons Int64 (problems aggregated per snapshot in DuckDB;
-      the same shape as :func:`solvelens.analysis.growth.problem_counts` computes from ``problems``)
-    - ``model_counts``: snapshot_id, llm_model (null as "unknown"), solutions Int64, contested_solutions
-      Int64 (in problems with at least two solutions), percentile_sum Float64 (sum of their rank
-      percentiles within problem, ``(n - rank - (t - 1) / 2) / (n - 1)`` with ``t`` solutions sharing the
-      rank), top1 Float64, top3 Float64 (sums of top-1 / top-3 credits: a tie shares the positions it
-      spans, see :mod:`solvelens.analysis.solutions`); aggregated per snapshot in DuckDB over EVERY
-      selected snapshot, the input of :func:`solvelens.analysis.model_trend`
-    - ``problems``: snapshot_id, problem_id, title, status, category, author_type, solution_count Int64,
-      comparison_count Int64, created_at (the LATEST snapshot only)
-    - ``solutions``: snapshot_id, solution_id, problem_id, rank Int32, score Float64, comparison_count Int64,
-      win_count Int64, loss_count Int64, confidence_interval Float64, bot_id, bot_name, llm_model, created_at
-      (the LATEST snapshot only)
-
-    The optional resources (empty frames for a store without them, e.g. written before schema version 3):
-
-    - ``llm_leaderboard``: snapshot_id, rank Int32, model_name, model_version, model_family,
-      total_solutions Int64, avg_bt_score Float64, best_bt_score Float64, total_wins Int64,
-      total_comparisons Int64, win_rate Float64, top3_count Int64, first_place_count Int64, unique_bots Int64
-      (the platform's own ``/llm-leaderboard``, every selected snapshot)
-    - ``activity``: event_id, action, bot_id, bot_name, problem_id, problem_title, metadata (JSON text),
-      created_at, first_snapshot_id Int64 (each event once; with ``since``/``last_days`` those first seen by
-      a selected snapshot)
-    - ``activity_gaps``: snapshot_id, newest_stored_event_id, oldest_fetched_event_id, gap_from, gap_to,
-      events_per_hour Float64, suggested_interval_s Float64 (seconds): where the history missed events
-      between two snapshots and the cadence that would have caught them
-    - ``comparisons``: comparison_id, problem_id, solution_a_id, solution_b_id, winner ('a'|'b'|'skip'),
-      voter_bot_id, voter_bot_name, created_at, first_snapshot_id Int64 (each vote once)
-    - ``comparison_coverage``: snapshot_id, solution_id, problem_id, stored Int64, comparison_count Int64
-      (solutions with more votes than the stored ones: the endpoint returns only the newest 50)
-
-    The ``raw`` JSON columns are not read.
-
-    One platform only (:mod:`solvelens.analysis.platforms`): every frame above holds the snapshots of
-    ``platform`` (its identity; ``platform_label`` names it), on one clock. ``all_snapshots`` has every
-    complete snapshot of the store (same columns as ``snapshots``), ``other_platforms`` the store's other
-    platforms (:func:`solvelens.analysis.platforms.platforms` rows) and ``clock_note`` says when snapshots of
-    this platform on another clock were left out (``""`` otherwise).
-    """
-
-    path: Path
-    snapshots: pl.LazyFrame
-    leaderboard: pl.LazyFrame
-    bots: pl.LazyFrame
-    bot_me: pl.LazyFrame
-    categories: pl.LazyFrame
-    platform_stats: pl.LazyFrame
-    problem_counts: pl.LazyFrame
-    model_counts: pl.LazyFrame
-    problems: pl.LazyFrame
-    solutions: pl.LazyFrame
-    snapshot_count: int
-    latest_snapshot_id: int | None
-    platform: str | None = None
-    platform_label: str = ""
-    all_snapshots: pl.LazyFrame | None = None
-    other_platforms: pl.DataFrame | None = None
-    clock_note: str = ""
-    llm_leaderboard: pl.LazyFrame = field(default_factory=lambda: _empty("llm_leaderboard"))
-    activity: pl.LazyFrame = field(default_factory=lambda: _empty("activity"))
-    activity_gaps: pl.LazyFrame = field(default_factory=lambda: _empty("activity_gaps"))
-    comparisons: pl.LazyFrame = field(default_factory=lambda: _empty("comparisons"))
-    comparison_coverage: pl.LazyFrame = field(default_factory=lambda: _empty("comparison_coverage"))
-
-    def require_snapshots(self) -> None:
-        """Raise :class:`EmptyStoreError` when the store has no complete snapshot."""
-        if self.snapshot_count == 0:
-            raise EmptyStoreError(
-                f"store {self.path} has no complete snapshot: run `solvelens snapshot --db {self.path}` first"
-            )
 
 
 _UTC = pl.Datetime("us", "UTC")
@@ -196,7 +100,8 @@ _VIEWS: dict[str, Resource] = {
     "problems": PROBLEMS,
 }
 #: polars dtypes each frame is cast to, so readers get the documented types whatever DuckDB returned: the
-#: views' from the store's schema, the two aggregates' (computed here) as documented on :class:`Store`.
+#: views' from the store's schema, the two aggregates' (computed here) as documented on
+#: :class:`~solvelens.analysis.frames.Frames`.
 _DTYPES: dict[str, dict[str, pl.DataType]] = {
     "snapshots": _log_dtypes(_SNAPSHOT_COLUMNS),
     **{name: _view_dtypes(resource, rank=name == "leaderboard") for name, resource in _VIEWS.items()},
@@ -227,7 +132,7 @@ def _history_dtypes(table: str, drop: tuple[str, ...] = ("platform", "raw")) -> 
     return {c: _POLARS_TYPES[t.split()[0]] for c, t in HISTORY_COLUMNS[table].items() if c not in drop}
 
 
-#: The optional resources' frames (:class:`Store`), each read from the view of its name.
+#: The optional resources' frames (:class:`~solvelens.analysis.frames.Frames`), each read from its view.
 _OPTIONAL_DTYPES: dict[str, dict[str, pl.DataType]] = {
     "llm_leaderboard": _view_dtypes(LLM_LEADERBOARD, rank=True),
     "activity": _history_dtypes(ACTIVITY_EVENTS),
@@ -244,19 +149,16 @@ _OPTIONAL_DTYPES: dict[str, dict[str, pl.DataType]] = {
 _DTYPES.update(_OPTIONAL_DTYPES)
 
 
-def _empty(name: str) -> pl.LazyFrame:
-    return pl.LazyFrame(schema=_DTYPES[name])
-
-
 def _optional_frames(
     con: duckdb.DuckDBPyConnection, views: set[str], keep: str, filtered: bool
 ) -> dict[str, pl.DataFrame]:
     """The optional resources' frames: of the selected snapshots (``keep``, a condition on ``snapshot_id``)
     for the per-snapshot views, every item for the history when no time filter was given (``filtered``);
-    empty for a view the store does not have yet."""
+    empty (with its columns) for a view the store does not have yet."""
     out: dict[str, pl.DataFrame] = {}
     for name, dtypes in _OPTIONAL_DTYPES.items():
         if name not in views:
+            out[name] = pl.DataFrame(schema=dtypes)
             continue
         column = snapshot_column(name)
         where = keep.replace("snapshot_id IN", f"{column} IN")
@@ -349,8 +251,8 @@ def load(
     since: dt.datetime | None = None,
     platform: str | None = None,
     lock_timeout_s: float = 60.0,
-) -> Store:
-    """Read the store at ``db_path`` read-only into a :class:`Store` and close the connection.
+) -> Frames:
+    """Read the store at ``db_path`` read-only into :class:`~solvelens.analysis.frames.Frames`; close it.
 
     One platform only: ``platform`` (an id, a base URL or a unique id prefix; see
     :mod:`solvelens.analysis.platforms`), by default the newest complete snapshot's platform. ``last_days``
@@ -406,7 +308,7 @@ def load(
         )
         frames.update(_optional_frames(con, names, keep, narrowed))
         frames = {name: _typed(name, frame) for name, frame in frames.items()}
-    return Store(
+    return Frames(
         path=path,
         snapshots=snapshots.lazy(),
         snapshot_count=snapshots.height,

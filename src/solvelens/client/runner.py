@@ -7,12 +7,21 @@ Rules (the platform's bot guide, and the interface's reference loop):
   nor "no task" (:class:`~solvelens.client.errors.UnrecognizedResponseError`) is never idle: after
   ``max_unrecognized`` (3) such polls in a row the run stops (exit code 1) with one line naming the body's
   keys and the profile setting that fixes it.
-- The solver gets the task dict as the server sent it and returns a ``str`` or a ``dict``. For a typed task
-  (``taskType``) the runner sends the typed body of its type (:mod:`solvelens.client.submission`): a string
-  becomes it where that is unambiguous, otherwise the answer is refused locally and nothing is sent. The
-  model declared with ``llm_model`` (``--llm-model``) wins over the solver's own (its ``llm_model``
-  attribute or the ``llm_model`` of the dicts it returns); a disagreement is one warning line. A solver
-  exception skips the submission and counts as an error (one line; its traceback with ``verbose``).
+- The solver gets the task as the platform sent it (a :class:`~solvelens.client.models.Task`: a ``dict``, the
+  envelope removed, nothing renamed or dropped) with its normalised view beside it (``task.view``:
+  :class:`~solvelens.client.taskview.TaskView`) and returns a ``str`` or a ``dict``. The body's form comes
+  from the task (:mod:`solvelens.client.submission`): the typed body of a task the platform types itself
+  (the real platform's ``taskType`` + ``payload``; a string becomes it where that is unambiguous, else the
+  answer is refused locally), ``{"content": <string>}`` for every other task (a string naming an offered
+  choice becomes the choice's key), a dict as it is. The model declared with ``llm_model``
+  (``--llm-model``) wins over the solver's own (its ``llm_model`` attribute or the ``llm_model`` of the dicts
+  it returns); a disagreement is one warning line. A solver exception skips the submission and counts as an
+  error (one line; its traceback with ``verbose``).
+- Limits are learned, never assumed: an answer is checked against the rules the task states (its
+  constraints, the bounds in its instruction or response format), the ones the platform's validation
+  answers named earlier in the run (a 400/422 naming a field and its bound: one line when learned, applied
+  to later tasks of the kind: one rejected task, not three) and the ones the solver declares (``limits``). A
+  local refusal names the rule and where it was read.
 - 401/403 (bad key, no bot profile, suspended, banned): stop at once with a clear message (exit code 1).
 - A rejected answer (400/422 from the server, or refused locally) counts towards ``max_rejections`` (3): that
   many in a row stop the run (exit code 1), because the real platform fails each rejected task and counts a
@@ -22,14 +31,18 @@ Rules (the platform's bot guide, and the interface's reference loop):
 - Other errors (after the client's own bounded retries, each logged as one line): back off
   ``error_backoff`` seconds, doubling up to ``error_backoff_max``; after ``max_errors`` in a row the run
   stops (exit code 1). A platform whose every poll fails (5xx, connection error, timeout) for longer than
-  ``max_outage`` seconds (120) stops the run (exit code 1) with one line, also in the middle of a poll's
-  retries (:func:`~solvelens.client.base.retry_limit`).
+  ``max_outage`` seconds (120) stops the run (exit code 1) with one line dated from the first failed poll,
+  also in the middle of a poll's retries (:func:`~solvelens.client.base.retry_limit`). A submit answered
+  500 is never retried (its outcome is unknown: the real platform may have kept it); the next poll shows
+  (the task re-served, or a new one). Lines say "retrying" only where a request is sent again; durations
+  are rounded (``0.01 s``).
 - The same task handed out again on the next poll although nothing was submitted for it (the solver failed,
   the answer was refused) is reported in one warning line: the platform re-serves a task the bot holds.
 - SIGINT/SIGTERM: a poll in progress (its request or its retries' back-off) or a wait is cut at once and the
   run ends; a task in hand is finished (solved and submitted) first; a second signal aborts.
-- ``GET /bot/me`` is recorded at start and end; one progress line per task (number, type, problem title, id
-  suffix, outcome, time) and a summary at exit (rich).
+- ``GET /bot/me`` is recorded at start and end; one progress line per task (number, kind, id suffix, the
+  problem's title (a create task's: the title its answer proposes), outcome, time) and a summary at exit
+  (rich).
 """
 
 from __future__ import annotations
@@ -69,8 +82,10 @@ from solvelens.client.errors import (
     UnrecognizedResponseError,
 )
 from solvelens.client.models import Bot, SubmitResult, Task
+from solvelens.client.rules import FieldRule, rules_from_declared, rules_from_error
 from solvelens.client.solver import Solver, SolverLoadError, load_solver
 from solvelens.client.submission import submission_body
+from solvelens.client.taskview import strip_data
 
 __all__ = ["BotRunner", "RunSummary", "Solver", "SolverLoadError", "describe_task", "load_solver"]
 
@@ -131,24 +146,47 @@ def _attribute(solver: Solver, name: str) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def _strip_data(text: str) -> str:
-    for marker in ("---DATA---", "---/DATA---", "===BEGIN CONTENT===", "===END CONTENT==="):
-        text = text.replace(marker, "")
-    return " ".join(text.split())
+#: Kinds of task whose answer proposes a new problem (its title is the answer's, not the instruction's).
+_CREATE_KINDS = ("create", "propose")
 
 
-def describe_task(task: Task) -> str:
-    """What tells a task apart in one progress line: ``solve  "Leaky tap in a rented flat"  …9f3a1c2e`` (its
-    type, the problem title or the prompt's first line cut to :data:`TITLE_CHARS`, the id's last
-    :data:`ID_SUFFIX_CHARS` characters)."""
-    payload = task.payload
-    title = payload.get("problem_title") or payload.get("title") or task.get("title") or task.prompt or ""
-    text = _strip_data(str(title))
+def _title(task: Task, body: Mapping[str, Any] | None) -> str:
+    """The task's problem title: the problem it is about, else (a create task) the problem its answer
+    proposes, else an untyped task's prompt's first line; never the platform's instruction text."""
+    view = task.view
+    if view.title:
+        return view.title
+    if body is not None and isinstance(body.get("problem_title"), str):
+        return strip_data(body["problem_title"])
+    if view.kind in _CREATE_KINDS:  # the title is the proposal's (its first line), never the instruction
+        content = body.get("content") if body is not None else None
+        return strip_data(content.strip().split("\n", 1)[0]) if isinstance(content, str) else ""
+    if not view.typed and isinstance(task.get("prompt"), str):
+        return strip_data(task["prompt"].strip().split("\n", 1)[0])
+    return ""
+
+
+def describe_task(task: Task, body: Mapping[str, Any] | None = None) -> str:
+    """What tells a task apart in one progress line: ``solve  …9f3a1c2e "Leaky tap in a rented flat"`` (its
+    kind, the id's last :data:`ID_SUFFIX_CHARS` characters, the problem's title cut to :data:`TITLE_CHARS`:
+    the problem the task is about, or for a create task the one ``body`` proposes; an untyped task's prompt's
+    first line; ``(new problem)`` / ``(no title)`` without one)."""
+    text = _title(task, body)
     if len(text) > TITLE_CHARS:
         text = text[: TITLE_CHARS - 1].rstrip() + "…"
     ident = task.id if len(task.id) <= ID_SUFFIX_CHARS + 1 else "…" + task.id[-ID_SUFFIX_CHARS:]
-    kind = task.type or "task"
-    return f"{kind:<6} {ident:<9} " + (f'"{text}"' if text else "(no title)")
+    kind = task.kind or "task"
+    if text:
+        return f'{kind:<6} {ident:<9} "{text}"'
+    return f"{kind:<6} {ident:<9} " + ("(new problem)" if kind in _CREATE_KINDS else "(no title)")
+
+
+def seconds(value: float) -> str:
+    """A duration for a line a person reads: ``0.01 s``, ``1.5 s``, ``12 s`` (never ``0.00947531 s``)."""
+    if value >= 10:
+        return f"{value:.0f} s"
+    text = f"{value:.2f}".rstrip("0").rstrip(".")
+    return ("under 0.01" if text == "0" and value > 0 else text) + " s"
 
 
 def _is_outage(exc: PlatformError) -> bool:
@@ -163,7 +201,7 @@ class BotRunner:
 
     Args:
         client: a client with an API key.
-        solver: ``task dict -> str | dict`` (see :data:`Solver`).
+        solver: ``Task -> str | dict`` (see :data:`Solver`; the task as sent, ``task.view`` beside it).
         idle_wait: seconds to wait after "no task" (default 30).
         max_tasks: stop after this many tasks (``None``: run until stopped).
         stop_when_idle: end the run at the first "no task" instead of waiting.
@@ -177,7 +215,9 @@ class BotRunner:
         the solver's own (its attributes, or the fields of the dicts it returns), with one warning line per
         disagreement. task_params: query options for ``/tasks/next`` (e.g. ``{"brief": "true"}``).
         console: where progress lines and the summary go (rich); ``None``: stdout. verbose: print a failing
-        solver's traceback (once per distinct error), not only its one-line summary.
+        solver's traceback (once per distinct error), not only its one-line summary. limits: rules the
+        solver declares for its answers' fields (``{"content": {"max_length": 2000}}`` or ``{"content": (10,
+        2000)}``; default: the solver's ``limits`` attribute), checked before sending like the platform's.
     """
 
     def __init__(
@@ -199,6 +239,7 @@ class BotRunner:
         task_params: Mapping[str, str] | None = None,
         console: Console | None = None,
         verbose: bool = False,
+        limits: Mapping[str, Any] | None = None,
     ) -> None:
         self.client = client
         self.solver = solver
@@ -237,6 +278,12 @@ class BotRunner:
         self._warned: set[tuple[str, str]] = set()
         self._reserved_warned: set[str] = set()
         self._tracebacks: set[str] = set()
+        #: Rules learned from the platform's validation answers, by (task kind, field), for this run.
+        self._learned: dict[tuple[str, str], FieldRule] = {}
+        self._declared_rules = rules_from_declared(
+            limits if limits is not None else getattr(solver, "limits", None)
+        )
+        self._body: Mapping[str, Any] | None = None
 
     # -- stopping ------------------------------------------------------------------------------------------
 
@@ -434,6 +481,7 @@ class BotRunner:
     def _loop(self) -> None:
         while not self._should_end():
             started = time.monotonic()
+            started_utc = datetime.now(UTC)
             before = self.client.last_task
             try:
                 with self._cuttable(), retry_limit(stop=self._stop, deadline=self._outage_deadline(started)):
@@ -450,7 +498,7 @@ class BotRunner:
                     return
                 continue
             except PlatformError as exc:
-                if not self._poll_failed(exc, started):
+                if not self._poll_failed(exc, started, started_utc):
                     return
                 continue
             self._platform_up()
@@ -479,22 +527,24 @@ class BotRunner:
         self._outage_since = self._outage_since_utc = None
         self._unrecognized_in_row = 0
 
-    def _poll_failed(self, exc: PlatformError, started: float) -> bool:
-        """Count a failed poll; returns False when the run must stop (outage too long, too many errors)."""
+    def _poll_failed(self, exc: PlatformError, started: float, started_utc: datetime) -> bool:
+        """Count a failed poll; returns False when the run must stop (outage too long, too many errors). The
+        outage is dated from the first failed poll's start (both clocks read then, so the line's time and
+        its duration agree)."""
         if not _is_outage(exc) or not self.max_outage:
             self._outage_since = self._outage_since_utc = None
             return self._backoff("polling GET /tasks/next", exc)
         if self._outage_since is None:
             self._outage_since = started
-            self._outage_since_utc = datetime.now(UTC).replace(microsecond=0)
+            self._outage_since_utc = started_utc
         down = time.monotonic() - self._outage_since
         if down >= self.max_outage:
             self.summary.errors += 1
             since = self._outage_since_utc.strftime("%H:%M:%S") if self._outage_since_utc else "?"
             self._fail(
                 "outage",
-                f"the platform failed every poll for {down:.0f} s since {since} UTC (--max-outage "
-                f"{self.max_outage:g} s); last: {exc}",
+                f"the platform failed every poll for {seconds(down)} since {since} UTC, its first failed "
+                f"poll (--max-outage {self.max_outage:g} s); last: {exc}",
             )
             return False
         return self._backoff("polling GET /tasks/next", exc, cap=self.max_outage - down)
@@ -517,10 +567,17 @@ class BotRunner:
         return True
 
     def _backoff(
-        self, what: str, exc: BaseException | str, *, cap: float | None = None, quiet: bool = False
+        self,
+        what: str,
+        exc: BaseException | str,
+        *,
+        cap: float | None = None,
+        quiet: bool = False,
+        then: str = "retrying",
     ) -> bool:
         """Count an error and wait (at most ``cap`` seconds); returns False when the run must stop (too many
-        in a row). ``quiet``: the caller's line already said what failed."""
+        in a row). ``quiet``: the caller's line already said what failed; ``then``: what follows the wait
+        (``retrying`` only where the same request is sent again)."""
         self.summary.errors += 1
         self._consecutive_errors += 1
         if self._consecutive_errors >= self.max_errors:
@@ -535,7 +592,7 @@ class BotRunner:
             delay = max(0.0, min(delay, cap))
         if not quiet:
             self.console.print(
-                f"[yellow]{escape(what)} failed: {escape(str(exc))}; retrying in {delay:g} s[/]"
+                f"[yellow]{escape(what)} failed: {escape(str(exc))}; {then} in {seconds(delay)}[/]"
             )
         self._wait(delay)
         return True
@@ -580,7 +637,7 @@ class BotRunner:
         """The solver's answer and ``None``, or ``None`` and its error (one line; the traceback with
         verbose)."""
         try:
-            result = self.solver(task.raw)
+            result = self.solver(task)
             if not isinstance(result, str | Mapping):
                 raise TypeError(f"the solver returned {type(result).__name__}; expected str or dict")
         except Exception as exc:
@@ -609,6 +666,7 @@ class BotRunner:
 
     def _solve_and_submit(self, task: Task) -> bool:
         self._note_reserved(task)
+        self._body = None
         self.summary.tasks += 1
         number = self.summary.tasks
         kind = task.type or "task"
@@ -620,14 +678,40 @@ class BotRunner:
         result = self._with_declared_model(result)
         try:
             body = submission_body(
-                task, result, llm_model=self.llm_model, llm_model_version=self.llm_model_version
+                task,
+                result,
+                llm_model=self.llm_model,
+                llm_model_version=self.llm_model_version,
+                rules=self._rules_for(task),
             )
         except InvalidSubmissionError as exc:
             self.summary.refused += 1
             self._held = (task.id, "the answer was refused locally")
             self._line(number, task, f"[red]refused, not sent[/]: {escape(str(exc))}", started)
             return self._rejection(f"{kind} refused locally", str(exc))
+        self._body = body
         return self._submit(number, task, body, started)
+
+    def _rules_for(self, task: Task) -> tuple[FieldRule, ...]:
+        """The rules learned from the platform's answers to earlier tasks of this kind, and the solver's."""
+        learned = tuple(rule for (kind, _), rule in self._learned.items() if kind == (task.kind or ""))
+        return (*learned, *self._declared_rules)
+
+    def _learn(self, task: Task, exc: APIStatusError) -> None:
+        """Remember the bounds a validation answer names (for this run, for tasks of this kind); one line
+        per rule learned."""
+        suffix = task.id if len(task.id) <= ID_SUFFIX_CHARS + 1 else "…" + task.id[-ID_SUFFIX_CHARS:]
+        source = f"learned from the platform's {exc.status_code} answer to task {suffix}"
+        for rule in rules_from_error(exc.body, message=exc.message, source=source):
+            key = (task.kind or "", rule.field)
+            if key in self._learned:
+                continue
+            self._learned[key] = rule
+            what = f"{key[0] or 'task'} {rule.field} is {rule.describe()} ({source})"
+            self.console.print(
+                f"[yellow]learned: the platform's rule for {escape(what)}; answers that break it are not "
+                "sent[/]"
+            )
 
     def _submit(self, number: int, task: Task, body: dict[str, Any], started: float) -> bool:
         kind = task.type or "task"
@@ -652,11 +736,18 @@ class BotRunner:
             self.summary.rejected += 1
             reason = f"{exc.status_code} {exc.message}"
             self._line(number, task, f"[red]rejected[/] {escape(reason)}", started)
+            self._learn(task, exc)
             return self._rejection(f"{kind} rejected by the server", reason)
         except PlatformError as exc:
             self._held = (task.id, "its submit failed")
-            self._line(number, task, f"[red]submit failed[/]: {escape(str(exc))}", started)
-            return self._backoff("submitting", exc)
+            self._line(
+                number,
+                task,
+                f"[red]submit failed[/]: {escape(str(exc))} (not retried: its outcome is unknown; the next "
+                "poll shows whether the platform kept it)",
+                started,
+            )
+            return self._backoff("submitting", exc, quiet=True)
         self._consecutive_errors = 0
         self._consecutive_rejections = 0
         self._accepted(number, task, answer, started)
@@ -677,7 +768,8 @@ class BotRunner:
 
     def _line(self, number: int, task: Task, outcome: str, started: float) -> None:
         elapsed = time.perf_counter() - started
-        self.console.print(f"[{number}] {escape(describe_task(task))} -> {outcome} ({elapsed:.2f} s)")
+        what = escape(describe_task(task, self._body))
+        self.console.print(f"[{number}] {what} -> {outcome} ({seconds(elapsed)})")
 
     # -- summary -------------------------------------------------------------------------------------------
 

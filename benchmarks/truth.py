@@ -1,0 +1,130 @@
+"""Benchmark: the truth sweep -- every figure the truth layer checks, over seeds x modes x cadences.
+
+For each seed and each convention mode (``platform``, ``jsonapi``, ``hal``, ``odata``, ``relay``) a small
+sandbox is served (real uvicorn on 127.0.0.1, ties reshuffled on every call) and snapshotted with
+``solvelens snapshot`` (in-process, ``--resources activity``) at:
+
+- ``fresh``: the platform as built;
+- ``hour``: one simulated hour later (a day committed in 60-minute steps, the snapshot after the first);
+- ``day``: the rest of that day and one more simulated day later;
+- ``gap``: a problem rejected, a vote recorded without its counts moving, two days simulated by hand
+  (``solvelens sandbox simulate``): ~2 days and the activity feed turned over;
+- ``renamed``: a bot renamed itself, nothing else changed (an incremental snapshot).
+
+After each snapshot every store view and the summary are compared with plain SQL on a frozen copy of the
+sandbox database (:mod:`tests.truth.checks`), and ``solvelens diff`` (terminal, ``--json``, ``--csv``) for
+each consecutive pair. Prints a table figure x scenario x mismatches (a cell per mode: mismatches summed over
+seeds and that row's snapshots or pairs), then the first mismatch line of each failing (figure, scenario)
+cell. The target is 0 everywhere; issue 23's open defects show as non-zero rows until fixed. Asserts nothing.
+
+Run: ``.venv/bin/python benchmarks/truth.py [--seeds 1,2,3] [--modes platform,jsonapi,...]`` (~15-30 s per
+seed and mode on an idle 2-core machine).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # the truth layer's helpers live in tests/truth
+
+from tests.truth.checks import diff_checks, summary_checks, view_checks, vote_checks  # noqa: E402
+from tests.truth.sandbox_truth import clock_ms  # noqa: E402
+from tests.truth.scenario import Scenario  # noqa: E402
+
+MODES = ("platform", "jsonapi", "hal", "odata", "relay")
+#: cell key -> mismatch lines: (figure, step, mode) where step is a snapshot label or "a -> b".
+Cells = dict[tuple[str, str, str], list[str]]
+
+
+def drive(workdir: Path, seed: int, mode: str, resources: str) -> Scenario:
+    """Serve and snapshot one (seed, mode) through fresh, hour, day, gap and renamed (module doc)."""
+    scenario = Scenario.start(workdir, seed=seed, mode=mode, tie_order="shuffle", resources=resources)
+    scenario.snapshot("fresh")
+    scenario.hourly(1, "hour")
+    scenario.advance_days(1)
+    scenario.snapshot("day")
+    scenario.marks["rejected"] = scenario.reject_problem(clock_ms(scenario.snaps[-1].truth))
+    scenario.marks["hidden"] = scenario.hidden_vote()
+    code, output = scenario.simulate_by_hand(2)
+    if code:
+        raise RuntimeError(f"sandbox simulate failed: {output}")
+    scenario.snapshot("gap")
+    scenario.marks["renamed"], _ = scenario.rename_bot(f"Renamed{seed}")
+    scenario.snapshot("renamed")
+    return scenario
+
+
+def check(scenario: Scenario, mode: str, cells: Cells) -> None:
+    """Add every figure's mismatches of one driven scenario to ``cells``."""
+    for snap in scenario.snaps:
+        if snap.snapshot_id is None:
+            cells[("snapshot written", snap.label, mode)].append(f"{snap.label}: exit {snap.exit_code}")
+            continue
+        figures = {**view_checks(scenario, snap), **summary_checks(snap)}
+        if "comparisons" in scenario.resources:
+            figures |= vote_checks(scenario, snap)
+        for figure, lines in figures.items():
+            cells[(figure, snap.label, mode)].extend(lines)
+    for a, b in zip(scenario.snaps, scenario.snaps[1:], strict=False):
+        if a.snapshot_id is None or b.snapshot_id is None:
+            continue
+        for figure, lines in diff_checks(scenario, a, b).items():
+            cells[(figure, f"{a.label} -> {b.label}", mode)].extend(lines)
+
+
+def print_table(cells: Cells, modes: list[str], seeds: list[int]) -> None:
+    """The figure x scenario x mismatches table, then the first line of each non-zero cell."""
+    rows = sorted({(figure, step) for figure, step, _ in cells}, key=lambda r: (r[0], r[1]))
+    width = max(len(f"{f} @ {s}") for f, s in rows)
+    print(f"\nmismatches per figure and scenario (seeds {', '.join(map(str, seeds))}; target 0)")
+    print(f"{'figure @ scenario':<{width}}  " + "  ".join(f"{m:>8}" for m in modes))
+    total = 0
+    for figure, step in rows:
+        counts = [len(cells.get((figure, step, m), [])) for m in modes]
+        total += sum(counts)
+        print(f"{figure + ' @ ' + step:<{width}}  " + "  ".join(f"{c:>8,}" for c in counts))
+    print(f"\ntotal mismatches: {total:,} over {len(rows)} figure x scenario rows x {len(modes)} modes")
+    for (figure, step, mode), lines in sorted(cells.items()):
+        if lines:
+            print(f"- {figure} @ {step} [{mode}]: {len(lines)}, e.g. {lines[0]}")
+
+
+def main() -> None:
+    """Parse the options, drive and check every (seed, mode), print the table."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seeds", default="1,2,3", help="comma-separated sandbox seeds (default 1,2,3)")
+    parser.add_argument("--modes", default=",".join(MODES), help="comma-separated convention modes")
+    parser.add_argument(
+        "--resources", default="activity", help="snapshot --resources (add comparisons to check the votes)"
+    )
+    args = parser.parse_args()
+    seeds = [int(s) for s in args.seeds.split(",")]
+    modes = [m for m in args.modes.split(",") if m]
+    cells: Cells = defaultdict(list)
+    started = time.perf_counter()
+    print(f"load average {os.getloadavg()[0]:.1f} (2-core machine: figures taken at high load are slower)")
+    with tempfile.TemporaryDirectory(prefix="solvelens-truth-") as tmp:
+        for seed in seeds:
+            for mode in modes:
+                t0 = time.perf_counter()
+                scenario = drive(Path(tmp) / f"{seed}-{mode}", seed, mode, args.resources)
+                try:
+                    check(scenario, mode, cells)
+                finally:
+                    scenario.stop()
+                print(
+                    f"seed {seed} {mode}: driven and checked in {time.perf_counter() - t0:.1f} s", flush=True
+                )
+    print_table(cells, modes, seeds)
+    print(f"\nsweep: {time.perf_counter() - started:.1f} s wall, load average {os.getloadavg()[0]:.1f}")
+
+
+if __name__ == "__main__":
+    main()

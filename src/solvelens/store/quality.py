@@ -1,0 +1,273 @@
+"""What a snapshot holds against what the platform announced: the ``data_quality`` and ``vote_coverage``
+tables, written inside the snapshot's transaction, and their readers.
+
+``data_quality`` (public view; one set of rows per snapshot): ``snapshot_id`` (BIGINT), ``resource``
+(VARCHAR: a view name), ``scope`` (VARCHAR: a problem or solution id, a ``/stats`` metric, ``''`` for the
+whole list), ``announced`` and ``stored`` (BIGINT, records), ``reason`` (VARCHAR, NULL when they agree).
+Every snapshot gets one row per whole list (``problems``, ``solutions``, ``leaderboard``, ``llm_leaderboard``
+and ``comparisons`` when fetched, and the ``/stats`` totals under ``platform_stats``) and one row per list
+whose count the platform's rows disagree with (a problem's ``solutionCount``, a solution's
+``comparisonCount``: capped at 50 votes, or counted wrong). A list the client could have read whole but
+did not never gets here: the snapshot fails instead (:mod:`solvelens.flows.completeness`).
+
+``vote_coverage`` (public view; one row per snapshot that fetched comparisons): votes announced (the listed
+problems' ``comparisonCount``) and stored (distinct votes of those problems), the ``/comparisons`` requests
+sent and the budget that bounded them (NULL: no bound), the vote lists left for the next snapshots and the
+predicted number of snapshots until none is (NULL: never at this budget), the lists trusted by their counts
+re-read this snapshot and the cycle in which every one is (:mod:`solvelens.flows.budget`).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import duckdb
+import orjson
+import polars as pl
+
+from solvelens.store.connection import open_readonly
+from solvelens.store.schema import (
+    COMPARISON_FETCHES,
+    COMPARISON_RECORDS,
+    DATA_QUALITY,
+    INTERNAL,
+    LINKS,
+    PROBLEMS,
+    SOLUTIONS,
+    VOTE_COVERAGE,
+)
+from solvelens.store.staging import StagingArea
+
+__all__ = ["coverage_line", "data_quality", "gaps", "vote_coverage", "write_quality"]
+
+#: Reasons (kept in step with :mod:`solvelens.flows.completeness`, which the store does not import).
+_DISAGREES = "the platform's count disagrees with the rows it lists"
+_CAPPED = "the platform serves at most the newest 50 votes of a solution"
+#: The real platform's cap on a solution's ``/comparisons`` list.
+_CAP = 50
+
+
+def _staged_json(area: StagingArea, table: str) -> list[dict[str, Any]]:
+    staged = area.read_table(table)
+    return [] if staged is None else [orjson.loads(r) for r in staged["raw"].to_pylist()]
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _whole(resource: str, scope: str, announced: int | None, stored: int) -> tuple[Any, ...]:
+    differs = announced is not None and announced != stored
+    return (resource, scope, announced, stored, _DISAGREES if differs else None)
+
+
+def _vote_rows(con: duckdb.DuckDBPyConnection, sid: int, platform: str) -> list[tuple[Any, ...]]:
+    """Per solution of snapshot ``sid`` whose list is not pending (its count is that of its last fetch):
+    stored votes naming it against its ``comparisonCount``, where they differ."""
+    return [
+        tuple(r)
+        for r in con.execute(
+            f"""WITH sols AS (
+                    SELECT v.solution_id, v.comparison_count FROM {LINKS} l
+                    JOIN {INTERNAL}.solution_manifest_items i ON i.manifest_id = l.manifest_id
+                    JOIN {SOLUTIONS.version_table} v ON v.version_id = i.version_id
+                    WHERE l.snapshot_id = $sid AND l.resource = {PROBLEMS.code}),
+                 st AS (SELECT solution_id, arg_max(comparison_count, snapshot_id) AS last_count
+                        FROM {COMPARISON_FETCHES} WHERE platform = $platform GROUP BY ALL),
+                 mine AS (SELECT * FROM {COMPARISON_RECORDS} WHERE platform = $platform),
+                 sides AS (SELECT solution_a_id AS solution_id, comparison_id FROM mine
+                           UNION ALL SELECT solution_b_id, comparison_id FROM mine),
+                 n AS (SELECT solution_id, count(DISTINCT comparison_id) AS stored FROM sides GROUP BY ALL)
+            SELECT 'comparisons', s.solution_id, s.comparison_count, coalesce(n.stored, 0),
+                   CASE WHEN coalesce(n.stored, 0) < s.comparison_count AND s.comparison_count > {_CAP}
+                        THEN $capped ELSE $disagrees END
+            FROM sols s LEFT JOIN st USING (solution_id) LEFT JOIN n USING (solution_id)
+            WHERE s.comparison_count IS NOT NULL AND coalesce(n.stored, 0) <> s.comparison_count
+              AND (st.last_count = s.comparison_count OR (st.last_count IS NULL AND s.comparison_count = 0))
+            ORDER BY s.solution_id""",
+            {"sid": sid, "platform": platform, "capped": _CAPPED, "disagrees": _DISAGREES},
+        ).fetchall()
+    ]
+
+
+def _votes_stored(con: duckdb.DuckDBPyConnection, platform: str, problem_ids: list[str]) -> int:
+    con.execute("CREATE OR REPLACE TEMP TABLE quality_problems (problem_id VARCHAR)")
+    con.executemany("INSERT INTO quality_problems VALUES (?)", [[p] for p in problem_ids])
+    stored = con.execute(
+        f"""SELECT count(DISTINCT comparison_id) FROM {COMPARISON_RECORDS}
+            WHERE platform = ? AND problem_id IN (SELECT problem_id FROM quality_problems)""",
+        [platform],
+    ).fetchall()[0][0]
+    con.execute("DROP TABLE IF EXISTS temp.quality_problems")
+    return int(stored)
+
+
+def _comparisons_reason(info: dict[str, Any], capped: int) -> str:
+    parts = []
+    pending = info.get("pending") or 0
+    if pending:
+        to_go = info.get("snapshots_to_go")
+        when = f"~{to_go} more snapshots at this budget" if to_go is not None else "not at this budget"
+        parts.append(f"{pending} vote lists left for the next snapshots ({when})")
+    if capped:
+        many = "solutions have" if capped > 1 else "solution has"
+        parts.append(f"{capped} {many} more votes than the platform's cap of {_CAP} serves")
+    return "; ".join(parts) or _DISAGREES
+
+
+def _list_rows(
+    parts: dict[str, dict[str, Any]],
+    problems: list[dict[str, Any]],
+    stats: dict[str, Any],
+    counts: dict[str, int],
+    resources: dict[str, str],
+) -> list[tuple[Any, ...]]:
+    """The fetch steps' own rows, one row per whole list and the ``/stats`` totals but votes."""
+    rows: list[tuple[Any, ...]] = []
+    for part in parts.values():
+        for q in part.get("info", {}).get("data_quality") or []:
+            rows.append((q["resource"], q["scope"], q["announced"], q["stored"], q["reason"]))
+    announced = {
+        name: _int(part.get("info", {}).get("announced"))
+        for name, part in parts.items()
+        if name in ("problems", "leaderboard", "llm_leaderboard")
+    }
+    solutions = sum(_int(p.get("solutionCount")) or 0 for p in problems)
+    rows.append(_whole("problems", "", announced.get("problems"), counts.get("problems", len(problems))))
+    rows.append(_whole("solutions", "", solutions, counts.get("solutions", 0)))
+    checks = {"totalProblems": len(problems), "totalSolutions": counts.get("solutions", 0)}
+    if "leaderboard" in counts:
+        rows.append(_whole("leaderboard", "", announced.get("leaderboard"), counts["leaderboard"]))
+        checks["totalBots"] = counts["leaderboard"]
+    if resources.get("llm_leaderboard") == "stored":
+        models = counts.get("llm_leaderboard", 0)
+        rows.append(_whole("llm_leaderboard", "", announced.get("llm_leaderboard"), models))
+    for metric, stored in checks.items():
+        if _int(stats.get(metric)) is not None:
+            rows.append(_whole("platform_stats", metric, stats[metric], stored))
+    return rows
+
+
+def _vote_section(
+    con: duckdb.DuckDBPyConnection,
+    sid: int,
+    platform: str,
+    problems: list[dict[str, Any]],
+    stats: dict[str, Any],
+    info: dict[str, Any],
+) -> list[tuple[Any, ...]]:
+    """The votes' rows (the whole, each solution whose count its stored votes disagree with, the ``/stats``
+    total) and the snapshot's ``vote_coverage`` row."""
+    votes = sum(_int(p.get("comparisonCount")) or 0 for p in problems)
+    stored = _votes_stored(con, platform, [str(p.get("id")) for p in problems])
+    per_solution = _vote_rows(con, sid, platform)
+    capped = sum(1 for r in per_solution if r[4] == _CAPPED)
+    reason = None if votes == stored else _comparisons_reason(info, capped)
+    rows = [("comparisons", "", votes, stored, reason), *per_solution]
+    total = _int(stats.get("totalComparisons"))
+    if total is not None:  # when the platform's two counts agree, the gap is the comparisons row's
+        why = reason if total == votes else _DISAGREES
+        rows.append(("platform_stats", "totalComparisons", total, stored, None if total == stored else why))
+    _write_coverage(con, sid, votes, stored, info)
+    return rows
+
+
+def write_quality(
+    con: duckdb.DuckDBPyConnection,
+    area: StagingArea,
+    sid: int,
+    counts: dict[str, int],
+    platform: str,
+    resources: dict[str, str],
+) -> None:
+    """Inside snapshot ``sid``'s open transaction (after its lists and votes are written): the snapshot's
+    ``data_quality`` rows (the fetch steps' own, from their reports' ``info["data_quality"]``, and the
+    whole-list and per-solution checks of the module docstring) and, when comparisons were fetched, its
+    ``vote_coverage`` row. ``counts``: rows per view of the snapshot; ``platform``: the history rows'
+    platform key; ``resources``: what became of each optional resource."""
+    parts = area.parts()
+    problems = _staged_json(area, "problems")
+    stats = next(iter(_staged_json(area, "platform_stats")), {})
+    rows = _list_rows(parts, problems, stats, counts, resources)
+    if resources.get("comparisons") in ("stored", "unchanged"):
+        info = parts.get("comparisons", {}).get("info", {})
+        rows += _vote_section(con, sid, platform, problems, stats, info)
+    if rows:
+        con.executemany(f"INSERT INTO {DATA_QUALITY} VALUES ({sid}, ?, ?, ?, ?, ?)", [list(r) for r in rows])
+
+
+def _write_coverage(
+    con: duckdb.DuckDBPyConnection, sid: int, announced: int, stored: int, info: dict[str, Any]
+) -> None:
+    con.execute(
+        f"INSERT INTO {VOTE_COVERAGE} VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            sid,
+            announced,
+            stored,
+            info.get("requested", 0),
+            info.get("budget"),
+            info.get("pending", 0),
+            info.get("snapshots_to_go", 0),
+            info.get("audited", 0),
+            info.get("audit_cycle"),
+        ],
+    )
+
+
+def _read(db_path: str | os.PathLike[str], view: str, snapshot_id: int | None) -> pl.DataFrame:
+    with open_readonly(db_path) as con:
+        has = con.execute(
+            "SELECT count(*) FROM duckdb_views() WHERE schema_name = 'main' AND view_name = ?", [view]
+        ).fetchall()[0][0]
+        if not has:
+            return pl.DataFrame()
+        sid = snapshot_id
+        if sid is None:
+            sid = con.execute("SELECT max(snapshot_id) FROM main.snapshots").fetchall()[0][0]
+        frame = con.sql(f"SELECT * FROM main.{view} WHERE snapshot_id = ? ORDER BY ALL", params=[sid]).pl()
+    return frame
+
+
+def data_quality(db_path: str | os.PathLike[str], snapshot_id: int | None = None) -> pl.DataFrame:
+    """The ``data_quality`` rows of snapshot ``snapshot_id`` (default: the newest complete snapshot) of the
+    store at ``db_path``: columns ``snapshot_id`` (Int64), ``resource``, ``scope`` (String), ``announced``,
+    ``stored`` (Int64), ``reason`` (String, null when they agree). Empty (no columns) for a store written
+    before schema version 4. Raises :class:`solvelens.store.StoreError` when the store cannot be read."""
+    return _read(db_path, "data_quality", snapshot_id)
+
+
+def gaps(frame: pl.DataFrame) -> pl.DataFrame:
+    """The rows of a :func:`data_quality` frame whose counts differ (``reason`` not null)."""
+    return frame if frame.is_empty() else frame.filter(pl.col("reason").is_not_null())
+
+
+def vote_coverage(db_path: str | os.PathLike[str], snapshot_id: int | None = None) -> dict[str, Any] | None:
+    """The ``vote_coverage`` row of snapshot ``snapshot_id`` (default: the newest complete snapshot) as a
+    dict (keys: the view's columns; ``budget``, ``snapshots_to_go`` and ``audit_cycle`` may be ``None``), or
+    ``None`` when that snapshot fetched no comparisons. Raises :class:`solvelens.store.StoreError` when the
+    store cannot be read."""
+    frame = _read(db_path, "vote_coverage", snapshot_id)
+    return None if frame.is_empty() else frame.row(0, named=True)
+
+
+def coverage_line(coverage: dict[str, Any] | None) -> str:
+    """One sentence on vote coverage, e.g. ``votes: 63% covered (2,540 of 4,042 stored); 120 lists pending,
+    ~4 more snapshots at this budget``; ``''`` when there is no coverage row."""
+    if coverage is None:
+        return ""
+    announced, stored = coverage["announced"] or 0, coverage["stored"] or 0
+    share = 100.0 if not announced else 100.0 * min(stored, announced) / announced
+    line = f"votes: {share:.0f}% covered ({stored:,} of {announced:,} stored)"
+    pending, to_go = coverage["lists_pending"] or 0, coverage["snapshots_to_go"]
+    if pending:
+        line += f"; {pending:,} lists pending, " + (
+            f"~{to_go} more snapshots at this budget" if to_go is not None else "none fetched at this budget"
+        )
+    if coverage.get("audit_cycle"):
+        line += (
+            f"; {coverage['audited']:,} lists trusted by their counts re-read (each within "
+            f"{coverage['audit_cycle']} snapshots)"
+        )
+    return line

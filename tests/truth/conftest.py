@@ -1,0 +1,90 @@
+"""Fixtures of the truth layer: scenarios (a sandbox served on 127.0.0.1, a store, snapshots each with the
+platform's truth frozen right after it), built once per session and only read by the tests.
+
+- ``history``: the ``platform`` convention, seed 1, ties reshuffled on every call (``--tie-order
+  shuffle``); snapshots ``fresh``, ``hour`` (one simulated hour later), ``gap`` (a problem rejected, then
+  two days simulated by hand with ``solvelens sandbox simulate``: a gap of ~3 days, the activity feed turned
+  over) and ``renamed`` (a bot renamed itself, nothing else changed: an incremental snapshot).
+- ``modes``: ``{mode: Scenario}`` for the other conventions (jsonapi, hal, odata, relay), seed 2;
+  snapshots ``fresh`` and ``day`` (one simulated day later, one problem announcing a solution more than it
+  lists: its public id is ``marks['inflated']``).
+- ``votes``: the platform convention, seed 3, snapshots with the comparisons resource: ``fresh``, taken
+  after a vote was recorded without its counts moving (its id: ``marks['hidden']``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from solvelens.sandbox.generate import build_platform
+from tests.truth.sandbox_truth import clock_ms
+from tests.truth.scenario import Scenario
+
+OTHER_MODES = ("jsonapi", "hal", "odata", "relay")
+
+
+@pytest.fixture(scope="session")
+def history(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Scenario]:
+    """The platform convention driven through an hour, a gap, a rejection and a rename (module doc)."""
+    scenario = Scenario.start(tmp_path_factory.mktemp("truth-history"), seed=1, tie_order="shuffle")
+    try:
+        scenario.snapshot("fresh")
+        scenario.hourly(1, "hour")
+        scenario.marks["rejected"] = scenario.reject_problem(clock_ms(scenario.snaps[-1].truth))
+        code, output = scenario.simulate_by_hand(2)
+        assert code == 0, output
+        scenario.snapshot("gap")
+        scenario.marks["renamed"], _ = scenario.rename_bot("RenamedBot")
+        scenario.snapshot("renamed")
+        yield scenario
+    finally:
+        scenario.stop()
+
+
+@pytest.fixture(scope="session")
+def modes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Scenario]]:
+    """Each other convention mode: a fresh snapshot and one a simulated day later (seed 2)."""
+    pristine = tmp_path_factory.mktemp("truth-modes") / "pristine.sqlite"
+    build_platform(pristine, seed=2, scale="small")
+    made: dict[str, Scenario] = {}
+
+    def start(mode: str) -> None:
+        made[mode] = Scenario.start(
+            tmp_path_factory.mktemp(f"truth-{mode}"), seed=2, mode=mode, copy_of=pristine
+        )
+
+    try:
+        with ThreadPoolExecutor(len(OTHER_MODES)) as pool:  # the servers start side by side
+            list(pool.map(start, OTHER_MODES))
+        for mode in OTHER_MODES:
+            scenario = made[mode]
+            scenario.snapshot("fresh")
+            scenario.advance_days(1)
+            scenario.marks["inflated"] = scenario.inflate_solution_count()
+            scenario.snapshot("day")
+        yield made
+    finally:
+        for scenario in made.values():
+            scenario.stop()
+
+
+def snap_of(scenario: Scenario, label: str):
+    """The snapshot labelled ``label``."""
+    return next(s for s in scenario.snaps if s.label == label)
+
+
+@pytest.fixture(scope="session")
+def votes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Scenario]:
+    """Comparisons fetched by a fresh snapshot of a platform holding a vote no count announces."""
+    scenario = Scenario.start(tmp_path_factory.mktemp("truth-votes"), seed=3, resources="comparisons")
+    try:
+        if scenario.offers("snapshot", "--budget"):  # every vote list at once, no request budget
+            scenario.extra = ("--budget", "all")
+        scenario.marks["hidden"] = scenario.hidden_vote()
+        scenario.snapshot("fresh")
+        yield scenario
+    finally:
+        scenario.stop()

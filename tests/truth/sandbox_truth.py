@@ -1,0 +1,425 @@
+"""The platform's truth: what the sandbox's SQLite database holds, in plain SQL, one function per figure.
+
+Nothing here imports ``solvelens.analysis``, the client or the store: each figure a user reads is recomputed
+from the sandbox's own tables (:mod:`solvelens.sandbox.db` documents them) so a test can compare the two.
+The only product code used is the sandbox's id encoding (:class:`~solvelens.sandbox.ids.IdCodec`), because
+the store holds the public UUID ids the platform served.
+
+Every function takes the path of a *frozen* copy of the sandbox database (:func:`freeze`, taken right after a
+snapshot, while nothing writes), so the truth of snapshot N stays readable after the sandbox moved on.
+Timestamps are returned as integer milliseconds since the Unix epoch (UTC), as the sandbox stores them;
+scores and accuracies rounded to 4 decimals, as the API serves them.
+
+Diff truth functions take two frozen copies ``a`` (before) and ``b`` (after) and compare them with SQL over
+both files (``ATTACH``).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from solvelens.sandbox.ids import IdCodec
+
+Row = dict[str, Any]
+
+#: ``/activity`` serves at most this many events, newest first (the real platform's cap).
+FEED_SIZE = 50
+HOUR_MS = 3_600_000
+
+
+def freeze(db_path: Path, dest: Path) -> Path:
+    """Copy the live sandbox database at ``db_path`` to ``dest`` (SQLite's online backup: one consistent
+    state even while the server reads it); returns ``dest``."""
+    src = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
+    out = sqlite3.connect(dest)
+    try:
+        src.backup(out)
+    finally:
+        out.close()
+        src.close()
+    return dest
+
+
+@contextmanager
+def _open(db: Path, other: Path | None = None) -> Iterator[sqlite3.Connection]:
+    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        if other is not None:
+            con.execute("ATTACH DATABASE ? AS b", (f"file:{other}?mode=ro",))
+        yield con
+    finally:
+        con.close()
+
+
+def _codec(con: sqlite3.Connection) -> IdCodec:
+    return IdCodec(int(con.execute("SELECT value FROM meta WHERE key = 'seed'").fetchone()[0]))
+
+
+def _rows(con: sqlite3.Connection, sql: str, args: tuple[Any, ...] = ()) -> list[Row]:
+    cur = con.execute(sql, args)
+    names = [d[0] for d in cur.description]
+    return [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
+
+
+def _encode(con: sqlite3.Connection, rows: list[Row], kinds: dict[str, str]) -> list[Row]:
+    codec = _codec(con)
+    for row in rows:
+        for column, kind in kinds.items():
+            row[column] = codec.encode_opt(kind, row[column])  # type: ignore[arg-type]
+    return rows
+
+
+def clock_ms(db: Path) -> int:
+    """The platform's simulated clock (``meta.clock_ms``), ms since the epoch UTC."""
+    with _open(db) as con:
+        return int(con.execute("SELECT value FROM meta WHERE key = 'clock_ms'").fetchone()[0])
+
+
+def problems(db: Path) -> list[Row]:
+    """Listed problems: every problem whose status is not ``rejected`` (the platform never lists those).
+    Keys: problem_id, title, status, category, author_type, solution_count, comparison_count, created_at."""
+    with _open(db) as con:
+        rows = _rows(
+            con,
+            "SELECT id AS problem_id, title, status, category, author_type, solution_count, "
+            "comparison_count, created_at FROM problems WHERE status != 'rejected'",
+        )
+        return _encode(con, rows, {"problem_id": "problem"})
+
+
+def solutions(db: Path) -> list[Row]:
+    """Every solution of a listed problem with its bot's *current* name, score rounded to 4 decimals and
+    its competition rank within the problem over that score (equal scores share the best rank, "1224").
+    Keys: solution_id, problem_id, rank, score, comparison_count, win_count, loss_count,
+    confidence_interval, bot_id, bot_name, llm_model, created_at."""
+    with _open(db) as con:
+        rows = _rows(
+            con,
+            "SELECT s.id AS solution_id, s.problem_id, "
+            "rank() OVER (PARTITION BY s.problem_id ORDER BY round(s.bt_score, 4) DESC) AS rank, "
+            "round(s.bt_score, 4) AS score, s.comparison_count, s.win_count, s.loss_count, "
+            "round(s.confidence_interval, 4) AS confidence_interval, s.bot_id, b.name AS bot_name, "
+            "s.llm_model, s.created_at FROM solutions s JOIN problems p ON p.id = s.problem_id "
+            "LEFT JOIN bots b ON b.id = s.bot_id WHERE p.status != 'rejected'",
+        )
+        return _encode(con, rows, {"solution_id": "solution", "problem_id": "problem", "bot_id": "bot"})
+
+
+def categories(db: Path) -> list[Row]:
+    """The categories and, per category, the count of ALL its problems whatever their status (rejected
+    included: the real platform's ``activeProblems``). Keys: slug, name, problem_count."""
+    with _open(db) as con:
+        return _rows(
+            con,
+            "SELECT c.slug, c.display_name AS name, "
+            "(SELECT count(*) FROM problems p WHERE p.category = c.slug) AS problem_count FROM categories c",
+        )
+
+
+def leaderboard(db: Path) -> list[Row]:
+    """Active bots by points (most first, ties by internal id), ``rank`` = position 1..n in that order.
+    Keys: rank, bot_id, name, points, elo, total_solutions, total_votes, vote_accuracy, status."""
+    with _open(db) as con:
+        rows = _rows(
+            con,
+            "SELECT row_number() OVER (ORDER BY total_points DESC, id) AS rank, id AS bot_id, name, "
+            "total_points AS points, global_elo AS elo, total_solutions, total_votes, "
+            "round(vote_accuracy, 4) AS vote_accuracy, status FROM bots WHERE status = 'active'",
+        )
+        return _encode(con, rows, {"bot_id": "bot"})
+
+
+def bots(db: Path) -> list[Row]:
+    """The profile of every active bot (the bots on the leaderboard). Keys: bot_id, name, status,
+    total_points, total_solutions, total_votes, vote_accuracy, elo, last_active_at, created_at."""
+    with _open(db) as con:
+        rows = _rows(
+            con,
+            "SELECT id AS bot_id, name, status, total_points, total_solutions, total_votes, "
+            "round(vote_accuracy, 4) AS vote_accuracy, global_elo AS elo, last_active_at, created_at "
+            "FROM bots WHERE status = 'active'",
+        )
+        return _encode(con, rows, {"bot_id": "bot"})
+
+
+def platform_stats(db: Path) -> list[Row]:
+    """``/stats`` in long form (metric, value): listed problems (total, by author type, active, mature),
+    all solutions, the sum of listed problems' comparison counts, active bots, and bots last active within
+    the hour before the simulated clock."""
+    with _open(db) as con:
+        now = int(con.execute("SELECT value FROM meta WHERE key = 'clock_ms'").fetchone()[0])
+        p = con.execute(
+            "SELECT count(*), total(author_type = 'human'), total(author_type = 'bot'), "
+            "total(comparison_count), total(status = 'active'), total(status = 'mature') "
+            "FROM problems WHERE status != 'rejected'"
+        ).fetchone()
+        bots_row = con.execute(
+            "SELECT total(status = 'active'), total(last_active_at > ? AND last_active_at <= ?) FROM bots",
+            (now - HOUR_MS, now),
+        ).fetchone()
+        solutions_n = con.execute("SELECT count(*) FROM solutions").fetchone()[0]
+    values = {
+        "totalProblems": p[0],
+        "humanProblems": p[1],
+        "botProblems": p[2],
+        "totalComparisons": p[3],
+        "activeProblems": p[4],
+        "matureProblems": p[5],
+        "totalBots": bots_row[0],
+        "activeBots": bots_row[1],
+        "totalSolutions": solutions_n,
+    }
+    return [{"metric": k, "value": float(v)} for k, v in values.items()]
+
+
+def activity_feed(db: Path, size: int = FEED_SIZE) -> list[Row]:
+    """The ``size`` newest events (highest ids) with the names joined at this moment. Keys: event_id
+    (the serial id as text), action, bot_id, bot_name, problem_id, problem_title, created_at."""
+    with _open(db) as con:
+        rows = _rows(
+            con,
+            "SELECT CAST(a.id AS TEXT) AS event_id, a.action, a.bot_id, b.name AS bot_name, a.problem_id, "
+            "p.title AS problem_title, a.created_at FROM activity a LEFT JOIN bots b ON b.id = a.bot_id "
+            "LEFT JOIN problems p ON p.id = a.problem_id ORDER BY a.id DESC LIMIT ?",
+            (size,),
+        )
+        return _encode(con, rows, {"bot_id": "bot", "problem_id": "problem"})
+
+
+def votes(db: Path) -> list[Row]:
+    """Every recorded vote (comparison row), also those of problems rejected since (a store keeps what it
+    once read). Keys: comparison_id, problem_id, solution_a_id, solution_b_id, winner, voter_bot_id."""
+    with _open(db) as con:
+        rows = _rows(
+            con,
+            "SELECT c.id AS comparison_id, c.problem_id, c.solution_a AS solution_a_id, "
+            "c.solution_b AS solution_b_id, c.winner, c.voter_bot_id FROM comparisons c",
+        )
+        kinds = {
+            "comparison_id": "comparison",
+            "problem_id": "problem",
+            "solution_a_id": "solution",
+            "solution_b_id": "solution",
+            "voter_bot_id": "bot",
+        }
+        return _encode(con, rows, kinds)
+
+
+# -- between two snapshots: ``a`` (before) is the main database, ``b`` (after) is attached as ``b`` ----------
+
+_LISTED = "status != 'rejected'"
+
+
+def problems_added(a: Path, b: Path) -> list[Row]:
+    """Problems listed at ``b`` and not at ``a``. Keys: problem_id, title, status, category."""
+    with _open(a, b) as con:
+        rows = _rows(
+            con,
+            f"SELECT id AS problem_id, title, status, category FROM b.problems WHERE {_LISTED} "
+            f"AND id NOT IN (SELECT id FROM main.problems WHERE {_LISTED})",
+        )
+        return _encode(con, rows, {"problem_id": "problem"})
+
+
+def problems_removed(a: Path, b: Path) -> list[Row]:
+    """Problems listed at ``a`` and not at ``b`` (rejected since), with their status at ``a``.
+    Keys: problem_id, title, status."""
+    with _open(a, b) as con:
+        rows = _rows(
+            con,
+            f"SELECT id AS problem_id, title, status FROM main.problems WHERE {_LISTED} "
+            f"AND id NOT IN (SELECT id FROM b.problems WHERE {_LISTED})",
+        )
+        return _encode(con, rows, {"problem_id": "problem"})
+
+
+def status_changes(a: Path, b: Path) -> list[Row]:
+    """Problems listed at both whose status differs. Keys: problem_id, before, after."""
+    with _open(a, b) as con:
+        rows = _rows(
+            con,
+            "SELECT x.id AS problem_id, x.status AS before, y.status AS after FROM main.problems x "
+            f"JOIN b.problems y ON y.id = x.id WHERE x.{_LISTED} AND y.{_LISTED} AND x.status != y.status",
+        )
+        return _encode(con, rows, {"problem_id": "problem"})
+
+
+def solutions_added(a: Path, b: Path) -> list[Row]:
+    """Per problem listed at ``b``: its solution rows at ``a`` (0 when not listed there) and at ``b``,
+    where they grew. Keys: problem_id, before, after, added."""
+    with _open(a, b) as con:
+        rows = _rows(
+            con,
+            "WITH nb AS (SELECT s.problem_id, count(*) AS n FROM b.solutions s JOIN b.problems p "
+            f"ON p.id = s.problem_id WHERE p.{_LISTED} GROUP BY s.problem_id), "
+            "na AS (SELECT s.problem_id, count(*) AS n FROM main.solutions s JOIN main.problems p "
+            f"ON p.id = s.problem_id WHERE p.{_LISTED} GROUP BY s.problem_id) "
+            "SELECT nb.problem_id, coalesce(na.n, 0) AS before, nb.n AS after, nb.n - coalesce(na.n, 0) "
+            "AS added FROM nb LEFT JOIN na USING (problem_id) WHERE nb.n > coalesce(na.n, 0)",
+        )
+        return _encode(con, rows, {"problem_id": "problem"})
+
+
+def solutions_added_count(a: Path, b: Path) -> int:
+    """The number of solutions (not problems) of problems listed at ``b`` that did not exist at ``a``."""
+    with _open(a, b) as con:
+        return int(
+            con.execute(
+                "SELECT count(*) FROM b.solutions s JOIN b.problems p ON p.id = s.problem_id "
+                f"WHERE p.{_LISTED} AND s.id NOT IN (SELECT id FROM main.solutions)"
+            ).fetchone()[0]
+        )
+
+
+def new_bots(a: Path, b: Path) -> list[Row]:
+    """Bots on the leaderboard (active) at ``b`` and not at ``a``. Keys: bot_id, name."""
+    with _open(a, b) as con:
+        rows = _rows(
+            con,
+            "SELECT id AS bot_id, name FROM b.bots WHERE status = 'active' "
+            "AND id NOT IN (SELECT id FROM main.bots WHERE status = 'active')",
+        )
+        return _encode(con, rows, {"bot_id": "bot"})
+
+
+def renamed_bots(a: Path, b: Path) -> list[Row]:
+    """Bots present at both whose name differs. Keys: bot_id, name_before, name_after."""
+    with _open(a, b) as con:
+        rows = _rows(
+            con,
+            "SELECT x.id AS bot_id, x.name AS name_before, y.name AS name_after FROM main.bots x "
+            "JOIN b.bots y ON y.id = x.id WHERE x.name != y.name",
+        )
+        return _encode(con, rows, {"bot_id": "bot"})
+
+
+def points(a: Path, b: Path) -> list[Row]:
+    """Bots on the leaderboard at both whose points changed. Keys: bot_id, points_before, points_after,
+    gained."""
+    with _open(a, b) as con:
+        rows = _rows(
+            con,
+            "SELECT x.id AS bot_id, x.total_points AS points_before, y.total_points AS points_after, "
+            "y.total_points - x.total_points AS gained FROM main.bots x JOIN b.bots y ON y.id = x.id "
+            "WHERE x.status = 'active' AND y.status = 'active' AND x.total_points != y.total_points",
+        )
+        return _encode(con, rows, {"bot_id": "bot"})
+
+
+_RANKS = (
+    "WITH ra AS (SELECT id, rank() OVER (ORDER BY total_points DESC) AS r FROM main.bots "
+    "WHERE status = 'active'), rb AS (SELECT id, rank() OVER (ORDER BY total_points DESC) AS r "
+    "FROM b.bots WHERE status = 'active') "
+)
+
+
+def rank_moves(a: Path, b: Path, min_move: int) -> list[Row]:
+    """Bots ranked at both (competition rank over points among active bots: equal points share a rank)
+    that moved at least ``min_move`` places. Keys: bot_id, rank_before, rank_after, move (up = positive)."""
+    with _open(a, b) as con:
+        rows = _rows(
+            con,
+            _RANKS + "SELECT ra.id AS bot_id, ra.r AS rank_before, rb.r AS rank_after, ra.r - rb.r AS move "
+            "FROM ra JOIN rb USING (id) WHERE abs(ra.r - rb.r) >= ?",
+            (min_move,),
+        )
+        return _encode(con, rows, {"bot_id": "bot"})
+
+
+def top_entered(a: Path, b: Path, n: int) -> list[Row]:
+    """Bots ranked <= ``n`` at ``b`` and not at ``a`` (unranked counts as outside). Keys: bot_id,
+    rank_before (None: unranked), rank_after."""
+    with _open(a, b) as con:
+        rows = _rows(
+            con,
+            _RANKS + "SELECT rb.id AS bot_id, ra.r AS rank_before, rb.r AS rank_after FROM rb "
+            "LEFT JOIN ra USING (id) WHERE rb.r <= ? AND (ra.r IS NULL OR ra.r > ?)",
+            (n, n),
+        )
+        return _encode(con, rows, {"bot_id": "bot"})
+
+
+def top_left(a: Path, b: Path, n: int) -> list[Row]:
+    """Bots ranked <= ``n`` at ``a`` and not at ``b``. Keys: bot_id, rank_before, rank_after (None:
+    unranked)."""
+    with _open(a, b) as con:
+        rows = _rows(
+            con,
+            _RANKS + "SELECT ra.id AS bot_id, ra.r AS rank_before, rb.r AS rank_after FROM ra "
+            "LEFT JOIN rb USING (id) WHERE ra.r <= ? AND (rb.r IS NULL OR rb.r > ?)",
+            (n, n),
+        )
+        return _encode(con, rows, {"bot_id": "bot"})
+
+
+def top_solution_changes(a: Path, b: Path) -> list[Row]:
+    """Problems listed at both, with solutions at both, where no bot holding the best score (4 decimals;
+    ties share the top) at ``a`` still holds it at ``b``. Keys: problem_id."""
+    holders = (
+        "SELECT s.problem_id, s.bot_id FROM {db}.solutions s JOIN {db}.problems p ON p.id = s.problem_id "
+        "WHERE p.status != 'rejected' AND round(s.bt_score, 4) = (SELECT max(round(t.bt_score, 4)) "
+        "FROM {db}.solutions t WHERE t.problem_id = s.problem_id)"
+    )
+    with _open(a, b) as con:
+        rows = _rows(
+            con,
+            f"WITH ha AS ({holders.format(db='main')}), hb AS ({holders.format(db='b')}) "
+            "SELECT DISTINCT ha.problem_id FROM ha WHERE ha.problem_id IN (SELECT problem_id FROM hb) "
+            "AND NOT EXISTS (SELECT 1 FROM hb WHERE hb.problem_id = ha.problem_id AND hb.bot_id IN "
+            "(SELECT bot_id FROM ha h2 WHERE h2.problem_id = ha.problem_id))",
+        )
+        return _encode(con, rows, {"problem_id": "problem"})
+
+
+def stats_deltas(a: Path, b: Path) -> list[Row]:
+    """``/stats`` figures whose value differs between ``a`` and ``b`` (:func:`platform_stats` of each).
+    Keys: metric, before, after, delta."""
+    before = {r["metric"]: r["value"] for r in platform_stats(a)}
+    after = {r["metric"]: r["value"] for r in platform_stats(b)}
+    return [
+        {"metric": m, "before": before[m], "after": after[m], "delta": after[m] - before[m]}
+        for m in after
+        if after[m] != before[m]
+    ]
+
+
+def reachable_votes(db: Path, cap: int = 50) -> list[Row]:
+    """The votes a client can read at all: those among the ``cap`` newest (created_at, then id) of either
+    of their solutions (``/solutions/{id}/comparisons`` serves no more). Keys as :func:`votes`."""
+    with _open(db) as con:
+        rows = _rows(
+            con,
+            "WITH sides AS (SELECT id, solution_a AS s, created_at FROM comparisons UNION ALL "
+            "SELECT id, solution_b, created_at FROM comparisons), ranked AS (SELECT id, row_number() OVER "
+            "(PARTITION BY s ORDER BY created_at DESC, id DESC) AS n FROM sides) "
+            "SELECT c.id AS comparison_id, c.problem_id, c.solution_a AS solution_a_id, "
+            "c.solution_b AS solution_b_id, c.winner, c.voter_bot_id FROM comparisons c "
+            "JOIN problems p ON p.id = c.problem_id WHERE p.status != 'rejected' "
+            "AND c.id IN (SELECT id FROM ranked WHERE n <= ?)",
+            (cap,),
+        )
+        kinds = {
+            "comparison_id": "comparison",
+            "problem_id": "problem",
+            "solution_a_id": "solution",
+            "solution_b_id": "solution",
+            "voter_bot_id": "bot",
+        }
+        return _encode(con, rows, kinds)
+
+
+def capped_vote_lists(db: Path, cap: int = 50) -> list[Row]:
+    """Solutions of listed problems announcing more votes than their list can serve. Keys: solution_id,
+    announced (``comparisonCount``), stored (what a whole read holds: at most ``cap``)."""
+    with _open(db) as con:
+        rows = _rows(
+            con,
+            "SELECT s.id AS solution_id, s.comparison_count AS announced, ? AS stored FROM solutions s "
+            "JOIN problems p ON p.id = s.problem_id WHERE p.status != 'rejected' AND s.comparison_count > ?",
+            (cap, cap),
+        )
+        return _encode(con, rows, {"solution_id": "solution"})

@@ -1,0 +1,241 @@
+"""A scenario: one sandbox server (real uvicorn on 127.0.0.1), one DuckDB store, and the snapshots taken of
+it with ``solvelens snapshot`` (in-process, as a user runs it), each with the platform's truth frozen right
+after it (:func:`tests.truth.sandbox_truth.freeze`).
+
+Between snapshots a scenario changes the platform as real platforms change: simulated days (the simulator,
+or ``solvelens sandbox simulate`` as a user runs it by hand), hours (a day committed in steps of 60 simulated
+minutes, a snapshot after some steps), a bot renaming itself, a problem rejected by moderation, a vote
+recorded without its counts moving (the last three written by SQL into the sandbox database, as the real
+platform's own code paths would leave them).
+
+Used by the tests in ``tests/truth`` and by ``benchmarks/truth.py``.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+from typer.testing import CliRunner
+
+from solvelens.cli import app
+from solvelens.sandbox.ids import IdCodec
+from solvelens.sandbox.process import SandboxServer, start_sandbox
+from solvelens.sandbox.simulate import advance
+from tests.truth.sandbox_truth import freeze
+
+_RUNNER = CliRunner()
+_SNAPSHOT_ID = re.compile(r"snapshot (\d+) taken at")
+#: Use the platform's simulated clock as ``--taken-at`` (what a user must do today; see the taken_at test).
+CLOCK = "clock"
+
+
+@dataclass(frozen=True)
+class Snap:
+    """One ``solvelens snapshot`` run: its id (None when nothing was written), exit code, printed output
+    and the frozen truth (a copy of the sandbox database taken right after it)."""
+
+    snapshot_id: int | None
+    exit_code: int
+    output: str
+    truth: Path
+    label: str
+
+
+@dataclass
+class Scenario:
+    """A sandbox, a store and the snapshots taken so far (``snaps``, oldest first)."""
+
+    server: SandboxServer
+    store: Path
+    workdir: Path
+    resources: str = "activity"
+    snaps: list[Snap] = field(default_factory=list)
+    #: Options every snapshot of this scenario adds (e.g. ``("--budget", "all")``).
+    extra: tuple[str, ...] = ()
+    #: What the scenario planted, by name (e.g. ``"renamed"``: a bot id), for the tests to look up.
+    marks: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def start(
+        cls,
+        workdir: Path,
+        *,
+        seed: int,
+        mode: str = "platform",
+        copy_of: Path | None = None,
+        **options: object,
+    ) -> Scenario:
+        """Serve a small platform of ``seed`` (a copy of the database ``copy_of`` when given, else built
+        in ``workdir``) in convention ``mode``; ``resources`` (default ``activity``) is what snapshots ask
+        for, other options go to :func:`~solvelens.sandbox.process.start_sandbox`."""
+        workdir.mkdir(parents=True, exist_ok=True)
+        resources = str(options.pop("resources", "activity"))
+        db = workdir / "sandbox.sqlite"
+        if copy_of is not None:
+            freeze(copy_of, db)
+        server = start_sandbox(db, seed=seed, scale="small", conventions=mode, **options)
+        return cls(server=server, store=workdir / "store.duckdb", workdir=workdir, resources=resources)
+
+    def stop(self) -> None:
+        """Stop the server."""
+        self.server.stop()
+
+    def clock(self) -> str:
+        """The platform's simulated clock as it serves it (``GET /health``), ISO-8601 UTC."""
+        return str(httpx.get(f"{self.server.root_url}/health", timeout=30).json()["clock"])
+
+    def cli(self, *args: str) -> tuple[int, str]:
+        """Run ``solvelens ARGS`` in-process; (exit code, output)."""
+        result = _RUNNER.invoke(app, list(args))
+        return result.exit_code, result.output
+
+    def snapshot(self, label: str, *extra: str, taken_at: str | None = CLOCK) -> Snap:
+        """Run ``solvelens snapshot`` (``--taken-at`` the platform's clock unless ``taken_at`` is None or a
+        time) and freeze the truth; the :class:`Snap` is appended to ``snaps``."""
+        args = ["snapshot", "--base-url", self.server.base_url, "--db", str(self.store), "--no-bot-me"]
+        args += ["--resources", self.resources, *self.extra, *extra]
+        if taken_at is not None:
+            args += ["--taken-at", self.clock() if taken_at == CLOCK else taken_at]
+        code, output = self.cli(*args)
+        found = _SNAPSHOT_ID.search(output)
+        snapshot_id = int(found.group(1)) if found else None
+        truth = freeze(self.server.db_path, self.workdir / f"truth-{len(self.snaps) + 1}.sqlite")
+        snap = Snap(snapshot_id, code, output, truth, label)
+        self.snaps.append(snap)
+        return snap
+
+    def offers(self, command: str, option: str) -> bool:
+        """Whether ``solvelens COMMAND --help`` lists ``option`` (an option other branches add)."""
+        return option in self.cli(*command.split(), "--help")[1]
+
+    def advance_days(self, days: int) -> None:
+        """Advance the platform ``days`` simulated days (the simulator, in one step per day)."""
+        advance(self.server.db_path, days=days)
+
+    def simulate_by_hand(self, days: int) -> tuple[int, str]:
+        """``solvelens sandbox simulate --db ... --days N``, as a user runs it beside the served sandbox."""
+        return self.cli("sandbox", "simulate", "--db", str(self.server.db_path), "--days", str(days))
+
+    def hourly(self, hours: int, label: str) -> None:
+        """Advance one simulated day in steps of 60 minutes and snapshot after each of the first ``hours``
+        steps (labelled ``label``, or ``label-1``, ``label-2``, ... when ``hours > 1``)."""
+        step = 0
+
+        def on_step(_clock: str) -> None:
+            nonlocal step
+            step += 1
+            if step <= hours:
+                self.snapshot(label if hours == 1 else f"{label}-{step}")
+
+        advance(self.server.db_path, days=1, step_minutes=60, on_step=on_step)
+
+    def _sql(self, body: Callable[[sqlite3.Connection], object]) -> object:
+        con = sqlite3.connect(self.server.db_path, isolation_level=None, timeout=30)
+        try:
+            con.execute("BEGIN IMMEDIATE")
+            result = body(con)
+            con.execute("COMMIT")
+            return result
+        finally:
+            con.close()
+
+    def codec(self) -> IdCodec:
+        """The platform's public id encoding."""
+        con = sqlite3.connect(self.server.db_path)
+        try:
+            return IdCodec(int(con.execute("SELECT value FROM meta WHERE key = 'seed'").fetchone()[0]))
+        finally:
+            con.close()
+
+    def rename_bot(self, new_name: str) -> tuple[str, str]:
+        """Rename the active bot with the most solutions on listed problems (SQL, as a bot renaming itself
+        through the platform leaves it); (public bot id, old name)."""
+
+        def body(con: sqlite3.Connection) -> tuple[int, str]:
+            bot_id, name = con.execute(
+                "SELECT b.id, b.name FROM bots b JOIN solutions s ON s.bot_id = b.id JOIN problems p "
+                "ON p.id = s.problem_id WHERE b.status = 'active' AND p.status != 'rejected' "
+                "GROUP BY b.id ORDER BY count(*) DESC, b.id LIMIT 1"
+            ).fetchone()
+            con.execute("UPDATE bots SET name = ? WHERE id = ?", (new_name, bot_id))
+            return bot_id, name
+
+        bot_id, old = self._sql(body)  # type: ignore[misc]
+        return self.codec().encode("bot", bot_id), old
+
+    def reject_problem(self, created_by_ms: int) -> str:
+        """Reject (moderation) the newest pending problem created by ``created_by_ms`` (ms UTC; e.g. one
+        listed at an earlier snapshot), else the newest listed one created by then (with its solutions);
+        its public id."""
+
+        def body(con: sqlite3.Connection) -> int:
+            (pid,) = con.execute(
+                "SELECT id FROM problems WHERE status != 'rejected' AND created_at <= ? "
+                "ORDER BY status = 'pending' DESC, created_at DESC, id DESC LIMIT 1",
+                (created_by_ms,),
+            ).fetchone()
+            con.execute("UPDATE problems SET status = 'rejected' WHERE id = ?", (pid,))
+            return int(pid)
+
+        return self.codec().encode("problem", int(self._sql(body)))  # type: ignore[arg-type]
+
+    def inflate_solution_count(self) -> str:
+        """Make a listed problem announce one solution more than it lists (``solutionCount`` disagreeing
+        with the rows, as the real platform's counts sometimes do); the problem's public id."""
+
+        def body(con: sqlite3.Connection) -> int:
+            (pid,) = con.execute(
+                "SELECT id FROM problems WHERE status != 'rejected' AND solution_count > 0 "
+                "ORDER BY id LIMIT 1"
+            ).fetchone()
+            con.execute("UPDATE problems SET solution_count = solution_count + 1 WHERE id = ?", (pid,))
+            return int(pid)
+
+        return self.codec().encode("problem", int(self._sql(body)))  # type: ignore[arg-type]
+
+    def hidden_vote(self) -> str:
+        """A new problem with solutions A, B, C, counted votes A-C and B-C, and a vote A-B recorded without
+        its counts moving (the real platform records the vote row before a submit can fail): C's list
+        accounts for every vote A's and B's counts announce, so only reading A's or B's list finds A-B.
+        The hidden vote's public id."""
+
+        def body(con: sqlite3.Connection) -> int:
+            now = int(con.execute("SELECT value FROM meta WHERE key = 'clock_ms'").fetchone()[0])
+            bot = int(con.execute("SELECT min(id) FROM bots WHERE status = 'active'").fetchone()[0])
+            pid = con.execute(
+                "INSERT INTO problems (author_type, title, description, status, category, solution_count, "
+                "comparison_count, created_at, updated_at) VALUES ('human', 'Truth: a vote nobody counted', "
+                "'A problem built by the truth layer', 'active', 'technology', 3, 2, ?, ?)",
+                (now - 3_000, now - 3_000),
+            ).lastrowid
+            sol = [
+                con.execute(
+                    "INSERT INTO solutions (problem_id, bot_id, text, bt_score, comparison_count, win_count, "
+                    "created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (pid, bot, f"answer {name}", score, votes, wins, now - 2_000),
+                ).lastrowid
+                for name, score, votes, wins in (
+                    ("A", 1510.0, 1, 1),
+                    ("B", 1505.0, 1, 1),
+                    ("C", 1480.0, 2, 0),
+                )
+            ]
+            vote = (
+                "INSERT INTO comparisons (problem_id, solution_a, solution_b, winner, voter_bot_id, "
+                "created_at) "
+            )
+            con.execute(vote + "VALUES (?, ?, ?, 'a', ?, ?)", (pid, sol[0], sol[2], bot, now - 1_500))
+            con.execute(vote + "VALUES (?, ?, ?, 'a', ?, ?)", (pid, sol[1], sol[2], bot, now - 1_000))
+            return int(
+                con.execute(
+                    vote + "VALUES (?, ?, ?, 'a', ?, ?)", (pid, sol[0], sol[1], bot, now - 500)
+                ).lastrowid
+                or 0
+            )
+
+        return self.codec().encode("comparison", int(self._sql(body)))  # type: ignore[arg-type]

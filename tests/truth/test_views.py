@@ -1,0 +1,70 @@
+"""Every row and field of every store view (problems, solutions with bot names and ranks, categories,
+leaderboard, bots, platform_stats) and the stored activity feed, after each snapshot of each scenario, against
+plain SQL on the sandbox's database frozen right after that snapshot (:mod:`tests.truth.sandbox_truth`)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.truth.checks import VIEWS, activity_checks
+from tests.truth.compare import mismatches, report
+from tests.truth.conftest import OTHER_MODES, snap_of
+from tests.truth.scenario import Scenario
+from tests.truth.store_views import view_rows
+
+FIGURES = (*VIEWS, "activity")
+RENAME = pytest.mark.xfail(
+    strict=True,
+    reason="issue 23: a renamed bot keeps its old bot_name on the solution rows an incremental snapshot "
+    "carries over; fixed by helper fixes",
+)
+FEED_20 = pytest.mark.xfail(
+    strict=True,
+    reason="issue 23: the activity feed is read with the default page of 20 of its 50 events in this "
+    "convention; fixed by helper fixes/exact",
+)
+SHORT_FEED_MODES = ("jsonapi", "odata", "relay")
+
+
+def _figure_lines(scenario: Scenario, label: str, figure: str) -> list[str]:
+    snap = snap_of(scenario, label)
+    assert snap.exit_code == 0 and snap.snapshot_id is not None, snap.output
+    if figure == "activity":
+        return activity_checks(scenario, snap)
+    fn, key = VIEWS[figure]
+    return mismatches(
+        f"{figure} @ {label}", view_rows(scenario.store, figure, snap.snapshot_id), fn(snap.truth), key
+    )
+
+
+def _history_params() -> list[object]:
+    params: list[object] = []
+    for label in ("fresh", "hour", "gap", "renamed"):
+        for figure in FIGURES:
+            marks = [RENAME] if (label, figure) == ("renamed", "solutions") else []
+            params.append(pytest.param(label, figure, marks=marks, id=f"{label}-{figure}"))
+    return params
+
+
+@pytest.mark.parametrize(("label", "figure"), _history_params())
+def test_platform_history_views_match_the_sandbox(history: Scenario, label: str, figure: str):
+    lines = _figure_lines(history, label, figure)
+    assert not lines, report(lines)
+
+
+def _mode_params() -> list[object]:
+    params: list[object] = []
+    for mode in OTHER_MODES:
+        for label in ("fresh", "day"):
+            for figure in FIGURES:
+                marks = [FEED_20] if figure == "activity" and mode in SHORT_FEED_MODES else []
+                params.append(pytest.param(mode, label, figure, marks=marks, id=f"{mode}-{label}-{figure}"))
+    return params
+
+
+@pytest.mark.parametrize(("mode", "label", "figure"), _mode_params())
+def test_each_convention_mode_views_match_the_sandbox(
+    modes: dict[str, Scenario], mode: str, label: str, figure: str
+):
+    lines = _figure_lines(modes[mode], label, figure)
+    assert not lines, report(lines)
