@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Literal
+from typing import Final, Literal
 
 __all__ = [
     "ENDPOINTS",
+    "LLM_LEADERBOARD_SORT",
     "PROFILE_NAMES",
     "Endpoint",
     "canonical_id",
@@ -22,6 +23,12 @@ __all__ = [
     "list_endpoints",
     "resource_of",
 ]
+
+
+#: The ``sort`` a snapshot sends to ``/llm-leaderboard`` (the platform's model order the report names:
+#: :data:`solvelens.analysis.model_rankings.PLATFORM_SORT`). Kept here, with the endpoint, so the snapshot's
+#: steps send it without importing the analysis.
+LLM_LEADERBOARD_SORT: Final = "avg_score"
 
 
 @dataclass(frozen=True, slots=True)

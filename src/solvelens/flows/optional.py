@@ -33,8 +33,8 @@ from typing import Any, Final
 import orjson
 import pyarrow as pa
 
-from solvelens.analysis.model_rankings import PLATFORM_SORT
 from solvelens.client import APIStatusError, NotFoundError, Page, UnrecognizedResponseError
+from solvelens.client.endpoints import LLM_LEADERBOARD_SORT
 from solvelens.client.walk import endpoint_key
 from solvelens.flows.activity_gap import StoredEvent, events_per_hour, find_gap, gap_sentence
 from solvelens.flows.budget import DEFAULT_BUDGET, Budget, Spent, VoteShare
@@ -164,8 +164,8 @@ async def fetch_llm_leaderboard_step(
     base_url: str, staging_dir: str, *, profile: str | None = None, max_rps: float | None = None
 ) -> dict[str, Any]:
     """Stage ``llm_leaderboard``: every page of ``GET /llm-leaderboard?sort=avg_score``
-    (:data:`solvelens.analysis.model_rankings.PLATFORM_SORT`, sent so the order is the one the report names;
-    rank 1 = first in the walk). A model without ``id`` raises :class:`UnrecognizedResponseError`; an error
+    (:data:`solvelens.client.endpoints.LLM_LEADERBOARD_SORT`, the report's ``PLATFORM_SORT``, sent so the
+    order is the one the report names; rank 1 = first in the walk). A model without ``id`` raises :class:`UnrecognizedResponseError`; an error
     after the first page fails the step (the walk broke, the endpoint exists). ``info``: ``resources``."""
     area = StagingArea(staging_dir)
     warnings: list[str] = []
@@ -173,7 +173,7 @@ async def fetch_llm_leaderboard_step(
     async with _client(base_url, profile=profile, max_rps=max_rps) as client:
         try:
             models = await collect_pages(
-                _pages_or_absent(client.llm_leaderboard_pages(sort=PLATFORM_SORT), seen),
+                _pages_or_absent(client.llm_leaderboard_pages(sort=LLM_LEADERBOARD_SORT), seen),
                 "llm_leaderboard",
                 warnings,
                 progress_step="llm_leaderboard",
