@@ -25,12 +25,6 @@ __all__ = [
 ]
 
 
-#: The ``sort`` a snapshot sends to ``/llm-leaderboard`` (the platform's model order the report names:
-#: :data:`solvelens.analysis.model_rankings.PLATFORM_SORT`). Kept here, with the endpoint, so the snapshot's
-#: steps send it without importing the analysis.
-LLM_LEADERBOARD_SORT: Final = "avg_score"
-
-
 @dataclass(frozen=True, slots=True)
 class Endpoint:
     """One endpoint of the platform.
@@ -162,3 +156,9 @@ def endpoint_name(path: str) -> str | None:
     """Name of the list endpoint (``problems``, ``solutions``, ...) a path belongs to, or ``None``."""
     key = endpoint_key(path)
     return next((ep.name for ep in list_endpoints().values() if ep.path == key), None)
+
+
+#: The ``sort`` a snapshot sends to ``GET /llm-leaderboard`` (the real platform's average-score order), so the
+#: platform's model order a report shows is the one it asked for and names
+#: (:mod:`solvelens.analysis.model_rankings` labels it; :mod:`solvelens.flows.optional` sends it).
+LLM_LEADERBOARD_SORT: Final = "avg_score"

@@ -164,10 +164,9 @@ async def fetch_llm_leaderboard_step(
     base_url: str, staging_dir: str, *, profile: str | None = None, max_rps: float | None = None
 ) -> dict[str, Any]:
     """Stage ``llm_leaderboard``: every page of ``GET /llm-leaderboard?sort=avg_score``
-    (:data:`solvelens.client.endpoints.LLM_LEADERBOARD_SORT`, the report's ``PLATFORM_SORT``, sent so the
-    order is the one the report names; rank 1 = first in the walk). A model without ``id`` raises
-    :class:`UnrecognizedResponseError`; an error after the first page fails the step (the walk broke, the
-    endpoint exists). ``info``: ``resources``."""
+    (:data:`solvelens.client.endpoints.LLM_LEADERBOARD_SORT`, sent so the order is the one the report names;
+    rank 1 = first in the walk). A model without ``id`` raises :class:`UnrecognizedResponseError`; an error
+    after the first page fails the step (the walk broke, the endpoint exists). ``info``: ``resources``."""
     area = StagingArea(staging_dir)
     warnings: list[str] = []
     seen = [0]
