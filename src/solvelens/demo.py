@@ -248,8 +248,12 @@ async def _take_snapshots(
                         key = os.environ["SOLVELENS_API_KEY"]
                         await asyncio.to_thread(_run_demo_bot, base_url, key, bot_tasks)
                 clock = (await http.get(health_url)).json()["clock"]
-                plan = SnapshotPlan(
-                    base_url=base_url, db_path=str(db_path), taken_at=clock, use_api_key=bot_tasks > 0
+                plan = SnapshotPlan(  # budget all: the demo's own small sandbox, every vote each day
+                    base_url=base_url,
+                    db_path=str(db_path),
+                    taken_at=clock,
+                    use_api_key=bot_tasks > 0,
+                    budget="all",
                 )
                 summary = await snapshot_flow(plan)
                 summaries.append(summary)

@@ -300,7 +300,10 @@ class _Plan:
         return None if self.allowance is None else max(0, self.allowance - sent)
 
     def covered(self) -> list[Wanted]:
-        """Take out (and return) the wanted lists whose votes are all known by now."""
+        """Take out (and return) the wanted lists whose votes are all known by now; none without a bound
+        (``--budget all`` reads every list whose count moved: a count can miss a vote its list holds)."""
+        if self.allowance is None:
+            return []
         done = [w for w in self.wanted if self.cover.covered(w)]
         self.wanted = [w for w in self.wanted if not self.cover.covered(w)]
         return done
