@@ -14,6 +14,7 @@ from typing import Final, Literal
 
 __all__ = [
     "ENDPOINTS",
+    "LLM_LEADERBOARD_SORT",
     "PROFILE_NAMES",
     "Endpoint",
     "canonical_id",
