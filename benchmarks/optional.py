@@ -6,7 +6,8 @@ uvicorn subprocess and takes, in this process (the plain path, no Prefect), thre
 1. ``first``: everything (the interface's resources and every optional one the platform offers): the
    comparisons of every solution with votes are fetched once;
 2. ``unchanged``: again, nothing changed on the platform: target, no ``/solutions/{id}/comparisons``
-   request (only solutions whose vote count moved are asked);
+   request beyond the audit share of lists trusted by their counts and the backlog the budget left (only
+   solutions whose vote count moved are asked otherwise);
 3. ``after 1 day``: after one simulated day (``sandbox.simulate.advance``): comparisons are asked for the
    solutions whose count moved, and the activity feed (50 events) shows a gap the summary explains.
 
@@ -31,7 +32,8 @@ from pathlib import Path
 from typing import Any
 
 from solvelens.client.walk import endpoint_key
-from solvelens.flows.steps import SnapshotPlan, optional_line, run_snapshot
+from solvelens.flows.steps import SnapshotPlan, run_snapshot
+from solvelens.flows.summary import SnapshotSummary
 from solvelens.sandbox.process import start_sandbox
 from solvelens.sandbox.simulate import advance
 
@@ -131,12 +133,19 @@ def print_report(rows: list[tuple[str, dict[str, Any], Counter[str]]], scale: st
         print(f"{label:<40}" + "".join(f"{s['counts'].get(name, 0):>14,}" for _, s, _ in rows))
     print()
     for phase, summary, _ in rows:
-        print(f"{phase}: {optional_line(summary)}")
+        print(f"{phase}: {SnapshotSummary.from_dict(summary).optional_line()}")
         for w in summary["warnings"]:
             print(f"  warning: {w}")
+    for phase, summary, _ in rows:
+        print(f"{phase}: {' '.join(SnapshotSummary.from_dict(summary).quality_lines()[-1:])}")
     unchanged = rows[1][2][COMPARISONS]
-    verdict = "met" if unchanged == 0 else "NOT met"
-    print(f"\ntarget: an unchanged re-snapshot sends no comparisons request: {unchanged} sent -> {verdict}")
+    info = rows[1][1]["fetch"].get("comparisons", {})
+    verdict = "met" if unchanged == info.get("requested", 0) else "NOT met"
+    print(
+        f"\ntarget: an unchanged re-snapshot sends only its audit share and the backlog the budget left: "
+        f"{unchanged} sent ({info.get('audited', 0)} audit, {info.get('pending', 0)} lists still pending) "
+        f"-> {verdict}"
+    )
 
 
 if __name__ == "__main__":

@@ -27,6 +27,7 @@ from typing import Any
 
 import httpx
 
+from solvelens.analysis import diff
 from solvelens.flows.ranks import competition_ranks
 from solvelens.flows.steps import SnapshotPlan, run_snapshot
 from solvelens.sandbox.process import start_sandbox
@@ -83,9 +84,8 @@ def _snapshots(base_url: str) -> None:
         print(f"re-snapshot (--full, nothing changed): new versions {again['new_versions']}")
         print(f"  new solution manifests: {read_frame(db, items)['n'][0] - manifests} (target 0)")
         print(f"  solutions whose stored rank changed: {len(before ^ after) // 2} (target 0)")
-        print(
-            f"  changes: problems {again['changes']['problems']}, solutions {again['changes']['solutions']}"
-        )
+        changes = diff(db, first["snapshot_id"], again["snapshot_id"], min_move=1)
+        print(f"  changes (solvelens diff): {sum(changes.rows().values())} (target 0)")
 
 
 def main() -> None:

@@ -34,7 +34,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # the truth layer's helpers live in tests/truth
 
-from tests.truth.checks import diff_checks, summary_checks, view_checks, vote_checks  # noqa: E402
+from tests.truth.checks import (  # noqa: E402
+    diff_checks,
+    feed_gap_checks,
+    summary_checks,
+    view_checks,
+    vote_checks,
+)
 from tests.truth.sandbox_truth import clock_ms  # noqa: E402
 from tests.truth.scenario import Scenario  # noqa: E402
 
@@ -75,6 +81,7 @@ def check(scenario: Scenario, mode: str, cells: Cells) -> None:
     for a, b in zip(scenario.snaps, scenario.snaps[1:], strict=False):
         if a.snapshot_id is None or b.snapshot_id is None:
             continue
+        cells[("summary events missed", f"{a.label} -> {b.label}", mode)].extend(feed_gap_checks(a, b))
         for figure, lines in diff_checks(scenario, a, b).items():
             cells[(figure, f"{a.label} -> {b.label}", mode)].extend(lines)
 

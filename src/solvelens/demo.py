@@ -16,11 +16,11 @@ Steps:
 Its files are its own: by default under ``data/demo/`` (never the paths the README gives for real use,
 ``data/solvelens.duckdb`` and ``data/sandbox.sqlite``). Running it twice works: the demo marks the store and
 the sandbox database it makes (``created_by = solvelens demo`` in their meta tables) and records what it put
-in them (``demo_snapshots``: the ids of the snapshots it took; ``demo_bots``: the ids of the bots it made).
-It replaces a file only when it is marked and holds nothing else: a store with any snapshot the demo did not
-take, or a sandbox database with a bot the demo did not make, is kept and named in the error, whoever
-created the file, unless ``force`` (``--force``): then a line names what would be deleted and, on a
-terminal, the demo asks before deleting it.
+in them (``demo_snapshots``: the ids of the snapshots it took; ``demo_bots``: the ids of the bots it made and
+of those the simulator let join during its days). It replaces a file only when it is marked and holds
+nothing else: a store with any snapshot the demo did not take, or a sandbox database with a bot the demo did
+not make, is kept and named in the error, whoever created the file, unless ``force`` (``--force``): then a
+line names what would be deleted and, on a terminal, the demo asks before deleting it.
 """
 
 from __future__ import annotations
@@ -208,12 +208,24 @@ def _build_sandbox(sandbox_db: Path, seed: int, scale: str, with_bot: bool) -> s
     key = create_bot(sandbox_db, "demo-bot", description="The demo's own bot") if with_bot else None
     conn = connect(sandbox_db)
     try:
-        bots = [row[0] for row in conn.execute("SELECT id FROM bots ORDER BY id")]
         set_meta(conn, MARK_KEY, MARK_VALUE)
+    finally:
+        conn.close()
+    _record_bots(sandbox_db)
+    return key
+
+
+def _record_bots(sandbox_db: Path) -> None:
+    """Record every bot now in the demo's sandbox as the demo's (:data:`BOTS_KEY`): run after the build and
+    after each simulated day (the simulator lets bots join)."""
+    from solvelens.sandbox.db import connect, set_meta
+
+    conn = connect(sandbox_db)
+    try:
+        bots = [row[0] for row in conn.execute("SELECT id FROM bots ORDER BY id")]
         set_meta(conn, BOTS_KEY, json.dumps(bots))
     finally:
         conn.close()
-    return key
 
 
 async def _take_snapshots(
@@ -231,12 +243,17 @@ async def _take_snapshots(
             for day in range(days + 1):
                 if day > 0:
                     await asyncio.to_thread(advance, sandbox_db, days=1)
+                    await asyncio.to_thread(_record_bots, sandbox_db)
                     if bot_tasks:
                         key = os.environ["SOLVELENS_API_KEY"]
                         await asyncio.to_thread(_run_demo_bot, base_url, key, bot_tasks)
                 clock = (await http.get(health_url)).json()["clock"]
-                plan = SnapshotPlan(
-                    base_url=base_url, db_path=str(db_path), taken_at=clock, use_api_key=bot_tasks > 0
+                plan = SnapshotPlan(  # budget all: the demo's own small sandbox, every vote each day
+                    base_url=base_url,
+                    db_path=str(db_path),
+                    taken_at=clock,
+                    use_api_key=bot_tasks > 0,
+                    budget="all",
                 )
                 summary = await snapshot_flow(plan)
                 summaries.append(summary)

@@ -54,7 +54,8 @@ def setup(
 ) -> Notebook:
     """Load the store read-only (the file is closed before this returns, so a snapshot writer is never
     blocked), enable the solvelens chart theme and renderer (interactive Vega-Lite in JupyterLab plus an
-    SVG), show up to ``table_rows`` rows of frames, and print one line naming the store and its snapshots.
+    SVG), show up to ``table_rows`` rows of frames, and print one line naming the store and its snapshots and
+    one on the newest snapshot's data quality (:func:`solvelens.analysis.data_quality_line`).
 
     ``window_days`` keeps only the snapshots of the last that many days. ``platform`` (else
     ``$SOLVELENS_PLATFORM``, else the newest snapshot's): which platform of the store (as ``--platform``).
@@ -77,4 +78,5 @@ def setup(
         f"of {store.platform_label} in {path}; rates are {unit.label}"
         + (f"; {others} other platform(s) in this store (platform=...)" if others else "")
     )
+    print(an.data_quality_line(store))
     return Notebook(db=path, store=store, history=an.rank_history(store.leaderboard, snapshots), unit=unit)

@@ -88,7 +88,8 @@ def test_problem_changes_on_hand_made_rows():
             "title": ["one", "two", "three", "one", "two", "four"],
             "status": ["pending", "active", "pending", "active", "mature", "pending"],
             "category": ["x"] * 6,
-            "solution_count": [0, 3, 0, 2, 3, 1],
+            "solution_count": [0, 3, 0, 2, 4, 1],  # p2's count says 4 at snapshot 2, its list holds 3
+            "listed_solutions": [0, 3, 0, 2, 3, 1],
         }
     )
     out = problem_changes(rows, 1, 2)

@@ -153,6 +153,85 @@ CASES: list[Case] = [
         lambda d, url: ["report", "--db", str(_duckdb_file(d)), "--out", str(d / "r.html")],
         "not a solvelens store",
     ),
+    # issue 24: outputs checked before any work
+    (
+        "report-out-under-a-file",
+        lambda d, url: ["report", "--db", str(_a_store(d)), "--out", str(_a_file(d) / "r.html")],
+        "notes.txt is a file, not a folder",
+    ),
+    (
+        "report-out-a-folder",
+        lambda d, url: ["report", "--db", str(_a_store(d)), "--out", str(d)],
+        "is a folder; give a file path",
+    ),
+    (
+        "report-png-a-file",
+        lambda d, url: [
+            "report",
+            "--db",
+            str(_a_store(d)),
+            "--out",
+            str(d / "r.html"),
+            "--png",
+            str(_a_file(d)),
+        ],
+        "--png",
+    ),
+    (
+        "report-bot-out-under-a-file",
+        lambda d, url: [
+            "report",
+            "--db",
+            str(_a_store(d)),
+            "--bot",
+            "x",
+            "--out",
+            str(_a_file(d) / "b.html"),
+        ],
+        "notes.txt is a file, not a folder",
+    ),
+    # issue 24: "not a store" is exit 2 for the maintenance commands, as their --help says
+    (
+        "db-compact-not-a-store",
+        lambda d, url: ["db", "compact", "--db", str(_a_file(d))],
+        "not a solvelens store",
+    ),
+    (
+        "db-prune-not-a-store",
+        lambda d, url: ["db", "prune", "--keep", "1", "--yes", "--db", str(_a_file(d))],
+        "not a solvelens store",
+    ),
+    (
+        "db-delete-not-a-store",
+        lambda d, url: ["db", "delete", "1", "--yes", "--db", str(_duckdb_file(d))],
+        "not a solvelens store",
+    ),
+    # issue 24: base URL hints right for every shape (more shapes: tests/flows/test_preflight.py)
+    (
+        "snapshot-base-url-api-v2",
+        lambda d, url: ["snapshot", "--base-url", url.replace("/api/v1", "/api/v2"), "--db", str(d / "s.db")],
+        "/api/v1?)",
+    ),
+    (
+        "snapshot-base-url-api",
+        lambda d, url: ["snapshot", "--base-url", url.removesuffix("/v1"), "--db", str(d / "s.db")],
+        "/api/v1?)",
+    ),
+    # issue 24: an alert rule that could never fire (a bot the store never saw on that platform)
+    (
+        "snapshot-alert-misspelled-bot",
+        lambda d, url: [
+            "snapshot",
+            "--base-url",
+            "http://127.0.0.1:1/api/v1",
+            "--db",
+            str(_a_store(d)),
+            "--no-bot-me",
+            "--alert",
+            "rank-drop >= 1 LunarBott",
+        ],
+        'no bot "LunarBott" on http://127.0.0.1:1/api/v1',
+    ),
 ]
 
 
@@ -187,7 +266,9 @@ def test_a_bad_input_is_one_line_and_exit_2(
     before = {p: p.read_bytes() for p in work.rglob("*") if p.is_file()}
     proc = _solvelens(*argv, cwd=work)
     _assert_one_line_exit_2(proc, expected)
-    # The store's lock file may be left beside a DuckDB file it refused (empty; the store layer's, not data).
+    assert "/api/v2/api/v1" not in proc.stderr and "/api/api/v1" not in proc.stderr
+    # Nothing changed, and no lock file is left beside any file given as --db (the store's locks live in
+    # one folder and go when released).
     after = {p: p.read_bytes() for p in work.rglob("*") if p.is_file()}
     assert after == before, f"{case} changed files: {sorted(set(after) ^ set(before))}"
 

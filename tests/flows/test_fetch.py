@@ -11,7 +11,7 @@ import polars as pl
 import pytest
 
 from solvelens.client import Page, PageRequest
-from solvelens.flows.completeness import TOTAL_BELOW_ROWS, ShortListError
+from solvelens.flows.completeness import TOTAL_BELOW_ROWS, IncompleteListError
 from solvelens.flows.fetch import Tally, collect_pages, progress_callback
 from solvelens.flows.steps import SnapshotPlan, discard, fetch, prepare, run_snapshot, run_step_inline
 from solvelens.store import StagingArea, latest_solution_state
@@ -30,7 +30,7 @@ def test_collect_pages_fails_on_a_list_shorter_than_its_total():
     """A walk that ends with fewer unique records than its announced total: the client could read more, so
     the snapshot fails (one line naming the endpoint, both counts and the fix)."""
     warnings: list[str] = []
-    with pytest.raises(ShortListError) as failed:
+    with pytest.raises(IncompleteListError) as failed:
         asyncio.run(
             collect_pages(
                 _pages(([{"id": 1}, {"id": 2}], 4), ([{"id": 2}, {"id": 3}], 4)),
@@ -41,7 +41,7 @@ def test_collect_pages_fails_on_a_list_shorter_than_its_total():
         )
     assert (failed.value.endpoint, failed.value.announced, failed.value.read) == ("/problems", 4, 3)
     message = str(failed.value)
-    assert "\n" not in message and "announced 4" in message and "3 were read" in message
+    assert "\n" not in message and "announced 4 records but 3 could be read" in message
     assert "probe" in message  # the fix
     clean: list[str] = []
     assert len(asyncio.run(collect_pages(_pages(([{"id": 1}], 1)), "x", clean))) == 1
@@ -68,7 +68,7 @@ def test_collect_pages_rewalks_a_list_that_moved_once():
     assert warnings == [] and tally.requests == 4 and tally.announced == 3
 
     short = [([{"id": 1}], 2)]
-    with pytest.raises(ShortListError, match="also after a re-walk"):
+    with pytest.raises(IncompleteListError, match="after one re-walk"):
         asyncio.run(collect_pages(lambda: _pages(*short), "leaderboard", [], path="/leaderboard"))
 
     quality: list[dict[str, Any]] = []

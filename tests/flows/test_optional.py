@@ -207,7 +207,7 @@ def test_comparisons_are_fetched_only_where_votes_moved_and_stored_once(
     server = make_sandbox(seed=0, task_types="vote")  # seed 0: some solutions have more than 50 votes
     requests = Requests(caplog)
     db = tmp_path / "store.duckdb"
-    first = _snap(server, db, resources=["comparisons"], budget="all")
+    first = _snap(server, db, resources=["comparisons"], budget="100000")  # bounded: lists can be skipped
     sent = requests.take()
     info = first["fetch"]["comparisons"]
     voted = read_frame(db, "SELECT count(*) AS n FROM solutions WHERE comparison_count > 0")["n"][0]
@@ -229,7 +229,7 @@ def test_comparisons_are_fetched_only_where_votes_moved_and_stored_once(
 
     # Nothing moved: only the audit share of lists trusted by their counts is re-read (every one within
     # AUDIT_ROUNDS snapshots); it finds nothing new.
-    unchanged = _snap(server, db, resources=["comparisons"], budget="all")
+    unchanged = _snap(server, db, resources=["comparisons"], budget="100000")
     audit = unchanged["fetch"]["comparisons"]
     trusted = voted  # every vote list was read by the first snapshot: each is trusted by its count now
     assert audit["audited"] == audit["requested"] == math.ceil(trusted / AUDIT_ROUNDS) > 0
@@ -241,7 +241,7 @@ def test_comparisons_are_fetched_only_where_votes_moved_and_stored_once(
         task = bot.next_task()
         assert task is not None and task.type == "vote"
         bot.submit(task, solve(task))
-    after = _snap(server, db, resources=["comparisons"], budget="all")
+    after = _snap(server, db, resources=["comparisons"], budget="100000")
     moved = after["fetch"]["comparisons"]
     # The two compared solutions moved: one is asked, its list shows the vote, the other needs no request.
     assert requests.take()[COMPARISONS] == moved["requested"]

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from solvelens.analysis import diff
 from solvelens.client import PlatformClient
 from solvelens.flows.snapshot import ARTIFACT_KEY, SnapshotPlan, snapshot_flow
 from solvelens.store import read_frame
@@ -112,13 +113,15 @@ def test_changed_problem_is_refetched_and_bot_me_uses_the_env_key(
     result = _run(quiet_sandbox, store_path, full=False)
     # Only the solved problem changed its solution count; every other list carried over.
     assert _carry(result["fetch"]["problems"]) == {"refetched": 1, "carried_over": len(truth["problems"]) - 1}
-    assert result["changes"]["solutions"]["added"] == 1
+    changes = diff(store_path)  # what changed: analysis.diff's, the one definition
+    assert changes.counts()["solutions_added"] == 1 and changes.solutions_added["problem_id"].to_list() == [
+        problem_id
+    ]
     # The new bot's profile is fetched; profiles whose leaderboard entry did not change carry over.
     board = result["fetch"]["leaderboard"]
     assert 1 <= board["profiles_refetched"] <= 2
     assert board["profiles_refetched"] + board["profiles_carried_over"] == len(truth["bots"])
-    assert result["changes"]["bots"]["added"] == 1
-    assert result["changes"]["problems"]["changed"] == 1
+    assert changes.new_bots["name"].to_list() == ["flow-test-bot"]
     assert result["counts"]["bot_me"] == 1
     _assert_store_equals_platform(store_path, result["snapshot_id"], truth)
     new = read_frame(
@@ -180,7 +183,9 @@ def test_artifact_describes_the_run_and_progress_reaches_the_caller(
     markdown = asyncio.run(latest())
     assert f"# Snapshot {result['snapshot_id']}" in markdown
     assert f"| solutions | {result['counts']['solutions']} |" in markdown
-    assert "## Changes since the last snapshot" in markdown
+    assert "## Changes since the last snapshot" not in markdown  # one "what changed": the diff's
+    assert markdown.count("## What changed") == 1
+    assert "First snapshot of this platform: nothing to compare with." in markdown
     assert "## Schema drift" in markdown and "## Warnings" in markdown
 
 

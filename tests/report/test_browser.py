@@ -310,3 +310,118 @@ def test_report_fits_a_phone_and_a_wide_screen(store_db: Path, tmp_path: Path, w
     }
     assert {"Rank", "Bot", "vs previous"} <= shown, measured["columns"]
     _shot(frame, tmp_path / "profile-shot", window, 3000, tmp_path / f"shot-{width}.png")
+
+
+#: Appended to a copy of the evidence report: once every chart has rendered, measures the text a reader
+#: must be able to read: the heatmap's cell labels, the activity legend's labels (truncated with "…" or
+#: past the chart's right edge = clipped), the score histogram's axis labels, the phone list shown instead
+#: of the heatmap, the bot names (one line box each = never broken) and the shown table columns. Posts to
+#: the parent page when framed, else writes ``<pre id=measured>``.
+_READ = """
+<script>
+(function () {
+  function boxes(selector) {
+    // Labels Vega hid (labelOverlap: opacity 0) are not read.
+    var seen = Array.prototype.filter.call(document.querySelectorAll(selector), function (t) {
+      return parseFloat(getComputedStyle(t).opacity) > 0; });
+    return seen.map(function (t) {
+      var r = t.getBoundingClientRect();
+      return {text: t.textContent, left: r.left, top: r.top, right: r.right, bottom: r.bottom};
+    }).filter(function (b) { return b.right > b.left; });
+  }
+  function shown(el) { return !!el && el.getClientRects().length > 0; }
+  function columns(id) {
+    return Array.prototype.filter.call(document.querySelectorAll("#" + id + " thead th"), shown)
+      .map(function (th) { return th.textContent.trim(); });
+  }
+  function measure() {
+    var root = document.documentElement;
+    if (root.getAttribute("data-rendered") !== "true") { setTimeout(measure, 50); return; }
+    setTimeout(function () {
+      var activity = document.getElementById("chart-activity_timeline");
+      var list = document.querySelector('[data-phone-list="arena_win_rate"]');
+      var names = Array.prototype.map.call(document.querySelectorAll("#bot-table tbody td:nth-child(2)"),
+        function (td) { var range = document.createRange(); range.selectNodeContents(td);
+          return {text: td.textContent, lines: range.getClientRects().length}; });
+      var out = JSON.stringify({
+        width: window.innerWidth,
+        heat_shown: shown(document.getElementById("chart-arena_win_rate")),
+        heat_cells: boxes("#chart-arena_win_rate g.role-mark text"),
+        list_shown: shown(list),
+        list_items: list ? list.querySelectorAll("li").length : 0,
+        legend: boxes("#chart-activity_timeline g.role-legend-label text"),
+        activity_right: activity.getBoundingClientRect().right,
+        score_ticks: boxes("#chart-score_distribution g.role-axis-label text"),
+        names: names,
+        bot_columns: columns("bot-table"),
+        model_columns: columns("model-rankings")
+      });
+      if (window.parent !== window) { parent.postMessage(out, "*"); return; }
+      var pre = document.createElement("pre"); pre.id = "measured"; pre.textContent = out;
+      document.body.appendChild(pre);
+    }, 300);
+  }
+  measure();
+})();
+</script>
+"""
+
+
+def _overlaps(items: list[dict]) -> list[tuple[dict, dict]]:
+    return [
+        (a, b)
+        for a, b in itertools.combinations(items, 2)
+        if a["left"] < b["right"] - 0.5
+        and b["left"] < a["right"] - 0.5
+        and a["top"] < b["bottom"] - 0.5
+        and b["top"] < a["bottom"] - 0.5
+    ]
+
+
+@pytest.fixture(scope="module")
+def evidence_probe(evidence_store_db: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The evidence report (arena, heatmap, activity) with the measuring script, and a frame page."""
+    folder = tmp_path_factory.mktemp("readable")
+    html = build_report(evidence_store_db, folder / "report.html").read_text(encoding="utf-8")
+    head, tail = html.rsplit("</body>", 1)
+    (folder / "probe.html").write_text(head + _READ + "</body>" + tail, encoding="utf-8")
+    return folder
+
+
+@pytest.mark.parametrize("width", [390, 1440])
+def test_every_text_can_be_read_on_a_phone_and_a_desktop(evidence_probe: Path, width: int) -> None:
+    """390 px (a phone, framed) and 1440 px: the heatmap shows on the desktop with no two cell labels
+    overlapping, and gives way to its list of pairs on the phone; the activity legend is never clipped; the
+    score histogram's tick labels never touch; bot names are never broken; the tables keep their
+    priority-1 columns. Screenshots: ``readable-<width>.png`` in the test's folder."""
+    _chromium()
+    if width < 500:
+        page = evidence_probe / "frame.html"
+        page.write_text(_FRAME.format(width=width), encoding="utf-8")
+    else:
+        page = evidence_probe / "probe.html"
+    window = max(width, 500)
+    dom, _ = _render(page, evidence_probe / f"profile-{width}", f"--window-size={window},3000")
+    found = re.search(r'<pre id="measured">(.*?)</pre>', dom, re.S)
+    assert found, "the measuring script ran after every chart rendered"
+    m = json.loads(unescape(found.group(1)))
+    assert m["width"] == width
+    if width < 640:
+        assert not m["heat_shown"] and m["list_shown"] and m["list_items"] == 10
+    else:
+        assert m["heat_shown"] and not m["list_shown"]
+        assert len(m["heat_cells"]) == 30, "a label per off-diagonal cell of the 6 models"
+        assert _overlaps(m["heat_cells"]) == []
+    assert len(m["legend"]) == 5, m["legend"]
+    for label in m["legend"]:
+        assert not label["text"].endswith("…") and label["right"] <= m["activity_right"] + 0.5, label
+    assert len(m["score_ticks"]) >= 4 and _overlaps(m["score_ticks"]) == [], m["score_ticks"]
+    assert m["names"] and all(n["lines"] == 1 for n in m["names"]), [n for n in m["names"] if n["lines"] != 1]
+    bot = [c.rstrip(" ⇅▲▼") for c in m["bot_columns"]]
+    assert {"Rank", "Bot", "Points", "vs previous"} <= set(bot), bot
+    assert {"Model", "Arena rank", "Platform rank", "Percentile rank"} <= set(m["model_columns"])
+    if width >= 1440:
+        assert len(bot) == 9 and len(m["model_columns"]) == 8, "a desktop shows every column"
+    _shot(
+        page, evidence_probe / f"profile-shot-{width}", window, 3000, evidence_probe / f"readable-{width}.png"
+    )

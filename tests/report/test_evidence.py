@@ -12,7 +12,7 @@ import pytest
 
 from solvelens import analysis as an
 from solvelens.report import build_report, report_content
-from solvelens.report.evidence import NO_ACTIVITY, NO_VOTES
+from solvelens.report.evidence import NO_ACTIVITY, NO_VOTES, OTHER_CLOCK
 from tests.fixtures.evidence import MODEL_STRENGTH
 
 EVIDENCE_CHARTS = {"arena_scores", "arena_win_rate", "arena_rank", "activity_timeline"}
@@ -94,3 +94,22 @@ def test_arena_rankings_over_time_cover_every_window(evidence_store_db: Path) ->
     windows = result.over_time.group_by("snapshot_id").agg(pl.col("comparisons").sum()).sort("snapshot_id")
     assert windows.height == 12 and windows["comparisons"].is_sorted()
     assert result.unmatched == 0 and result.skips > 0
+
+
+def test_events_on_another_clock_than_the_snapshots_are_not_drawn_on_their_axis(
+    evidence_store_db: Path, tmp_path: Path
+) -> None:
+    """A platform's simulated dates beside wall-clock snapshot times (a hand-served sandbox snapshotted
+    without the platform's time): the events lie 200 days before the snapshots that first stored them; the
+    report keeps one time axis and says why the timeline is missing."""
+    import shutil
+
+    import duckdb
+
+    path = tmp_path / "other-clock.duckdb"
+    shutil.copyfile(evidence_store_db, path)
+    with duckdb.connect(str(path)) as con:
+        con.execute("UPDATE activity SET created_at = created_at - INTERVAL 200 DAY")
+    content = report_content(an.load(path))
+    assert content.activity_note == OTHER_CLOCK and content.sections["activity"] == []
+    assert report_content(an.load(evidence_store_db)).activity_note == ""

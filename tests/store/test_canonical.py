@@ -12,6 +12,7 @@ import duckdb
 import orjson
 import polars as pl
 
+from solvelens.analysis import diff
 from solvelens.flows.ranks import competition_ranks
 from solvelens.store import StagingArea, read_frame, read_store_meta, write_snapshot
 from solvelens.store.canonical import tie_free_form
@@ -93,8 +94,8 @@ def test_a_tie_listed_in_another_order_is_the_same_snapshot(db: Path, tmp_path: 
         db, f"SELECT count(DISTINCT manifest_id) AS n FROM {INTERNAL}.solution_manifest_items"
     )
     assert manifests["n"][0] == 3
-    assert second.changes["problems"]["changed"] == 0 and second.changes["solutions"]["changed"] == 0
-    assert second.changes["leaderboard"]["moved"] == 0, "a tie swap is no leaderboard move"
+    tie_swap = diff(db, first.snapshot_id, second.snapshot_id, min_move=1)  # what changed: the one diff
+    assert tie_swap.is_empty(), "a tie swap is no change: no top changing hands, no leaderboard move"
     ranks = read_frame(
         db, "SELECT snapshot_id, rank FROM solutions WHERE problem_id = ? ORDER BY snapshot_id, rank", [pid]
     )
@@ -103,9 +104,10 @@ def test_a_tie_listed_in_another_order_is_the_same_snapshot(db: Path, tmp_path: 
     # a real move still counts: bot 3 gains enough points to lead
     plat.bots[3]["totalPoints"] = 10_000
     third = write_snapshot(db, _stage(tmp_path, plat, "2026-02-03T00:00:00Z"))
-    assert third.changes["leaderboard"]["moved"] == 4  # 4 -> 1; the tied pair 1 -> 2; 3 -> 4
-    top = third.changes["leaderboard"]["top_movers"][0]
-    assert (top["from_rank"], top["to_rank"]) == (4, 1)
+    moves = diff(db, second.snapshot_id, third.snapshot_id, min_move=1).rank_moves
+    assert moves.height == 4  # 4 -> 1; the tied pair 1 -> 2; 3 -> 4
+    top = moves.row(0, named=True)
+    assert (top["rank_before"], top["rank_after"]) == (4, 1)
 
 
 def test_a_store_with_position_ranks_gets_competition_ranks_on_the_next_write(

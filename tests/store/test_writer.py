@@ -9,6 +9,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from solvelens.analysis import diff
 from solvelens.store import (
     IncompleteStagingError,
     StaleCarryoverError,
@@ -37,7 +38,6 @@ def test_first_snapshot_holds_every_record_typed_and_raw(db: Path, platform: Fak
         "comparisons": 0,  # no votes yet
     }
     assert result.warnings == ["problems: total mismatch"]
-    assert result.changes == {"previous_snapshot_id": None}
 
     snaps = read_frame(db, "SELECT * FROM snapshots")
     assert snaps["taken_at"].to_list() == [datetime(2026, 2, 1, tzinfo=UTC)]
@@ -84,8 +84,7 @@ def test_unchanged_resnapshot_stores_no_new_versions(db: Path, platform: FakePla
     third = write_snapshot(db, stage_run(tmp_path, platform, taken_at="2026-02-03T00:00:00Z", carry=carry))
     assert set(third.new_versions.values()) == {0}
     assert third.counts == second.counts
-    assert third.changes["problems"] == {"added": 0, "removed": 0, "changed": 0}
-    assert third.changes["solutions"] == {"added": 0, "removed": 0, "changed": 0}
+    assert diff(db, second.snapshot_id, third.snapshot_id).is_empty()  # what changed: analysis.diff's
     per_snapshot = read_frame(
         db, "SELECT snapshot_id, count(*) AS n, sum(score) AS s FROM solutions GROUP BY 1 ORDER BY 1"
     )
@@ -113,11 +112,12 @@ def test_changes_are_stored_as_new_versions_and_reported(db: Path, platform: Fak
     result = write_snapshot(db, stage_run(tmp_path, platform, taken_at="2026-02-02T00:00:00Z", carry=carry))
     assert result.new_versions["solutions"] == 2 + 1 + 3
     assert result.new_versions["problems"] == 3
-    assert result.changes["problems"] == {"added": 1, "removed": 0, "changed": 2}
-    assert result.changes["solutions"] == {"added": 4, "removed": 0, "changed": 2}
-    assert result.changes["leaderboard"]["moved"] == 10
-    top = result.changes["leaderboard"]["top_movers"][0]
-    assert (top["name"], top["from_rank"], top["to_rank"]) == ("bot-009", 10, 1)
+    changes = diff(db, 1, result.snapshot_id, min_move=1)  # what changed: analysis.diff's
+    assert changes.problems_added["problem_id"].to_list() == [new_problem["id"]]
+    assert changes.counts()["solutions_added"] == 4
+    assert changes.rank_moves.height == 10
+    top = changes.rank_moves.row(0, named=True)
+    assert (top["name"], top["rank_before"], top["rank_after"]) == ("bot-009", 10, 1)
     ranks = read_frame(
         db,
         "SELECT snapshot_id, solution_id, rank, score FROM solutions WHERE problem_id = ? ORDER BY 1, rank",

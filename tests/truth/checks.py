@@ -180,9 +180,14 @@ def diff_checks(scenario: Scenario, a: Snap, b: Snap) -> Checks:
         if shown_counts.get(k, 0) != v
     ]
     out["diff times"] = _time_checks(data, a, b, label)
-    out["diff terminal"] = _terminal_checks(scenario, a, b, counts, label)
+    code, text = scenario.cli(*_diff_args(scenario, a, b))
+    out["diff terminal"] = _terminal_checks(code, text, counts, label)
     out["diff csv"] = _csv_checks(scenario, a, b, want, solutions_n, label)
-    out["diff renamed"] = _rename_checks(scenario, a, b, label)
+    out["diff renamed"] = [
+        f"diff terminal {label}: rename {r['name_before']} -> {r['name_after']} not shown"
+        for r in want["renamed_bots"]
+        if f"{r['name_before']} -> {r['name_after']}" not in text
+    ]
     return out
 
 
@@ -199,8 +204,7 @@ def _time_checks(data: dict[str, Any], a: Snap, b: Snap, label: str) -> list[str
     return lines
 
 
-def _terminal_checks(scenario: Scenario, a: Snap, b: Snap, counts: dict[str, int], label: str) -> list[str]:
-    code, text = scenario.cli(*_diff_args(scenario, a, b))
+def _terminal_checks(code: int, text: str, counts: dict[str, int], label: str) -> list[str]:
     if code != 0:
         return [f"diff terminal {label}: exit {code}: {text.strip()[:200]}"]
     lines = []
@@ -234,13 +238,15 @@ def _csv_checks(
     return lines
 
 
-def _rename_checks(scenario: Scenario, a: Snap, b: Snap, label: str) -> list[str]:
-    renamed = truth.renamed_bots(a.truth, b.truth)
-    if not renamed:
+def feed_gap_checks(before: Snap, after: Snap) -> list[str]:
+    """The summary's warning of events missed between two snapshots: shown exactly when the feed at
+    ``after`` no longer reaches the newest event of the feed at ``before`` (event ids are serial), naming
+    those two events."""
+    newest = max(int(e["event_id"]) for e in truth.activity_feed(before.truth))
+    oldest = min(int(e["event_id"]) for e in truth.activity_feed(after.truth))
+    want = (newest, oldest) if oldest > newest + 1 else None
+    found = re.search(r"events missed between event (\d+) .*?and event (\d+)", after.output, re.DOTALL)
+    shown = (int(found.group(1)), int(found.group(2))) if found else None
+    if shown == want:
         return []
-    _, text = scenario.cli(*_diff_args(scenario, a, b))
-    return [
-        f"diff terminal {label}: rename {r['name_before']} -> {r['name_after']} not shown"
-        for r in renamed
-        if f"{r['name_before']} -> {r['name_after']}" not in text
-    ]
+    return [f"summary @ {after.label}: events missed shown {shown}, truth {want} (ids between them)"]

@@ -6,10 +6,11 @@ platform's truth frozen right after it), built once per session and only read by
   two days simulated by hand with ``solvelens sandbox simulate``: a gap of ~3 days, the activity feed turned
   over) and ``renamed`` (a bot renamed itself, nothing else changed: an incremental snapshot).
 - ``modes``: ``{mode: Scenario}`` for the other conventions (jsonapi, hal, odata, relay), seed 2;
-  snapshots ``fresh`` and ``day`` (one simulated day later, one problem announcing a solution more than it
-  lists: its public id is ``marks['inflated']``).
+  snapshots ``fresh``, ``day`` (one simulated day later) and ``counted`` (nothing moved but one problem
+  announcing a solution more than it lists: its public id is ``marks['inflated']``).
 - ``votes``: the platform convention, seed 3, snapshots with the comparisons resource: ``fresh``, taken
-  after a vote was recorded without its counts moving (its id: ``marks['hidden']``).
+  after a vote was recorded without its counts moving (its id: ``marks['hidden']``) and a problem
+  got 55 votes between its two solutions, 5 beyond any list's reach (``marks['capped']``).
 """
 
 from __future__ import annotations
@@ -63,8 +64,9 @@ def modes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Scenar
             scenario = made[mode]
             scenario.snapshot("fresh")
             scenario.advance_days(1)
-            scenario.marks["inflated"] = scenario.inflate_solution_count()
             scenario.snapshot("day")
+            scenario.marks["inflated"] = scenario.inflate_solution_count()
+            scenario.snapshot("counted")
         yield made
     finally:
         for scenario in made.values():
@@ -84,6 +86,7 @@ def votes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Scenario]:
         if scenario.offers("snapshot", "--budget"):  # every vote list at once, no request budget
             scenario.extra = ("--budget", "all")
         scenario.marks["hidden"] = scenario.hidden_vote()
+        scenario.marks["capped"] = scenario.capped_votes()
         scenario.snapshot("fresh")
         yield scenario
     finally:

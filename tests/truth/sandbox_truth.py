@@ -8,7 +8,7 @@ the store holds the public UUID ids the platform served.
 Every function takes the path of a *frozen* copy of the sandbox database (:func:`freeze`, taken right after a
 snapshot, while nothing writes), so the truth of snapshot N stays readable after the sandbox moved on.
 Timestamps are returned as integer milliseconds since the Unix epoch (UTC), as the sandbox stores them;
-scores and accuracies rounded to 4 decimals, as the API serves them.
+scores and accuracies rounded to 4 decimals in Python, as the API serves them.
 
 Diff truth functions take two frozen copies ``a`` (before) and ``b`` (after) and compare them with SQL over
 both files (``ATTACH``).
@@ -73,6 +73,15 @@ def _encode(con: sqlite3.Connection, rows: list[Row], kinds: dict[str, str]) -> 
     return rows
 
 
+def _served(rows: list[Row], *columns: str) -> list[Row]:
+    """Round ``columns`` to 4 decimals as the API serves them (Python's ``round`` on the stored double,
+    which differs from SQLite's ``round`` on a few binary halves such as 0.74375)."""
+    for row in rows:
+        for column in columns:
+            row[column] = round(row[column], 4)
+    return rows
+
+
 def clock_ms(db: Path) -> int:
     """The platform's simulated clock (``meta.clock_ms``), ms since the epoch UTC."""
     with _open(db) as con:
@@ -101,11 +110,12 @@ def solutions(db: Path) -> list[Row]:
             con,
             "SELECT s.id AS solution_id, s.problem_id, "
             "rank() OVER (PARTITION BY s.problem_id ORDER BY round(s.bt_score, 4) DESC) AS rank, "
-            "round(s.bt_score, 4) AS score, s.comparison_count, s.win_count, s.loss_count, "
-            "round(s.confidence_interval, 4) AS confidence_interval, s.bot_id, b.name AS bot_name, "
+            "s.bt_score AS score, s.comparison_count, s.win_count, s.loss_count, "
+            "s.confidence_interval, s.bot_id, b.name AS bot_name, "
             "s.llm_model, s.created_at FROM solutions s JOIN problems p ON p.id = s.problem_id "
             "LEFT JOIN bots b ON b.id = s.bot_id WHERE p.status != 'rejected'",
         )
+        rows = _served(rows, "score", "confidence_interval")
         return _encode(con, rows, {"solution_id": "solution", "problem_id": "problem", "bot_id": "bot"})
 
 
@@ -128,9 +138,9 @@ def leaderboard(db: Path) -> list[Row]:
             con,
             "SELECT row_number() OVER (ORDER BY total_points DESC, id) AS rank, id AS bot_id, name, "
             "total_points AS points, global_elo AS elo, total_solutions, total_votes, "
-            "round(vote_accuracy, 4) AS vote_accuracy, status FROM bots WHERE status = 'active'",
+            "vote_accuracy, status FROM bots WHERE status = 'active'",
         )
-        return _encode(con, rows, {"bot_id": "bot"})
+        return _encode(con, _served(rows, "vote_accuracy"), {"bot_id": "bot"})
 
 
 def bots(db: Path) -> list[Row]:
@@ -140,10 +150,10 @@ def bots(db: Path) -> list[Row]:
         rows = _rows(
             con,
             "SELECT id AS bot_id, name, status, total_points, total_solutions, total_votes, "
-            "round(vote_accuracy, 4) AS vote_accuracy, global_elo AS elo, last_active_at, created_at "
+            "vote_accuracy, global_elo AS elo, last_active_at, created_at "
             "FROM bots WHERE status = 'active'",
         )
-        return _encode(con, rows, {"bot_id": "bot"})
+        return _encode(con, _served(rows, "vote_accuracy"), {"bot_id": "bot"})
 
 
 def platform_stats(db: Path) -> list[Row]:
@@ -413,13 +423,22 @@ def reachable_votes(db: Path, cap: int = 50) -> list[Row]:
 
 
 def capped_vote_lists(db: Path, cap: int = 50) -> list[Row]:
-    """Solutions of listed problems announcing more votes than their list can serve. Keys: solution_id,
-    announced (``comparisonCount``), stored (what a whole read holds: at most ``cap``)."""
+    """Solutions of listed problems whose announced votes (``comparisonCount``) differ from the votes on
+    them a whole read of every list holds: more announced than any client can read (each list stops at
+    the ``cap`` newest), or fewer (a vote recorded without its count moving). Keys: solution_id,
+    announced, stored (the votes on it every list together holds)."""
     with _open(db) as con:
         rows = _rows(
             con,
-            "SELECT s.id AS solution_id, s.comparison_count AS announced, ? AS stored FROM solutions s "
-            "JOIN problems p ON p.id = s.problem_id WHERE p.status != 'rejected' AND s.comparison_count > ?",
-            (cap, cap),
+            "WITH sides AS (SELECT id, solution_a AS s, created_at FROM comparisons UNION ALL "
+            "SELECT id, solution_b, created_at FROM comparisons), ranked AS (SELECT id, row_number() OVER "
+            "(PARTITION BY s ORDER BY created_at DESC, id DESC) AS n FROM sides), "
+            "reach AS (SELECT DISTINCT id FROM ranked WHERE n <= :cap), "
+            "held AS (SELECT sides.s, count(DISTINCT sides.id) AS n FROM sides JOIN reach USING (id) "
+            "GROUP BY sides.s) "
+            "SELECT s.id AS solution_id, s.comparison_count AS announced, coalesce(held.n, 0) AS stored "
+            "FROM solutions s JOIN problems p ON p.id = s.problem_id LEFT JOIN held ON held.s = s.id "
+            "WHERE p.status != 'rejected' AND coalesce(held.n, 0) != s.comparison_count",
+            {"cap": cap},
         )
         return _encode(con, rows, {"solution_id": "solution"})

@@ -239,3 +239,34 @@ class Scenario:
             )
 
         return self.codec().encode("comparison", int(self._sql(body)))  # type: ignore[arg-type]
+
+    def capped_votes(self, votes: int = 55) -> str:
+        """A new problem with two solutions X and Y and ``votes`` (> 50) counted votes between them: each
+        list serves only the newest 50, so ``votes - 50`` votes are beyond any client's reach. The
+        problem's public id."""
+
+        def body(con: sqlite3.Connection) -> int:
+            now = int(con.execute("SELECT value FROM meta WHERE key = 'clock_ms'").fetchone()[0])
+            bot = int(con.execute("SELECT min(id) FROM bots WHERE status = 'active'").fetchone()[0])
+            pid = con.execute(
+                "INSERT INTO problems (author_type, title, description, status, category, solution_count, "
+                "comparison_count, created_at, updated_at) VALUES ('human', 'Truth: more votes than a list "
+                "serves', 'A problem built by the truth layer', 'active', 'science_nature', 2, ?, ?, ?)",
+                (votes, now - 200_000, now - 200_000),
+            ).lastrowid
+            x, y = (
+                con.execute(
+                    "INSERT INTO solutions (problem_id, bot_id, text, bt_score, comparison_count, win_count, "
+                    "loss_count, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (pid, bot, f"answer {name}", score, votes, wins, votes - wins, now - 150_000),
+                ).lastrowid
+                for name, score, wins in (("X", 1530.0, votes), ("Y", 1470.0, 0))
+            )
+            con.executemany(
+                "INSERT INTO comparisons (problem_id, solution_a, solution_b, winner, voter_bot_id, "
+                "created_at) VALUES (?, ?, ?, 'a', ?, ?)",
+                [(pid, x, y, bot, now - 100_000 + i) for i in range(votes)],
+            )
+            return int(pid or 0)
+
+        return self.codec().encode("problem", int(self._sql(body)))  # type: ignore[arg-type]

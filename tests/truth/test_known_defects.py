@@ -1,6 +1,6 @@
-"""The defects issue 23 lists, each a truth test against the sandbox's database. Those still open are marked
-``xfail(strict=True)`` naming the helper fixing them: the mark fails loudly once the fix lands, so it is
-removed then."""
+"""The defects issue 23 lists, each a truth test against the sandbox's database (each was a strict xfail
+until its fix landed), and what the truth layer found beyond them. Those still open are marked
+``xfail(strict=True)`` naming the owner: the mark fails loudly once the fix lands, so it is removed then."""
 
 from __future__ import annotations
 
@@ -18,11 +18,6 @@ from tests.truth.scenario import Scenario
 from tests.truth.store_views import view_rows
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 23: diff 'Solutions added (N)' and counts.solutions_added count problems; "
-    "fixed by helper fixes",
-)
 def test_diff_counts_solutions_not_problems(history: Scenario):
     checks = diff_checks(history, snap_of(history, "hour"), snap_of(history, "gap"))
     lines = [line for figure in ("diff json counts", "diff terminal") for line in checks[figure]]
@@ -32,11 +27,6 @@ def test_diff_counts_solutions_not_problems(history: Scenario):
     assert not lines, report(lines)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 23: diff B A with B older prints negative seconds and lists added problems as "
-    "'no longer listed'; fixed by helper fixes",
-)
 def test_a_reversed_diff_is_refused_in_one_line_or_swapped(history: Scenario):
     older, newer = snap_of(history, "fresh"), snap_of(history, "hour")
     code, text = history.cli(
@@ -52,10 +42,6 @@ def test_a_reversed_diff_is_refused_in_one_line_or_swapped(history: Scenario):
     assert "swap" in text.lower(), text
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 23: a sandbox declaring a simulated clock gets wall-clock taken_at; fixed by helper fixes",
-)
 def test_a_snapshot_of_a_simulated_platform_is_taken_at_the_platforms_time(history: Scenario, tmp_path: Path):
     """A user serving a sandbox by hand runs ``solvelens snapshot`` without --taken-at."""
     by_hand = Scenario(server=history.server, store=tmp_path / "store.duckdb", workdir=tmp_path)
@@ -65,16 +51,11 @@ def test_a_snapshot_of_a_simulated_platform_is_taken_at_the_platforms_time(histo
     assert taken == clock_of(snap), f"taken_at {taken}, platform clock {clock_of(snap)}"
 
 
-_DATA_QUALITY = pytest.mark.xfail(
-    strict=True, reason="issue 23: no data_quality table (announced vs stored); fixed by helper exact"
-)
-
-
-@_DATA_QUALITY
 @pytest.mark.parametrize("mode", OTHER_MODES)
 def test_a_count_that_disagrees_with_the_rows_is_a_data_quality_row(modes: dict[str, Scenario], mode: str):
     scenario = modes[mode]
-    snap = snap_of(scenario, "day")
+    snap = snap_of(scenario, "counted")
+    assert snap.exit_code == 0 and snap.snapshot_id is not None, snap.output
     problem = scenario.marks["inflated"]
     announced = next(p["solution_count"] for p in truth.problems(snap.truth) if p["problem_id"] == problem)
     stored = sum(1 for s in truth.solutions(snap.truth) if s["problem_id"] == problem)
@@ -83,7 +64,6 @@ def test_a_count_that_disagrees_with_the_rows_is_a_data_quality_row(modes: dict[
     assert rows[0]["reason"], rows
 
 
-@_DATA_QUALITY
 def test_every_snapshot_records_announced_and_stored_per_list(history: Scenario):
     for snap in history.snaps:
         rows = {
@@ -99,16 +79,13 @@ def test_every_snapshot_records_announced_and_stored_per_list(history: Scenario)
         assert shown == {k: (n, n) for k, n in want.items()}, (snap.label, shown)
 
 
-@pytest.mark.xfail(
-    strict=True, reason="issue 23: no `solvelens db check` (announced against stored); fixed by helper exact"
-)
 def test_db_check_shows_every_list_whole_as_the_platform_holds_it(history: Scenario):
     for snap in history.snaps:
         code, text = history.cli(
             "db", "check", "--db", str(history.store), "--snapshot", str(snap.snapshot_id), "--json"
         )
-        assert code == 0, (snap.label, text)
-        rows = {r["resource"]: r for r in json.loads(text)["data_quality"] if r["scope"] == ""}
+        records = json.loads(text)["data_quality"] if code in (0, 3) else []
+        rows = {r["resource"]: r for r in records if r["scope"] == ""}
         want = {
             "problems": len(truth.problems(snap.truth)),
             "solutions": len(truth.solutions(snap.truth)),
@@ -116,6 +93,32 @@ def test_db_check_shows_every_list_whole_as_the_platform_holds_it(history: Scena
         }
         shown = {k: (rows[k]["announced"], rows[k]["stored"]) if k in rows else None for k in want}
         assert shown == {k: (n, n) for k, n in want.items()}, (snap.label, shown)
+        gaps = [(r["resource"], r["scope"], r["announced"], r["stored"]) for r in records if r["reason"]]
+        assert gaps == _stats_gaps(snap.truth), (snap.label, gaps)
+        assert code == (3 if gaps else 0), (snap.label, code, text)
+
+
+def _stats_gaps(db: Path) -> list[tuple[str, str, int, int]]:
+    """The ``/stats`` total that cannot match the rows: ``totalSolutions`` counts the solutions of rejected
+    problems too, which no list serves."""
+    announced = next(int(r["value"]) for r in truth.platform_stats(db) if r["metric"] == "totalSolutions")
+    listed = len(truth.solutions(db))
+    return [] if announced == listed else [("platform_stats", "totalSolutions", announced, listed)]
+
+
+@pytest.mark.parametrize("mode", OTHER_MODES)
+def test_diff_counts_the_solutions_listed_not_the_count_announced(modes: dict[str, Scenario], mode: str):
+    """Between ``day`` and ``counted`` no solution was added; one problem's count went up by one."""
+    scenario = modes[mode]
+    counted = snap_of(scenario, "counted")
+    assert counted.exit_code == 0 and counted.snapshot_id is not None, counted.output
+    checks = diff_checks(scenario, snap_of(scenario, "day"), counted)
+    lines = [
+        line
+        for figure in ("diff json solutions_added", "diff json counts", "diff csv")
+        for line in checks[figure]
+    ]
+    assert not lines, report(lines)
 
 
 def test_the_votes_stored_are_the_platforms(votes: Scenario):
@@ -126,11 +129,6 @@ def test_the_votes_stored_are_the_platforms(votes: Scenario):
     assert not lines, report(lines)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 23: a vote no count announces is never read (the 'covered by other lists' "
-    "shortcut trusts counts), silently; fixed by helper exact (re-reads of trusted lists)",
-)
 def test_every_reachable_vote_is_stored_even_one_no_count_announces(votes: Scenario):
     snap = votes.snaps[0]
     assert votes.marks["hidden"] in {v["comparison_id"] for v in truth.reachable_votes(snap.truth)}
@@ -138,17 +136,16 @@ def test_every_reachable_vote_is_stored_even_one_no_count_announces(votes: Scena
     assert not lines, report(lines)
 
 
-@_DATA_QUALITY
 def test_vote_lists_capped_by_the_platform_are_data_quality_rows(votes: Scenario):
     snap = votes.snaps[0]
     capped = truth.capped_vote_lists(snap.truth)
-    assert capped, "the scenario has no solution with more than 50 votes"
+    assert len(capped) == 4, capped  # X and Y (55 votes, 50 reachable), A and B (1 counted, 2 held)
     rows = view_rows(votes.store, "data_quality", snap.snapshot_id, where="resource = 'comparisons'")
     lines = mismatches(
         "data_quality comparisons",
         [{**r, "solution_id": r["scope"]} for r in rows if r["scope"]],
         capped,
         ("solution_id",),
-        ("announced",),
+        ("announced", "stored"),
     )
     assert not lines, report(lines)

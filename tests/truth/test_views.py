@@ -13,17 +13,6 @@ from tests.truth.scenario import Scenario
 from tests.truth.store_views import view_rows
 
 FIGURES = (*VIEWS, "activity")
-RENAME = pytest.mark.xfail(
-    strict=True,
-    reason="issue 23: a renamed bot keeps its old bot_name on the solution rows an incremental snapshot "
-    "carries over; fixed by helper fixes",
-)
-FEED_20 = pytest.mark.xfail(
-    strict=True,
-    reason="issue 23: the activity feed is read with the default page of 20 of its 50 events in this "
-    "convention; fixed by helper fixes/exact",
-)
-SHORT_FEED_MODES = ("jsonapi", "odata", "relay")
 
 
 def _figure_lines(scenario: Scenario, label: str, figure: str) -> list[str]:
@@ -41,8 +30,7 @@ def _history_params() -> list[object]:
     params: list[object] = []
     for label in ("fresh", "hour", "gap", "renamed"):
         for figure in FIGURES:
-            marks = [RENAME] if (label, figure) == ("renamed", "solutions") else []
-            params.append(pytest.param(label, figure, marks=marks, id=f"{label}-{figure}"))
+            params.append(pytest.param(label, figure, id=f"{label}-{figure}"))
     return params
 
 
@@ -57,8 +45,7 @@ def _mode_params() -> list[object]:
     for mode in OTHER_MODES:
         for label in ("fresh", "day"):
             for figure in FIGURES:
-                marks = [FEED_20] if figure == "activity" and mode in SHORT_FEED_MODES else []
-                params.append(pytest.param(mode, label, figure, marks=marks, id=f"{mode}-{label}-{figure}"))
+                params.append(pytest.param(mode, label, figure, id=f"{mode}-{label}-{figure}"))
     return params
 
 

@@ -69,6 +69,7 @@ from solvelens.analysis.models import model_leaderboard, model_trend
 from solvelens.analysis.pick import SnapshotRef, SnapshotSelectionError
 from solvelens.analysis.platform_stats import latest_stats, platform_stats_over_time
 from solvelens.analysis.platforms import PlatformNotFoundError, PlatformSelection, platforms, select_platform
+from solvelens.analysis.quality import data_quality_line, data_quality_of
 from solvelens.analysis.solutions import llm_model_share, score_distribution, with_rank_percentile
 from solvelens.analysis.stability import rank_volatility
 from solvelens.analysis.timeline import activity_timeline
@@ -115,6 +116,8 @@ __all__ = [
     "category_growth",
     "current_leaderboard",
     "daily_last",
+    "data_quality_line",
+    "data_quality_of",
     "diff",
     "disagreement",
     "find_bot",

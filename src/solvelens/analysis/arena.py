@@ -20,8 +20,8 @@ numpy ``default_rng(seed)``: the same store gives the same intervals), each refi
 point estimate; ``lower``/``upper`` are the 2.5th/97.5th percentiles of the resampled scores (95%).
 
 **Rank.** As on the Chatbot Arena leaderboard: 1 + the number of ranked entries whose ``lower`` lies above
-this entry's ``upper`` (entries whose intervals overlap share a rank). Entries with fewer than
-``min_comparisons`` comparisons are listed with ``ranked = False`` and a null rank.
+this entry's ``upper`` (entries whose intervals overlap usually, not always, share a rank). Entries with
+fewer than ``min_comparisons`` comparisons are listed with ``ranked = False`` and a null rank.
 
 **Over time.** One fit per snapshot: the ranking as it stood when the snapshot was taken, from every
 comparison first stored by it or an earlier snapshot (cumulative). At most ``max_windows`` snapshots

@@ -11,7 +11,8 @@ empty):
   platform does not list rejected problems, so a problem rejected between the two leaves the listing: it
   shows as removed with its last listed status (usually ``pending``), never as a guessed ``rejected``.
 - status changes: problems listed at both whose status differs (``pending -> active -> mature``).
-- solutions added: per problem, the growth of its ``solution_count`` (new problems count from zero).
+- solutions added: per problem, the growth of its solutions listed (stored rows, not the announced
+  ``solutionCount``, which can disagree with them; new problems count from zero).
 - top solution changes hands: the bots holding the problem's best score (ties share the top) at ``b`` are
   all different from those at ``a``; a tie forming or breaking among the holders is no change. Problems
   without a solution at either snapshot are left out (their first solution is in solutions added).
@@ -274,8 +275,10 @@ def _in_order(before: SnapshotRef, after: SnapshotRef) -> SnapshotRef:
 #: The pair's rows per frame (``{ids}``: the two snapshot ids); the filter comes first, so a window runs
 #: over the two snapshots only.
 _PAIR_SQL = {
-    "problems": "SELECT snapshot_id, problem_id, title, status, category, solution_count FROM problems "
-    "WHERE snapshot_id IN {ids}",
+    "problems": "SELECT p.snapshot_id, p.problem_id, p.title, p.status, p.category, p.solution_count, "
+    "coalesce(s.n, 0) AS listed_solutions FROM problems p LEFT JOIN (SELECT snapshot_id, problem_id, "
+    "count(*) AS n FROM solutions WHERE snapshot_id IN {ids} GROUP BY ALL) s USING (snapshot_id, problem_id) "
+    "WHERE p.snapshot_id IN {ids}",
     "top": "SELECT snapshot_id, problem_id, solution_id, bot_id, bot_name, score, rank FROM solutions "
     "WHERE snapshot_id IN {ids} "
     "QUALIFY score = max(score) OVER (PARTITION BY snapshot_id, problem_id) OR (score IS NULL AND rank = 1)",
@@ -306,8 +309,10 @@ def _split(frame: pl.DataFrame, a: int, b: int) -> tuple[pl.DataFrame, pl.DataFr
 
 def problem_changes(problems: pl.DataFrame, a: int, b: int) -> dict[str, pl.DataFrame]:
     """``problems_added``, ``problems_removed``, ``status_changes`` and ``solutions_added`` from the two
-    snapshots' problem rows (snapshot_id, problem_id, title, status, category, solution_count)."""
-    problems = problems.with_columns(pl.col("solution_count").cast(pl.Int64))
+    snapshots' problem rows (snapshot_id, problem_id, title, status, category, solution_count: the count the
+    platform announced, listed_solutions: the solutions stored for it). Solutions added count the solutions
+    listed, never the announced count (a count above its rows would add solutions that do not exist)."""
+    problems = problems.with_columns(pl.col("solution_count", "listed_solutions").cast(pl.Int64))
     before, after = _split(problems, a, b)
     added = after.join(before, on="problem_id", how="anti").sort("title", "problem_id")
     removed = before.join(after, on="problem_id", how="anti").sort("title", "problem_id")
@@ -315,8 +320,8 @@ def problem_changes(problems: pl.DataFrame, a: int, b: int) -> dict[str, pl.Data
     status = both.filter(
         pl.col("listed_a").fill_null(False) & pl.col("status").ne_missing(pl.col("status_a"))
     )
-    grown = both.with_columns(before=pl.col("solution_count_a").fill_null(0)).filter(
-        pl.col("solution_count") > pl.col("before")
+    grown = both.with_columns(before=pl.col("listed_solutions_a").fill_null(0)).filter(
+        pl.col("listed_solutions") > pl.col("before")
     )
     return {
         "problems_added": added.select("problem_id", "title", "status", "category", "solution_count"),
@@ -328,8 +333,8 @@ def problem_changes(problems: pl.DataFrame, a: int, b: int) -> dict[str, pl.Data
             "problem_id",
             "title",
             before=pl.col("before"),
-            after=pl.col("solution_count"),
-            added=pl.col("solution_count") - pl.col("before"),
+            after=pl.col("listed_solutions"),
+            added=pl.col("listed_solutions") - pl.col("before"),
         ).sort(["added", "title", "problem_id"], descending=[True, False, False]),
     }
 

@@ -72,6 +72,9 @@ class Frames:
       voter_bot_id, voter_bot_name, created_at, first_snapshot_id Int64 (each vote once)
     - ``comparison_coverage``: snapshot_id, solution_id, problem_id, stored Int64, comparison_count Int64
       (solutions with more votes than the stored ones: the endpoint returns only the newest 50)
+    - ``data_quality``: snapshot_id, resource, scope (a problem or solution id; "" for the whole list),
+      announced Int64, stored Int64, reason: each list a snapshot stored with fewer (or more) records than
+      the platform announced for it, and why (the store's ``data_quality`` view; empty before it existed)
 
     The ``raw`` JSON columns are not read.
 
@@ -100,11 +103,14 @@ class Frames:
     activity_gaps: pl.LazyFrame
     comparisons: pl.LazyFrame
     comparison_coverage: pl.LazyFrame
+    data_quality: pl.LazyFrame
     platform: str | None = None
     platform_label: str = ""
     all_snapshots: pl.LazyFrame | None = None
     other_platforms: pl.DataFrame | None = None
     clock_note: str = ""
+    #: Whether the store has the ``data_quality`` view (an empty frame then means nothing was short).
+    has_data_quality: bool = False
 
     def require_snapshots(self) -> None:
         """Raise :class:`EmptyStoreError` when the store has no complete snapshot."""

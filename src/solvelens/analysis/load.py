@@ -145,6 +145,14 @@ _OPTIONAL_DTYPES: dict[str, dict[str, pl.DataType]] = {
         "stored": pl.Int64(),
         "comparison_count": pl.Int64(),
     },
+    "data_quality": {
+        "snapshot_id": pl.Int64(),
+        "resource": pl.String(),
+        "scope": pl.String(),
+        "announced": pl.Int64(),
+        "stored": pl.Int64(),
+        "reason": pl.String(),
+    },
 }
 _DTYPES.update(_OPTIONAL_DTYPES)
 
@@ -318,5 +326,6 @@ def load(
         all_snapshots=every.lazy(),
         other_platforms=chosen.others,
         clock_note=chosen.clock_note,
+        has_data_quality="data_quality" in names,
         **{name: frame.lazy() for name, frame in frames.items()},
     )

@@ -15,11 +15,13 @@ from typing import Final
 
 import polars as pl
 
+from solvelens.client.endpoints import LLM_LEADERBOARD_SORT
+
 FrameLike = pl.DataFrame | pl.LazyFrame
 
 #: The ``sort`` every snapshot requests from ``GET /llm-leaderboard``, the stored column it orders by, and
 #: how the report names that order.
-PLATFORM_SORT: Final = "avg_score"
+PLATFORM_SORT: Final = LLM_LEADERBOARD_SORT
 PLATFORM_SORT_COLUMN: Final = "avg_bt_score"
 PLATFORM_SORT_LABEL: Final = "average solution score"
 

@@ -46,7 +46,7 @@ def arena_scores_chart(
     ]
     x = alt.X(
         "lower:Q",
-        title="Bradley–Terry score, Elo scale (95% bootstrap interval)",
+        title="Bradley–Terry score (Elo scale)",
         scale=alt.Scale(zero=False, nice=True),
     )
     interval = (

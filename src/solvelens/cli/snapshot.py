@@ -35,6 +35,7 @@ from solvelens.cli.common import (
 
 if TYPE_CHECKING:
     from solvelens.flows.steps import SnapshotPlan
+    from solvelens.flows.summary import SnapshotSummary
 
 _STEP_LABELS = {
     "problems": "problems (pages)",
@@ -206,38 +207,34 @@ def _cancel_all_tasks(loop: asyncio.AbstractEventLoop) -> None:
         task.cancel("interrupted (Ctrl-C)")
 
 
-def _print_summary(summary: dict[str, Any]) -> None:
+def _print_summary(summary: SnapshotSummary) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from solvelens.flows.steps import carryover_line, optional_line, quality_lines
-
     console = Console()
-    table = Table(title=f"snapshot {summary['snapshot_id']} taken at {summary['taken_at']}")
+    table = Table(title=f"snapshot {summary.snapshot_id} taken at {summary.taken_at}")
     table.add_column("resource")
     table.add_column("rows", justify="right")
     table.add_column("new versions", justify="right")
-    for name, n in summary["counts"].items():
-        table.add_row(name, f"{n:,}", f"{summary['new_versions'].get(name, 0):,}")
+    for name, n in summary.counts.items():
+        table.add_row(name, f"{n:,}", f"{summary.new_versions.get(name, 0):,}")
     console.print(table)
-    if summary.get("mode") == "prefect":
-        run = summary.get("flow_run") or {}
+    if summary.mode == "prefect":
+        run = summary.flow_run
         how = f"as Prefect flow run {run.get('name', '?')} ({run.get('id', '?')})"
     else:
         how = "in-process (no Prefect API configured; --prefect records it as a flow run)"
-    console.print(
-        f"complete in {summary['duration_s']:.1f} s, {how}; store {summary['file_bytes'] / 1e6:.1f} MB"
-    )
-    console.print(carryover_line(summary))
-    if optional_line(summary):
-        console.print(optional_line(summary))
-    for line in quality_lines(summary):
+    console.print(f"complete in {summary.duration_s:.1f} s, {how}; store {summary.file_bytes / 1e6:.1f} MB")
+    console.print(summary.carryover_line())
+    if summary.optional_line():
+        console.print(summary.optional_line())
+    for line in summary.quality_lines():
         console.print(line, highlight=False)
-    for d in summary["drift"]:
+    for d in summary.drift:
         console.print(f"[yellow]drift[/] {d['resource']}.{d['field']}: {d['change']}")
-    for w in summary["warnings"]:
+    for w in summary.warnings:
         console.print(f"[yellow]warning[/] {w}")
-    _print_alerts(summary, console)
+    _print_alerts(summary.alerts, console)
 
 
 # -- snapshot ---------------------------------------------------------------------------------------------
@@ -423,11 +420,11 @@ def parse_cli_rules(alert: list[str] | None) -> list[Any]:
     return list(parse_rules(alert or []))
 
 
-def _print_alerts(summary: dict[str, Any], console: Any) -> int:
-    """One line per fired alert, one per alert warning; returns how many alerts fired."""
+def _print_alerts(alerts: dict[str, Any], console: Any) -> int:
+    """One line per fired alert, one per alert warning (``alerts``: the summary's); returns how many alerts
+    fired."""
     from rich.markup import escape
 
-    alerts = summary.get("alerts") or {}
     fired = alerts.get("fired", [])
     for a in fired:
         line = f"[{a['rule']}] {a['message']}"
@@ -553,7 +550,7 @@ def snapshot(
     store's newest snapshot, --budget, an alert rule or notification URL), nothing written; 130
     interrupted (Ctrl-C), nothing written; --alert-exit-code N: complete, and an alert fired.
     """
-    from solvelens.flows.preflight import prefect_api_url, probe
+    from solvelens.flows.preflight import prefect_api_url
 
     on_failure(ctx, "snapshot", "no snapshot was written")
     fields, env = _checked_inputs(
@@ -582,21 +579,38 @@ def snapshot(
         base_url=fields["base_url"],
     )
     use_prefect = prefect if prefect is not None else prefect_api_url() is not None
+    _take_snapshot({**fields, **alert_fields}, {**env, **notify_env}, use_prefect, verbose, alert_exit_code)
+
+
+def _take_snapshot(
+    plan_fields: dict[str, Any],
+    env: dict[str, str],
+    use_prefect: bool,
+    verbose: bool,
+    alert_exit_code: int | None,
+) -> None:
+    """Probe the platform, run the snapshot (a Prefect flow run or the plain steps) with ``env`` set, print
+    its summary. A Ctrl-C ends it: exit 0 with "snapshot N kept" when its transaction committed, else 130
+    (:func:`_kept_after_interrupt`); ``alert_exit_code`` is the exit code when an alert fired."""
+    from solvelens.flows.preflight import probe
+
     started = datetime.now(UTC)
     try:
         with _interruptible():
-            probe(fields["base_url"])
+            probe(plan_fields["base_url"])
             from solvelens.flows.steps import SnapshotPlan
 
-            plan = SnapshotPlan(**fields, **alert_fields)
-            with _env({**env, **notify_env}):
+            plan = SnapshotPlan(**plan_fields)
+            with _env(env):
                 summary = _run_prefect(plan, verbose) if use_prefect else _run_plain(plan)
     except KeyboardInterrupt:
-        _kept_after_interrupt(fields["db_path"], fields["base_url"], started)
+        _kept_after_interrupt(plan_fields["db_path"], plan_fields["base_url"], started)
         return
-    _print_summary(summary)
-    fired = len((summary.get("alerts") or {}).get("fired", []))
-    if fired and alert_exit_code is not None:
+    from solvelens.flows.summary import SnapshotSummary
+
+    result = SnapshotSummary.from_dict(summary)
+    _print_summary(result)
+    if result.fired and alert_exit_code is not None:
         raise typer.Exit(alert_exit_code)
 
 

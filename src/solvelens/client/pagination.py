@@ -452,6 +452,14 @@ class PageNumberPaginator(Paginator):
         if self.total_pages is not None and current - self.base_page + 1 >= self.total_pages:
             self.has_next = False
 
+    def adopt(
+        self, previous: Paginator, items: list[dict[str, Any]], body: Any, headers: Mapping[str, str]
+    ) -> None:
+        """As :meth:`Paginator.adopt`; a style tried after a repeated page asks page 2 at once (numbered from
+        1: the first page is known, asking page 1 to tell would spend a request of the fallback)."""
+        self.unsure = False
+        super().adopt(previous, items, body, headers)
+
     def absorb_repeat(self, items: list[dict[str, Any]]) -> bool:
         """``base_page = "auto"`` and the first answer stated no page number: the second request asked page 1,
         which is the second page of a list numbered from 0 and the first page again of a list numbered from 1.

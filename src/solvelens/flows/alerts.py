@@ -182,7 +182,7 @@ def diff_markdown(diff: SnapshotDiff | None) -> list[str]:
     for name, frame in diff.frames().items():
         if frame.height:
             heading = FRAMES[name].replace("top N", f"top {diff.top_n}")
-            lines += [f"### {heading} ({frame.height})", "", *_table(frame), ""]
+            lines += [f"### {heading} ({diff.counts()[name]})", "", *_table(frame), ""]
     return lines
 
 

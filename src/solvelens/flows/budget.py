@@ -6,7 +6,8 @@ Each snapshot spends at most a budget of requests on the optional resources (``s
   (the ``/problems``, ``/leaderboard`` pages, solution lists, bot profiles, ``/categories``, ``/stats``,
   ``/bot/me``, the platform's declaration: each fetch step's ``info["requests"]``);
 - ``N``: at most N requests;
-- ``all``: no bound (every vote list whose count moved, at once).
+- ``all``: no bound: every vote list whose count moved is read at once, also those whose votes all
+  appeared in other lists (a count can miss a vote its list holds; a bounded budget skips those lists).
 
 The activity feed (one request) and the LLM leaderboard's pages are spent first; what is left goes to the
 vote lists (``/solutions/{id}/comparisons``), highest value first (the solutions with the most votes not

@@ -5,8 +5,9 @@ headers, a problem's ``solutionCount``, a solution's ``comparisonCount``, the ``
 tells two kinds of shortfall apart:
 
 - **the client could read more** (a paging walk that ends with fewer records than its own announced total,
-  after one re-walk of a list that moved while it was read): :class:`ShortListError`, the snapshot fails in
-  one line naming the resource, both counts and the fix, and nothing is written;
+  after one re-walk of a list that moved while it was read): the client's
+  :class:`~solvelens.client.IncompleteListError` (re-exported here), the snapshot fails in one line naming the
+  resource, both counts and the fix, and nothing is written;
 - **the platform cannot serve more** (a list capped at 50, a count that disagrees with the rows it lists): the
   snapshot is complete and the gap is a data-quality row (:func:`quality_row`: resource, scope, announced,
   stored, reason), written in the snapshot's transaction to the ``data_quality`` view
@@ -15,21 +16,22 @@ tells two kinds of shortfall apart:
 Steps report their rows in their report's ``info["data_quality"]`` (a list of :func:`quality_row` dicts); the
 writer adds the checks that need the whole run (``/stats`` totals, votes per solution).
 
-:class:`ShortListError` has the contract of the client's ``IncompleteListError`` (attributes ``endpoint``,
-``announced``, ``read``); once the client raises that itself, the fetch steps let it through unchanged.
+The client re-walks a short list itself and raises :class:`~solvelens.client.IncompleteListError`
+(attributes ``endpoint``, ``announced``, ``read``); :func:`solvelens.flows.fetch.collect_pages` raises the
+same error for a walk handed to it that ends short (and re-walks a list whose ids repeated).
 """
 
 from __future__ import annotations
 
 from typing import Any, Final
 
-from solvelens.client import PlatformError
+from solvelens.client import IncompleteListError
 
 __all__ = [
     "CAPPED",
     "COUNT_DISAGREES",
     "TOTAL_BELOW_ROWS",
-    "ShortListError",
+    "IncompleteListError",
     "quality_row",
 ]
 
@@ -37,23 +39,6 @@ __all__ = [
 CAPPED: Final = "the platform serves at most the newest 50 votes of a solution"
 COUNT_DISAGREES: Final = "the platform's count disagrees with the rows it lists"
 TOTAL_BELOW_ROWS: Final = "the list's announced total is below the records it served (after one re-walk)"
-
-
-class ShortListError(PlatformError):
-    """A paging walk ended with fewer unique records than the total the platform announced for it (in the
-    body or the ``X-Total-Count`` header), also after one re-walk: the client could read more, so the
-    snapshot fails and writes nothing. ``endpoint``: the list's path (e.g. ``/leaderboard``); ``announced``,
-    ``read``: the two counts (records). The message is one line naming both and the fix."""
-
-    def __init__(self, endpoint: str, announced: int, read: int, *, rewalked: bool = True) -> None:
-        self.endpoint, self.announced, self.read = endpoint, announced, read
-        again = ", also after a re-walk" if rewalked else ""
-        super().__init__(
-            f"GET {endpoint} announced {announced} records but {read} were read{again}: the "
-            "list is incomplete and no snapshot was written; check the profile's paging settings for this "
-            "endpoint (`solvelens probe --base-url ...` writes them) or the platform's page-size cap, then "
-            "snapshot again"
-        )
 
 
 def quality_row(resource: str, scope: str, announced: int, stored: int, reason: str) -> dict[str, Any]:

@@ -24,7 +24,7 @@ The steps know only HTTP and the staging area: what the last snapshot held is st
 flow (``previous_problems``, ``previous_bots``; absent on a full run), never read from the store here. A
 paging walk that sees an id twice keeps the first copy and is walked once more, as is one whose unique
 records differ from the server's announced ``total``; a list still shorter than its total fails the run
-(:class:`~solvelens.flows.completeness.ShortListError`: the client could read more), a count the platform's
+(:class:`~solvelens.client.IncompleteListError`: the client could read more), a count the platform's
 rows disagree with is a data-quality row in the step's ``info["data_quality"]``
 (:mod:`solvelens.flows.completeness`). Each report's ``info["requests"]`` counts the HTTP requests the step
 sent (the optional resources' budget is measured against them). A record the snapshot cannot identify (no id,
@@ -48,13 +48,14 @@ from solvelens.apikey import InvalidApiKeyError
 from solvelens.client import (
     AsyncPlatformClient,
     AuthenticationError,
+    IncompleteListError,
     NotFoundError,
     Page,
     PermissionDeniedError,
     UnrecognizedResponseError,
 )
 from solvelens.client.ratelimit import shared_pacer
-from solvelens.flows.completeness import COUNT_DISAGREES, TOTAL_BELOW_ROWS, ShortListError, quality_row
+from solvelens.flows.completeness import COUNT_DISAGREES, TOTAL_BELOW_ROWS, quality_row
 from solvelens.flows.ranks import competition_ranks, unscored_warning
 from solvelens.store.staging import StagingArea, dump_json, version_key
 
@@ -153,11 +154,33 @@ async def _walk_once(
     path: str | None,
     progress_step: str | None,
     tally: Tally | None,
-) -> tuple[list[dict[str, Any]], int, int | None]:
-    """One paging walk: (unique records in walk order, repeated records skipped, last announced total);
-    counts its pages in ``tally``."""
-    seen: set[Any] = set()
+) -> tuple[list[dict[str, Any]], int, int | None, IncompleteListError | None]:
+    """One paging walk: (unique records in walk order, repeated records skipped, last announced total, the
+    client's :class:`IncompleteListError` when the walk ended short of its total after the client's own
+    re-walk); counts its pages in ``tally``."""
     items: list[dict[str, Any]] = []
+    box: list[Any] = [None, 0]
+    short: IncompleteListError | None = None
+    try:
+        await _pages_into(pages, items, set(), endpoint, path, progress_step, tally, box)
+    except IncompleteListError as exc:
+        short = exc
+    total: int | None = box[0]
+    duplicates: int = box[1]
+    return items, duplicates, total, short
+
+
+async def _pages_into(
+    pages: AsyncIterator[Page],
+    items: list[dict[str, Any]],
+    seen: set[Any],
+    endpoint: str | None,
+    path: str | None,
+    progress_step: str | None,
+    tally: Tally | None,
+    box: list[Any],
+) -> None:
+    """Collect the unique records of ``pages`` into ``items``; ``box``: [last announced total, repeats]."""
     duplicates = 0
     total: int | None = None
     async for page in pages:
@@ -177,7 +200,7 @@ async def _walk_once(
             items.append(item)
         if progress_step:
             report_progress(progress_step, len(items), total)
-    return items, duplicates, total
+        box[0], box[1] = total, duplicates
 
 
 async def collect_pages(
@@ -190,6 +213,7 @@ async def collect_pages(
     path: str | None = None,
     quality: list[dict[str, Any]] | None = None,
     tally: Tally | None = None,
+    counted: tuple[str, str, int] | None = None,
 ) -> list[dict[str, Any]]:
     """All items of a paging walk, deduplicated by ``id`` (first copy kept), in walk order.
 
@@ -197,26 +221,35 @@ async def collect_pages(
     walk already started. A walk that repeated ids (the listing moved while it was read) or whose unique
     records differ from the total the server announced is walked once more (callable only) and the second
     walk kept. Then, when the announced total is still above the unique records read, the client could read
-    more: :class:`~solvelens.flows.completeness.ShortListError` (named by ``path``). When it is below them,
+    more: :class:`~solvelens.client.IncompleteListError` (named by ``path``). When it is below them,
     the platform's count disagrees with its rows: a data-quality row is appended to ``quality`` (resource
     ``resource``, scope ``''``), or a warning when no ``quality`` list is given. Repeats of the kept walk are
     a warning. With ``endpoint`` (the profile name, e.g. ``problems``) a record without ``id`` raises
     :class:`UnrecognizedResponseError` naming ``path``, the fields seen and the profile setting that fixes it.
-    Pages fetched (both walks) are counted in ``tally``.
+    Pages fetched (both walks) are counted in ``tally``. ``counted`` (resource, scope, count): the count the
+    platform announced for this list elsewhere (a problem's ``solutionCount``); a walk the client found short
+    of a total equal to it is the platform's count disagreeing with its rows: a data-quality row, no error.
     """
     again = callable(pages)
-    items, duplicates, total = await _walk_once(
+    items, duplicates, total, short = await _walk_once(
         pages() if callable(pages) else pages, endpoint, path, progress_step, tally
     )
-    if again and (duplicates or (total is not None and total != len(items))):
+    if short is None and again and (duplicates or (total is not None and total != len(items))):
         assert callable(pages)
-        items, duplicates, total = await _walk_once(pages(), endpoint, path, progress_step, tally)
+        items, duplicates, total, short = await _walk_once(pages(), endpoint, path, progress_step, tally)
+    if short is not None:
+        if quality is None or counted is None or short.announced != counted[2]:
+            raise short
+        # The list's total is the count the platform announced for it elsewhere (a problem's
+        # solutionCount), and two walks found the same rows: the count disagrees with the rows.
+        quality.append(quality_row(counted[0], counted[1], short.announced, len(items), COUNT_DISAGREES))
+        total = len(items)
     if tally is not None:
         tally.announced = total
     if duplicates:
         warnings.append(f"{resource}: {duplicates} repeated records skipped while paging (listing moved)")
     if total is not None and total > len(items):
-        raise ShortListError(path or resource, total, len(items), rewalked=again)
+        raise IncompleteListError(path or resource, announced=total, read=len(items))
     if total is not None and total < len(items):
         if quality is None:
             warnings.append(
@@ -275,6 +308,7 @@ async def _solution_lists(
             async with semaphore:
                 tally = Tally()
                 try:
+                    count = announced.get(pid)
                     solutions = await collect_pages(
                         lambda: client.solution_pages(pid),
                         f"solutions of {pid}",
@@ -283,6 +317,7 @@ async def _solution_lists(
                         path=f"/problems/{pid}/solutions",
                         quality=out.quality,
                         tally=tally,
+                        counted=("solutions", pid, count) if isinstance(count, int) else None,
                     )
                 except NotFoundError:
                     raise _gone("problems", f"/problems/{pid}/solutions", pid, "/problems") from None
@@ -290,8 +325,8 @@ async def _solution_lists(
                     out.done += 1
                     out.requests += tally.requests
                     report_progress("solutions", out.done, len(to_fetch))
-            count = announced.get(pid)
-            if isinstance(count, int) and count != len(solutions):
+            recorded = any(q["scope"] == pid for q in out.quality)
+            if isinstance(count, int) and count != len(solutions) and not recorded:
                 out.quality.append(quality_row("solutions", pid, count, len(solutions), COUNT_DISAGREES))
             ranks, by_score = competition_ranks(solutions)
             if not by_score:
@@ -322,7 +357,7 @@ async def fetch_problems_step(
     their stored solution list carries over. A listed problem without id, or one whose solutions answer 404
     (the listing's ids are not the API's), raises :class:`UnrecognizedResponseError` naming the profile
     setting that fixes it; a list shorter than its announced total after a re-walk raises
-    :class:`~solvelens.flows.completeness.ShortListError`: the snapshot is never complete with records it
+    :class:`~solvelens.client.IncompleteListError`: the snapshot is never complete with records it
     cannot identify or could have read. Returns the step report; ``info`` has ``refetched`` and
     ``carried_over`` (problem counts), ``requests`` (HTTP requests sent) and ``data_quality`` (rows of
     :func:`~solvelens.flows.completeness.quality_row`: a solution list whose length differs from its
@@ -429,7 +464,7 @@ async def fetch_leaderboard_step(
     full run (``--full``) refetches every profile. A 404 for a listed bot fails the step (the listing's ids
     are not the API's: :class:`UnrecognizedResponseError` naming the profile setting), as does a leaderboard
     entry without id, or a leaderboard shorter than its announced total after a re-walk
-    (:class:`~solvelens.flows.completeness.ShortListError`).
+    (:class:`~solvelens.client.IncompleteListError`).
     ``info`` has ``profiles_refetched``, ``profiles_carried_over``, ``requests`` and ``data_quality``.
     """
     area = StagingArea(staging_dir)

@@ -33,8 +33,8 @@ from typing import Any, Final
 import orjson
 import pyarrow as pa
 
-from solvelens.analysis.model_rankings import PLATFORM_SORT
 from solvelens.client import APIStatusError, NotFoundError, Page, UnrecognizedResponseError
+from solvelens.client.endpoints import LLM_LEADERBOARD_SORT
 from solvelens.client.walk import endpoint_key
 from solvelens.flows.activity_gap import StoredEvent, events_per_hour, find_gap, gap_sentence
 from solvelens.flows.budget import DEFAULT_BUDGET, Budget, Spent, VoteShare
@@ -164,7 +164,7 @@ async def fetch_llm_leaderboard_step(
     base_url: str, staging_dir: str, *, profile: str | None = None, max_rps: float | None = None
 ) -> dict[str, Any]:
     """Stage ``llm_leaderboard``: every page of ``GET /llm-leaderboard?sort=avg_score``
-    (:data:`solvelens.analysis.model_rankings.PLATFORM_SORT`, sent so the order is the one the report names;
+    (:data:`solvelens.client.endpoints.LLM_LEADERBOARD_SORT`, sent so the order is the one the report names;
     rank 1 = first in the walk). A model without ``id`` raises :class:`UnrecognizedResponseError`; an error
     after the first page fails the step (the walk broke, the endpoint exists). ``info``: ``resources``."""
     area = StagingArea(staging_dir)
@@ -173,7 +173,7 @@ async def fetch_llm_leaderboard_step(
     async with _client(base_url, profile=profile, max_rps=max_rps) as client:
         try:
             models = await collect_pages(
-                _pages_or_absent(client.llm_leaderboard_pages(sort=PLATFORM_SORT), seen),
+                _pages_or_absent(client.llm_leaderboard_pages(sort=LLM_LEADERBOARD_SORT), seen),
                 "llm_leaderboard",
                 warnings,
                 progress_step="llm_leaderboard",
@@ -300,7 +300,10 @@ class _Plan:
         return None if self.allowance is None else max(0, self.allowance - sent)
 
     def covered(self) -> list[Wanted]:
-        """Take out (and return) the wanted lists whose votes are all known by now."""
+        """Take out (and return) the wanted lists whose votes are all known by now; none without a bound
+        (``--budget all`` reads every list whose count moved: a count can miss a vote its list holds)."""
+        if self.allowance is None:
+            return []
         done = [w for w in self.wanted if self.cover.covered(w)]
         self.wanted = [w for w in self.wanted if not self.cover.covered(w)]
         return done

@@ -6,10 +6,10 @@ fetch step of :data:`solvelens.flows.steps.FETCH_STEPS` concurrently (problems +
 profiles, categories + stats, ``/bot/me``), then one write task that holds the DuckDB file for a single
 transaction (see :mod:`solvelens.store.writer`), then evaluates the alert rules
 (:mod:`solvelens.flows.alerts`: state, notifications, one Prefect event per alert) and finally publishes a
-markdown artifact (key ``solvelens-snapshot``: the run, what changed since the previous snapshot, the
-alerts). The API key is read inside the ``/bot/me`` step from
-:class:`solvelens.config.Settings`; it is never a flow or task parameter, so it never appears in Prefect's
-UI or logs.
+markdown artifact (key ``solvelens-snapshot``: the run (:class:`~solvelens.flows.summary.SnapshotSummary`),
+what changed since the previous snapshot (:func:`solvelens.analysis.diff`, the one definition), the
+alerts). The API key is read inside the ``/bot/me`` step from :class:`solvelens.config.Settings`; it is
+never a flow or task parameter, so it never appears in Prefect's UI or logs.
 
 Use this path where Prefect pays: scheduled deployments (``solvelens schedule``, ``flows/prefect.yaml``) and
 one-off runs against a configured Prefect API (``PREFECT_API_URL``). Tasks take plain serialisable
@@ -39,18 +39,16 @@ from solvelens.flows.steps import (
     FETCH_STEPS,
     FetchStep,
     SnapshotPlan,
-    carryover_line,
     discard,
     fetch,
     normalise_taken_at,
-    optional_line,
     prepare,
-    quality_lines,
     read_quality,
     staging_dir_for,
     summarise,
     write,
 )
+from solvelens.flows.summary import SnapshotSummary
 
 __all__ = [
     "ARTIFACT_KEY",
@@ -106,46 +104,34 @@ async def write_snapshot_task(plan: SnapshotPlan, staging_dir: str) -> dict[str,
     return await asyncio.to_thread(write, plan, staging_dir)
 
 
-def summary_markdown(summary: dict[str, Any]) -> str:
-    """The run summary as markdown: counts, duration, fetch figures, changes, drift and warnings."""
+def summary_markdown(summary: SnapshotSummary) -> str:
+    """The run summary as markdown: counts, duration, fetch figures, drift and warnings (what changed since
+    the previous snapshot follows it: :func:`solvelens.flows.alerts.alerts_markdown`, from
+    :func:`solvelens.analysis.diff`)."""
     lines = [
-        f"# Snapshot {summary['snapshot_id']}",
+        f"# Snapshot {summary.snapshot_id}",
         "",
-        f"- taken at: `{summary['taken_at']}`  ",
-        f"- base URL: `{summary['base_url']}`  ",
-        f"- duration: {summary['duration_s']:.2f} s (store held {summary['write_s']:.2f} s)  ",
-        f"- store size: {summary['file_bytes'] / 1e6:.2f} MB",
+        f"- taken at: `{summary.taken_at}`  ",
+        f"- base URL: `{summary.base_url}`  ",
+        f"- duration: {summary.duration_s:.2f} s (store held {summary.write_s:.2f} s)  ",
+        f"- store size: {summary.file_bytes / 1e6:.2f} MB",
         "",
         "| resource | rows | new versions |",
         "|---|---:|---:|",
     ]
-    for name, n in summary["counts"].items():
-        lines.append(f"| {name} | {n} | {summary['new_versions'].get(name, 0)} |")
-    lines += ["", carryover_line(summary), "", optional_line(summary)]
-    lines += ["", "## Data quality", "", *(f"- {line}" for line in quality_lines(summary))]
-    changes = summary.get("changes") or {}
-    lines += ["", "## Changes since the last snapshot", ""]
-    if changes.get("previous_snapshot_id") is None:
-        lines.append("First snapshot of this platform.")
-    else:
-        lines.append(f"Compared with snapshot {changes['previous_snapshot_id']}:")
-        lines.append("")
-        for name in ("problems", "solutions", "bots"):
-            c = changes[name]
-            lines.append(f"- {name}: +{c['added']} added, -{c['removed']} removed, {c['changed']} changed")
-        lb = changes["leaderboard"]
-        lines.append(f"- leaderboard: {lb['entered']} entered, {lb['left']} left, {lb['moved']} moved rank")
-        for m in lb["top_movers"]:
-            lines.append(f"  - {m['name']}: {m['from_rank']} -> {m['to_rank']}")
+    for name, n in summary.counts.items():
+        lines.append(f"| {name} | {n} | {summary.new_versions.get(name, 0)} |")
+    lines += ["", summary.carryover_line(), "", summary.optional_line()]
+    lines += ["", "## Data quality", "", *(f"- {line}" for line in summary.quality_lines())]
     lines += ["", "## Schema drift", ""]
     lines += [
         f"- {d['resource']}.{d['field']}: {d['change']}"
         + (f" ({d['type']})" if d.get("type") else "")
         + (f", before {', '.join(d['previous_types'])}" if d.get("previous_types") else "")
-        for d in summary["drift"]
+        for d in summary.drift
     ] or ["None."]
     lines += ["", "## Warnings", ""]
-    lines += [f"- {w}" for w in summary["warnings"]] or ["None."]
+    lines += [f"- {w}" for w in summary.warnings] or ["None."]
     return "\n".join(lines) + "\n"
 
 
@@ -172,7 +158,8 @@ async def snapshot_flow(plan: SnapshotPlan) -> dict[str, Any]:
     ``/bot/me`` step, never from a parameter; a key the platform rejects fails the run (nothing written)
     unless ``plan.allow_missing_bot_me``.
 
-    Returns :func:`solvelens.flows.steps.summarise`'s dict (``mode`` ``prefect``). Raises when a fetch keeps
+    Returns the JSON form of :func:`solvelens.flows.steps.summarise`'s
+    :class:`~solvelens.flows.summary.SnapshotSummary` (``mode`` ``prefect``). Raises when a fetch keeps
     failing after its retries, ``taken_at`` is older than the store's newest snapshot of the platform (unless
     ``plan.backfill``), or the store lock is not obtained within ``plan.lock_timeout_s`` seconds; then no
     snapshot is visible.
@@ -188,22 +175,23 @@ async def snapshot_flow(plan: SnapshotPlan) -> dict[str, Any]:
     finally:
         discard(run)
     summary = summarise(run, result, reports, "prefect")
-    summary.update(await asyncio.to_thread(read_quality, plan.db_path, summary["snapshot_id"]))
-    summary["flow_run"] = {"id": str(flow_run.id), "name": flow_run.name}
-    after = await asyncio.to_thread(alerts_after_snapshot, plan, summary["snapshot_id"], want_diff=True)
-    summary["alerts"] = after.summary
+    quality = await asyncio.to_thread(read_quality, plan.db_path, summary.snapshot_id)
+    summary.data_quality, summary.vote_coverage = quality["data_quality"], quality["vote_coverage"]
+    summary.flow_run = {"id": str(flow_run.id), "name": str(flow_run.name)}
+    after = await asyncio.to_thread(alerts_after_snapshot, plan, summary.snapshot_id, want_diff=True)
+    summary.alerts = after.summary
     _log_alerts(logger, after.summary)
     await acreate_markdown_artifact(
         summary_markdown(summary) + alerts_markdown(after),
         key=ARTIFACT_KEY,
-        description=f"snapshot {summary['snapshot_id']}",
+        description=f"snapshot {summary.snapshot_id}",
     )
     logger.info(
         "snapshot %s complete in %.2f s: %s; %d warnings, %d drift entries",
-        summary["snapshot_id"],
-        summary["duration_s"],
-        summary["counts"],
-        len(summary["warnings"]),
-        len(summary["drift"]),
+        summary.snapshot_id,
+        summary.duration_s,
+        summary.counts,
+        len(summary.warnings),
+        len(summary.drift),
     )
-    return summary
+    return summary.as_dict()

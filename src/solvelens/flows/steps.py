@@ -55,6 +55,7 @@ from solvelens.flows.optional import (
     fetch_llm_leaderboard_step,
 )
 from solvelens.flows.preflight import check_taken_at_order, normalise_taken_at
+from solvelens.flows.summary import SnapshotSummary
 from solvelens.store import StagingArea, write_snapshot
 from solvelens.store.readers import previous_state
 
@@ -344,74 +345,27 @@ def discard(run: StagedRun) -> None:
 
 def summarise(
     run: StagedRun, result: dict[str, Any], reports: list[dict[str, Any]], mode: str
-) -> dict[str, Any]:
-    """The run's summary: ``{"snapshot_id", "taken_at", "base_url", "counts": {view: rows},
-    "new_versions": {resource: n}, "duration_s", "write_s" (seconds), "file_bytes", "warnings": [str],
-    "drift": [entry], "changes": {...}, "fetch": {step: info}, "resources": {optional resource: status},
-    "mode": "plain" | "prefect"}``."""
+) -> SnapshotSummary:
+    """The run's :class:`~solvelens.flows.summary.SnapshotSummary` (built once, here) from the write's
+    ``SnapshotResult.as_dict()`` and the fetch steps' reports; ``mode`` ``plain`` or ``prefect``."""
     resources = dict.fromkeys(OPTIONAL_RESOURCES, NOT_REQUESTED)
     for r in reports:
         resources.update(r["info"].get("resources") or {})
-    return {
-        **{k: result[k] for k in ("snapshot_id", "taken_at", "base_url", "counts", "new_versions")},
-        "duration_s": time.perf_counter() - run.t0,
-        "write_s": result["write_s"],
-        "file_bytes": result["file_bytes"],
-        "warnings": result["warnings"],
-        "drift": result["drift"],
-        "changes": result["changes"],
-        "fetch": {r["step"]: r["info"] for r in reports},
-        "resources": resources,
-        "mode": mode,
-    }
-
-
-def carryover_line(summary: dict[str, Any]) -> str:
-    """One sentence on what an incremental run fetched and what it carried over from the last snapshot."""
-    problems = summary.get("fetch", {}).get("problems", {})
-    board = summary.get("fetch", {}).get("leaderboard", {})
-    check = summary.get("fetch", {}).get("carryover", {})
-    reread = check.get("requests", 0)
-    return (
-        f"Solution lists refetched for {problems.get('refetched', 0):,} problems, carried over for "
-        f"{problems.get('carried_over', 0) - reread:,}"
-        + (
-            f" (of the carried lists {reread:,} re-read: {check.get('stale_lists', 0):,} naming one of "
-            f"{check.get('renamed_bots', 0):,} renamed bots, {check.get('rotation_lists', 0):,} in rotation)"
-            if reread
-            else ""
-        )
-        + f"; bot profiles refetched for {board.get('profiles_refetched', 0):,}, carried over for "
-        f"{board.get('profiles_carried_over', 0):,}."
+    return SnapshotSummary(
+        snapshot_id=result["snapshot_id"],
+        taken_at=result["taken_at"],
+        base_url=result["base_url"],
+        counts=result["counts"],
+        new_versions=result["new_versions"],
+        duration_s=time.perf_counter() - run.t0,
+        write_s=result["write_s"],
+        file_bytes=result["file_bytes"],
+        warnings=result["warnings"],
+        drift=result["drift"],
+        fetch={r["step"]: r["info"] for r in reports},
+        resources=resources,
+        mode=mode,
     )
-
-
-def optional_line(summary: dict[str, Any]) -> str:
-    """One sentence on the optional resources: what became of each, with the figures of those stored (events
-    fetched and new, the feed's rate; comparisons requests; models)."""
-    fetch, counts = summary.get("fetch", {}), summary.get("counts", {})
-    parts = []
-    for name, status in (summary.get("resources") or {}).items():
-        info = fetch.get(name, {})
-        detail = ""
-        if name == "activity" and status == "stored":
-            rate = info.get("events_per_hour")
-            detail = f" ({info.get('fetched', 0)} events in the feed, {counts.get('activity', 0)} new"
-            detail += f"; {rate:,.1f} events/hour)" if rate else ")"
-        elif name == "comparisons" and status == "unchanged":
-            detail = " (no solution's vote count moved: no request)"
-        elif name == "comparisons" and status == "stored":
-            detail = (
-                f" ({info.get('requested', 0):,} requests for the solutions whose vote count moved, "
-                f"{info.get('skipped', 0):,} more covered by those lists; {counts.get('comparisons', 0):,} "
-                "new votes)"
-            )
-        elif name == "llm_leaderboard" and status == "stored":
-            detail = f" ({counts.get('llm_leaderboard', 0)} models)"
-        elif status == "not offered" and info.get("absent"):
-            detail = f" ({info['absent']})"
-        parts.append(f"{name} {status}{detail}")
-    return "Optional resources: " + "; ".join(parts) + "." if parts else ""
 
 
 def read_quality(db_path: str, snapshot_id: int) -> dict[str, Any]:
@@ -427,26 +381,6 @@ def read_quality(db_path: str, snapshot_id: int) -> dict[str, Any]:
     }
 
 
-def quality_lines(summary: dict[str, Any]) -> list[str]:
-    """The summary's lines on exactness: one per data-quality row whose counts differ (``resource scope:
-    announced N, stored M: reason``; the first 20, then how many more) and the vote coverage sentence;
-    ``["every list holds what the platform announced"]`` when nothing differs."""
-    from solvelens.store.quality import coverage_line
-
-    rows = [r for r in summary.get("data_quality") or [] if r.get("reason")]
-    lines = [
-        f"data quality: {r['resource']}{' ' + r['scope'] if r['scope'] else ''}: announced "
-        f"{r['announced']:,}, stored {r['stored']:,}: {r['reason']}"
-        for r in rows[:20]
-    ]
-    if len(rows) > 20:
-        lines.append(f"data quality: {len(rows) - 20} more rows: `solvelens db check` lists them all")
-    if not rows and summary.get("data_quality"):
-        lines.append("data quality: every list holds what the platform announced")
-    coverage = coverage_line(summary.get("vote_coverage"))
-    return [*lines, *([coverage] if coverage else [])]
-
-
 async def run_step_inline(step: FetchStep, kwargs: dict[str, Any]) -> dict[str, Any]:
     """The plain :data:`StepRunner`: call the step's function in this event loop."""
     return await step.fn(**kwargs)
@@ -456,8 +390,9 @@ def run_snapshot(plan: SnapshotPlan) -> dict[str, Any]:
     """Take one complete snapshot in-process (no Prefect): :func:`prepare`, :func:`fetch` in one event
     loop, :func:`write` in this thread, :func:`discard`, then the alert rules
     (:func:`solvelens.flows.alerts.alerts_after_snapshot`: never failing the snapshot). Returns
-    :func:`summarise`'s dict (``mode`` ``plain``) with ``alerts`` (fired alerts, warnings) and
-    :func:`read_quality`'s ``data_quality`` and ``vote_coverage``.
+    the JSON form of :func:`summarise`'s :class:`~solvelens.flows.summary.SnapshotSummary` (``mode``
+    ``plain``, with ``alerts``: fired alerts, warnings, and :func:`read_quality`'s ``data_quality`` and
+    ``vote_coverage``; ``SnapshotSummary.from_dict`` reads it back).
 
     Raises what failed (a :class:`solvelens.client.PlatformError`, a
     :class:`solvelens.store.StoreError`, ``KeyboardInterrupt``); then no snapshot is visible and the staging
@@ -470,8 +405,9 @@ def run_snapshot(plan: SnapshotPlan) -> dict[str, Any]:
     finally:
         discard(run)
     summary = summarise(run, result, reports, "plain")
-    summary.update(read_quality(plan.db_path, summary["snapshot_id"]))
+    quality = read_quality(plan.db_path, summary.snapshot_id)
+    summary.data_quality, summary.vote_coverage = quality["data_quality"], quality["vote_coverage"]
     from solvelens.flows.alerts import alerts_after_snapshot
 
-    summary["alerts"] = alerts_after_snapshot(plan, summary["snapshot_id"]).summary
-    return summary
+    summary.alerts = alerts_after_snapshot(plan, summary.snapshot_id).summary
+    return summary.as_dict()

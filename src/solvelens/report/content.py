@@ -27,7 +27,7 @@ from solvelens import analysis as an
 from solvelens.analysis.frames import EmptyStoreError, Frames
 from solvelens.report.bot import BotSection, bot_section
 from solvelens.report.changes import ChangeBlock, change_blocks
-from solvelens.report.evidence import model_table_rows
+from solvelens.report.evidence import MODEL_TABLE_CAPTION, model_table_rows
 from solvelens.report.frames import ReportFrames, report_frames
 from solvelens.report.headline import report_headline
 from solvelens.report.notices import report_notices
@@ -77,12 +77,17 @@ class ReportContent:
     #: one-line notes shown instead of the arena / activity sections when their data is absent.
     arena_models: list[dict[str, Any]] = field(default_factory=list)
     arena_disagreement: str = ""
+    arena_models_caption: str = MODEL_TABLE_CAPTION
     arena_note: str = ""
     activity_note: str = ""
     changes: list[ChangeBlock] = field(default_factory=list)
     platform: str = ""
     platform_label: str = ""
     other_platforms: list[dict[str, Any]] = field(default_factory=list)
+    #: The newest snapshot's lists stored with another count than announced
+    #: (:func:`solvelens.analysis.data_quality_of` rows, numbers formatted) and one sentence on them.
+    data_quality: list[dict[str, Any]] = field(default_factory=list)
+    data_quality_line: str = ""
 
 
 def _age(f: ReportFrames) -> str:
@@ -108,6 +113,22 @@ def other_platform_rows(store: Frames) -> list[dict[str, Any]]:
             "last": an.format_time(row["last_taken_at"]),
         }
         for row in others.iter_rows(named=True)
+    ]
+
+
+def data_quality_rows(store: Frames) -> list[dict[str, Any]]:
+    """The newest snapshot's data-quality rows as shown: resource, scope ("whole list" for ""), announced,
+    stored, difference (signed), reason."""
+    return [
+        {
+            "resource": row["resource"],
+            "scope": row["scope"] or "whole list",
+            "announced": f"{row['announced']:,}" if row["announced"] is not None else "–",
+            "stored": f"{row['stored']:,}" if row["stored"] is not None else "–",
+            "difference": f"{row['difference']:+,}" if row["difference"] is not None else "–",
+            "reason": row["reason"] or "",
+        }
+        for row in an.data_quality_of(store).iter_rows(named=True)
     ]
 
 
@@ -185,4 +206,6 @@ def report_content(
         platform=store.platform or "",
         platform_label=store.platform_label,
         other_platforms=other_platform_rows(store),
+        data_quality=data_quality_rows(store),
+        data_quality_line=an.data_quality_line(store),
     )

@@ -4,6 +4,7 @@ written before these views existed, or a platform without the endpoints, gives a
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
 import polars as pl
@@ -11,11 +12,17 @@ import polars as pl
 from solvelens import analysis as an
 from solvelens.analysis.arena import MIN_COMPARISONS, RANKING_SCHEMA, ArenaResult
 from solvelens.analysis.frames import Frames
+from solvelens.analysis.model_rankings import PLATFORM_SORT, PLATFORM_SORT_LABEL
 
 #: Notes shown instead of a section whose data is absent.
 NO_VOTES = (
     "No arena ranking: no vote between two models is stored (a store written before votes were collected, "
     "or a platform that does not offer /solutions/{id}/comparisons)."
+)
+OTHER_CLOCK = (
+    "No activity timeline: the platform's events carry other dates than these snapshots (a platform on a "
+    "simulated clock snapshotted with wall-clock times), and one report keeps one time axis. Snapshots "
+    "stamped with the platform's time draw it."
 )
 NO_ACTIVITY = (
     "No activity timeline: no event is stored (a store written before the feed was collected, or a platform "
@@ -29,13 +36,19 @@ def evidence_frames(
     """``arena`` (:class:`ArenaResult` of the models, or None), ``arena_note`` (why not, or ""),
     ``platform_models`` (the newest stored ``/llm-leaderboard``; empty without one), ``model_table``
     (:func:`solvelens.analysis.side_by_side` with ``board``, the percentile leaderboard), ``timeline``
-    (:func:`solvelens.analysis.activity_timeline`), ``activity_gaps``, ``activity_note``."""
+    (:func:`solvelens.analysis.activity_timeline`: rates per covered hour, the history ending at the newest
+    snapshot), ``activity_gaps``, ``activity_note`` (why no timeline is drawn: no event stored, or the
+    events on the platform's simulated clock while the snapshots carry wall-clock times)."""
     arena: ArenaResult | None = an.arena(store, by="model", min_comparisons=min_comparisons)
     if arena is not None and arena.is_empty():
         arena = None
     platform = an.platform_leaderboard(store.llm_leaderboard)
     ranking = arena.ranking if arena is not None else pl.DataFrame(schema=RANKING_SCHEMA)
-    timeline = an.activity_timeline(store.activity)
+    snapshots = store.snapshots.collect()
+    timeline = an.activity_timeline(store.activity, gaps=store.activity_gaps, snapshots=snapshots)
+    activity_note = "" if timeline.height else NO_ACTIVITY
+    if timeline.height and _on_another_clock(snapshots, store.activity):
+        activity_note = OTHER_CLOCK
     return {
         "arena": arena,
         "arena_note": "" if arena is not None else NO_VOTES,
@@ -43,8 +56,46 @@ def evidence_frames(
         "model_table": an.side_by_side(ranking, platform, board),
         "timeline": timeline,
         "activity_gaps": store.activity_gaps.collect(),
-        "activity_note": "" if timeline.height else NO_ACTIVITY,
+        "activity_note": activity_note,
     }
+
+
+#: The caption of the three-rankings table: each rank's rule as applied.
+MODEL_TABLE_CAPTION = (
+    "The arena (Bradley–Terry on the votes, 95% interval), the platform's own /llm-leaderboard (requested "
+    f"with sort={PLATFORM_SORT}: ranked by its {PLATFORM_SORT_LABEL}, "
+    "models with equal scores share a rank; no intervals) and the percentile leaderboard above (rank "
+    "percentile within problem). Arena and percentile rank: 1 + the number of models whose interval lies "
+    "entirely above the model's own."
+)
+
+
+#: How far (seconds) an event may lie outside the snapshots that could have first seen it and still be on
+#: their clock (a snapshot's time is stamped once; events keep arriving while it runs).
+CLOCK_SLACK_S = 300.0
+
+
+def _on_another_clock(snapshots: pl.DataFrame, activity: pl.LazyFrame) -> bool:
+    """Whether the stored events are on another clock than the snapshots (a platform's simulated dates
+    beside wall-clock snapshot times): on one clock an event first seen by a snapshot happened before it
+    and, unless that snapshot is the first, after the snapshot before it (the feed serves the newest events,
+    so the earlier snapshot would have stored it). True when most events break that, by more than
+    :data:`CLOCK_SLACK_S`."""
+    order = snapshots.sort("taken_at", "snapshot_id").select(
+        "snapshot_id", "taken_at", previous=pl.col("taken_at").shift(1)
+    )
+    events = (
+        activity.select("created_at", "first_snapshot_id")
+        .collect()
+        .join(order, left_on="first_snapshot_id", right_on="snapshot_id")
+    )
+    if not events.height:
+        return False
+    slack = dt.timedelta(seconds=CLOCK_SLACK_S)
+    inside = (pl.col("created_at") <= pl.col("taken_at") + slack) & (
+        pl.col("previous").is_null() | (pl.col("created_at") > pl.col("previous") - slack)
+    )
+    return bool(events.select((~inside.fill_null(True)).mean()).item() > 0.5)
 
 
 def _score(row: dict[str, Any]) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -25,14 +26,26 @@ from solvelens.report.slots import ChartSlot
 TEMPLATES = Path(__file__).parent / "templates"
 
 
+#: A command or name quoted in backticks in a caption or notice.
+_CODE = re.compile(r"`([^`]+)`")
+
+
+def code_spans(text: str) -> Markup:
+    """``text`` escaped for HTML, each `quoted` span shown as a ``<code>`` element (captions and notices
+    quote commands in backticks; a page never shows a literal backtick)."""
+    return Markup(_CODE.sub(r"<code>\1</code>", str(Markup.escape(text))))
+
+
 def _environment() -> jinja2.Environment:
-    return jinja2.Environment(
+    env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(TEMPLATES),
         autoescape=jinja2.select_autoescape(["html", "j2"]),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
     )
+    env.filters["code"] = code_spans
+    return env
 
 
 def _script_json(value: object) -> str:

@@ -101,7 +101,8 @@ def model_section(f: ReportFrames) -> list[ChartSlot]:
             "Mean rank percentile within problem of each model's solutions at the newest snapshot (100% = "
             "always the best solution of its problem), with 95% bootstrap intervals: 1,000 replicates "
             "resampling problems with replacement (seeded, so the same store gives the same intervals). "
-            "Models share a rank while their intervals overlap (as on the Chatbot Arena leaderboard). "
+            "A model's rank is 1 + the number of ranked models whose interval lies entirely above its own "
+            "(as on the Chatbot Arena leaderboard), so models whose intervals overlap usually share a rank. "
             "Solutions with equal scores share a rank in their problem: a tied solution counts as beating "
             "half of those it ties with, and a tie shares the places it spans in the top-1 and top-3 rates "
             "(two solutions tied for first are half a top-1 each), so the order the platform lists a tie in "
@@ -136,6 +137,41 @@ def _arena_caption(result: an.ArenaResult) -> str:
     )
 
 
+#: The heatmap's models (the best-ranked) and the pairs a phone lists instead of it.
+HEATMAP_TOP = 12
+PHONE_PAIRS = 10
+
+
+def strongest_pairs(
+    result: an.ArenaResult, *, top: int = HEATMAP_TOP, shown: int = PHONE_PAIRS
+) -> tuple[str, ...]:
+    """What a phone shows instead of the win-rate heatmap: a heading, then the ``shown`` most one-sided
+    pairs of the heatmap's models ("claude-sonnet-4 over mistral-large: 80%", the favourite's predicted win
+    rate; each pair once, ties by name)."""
+    entries = result.ranking.filter(pl.col("ranked")).head(top)["entry"].to_list()
+    pairs = (
+        result.win_rate.filter(
+            pl.col("entry_a").is_in(entries)
+            & pl.col("entry_b").is_in(entries)
+            & (pl.col("entry_a") != pl.col("entry_b"))
+            & (
+                (pl.col("p_a_wins") > 0.5)
+                | ((pl.col("p_a_wins") == 0.5) & (pl.col("entry_a") < pl.col("entry_b")))
+            )
+        )
+        .sort(["p_a_wins", "label_a", "label_b"], descending=[True, False, False])
+        .head(shown)
+    )
+    if pairs.is_empty():
+        return ()
+    heading = (
+        f"The {pairs.height} most one-sided pairs of the {len(entries)} best-ranked models: the favourite's "
+        "predicted win rate (a wider screen shows every pair as a heatmap)."
+    )
+    lines = [f"{r['label_a']} over {r['label_b']}: {r['p_a_wins']:.0%}" for r in pairs.iter_rows(named=True)]
+    return (heading, *lines)
+
+
 def arena_section(f: ReportFrames) -> list[ChartSlot]:
     """The arena ranking of the models (scores with intervals, win-rate heatmap, rank over time); nothing
     when no votes are stored (``f.arena_note`` says why)."""
@@ -158,9 +194,10 @@ def arena_section(f: ReportFrames) -> list[ChartSlot]:
             "Predicted win rates",
             "The fitted probability that a solution of the row's model wins a vote against one of the "
             "column's, for the best-ranked models.",
-            lambda: ch.arena_win_rate_chart(result.win_rate, result.ranking, title=""),
+            lambda: ch.arena_win_rate_chart(result.win_rate, result.ranking, top=HEATMAP_TOP, title=""),
             ranked > 1,
             "Needs at least two ranked models.",
+            phone_list=strongest_pairs(result),
         ),
         slot(
             "arena_rank",
@@ -182,8 +219,10 @@ def activity_section(f: ReportFrames) -> list[ChartSlot]:
         return []
     gaps = f.activity_gaps.height
     caption = (
-        "Events of the platform's own feed (/activity) per hour, by action, from the history the snapshots "
-        "kept (each event once). "
+        "Events of the platform's own feed (/activity) by action, from the history the snapshots kept (each "
+        "event once), per covered hour: each bar's events divided by the hours of its bar the stored "
+        "history covers (from its oldest event to the newest snapshot, gaps left out), never by hours "
+        "nobody saw. "
         + (
             f"Shaded: {gaps} stretch(es) where snapshots came too rarely and events were missed."
             if gaps

@@ -22,20 +22,32 @@ class Figure:
 @dataclass(frozen=True)
 class ChartSlot:
     """One chart of the report: a stable key (used for the PNG name and the HTML id), a heading, a caption,
-    and either the chart (untitled: the page's heading names it) or a note saying why it is missing."""
+    and either the chart (untitled: the page's heading names it) or a note saying why it is missing.
+
+    ``phone_list``: what a phone shows instead of the chart (lines of text, a heading first), for a chart a
+    390 px screen cannot show readably (a heatmap); empty: the chart is shown on every screen."""
 
     key: str
     heading: str
     caption: str
     chart: alt.TopLevelMixin | None = None
     note: str = ""
+    phone_list: tuple[str, ...] = ()
 
 
 def slot(
-    key: str, heading: str, caption: str, build: Callable[[], alt.TopLevelMixin], ready: bool, note: str
+    key: str,
+    heading: str,
+    caption: str,
+    build: Callable[[], alt.TopLevelMixin],
+    ready: bool,
+    note: str,
+    phone_list: tuple[str, ...] = (),
 ) -> ChartSlot:
-    """A :class:`ChartSlot` holding ``build()`` when ``ready``, else ``note``."""
-    return ChartSlot(key, heading, caption, chart=build() if ready else None, note="" if ready else note)
+    """A :class:`ChartSlot` holding ``build()`` (and ``phone_list``) when ``ready``, else ``note``."""
+    if not ready:
+        return ChartSlot(key, heading, caption, note=note)
+    return ChartSlot(key, heading, caption, chart=build(), phone_list=phone_list)
 
 
 def fmt_int(value: float | int | None) -> str:

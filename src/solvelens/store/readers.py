@@ -100,7 +100,31 @@ def previous_state(
     - with ``"comparisons"`` in ``optional``: ``comparison_state`` and ``pending_comparisons`` (see
       :func:`previous_history`).
     """
-    empty = {
+    empty = _empty_state()
+    if not Path(db_path).exists():
+        return empty
+    with open_readonly(db_path, require_store=False) as con:
+        if not _has_log(con):
+            return empty
+        sid = con.execute(
+            f"SELECT max(snapshot_id) FROM {INTERNAL}.snapshot_log "
+            "WHERE status = 'complete' AND base_url = ?",
+            [base_url],
+        ).fetchall()[0][0]
+        if sid is None:
+            return empty
+        history = previous_history(con, sid, optional)
+        lists = _previous_lists(con, sid)
+    return {
+        **lists,
+        "previous_snapshot": pa.table({"snapshot_id": pa.array([sid], pa.int64())}),
+        **history,
+    }
+
+
+def _empty_state() -> dict[str, pa.Table]:
+    """:func:`previous_state`'s answer when there is no previous snapshot: its two keyed tables, empty."""
+    return {
         "previous_problems": pa.table(
             {
                 "problem_id": pa.array([], pa.string()),
@@ -117,54 +141,40 @@ def previous_state(
             }
         ),
     }
-    if not Path(db_path).exists():
-        return empty
-    with open_readonly(db_path, require_store=False) as con:
-        if not _has_log(con):
-            return empty
-        sid = con.execute(
-            f"SELECT max(snapshot_id) FROM {INTERNAL}.snapshot_log "
-            "WHERE status = 'complete' AND base_url = ?",
-            [base_url],
-        ).fetchall()[0][0]
-        if sid is None:
-            return empty
-        history = previous_history(con, sid, optional)
-        problems = con.sql(
-            f"""SELECT v.problem_id::VARCHAR AS problem_id, v.solution_count::BIGINT AS solution_count,
-                       v.comparison_count::BIGINT AS comparison_count, l.manifest_id::UBIGINT AS manifest_id
-                FROM {LINKS} l JOIN {PROBLEMS.version_table} v ON v.version_id = l.version_id
-                WHERE l.snapshot_id = $sid AND l.resource = {PROBLEMS.code}
-                  AND v.solution_count IS NOT NULL AND v.comparison_count IS NOT NULL
-                  AND l.manifest_id IS NOT NULL""",
-            params={"sid": sid},
-        ).to_arrow_table()
-        bots = con.sql(
-            f"""SELECT lv.bot_id::VARCHAR AS bot_id, l.version_id::UBIGINT AS listing_version_id,
-                       any_value(b.version_id)::UBIGINT AS profile_version_id
-                FROM {LINKS} l JOIN {LEADERBOARD.version_table} lv ON lv.version_id = l.version_id
-                JOIN {LINKS} bl ON bl.snapshot_id = l.snapshot_id AND bl.resource = {BOTS.code}
-                JOIN {BOTS.version_table} b ON b.version_id = bl.version_id AND b.bot_id = lv.bot_id
-                WHERE l.snapshot_id = $sid AND l.resource = {LEADERBOARD.code} AND lv.bot_id IS NOT NULL
-                GROUP BY ALL""",
-            params={"sid": sid},
-        ).to_arrow_table()
-        named = con.sql(
-            f"""SELECT DISTINCT v.problem_id::VARCHAR AS problem_id, s.bot_id::VARCHAR AS bot_id,
-                       s.bot_name::VARCHAR AS bot_name
-                FROM {LINKS} l JOIN {PROBLEMS.version_table} v ON v.version_id = l.version_id
-                JOIN {INTERNAL}.solution_manifest_items i ON i.manifest_id = l.manifest_id
-                JOIN {SOLUTIONS.version_table} s ON s.version_id = i.version_id
-                WHERE l.snapshot_id = $sid AND l.resource = {PROBLEMS.code} AND s.bot_id IS NOT NULL""",
-            params={"sid": sid},
-        ).to_arrow_table()
-    return {
-        "previous_problems": problems,
-        "previous_bots": bots,
-        "previous_solution_bots": named,
-        "previous_snapshot": pa.table({"snapshot_id": pa.array([sid], pa.int64())}),
-        **history,
-    }
+
+
+def _previous_lists(con: duckdb.DuckDBPyConnection, sid: int) -> dict[str, pa.Table]:
+    """``previous_problems``, ``previous_bots`` and ``previous_solution_bots`` of snapshot ``sid`` (columns in
+    :func:`previous_state`)."""
+    problems = con.sql(
+        f"""SELECT v.problem_id::VARCHAR AS problem_id, v.solution_count::BIGINT AS solution_count,
+                   v.comparison_count::BIGINT AS comparison_count, l.manifest_id::UBIGINT AS manifest_id
+            FROM {LINKS} l JOIN {PROBLEMS.version_table} v ON v.version_id = l.version_id
+            WHERE l.snapshot_id = $sid AND l.resource = {PROBLEMS.code}
+              AND v.solution_count IS NOT NULL AND v.comparison_count IS NOT NULL
+              AND l.manifest_id IS NOT NULL""",
+        params={"sid": sid},
+    ).to_arrow_table()
+    bots = con.sql(
+        f"""SELECT lv.bot_id::VARCHAR AS bot_id, l.version_id::UBIGINT AS listing_version_id,
+                   any_value(b.version_id)::UBIGINT AS profile_version_id
+            FROM {LINKS} l JOIN {LEADERBOARD.version_table} lv ON lv.version_id = l.version_id
+            JOIN {LINKS} bl ON bl.snapshot_id = l.snapshot_id AND bl.resource = {BOTS.code}
+            JOIN {BOTS.version_table} b ON b.version_id = bl.version_id AND b.bot_id = lv.bot_id
+            WHERE l.snapshot_id = $sid AND l.resource = {LEADERBOARD.code} AND lv.bot_id IS NOT NULL
+            GROUP BY ALL""",
+        params={"sid": sid},
+    ).to_arrow_table()
+    named = con.sql(
+        f"""SELECT DISTINCT v.problem_id::VARCHAR AS problem_id, s.bot_id::VARCHAR AS bot_id,
+                   s.bot_name::VARCHAR AS bot_name
+            FROM {LINKS} l JOIN {PROBLEMS.version_table} v ON v.version_id = l.version_id
+            JOIN {INTERNAL}.solution_manifest_items i ON i.manifest_id = l.manifest_id
+            JOIN {SOLUTIONS.version_table} s ON s.version_id = i.version_id
+            WHERE l.snapshot_id = $sid AND l.resource = {PROBLEMS.code} AND s.bot_id IS NOT NULL""",
+        params={"sid": sid},
+    ).to_arrow_table()
+    return {"previous_problems": problems, "previous_bots": bots, "previous_solution_bots": named}
 
 
 def _has_history(con: duckdb.DuckDBPyConnection) -> bool:

@@ -68,11 +68,11 @@ class SnapshotResult:
     ``leaderboard``, ``bots``, ``platform_stats``, ``bot_me``; ``llm_leaderboard``, and the history views
     ``activity`` and ``comparisons`` (items first seen by this snapshot) when staged). ``new_versions``:
     record versions added per resource (history: items stored new). ``drift``: entries as in
-    :mod:`solvelens.store.drift`. ``changes``: differences from the previous complete snapshot of the same
-    base URL (see :func:`snapshot_changes`). Times are ISO-8601 UTC
-    strings; ``duration_s`` (seconds) runs from the staged ``started_at`` to the commit; ``write_s`` is how
-    long the file was held; ``file_bytes`` is the file size after close; ``timings`` the seconds spent per
-    phase of the write (for benchmarks).
+    :mod:`solvelens.store.drift` (what changed since the previous snapshot is
+    :func:`solvelens.analysis.diff`'s, read from the store). Times are ISO-8601 UTC strings; ``duration_s``
+    (seconds) runs from the staged ``started_at`` to the commit; ``write_s`` is how long the file was held;
+    ``file_bytes`` is the file size after close; ``timings`` the seconds spent per phase of the write (for
+    benchmarks).
     """
 
     snapshot_id: int
@@ -86,7 +86,6 @@ class SnapshotResult:
     new_versions: dict[str, int]
     warnings: list[str]
     drift: list[dict[str, Any]]
-    changes: dict[str, Any]
     file_bytes: int
     timings: dict[str, float]
 
@@ -354,88 +353,6 @@ class _Transaction:
             self.con.execute(f"DROP TABLE IF EXISTS temp.{name}")
 
 
-def snapshot_changes(con: duckdb.DuckDBPyConnection, sid: int, prev: int | None) -> dict[str, Any]:
-    """Differences between snapshot ``sid`` and ``prev`` (read from the internal tables, any status).
-
-    Shape: ``{"previous_snapshot_id": int | None, "problems": {"added", "removed", "changed"},
-    "solutions": {"added", "removed", "changed"}, "bots": {"added", "removed", "changed"},
-    "leaderboard": {"entered", "left", "moved",
-    "top_movers": [{"bot_id", "name", "from_rank", "to_rank"}] (at most 5, biggest moves first)}}``.
-    Leaderboard ranks here are competition ranks (bots with equal points share the best list position among
-    them), so two tied bots listed in the other order is no move; ``solutions`` compare whole lists, whose
-    manifests ignore the order of a tie (:mod:`solvelens.flows.ranks`).
-    Only ``previous_snapshot_id`` when there is no previous snapshot.
-    """
-    if prev is None:
-        return {"previous_snapshot_id": None}
-    params = {"cur": sid, "prev": prev}
-
-    def diff(resource: Resource, id_col: str) -> dict[str, int]:
-        side = (
-            f"SELECT v.{id_col} AS id, v.version_id FROM {LINKS} l "
-            f"JOIN {resource.version_table} v USING (version_id) "
-            f"WHERE l.resource = {resource.code} AND l.snapshot_id = "
-        )
-        row = con.execute(
-            f"""WITH c AS ({side} $cur), p AS ({side} $prev)
-                SELECT count(*) FILTER (WHERE p.id IS NULL), count(*) FILTER (WHERE c.id IS NULL),
-                       count(*) FILTER (WHERE c.version_id <> p.version_id)
-                FROM c FULL JOIN p ON c.id = p.id""",
-            params,
-        ).fetchall()[0]
-        return {"added": int(row[0]), "removed": int(row[1]), "changed": int(row[2])}
-
-    manifests = (
-        f"SELECT v.problem_id, l.manifest_id FROM {LINKS} l "
-        f"JOIN {PROBLEMS.version_table} v USING (version_id) "
-        f"WHERE l.resource = {PROBLEMS.code} AND l.snapshot_id = "
-    )
-    members = (
-        f"SELECT v.solution_id, v.version_id FROM d JOIN {_ITEMS} i ON i.manifest_id = d.{{m}} "
-        f"JOIN {SOLUTIONS.version_table} v ON v.version_id = i.version_id"
-    )
-    sol = con.execute(
-        f"""WITH d AS (SELECT c.manifest_id AS cm, p.manifest_id AS pm
-                       FROM ({manifests} $cur) c
-                       FULL JOIN ({manifests} $prev) p ON c.problem_id = p.problem_id
-                       WHERE c.manifest_id IS DISTINCT FROM p.manifest_id),
-                 cs AS ({members.format(m="cm")}),
-                 ps AS ({members.format(m="pm")})
-            SELECT count(*) FILTER (WHERE ps.solution_id IS NULL),
-                   count(*) FILTER (WHERE cs.solution_id IS NULL),
-                   count(*) FILTER (WHERE cs.version_id <> ps.version_id)
-            FROM cs FULL JOIN ps ON cs.solution_id = ps.solution_id""",
-        params,
-    ).fetchall()[0]
-    # competition rank: bots with equal points share the best position among them (a tie swap is no move)
-    lb_sql = f"""SELECT v.bot_id, v.name,
-                        CASE WHEN v.points IS NULL THEN l.rank
-                             ELSE min(l.rank) OVER (PARTITION BY v.points) END AS rank
-                 FROM {LINKS} l
-                 JOIN {LEADERBOARD.version_table} v USING (version_id)
-                 WHERE l.resource = {LEADERBOARD.code} AND l.snapshot_id = ?"""
-    cur_lb = {r[0]: (r[1], r[2]) for r in con.execute(lb_sql, [sid]).fetchall()}
-    prev_lb = {r[0]: (r[1], r[2]) for r in con.execute(lb_sql, [prev]).fetchall()}
-    moves = [
-        {"bot_id": b, "name": cur_lb[b][0], "from_rank": prev_lb[b][1], "to_rank": cur_lb[b][1]}
-        for b in cur_lb.keys() & prev_lb.keys()
-        if cur_lb[b][1] != prev_lb[b][1]
-    ]
-    moves.sort(key=lambda m: (-abs(m["from_rank"] - m["to_rank"]), m["to_rank"]))
-    return {
-        "previous_snapshot_id": prev,
-        "problems": diff(PROBLEMS, "problem_id"),
-        "solutions": {"added": int(sol[0]), "removed": int(sol[1]), "changed": int(sol[2])},
-        "bots": diff(BOTS, "bot_id"),
-        "leaderboard": {
-            "entered": len(cur_lb.keys() - prev_lb.keys()),
-            "left": len(prev_lb.keys() - cur_lb.keys()),
-            "moved": len(moves),
-            "top_movers": moves[:5],
-        },
-    }
-
-
 def _iso(ts: datetime) -> str:
     return ts.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
@@ -455,9 +372,8 @@ def _declared_platform(area: StagingArea) -> str | None:
 _LOG = f"{INTERNAL}.snapshot_log"
 
 
-def _begin_snapshot(con: Any, area: StagingArea, run: dict[str, Any]) -> tuple[int, int | None]:
-    """Insert the run's snapshot row (status ``writing``) in the open transaction; return its new id and the
-    id of the platform's previous complete snapshot (``None`` for the first)."""
+def _begin_snapshot(con: Any, area: StagingArea, run: dict[str, Any]) -> int:
+    """Insert the run's snapshot row (status ``writing``) in the open transaction; return its new id."""
     # Ids are never reused, also after `solvelens db delete` removed the newest snapshot (an exported Parquet
     # partition snapshot_id=<n> always means one snapshot).
     sid = int(
@@ -466,16 +382,12 @@ def _begin_snapshot(con: Any, area: StagingArea, run: dict[str, Any]) -> tuple[i
                     FROM {INTERNAL}.meta WHERE key = '{LAST_DELETED_KEY}'), 0)) + 1 FROM {_LOG}"""
         ).fetchall()[0][0]
     )
-    prev = con.execute(
-        f"SELECT max(snapshot_id) FROM {_LOG} WHERE status = ? AND base_url = ?",
-        [COMPLETE, run["base_url"]],
-    ).fetchall()[0][0]
     con.execute(
         f"INSERT INTO {_LOG} (snapshot_id, taken_at, base_url, status, started_at, platform) "
         "VALUES (?, ?::TIMESTAMPTZ, ?, 'writing', ?::TIMESTAMPTZ, ?::JSON)",
         [sid, run["taken_at"], run["base_url"], run["started_at"], _declared_platform(area)],
     )
-    return sid, prev
+    return sid
 
 
 def _write_phases(tx: _Transaction) -> dict[str, float]:
@@ -503,16 +415,17 @@ def _write_phases(tx: _Transaction) -> dict[str, float]:
 
 
 def _mark_complete(
-    con: Any, sid: int, run: dict[str, Any], tx: _Transaction, warnings: list[str], changes: Any
+    con: Any, sid: int, run: dict[str, Any], tx: _Transaction, warnings: list[str]
 ) -> tuple[datetime, float]:
-    """Mark snapshot ``sid`` complete with its counts, warnings, drift and changes (still inside the
-    transaction); return when it finished (UTC) and its duration in seconds since the run started."""
+    """Mark snapshot ``sid`` complete with its counts, warnings and drift (still inside the transaction;
+    ``changes``, a column of older versions, stays NULL); return when it finished (UTC) and its duration in
+    seconds since the run started."""
     finished = datetime.now(UTC)
     started = datetime.fromisoformat(run["started_at"].replace("Z", "+00:00"))
     duration_s = max((finished - started).total_seconds(), 0.0)
     con.execute(
         f"""UPDATE {_LOG} SET status = ?, finished_at = ?::TIMESTAMPTZ, duration_s = ?,
-            counts = ?::JSON, warnings = ?::JSON, drift = ?::JSON, changes = ?::JSON
+            counts = ?::JSON, warnings = ?::JSON, drift = ?::JSON
             WHERE snapshot_id = ?""",
         [
             COMPLETE,
@@ -521,7 +434,6 @@ def _mark_complete(
             json.dumps(tx.counts),
             json.dumps(warnings),
             json.dumps(tx.drift),
-            json.dumps(changes),
             sid,
         ],
     )
@@ -555,13 +467,10 @@ def write_snapshot(
         t0 = time.perf_counter()
         con.execute("BEGIN TRANSACTION")
         try:
-            sid, prev = _begin_snapshot(con, area, run)
+            sid = _begin_snapshot(con, area, run)
             tx = _Transaction(con, area, sid)
             timings = _write_phases(tx)
-            started_phase = time.perf_counter()
-            changes = snapshot_changes(con, sid, prev)
-            timings["changes"] = time.perf_counter() - started_phase
-            finished, duration_s = _mark_complete(con, sid, run, tx, warnings, changes)
+            finished, duration_s = _mark_complete(con, sid, run, tx, warnings)
             started_phase = time.perf_counter()
             con.execute("COMMIT")
             timings["commit"] = time.perf_counter() - started_phase
@@ -583,7 +492,6 @@ def write_snapshot(
         new_versions=tx.new_versions,
         warnings=warnings,
         drift=tx.drift,
-        changes=changes,
         file_bytes=Path(db_path).stat().st_size,
         timings=timings,
     )

@@ -1,0 +1,142 @@
+"""A snapshot run's summary, typed: :class:`SnapshotSummary`, built once by
+:func:`solvelens.flows.steps.summarise` and rendered by ``solvelens snapshot`` (terminal) and the flow's
+markdown artifact (:func:`solvelens.flows.snapshot.summary_markdown`).
+
+What changed since the previous snapshot is not part of it: that is :func:`solvelens.analysis.diff`, the
+one definition (the artifact's "What changed", ``solvelens diff``, the report and the alerts).
+The run functions return its JSON form (:meth:`SnapshotSummary.as_dict`: a Prefect flow's result, plain
+JSON); :meth:`SnapshotSummary.from_dict` reads it back.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any
+
+__all__ = ["SnapshotSummary"]
+
+
+@dataclass
+class SnapshotSummary:
+    """One snapshot run.
+
+    - ``snapshot_id``; ``taken_at`` (ISO-8601 UTC: the platform's time when it declares a simulated clock);
+      ``base_url``;
+    - ``counts``: rows per public view for this snapshot; ``new_versions``: record versions stored new, per
+      resource;
+    - ``duration_s`` (seconds, the whole run), ``write_s`` (seconds the store file was held), ``file_bytes``
+      (the store's size after the write);
+    - ``warnings`` (one line each), ``drift`` (entries of :mod:`solvelens.store.drift`: resource, field,
+      change, type, previous_types);
+    - ``fetch``: each fetch step's info by step name (e.g. ``problems``: refetched, carried_over;
+      ``carryover``: stale_lists, rotation_lists, renamed_bots, requests); ``resources``: each optional
+      resource's status (stored, unchanged, not offered, not requested);
+    - ``mode``: ``plain`` (in-process) or ``prefect``; ``flow_run``: ``{"id", "name"}`` of the Prefect run
+      (empty in-process); ``alerts``: :func:`solvelens.flows.alerts.alerts_after_snapshot`'s summary
+      (``fired``: [{rule, message, ...}], ``warnings``, ``skipped``), empty until evaluated;
+    - ``data_quality``: the snapshot's rows of the ``data_quality`` view (resource, scope, announced,
+      stored, reason) and ``vote_coverage`` (:func:`solvelens.store.quality.vote_coverage`'s row or
+      ``None``), read after the write (:func:`solvelens.flows.steps.read_quality`).
+    """
+
+    snapshot_id: int
+    taken_at: str
+    base_url: str
+    counts: dict[str, int]
+    new_versions: dict[str, int]
+    duration_s: float
+    write_s: float
+    file_bytes: int
+    warnings: list[str]
+    drift: list[dict[str, Any]]
+    fetch: dict[str, dict[str, Any]]
+    resources: dict[str, str]
+    mode: str
+    flow_run: dict[str, str] = field(default_factory=dict)
+    alerts: dict[str, Any] = field(default_factory=dict)
+    data_quality: list[dict[str, Any]] = field(default_factory=list)
+    vote_coverage: dict[str, Any] | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        """Every field as plain JSON values (the run functions' return value)."""
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> SnapshotSummary:
+        """The summary from :meth:`as_dict`'s form (unknown keys ignored). Raises ``TypeError`` when a
+        field without a default is missing."""
+        names = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in names})
+
+    @property
+    def fired(self) -> list[dict[str, Any]]:
+        """The alerts fired after the snapshot (rule, message, ...)."""
+        return list(self.alerts.get("fired", []))
+
+    def carryover_line(self) -> str:
+        """One sentence on what an incremental run fetched and what it carried over from the last snapshot
+        (and of the carried solution lists, how many were re-read and why)."""
+        problems = self.fetch.get("problems", {})
+        board = self.fetch.get("leaderboard", {})
+        check = self.fetch.get("carryover", {})
+        reread = check.get("requests", 0)
+        return (
+            f"Solution lists refetched for {problems.get('refetched', 0):,} problems, carried over for "
+            f"{problems.get('carried_over', 0) - reread:,}"
+            + (
+                f" (of the carried lists {reread:,} re-read: {check.get('stale_lists', 0):,} naming one of "
+                f"{check.get('renamed_bots', 0):,} renamed bots, {check.get('rotation_lists', 0):,} in "
+                "rotation)"
+                if reread
+                else ""
+            )
+            + f"; bot profiles refetched for {board.get('profiles_refetched', 0):,}, carried over for "
+            f"{board.get('profiles_carried_over', 0):,}."
+        )
+
+    def optional_line(self) -> str:
+        """One sentence on the optional resources: what became of each, with the figures of those stored
+        (events fetched and new, the feed's rate; comparisons requests; models); ``""`` when none."""
+        parts = [
+            f"{name} {status}{self._optional_detail(name, status)}" for name, status in self.resources.items()
+        ]
+        return "Optional resources: " + "; ".join(parts) + "." if parts else ""
+
+    def _optional_detail(self, name: str, status: str) -> str:
+        info, counts = self.fetch.get(name, {}), self.counts
+        if name == "activity" and status == "stored":
+            rate = info.get("events_per_hour")
+            detail = f" ({info.get('fetched', 0)} events in the feed, {counts.get('activity', 0)} new"
+            return detail + (f"; {rate:,.1f} events/hour)" if rate else ")")
+        if name == "comparisons" and status == "unchanged":
+            return " (no solution's vote count moved: no request)"
+        if name == "comparisons" and status == "stored":
+            return (
+                f" ({info.get('requested', 0):,} requests for the solutions whose vote count moved, "
+                f"{info.get('skipped', 0):,} more covered by those lists; {counts.get('comparisons', 0):,} "
+                "new votes)"
+            )
+        if name == "llm_leaderboard" and status == "stored":
+            return f" ({counts.get('llm_leaderboard', 0)} models)"
+        if status == "not offered" and info.get("absent"):
+            return f" ({info['absent']})"
+        return ""
+
+    def quality_lines(self) -> list[str]:
+        """The lines on exactness: one per data-quality row whose counts differ (``resource scope: announced
+        N, stored M: reason``; the first 20, then how many more) and the vote coverage sentence; ``["data
+        quality: every list holds what the platform announced"]`` when nothing differs."""
+        from solvelens.store.quality import coverage_line
+
+        rows = [r for r in self.data_quality if r.get("reason")]
+        lines = [
+            f"data quality: {r['resource']}{' ' + r['scope'] if r['scope'] else ''}: announced "
+            f"{r['announced']:,}, stored {r['stored']:,}: {r['reason']}"
+            for r in rows[:20]
+        ]
+        if len(rows) > 20:
+            lines.append(f"data quality: {len(rows) - 20} more rows: `solvelens db check` lists them all")
+        if not rows and self.data_quality:
+            lines.append("data quality: every list holds what the platform announced")
+        coverage = coverage_line(self.vote_coverage)
+        return [*lines, *([coverage] if coverage else [])]
