@@ -232,6 +232,75 @@ CASES: list[Case] = [
         ],
         'no bot "LunarBott" on http://127.0.0.1:1/api/v1',
     ),
+    # issue 24: every command gets at least one bad input (the commands not met above)
+    ("demo-days-0", lambda d, url: ["demo", "--days", "0"], "Invalid value for '--days'"),
+    ("probe-base-url-not-a-url", lambda d, url: ["probe", "--base-url", "notaurl"], "base URL 'notaurl'"),
+    (
+        "probe-api-key-malformed",
+        lambda d, url: ["probe", "--base-url", url, "--api-key", "bad"],
+        "The API key does not have the expected form",
+    ),
+    ("diff-db-folder", lambda d, url: ["diff", "--db", str(d)], "is a directory"),
+    ("diff-unknown-snapshot", lambda d, url: ["diff", "99", "--db", str(_a_store(d))], "99"),
+    ("db-info-db-folder", lambda d, url: ["db", "info", "--db", str(d)], "is a directory"),
+    (
+        "db-snapshots-foreign-duckdb",
+        lambda d, url: ["db", "snapshots", "--db", str(_duckdb_file(d))],
+        "not a solvelens store",
+    ),
+    ("db-check-db-folder", lambda d, url: ["db", "check", "--db", str(d)], "is a directory"),
+    (
+        "db-check-no-such-snapshot",
+        lambda d, url: ["db", "check", "--snapshot", "999", "--db", str(_a_store(d))],
+        "--snapshot 999",
+    ),
+    (
+        "db-export-db-folder",
+        lambda d, url: ["db", "export", "--db", str(d), "--parquet", str(d / "out")],
+        "is a directory",
+    ),
+    (
+        "sandbox-rotate-key-db-folder",
+        lambda d, url: ["sandbox", "rotate-key", "SomeBot", "--db", str(d)],
+        "is a directory",
+    ),
+    (
+        "sandbox-revoke-key-duckdb",
+        lambda d, url: ["sandbox", "revoke-key", "SomeBot", "--db", str(_duckdb_file(d))],
+        "not a sandbox platform",
+    ),
+    (
+        "sandbox-suspend-db-folder",
+        lambda d, url: ["sandbox", "suspend", "SomeBot", "--db", str(d)],
+        "is a directory",
+    ),
+    (
+        "sandbox-activate-db-folder",
+        lambda d, url: ["sandbox", "activate", "SomeBot", "--db", str(d)],
+        "is a directory",
+    ),
+    (
+        "sandbox-simulate-days-0",
+        lambda d, url: ["sandbox", "simulate", "--days", "0", "--db", str(d / "p.sqlite")],
+        "Invalid value for '--days'",
+    ),
+    ("sandbox-simulate-db-folder", lambda d, url: ["sandbox", "simulate", "--db", str(d)], "is a directory"),
+    (
+        "bot-run-timeout-0",
+        lambda d, url: [
+            "bot",
+            "run",
+            "--base-url",
+            url,
+            "--api-key",
+            "sl_key_abcdefghijklmnop",
+            "--solver",
+            "x:y",
+            "--timeout",
+            "0",
+        ],
+        "Invalid value for '--timeout'",
+    ),
 ]
 
 
@@ -279,3 +348,26 @@ def test_sandbox_serve_on_a_busy_port_is_one_line_before_any_url(busy_port: int,
     )
     _assert_one_line_exit_2(proc, f"cannot listen on 127.0.0.1:{busy_port}")
     assert not (tmp_path / "new.sqlite").exists()  # nothing built for a server that cannot start
+
+
+def _command_paths() -> list[tuple[str, ...]]:
+    """Every leaf command of ``solvelens`` as its words, e.g. ``("db", "check")``, read from the app."""
+    import typer.main
+
+    from solvelens.cli import app
+
+    def walk(command: object, prefix: tuple[str, ...]) -> list[tuple[str, ...]]:
+        subcommands = getattr(command, "commands", None)
+        if not subcommands:
+            return [prefix]
+        return [path for name, sub in sorted(subcommands.items()) for path in walk(sub, (*prefix, name))]
+
+    return walk(typer.main.get_command(app), ())
+
+
+def test_the_walk_gives_every_command_a_bad_input(tmp_path: Path) -> None:
+    argvs = [args(tmp_path, "http://127.0.0.1:1/api/v1") for _, args, _ in CASES]
+    commands = _command_paths()
+    assert len(commands) >= 20, commands  # the walk above found the tree, not one group
+    missing = [" ".join(c) for c in commands if not any(tuple(argv[: len(c)]) == c for argv in argvs)]
+    assert not missing, f"commands the bad-input walk never runs: {missing}"
