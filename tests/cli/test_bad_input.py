@@ -240,6 +240,18 @@ CASES: list[Case] = [
         lambda d, url: ["probe", "--base-url", url, "--api-key", "bad"],
         "The API key does not have the expected form",
     ),
+    # issue 24: outputs checked before any work (probe wrote its table, then failed to write the profile)
+    ("probe-out-a-folder", lambda d, url: ["probe", "--base-url", url, "--out", str(d)], "is a folder"),
+    (
+        "probe-out-under-a-file",
+        lambda d, url: ["probe", "--base-url", url, "--out", str(_a_file(d) / "p.toml")],
+        "notes.txt is a file, not a folder",
+    ),
+    (
+        "demo-reports-dir-a-file",
+        lambda d, url: ["demo", "--days", "1", "--reports-dir", str(_a_file(d))],
+        "--reports-dir",
+    ),
     ("diff-db-folder", lambda d, url: ["diff", "--db", str(d)], "is a directory"),
     ("diff-unknown-snapshot", lambda d, url: ["diff", "99", "--db", str(_a_store(d))], "99"),
     ("db-info-db-folder", lambda d, url: ["db", "info", "--db", str(d)], "is a directory"),

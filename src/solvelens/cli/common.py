@@ -159,12 +159,13 @@ def _creatable_under(path: Path, option: str, shown: Path) -> None:
         raise BadInputError(f"{option} {shown}: the folder {parent} is not writable; give a writable path")
 
 
-def check_output_file(path: Path, option: str) -> Path:
-    """Check, before any work, that ``path`` can be written as a file (``option`` names it in the message):
-    not a folder, and under a writable folder (missing folders are created later). Raises
-    :class:`BadInputError` (exit 2) with one line naming the problem and the fix; nothing is written."""
+def check_output_file(path: Path, option: str, example_name: str = "leaderboard.html") -> Path:
+    """Check, before any work, that ``path`` can be written as a file (``option`` names it in the message,
+    ``example_name`` is the file the fix suggests inside a folder given instead): not a folder, and under a
+    writable folder (missing folders are created later). Raises :class:`BadInputError` (exit 2) with one
+    line naming the problem and the fix; nothing is written."""
     if path.is_dir():
-        example = path / "leaderboard.html"
+        example = path / example_name
         raise BadInputError(f"{option} {path} is a folder; give a file path, e.g. {example}")
     if path.exists() and not os.access(path, os.W_OK):
         raise BadInputError(f"{option} {path} is not writable; give a path you can write")

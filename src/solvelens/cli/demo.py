@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from solvelens.cli.common import DEFAULT_DEMO_DIR
+from solvelens.cli.common import DEFAULT_DEMO_DIR, check_output_dir
 
 Days = Annotated[
     int, typer.Option(min=1, envvar="SOLVELENS_DEMO_DAYS", help="Simulated days (one snapshot per day).")
@@ -61,6 +61,7 @@ def demo(
 
     from solvelens.demo import print_summary, run_demo
 
+    check_output_dir(reports_dir, "--reports-dir")
     console = Console()
     result = run_demo(
         db_path=db,

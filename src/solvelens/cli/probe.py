@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from solvelens.cli.common import ApiKey, BaseUrl, MaxRps
+from solvelens.cli.common import ApiKey, BaseUrl, MaxRps, check_output_file
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -39,12 +39,14 @@ def probe(base_url: BaseUrl, api_key: ApiKey = None, out: Out = None, max_rps: M
     (edit a line to fix a wrong detection).
 
     Exit codes: 0 probed; 1 the platform failed or could not be reached (nothing written); 2 a bad
-    --base-url or --api-key."""
+    --base-url or --api-key, or an --out that cannot be written (checked before any request)."""
     from rich.console import Console
 
     from solvelens.client import PlatformClient
     from solvelens.client.probe import probe as run_probe
 
+    if out is not None:
+        check_output_file(out, "--out", "profile.toml")
     with PlatformClient(
         base_url, api_key=api_key, read_env=False, profile=None, max_attempts=2, max_rps=max_rps
     ) as client:
@@ -59,6 +61,7 @@ def probe(base_url: BaseUrl, api_key: ApiKey = None, out: Out = None, max_rps: M
     if out is None:
         sys.stdout.write(text)
         return
+    out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text, encoding="utf-8")
     table_console.print(f"Profile written to {out} (use it with --profile {out})", highlight=False)
 
