@@ -1,12 +1,13 @@
 """The report a user opens, checked figure by figure against the platform's truth: the headline figures and
-their growth, every row of the leaderboard table and the page of one bot (renamed between two snapshots),
+their growth, every row of the leaderboard table and the pages of three bots (renamed, tied, suspended),
 read out of the HTML the report commands write, against SQL written here on the sandbox databases frozen at
 each snapshot (never solvelens.analysis).
 
 The scenario (one small sandbox, ``--resources none``): snapshots ``fresh``, ``day`` one simulated day
 later, and ``tied`` one more day later, right after the two bots ranked first and the two ranked fifth and
-sixth were given equal points (so ranks are shared, "1135") and the bot with the most solutions renamed
-itself (SQL, as the platform's own code paths leave them)."""
+sixth were given equal points (so ranks are shared, "1135"), the tenth was suspended, a new bot joined
+just above the eighth and the bot with the most solutions renamed itself (SQL, as the platform's own code
+paths leave them)."""
 
 from __future__ import annotations
 
@@ -78,37 +79,46 @@ def _figures(page: str) -> dict[str, tuple[str, str]]:
     return {html.unescape(k): (html.unescape(v), html.unescape(d or "")) for k, v, d in _FIGURE.findall(page)}
 
 
-def _tie(db: Path) -> int:
-    """Give the bots ranked 2nd and 6th by points the points of the 1st and 5th (ties share a rank); the
-    6th's internal id."""
+def _tie(db: Path) -> tuple[int, int]:
+    """Give the bots ranked 2nd and 6th by points the points of the 1st and 5th (ties share a rank) and
+    suspend the 10th (it leaves the leaderboard, the bots below it move up); a new bot joins one point above
+    the 8th. The 6th's and the 10th's internal ids."""
     con = sqlite3.connect(db, isolation_level=None, timeout=30)
     try:
         con.execute("BEGIN IMMEDIATE")
         ids = [r[0] for r in con.execute(
-            "SELECT id FROM bots WHERE status = 'active' ORDER BY total_points DESC, id LIMIT 6"
+            "SELECT id FROM bots WHERE status = 'active' ORDER BY total_points DESC, id LIMIT 10"
         )]  # fmt: skip
         for keep, match in ((ids[0], ids[1]), (ids[4], ids[5])):
             con.execute(
                 "UPDATE bots SET total_points = (SELECT total_points FROM bots WHERE id = ?) WHERE id = ?",
                 (keep, match),
             )
+        con.execute("UPDATE bots SET status = 'suspended' WHERE id = ?", (ids[9],))
+        con.execute(
+            "INSERT INTO bots (name, total_points, total_solutions, created_at) SELECT 'TruthNewcomer', "
+            "total_points + 1, 0, (SELECT value FROM meta WHERE key = 'clock_ms') FROM bots WHERE id = ?",
+            (ids[7],),
+        )
         con.execute("COMMIT")
-        return int(ids[5])
+        return int(ids[5]), int(ids[9])
     finally:
         con.close()
 
 
 @pytest.fixture(scope="module")
 def history(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Scenario]:
-    """The scenario of the module docstring; ``marks``: the public ids of the ``renamed`` bot and of a bot
-    ``tied`` on points with another."""
+    """The scenario of the module docstring; ``marks``: the public ids of the ``renamed`` bot, of a bot
+    ``tied`` on points with another and of the ``suspended`` one."""
     scenario = Scenario.start(tmp_path_factory.mktemp("truth-report"), seed=5, resources="none")
     try:
         scenario.snapshot("fresh")
         scenario.advance_days(1)
         scenario.snapshot("day")
         scenario.advance_days(1)
-        scenario.marks["tied"] = scenario.codec().encode("bot", _tie(scenario.server.db_path))
+        tied, suspended = _tie(scenario.server.db_path)
+        scenario.marks["tied"] = scenario.codec().encode("bot", tied)
+        scenario.marks["suspended"] = scenario.codec().encode("bot", suspended)
         scenario.marks["renamed"], _ = scenario.rename_bot("RenamedBot")
         scenario.snapshot("tied")
         assert all(snap.exit_code == 0 for snap in scenario.snaps), [s.output for s in scenario.snaps]
@@ -125,7 +135,9 @@ def built(history: Scenario, tmp_path_factory: pytest.TempPathFactory) -> dict[s
     report = build_report(history.store, out / "report.html")
     renamed = build_bot_report(history.store, "RenamedBot", out / "renamed.html")
     tied = build_bot_report(history.store, history.marks["tied"], out / "tied.html")
+    gone = build_bot_report(history.store, history.marks["suspended"], out / "suspended.html")
     return {
+        "suspended": gone.read_text(encoding="utf-8"),
         "report": report.read_text(encoding="utf-8"),
         "renamed": renamed.read_text(encoding="utf-8"),
         "tied": tied.read_text(encoding="utf-8"),
@@ -200,6 +212,7 @@ def test_every_leaderboard_row_is_the_platforms_rank_name_points_and_change(
         assert move == _arrow(before[bot_id]["rank"] - now[bot_id]["rank"]), (bot_id, move)
         assert _int(points_change) == now[bot_id]["points"] - before[bot_id]["points"], bot_id
         assert _int(solutions) == now[bot_id]["solutions"], bot_id
+    assert [row[6] for row in rows if row[2] == "TruthNewcomer"] == ["new"]
     assert history.marks["renamed"] in shown and shown[history.marks["renamed"]][1] == "RenamedBot"
 
 
@@ -254,3 +267,16 @@ def test_the_bot_page_is_the_platforms_rank_points_and_solutions(
     assert not Counter(shown) - Counter(truth), sorted(set(shown) - set(truth))
     if len(truth) > 40:
         assert f"The 40 best of {len(truth)} are shown." in page
+
+
+def test_the_page_of_a_suspended_bot_says_it_is_not_ranked_and_gives_its_past_ranks(
+    history: Scenario, built: dict[str, str]
+) -> None:
+    bot_id = history.marks["suspended"]
+    page = built["suspended"]
+    past = [_ranked(snap.truth).get(bot_id) for snap in history.snaps]
+    assert past[-1] is None and past[-2] is not None
+    figures = _figures(page)
+    assert figures["Rank now"][0] == "not ranked"
+    assert f"{html.escape(past[-2]['name'])} is not on the leaderboard at the newest snapshot" in page
+    assert figures["Peak rank"][0] == f"#{min(r['rank'] for r in past if r is not None)}"
