@@ -82,8 +82,8 @@ def _store_is_demos(db_path: Path) -> bool | str:
     try:
         meta = read_store_meta(db_path)
         log = list_snapshots(db_path, include_incomplete=True) if meta else None
-    except StoreError as exc:
-        return str(exc)
+    except StoreError as exc:  # its problem only: the fix it suggests is not the demo's
+        return f"something else ({str(exc).split('; ')[0]})"
     except Exception as exc:  # a store of another solvelens version: describe it, never guess
         return f"{db_path} ({type(exc).__name__})"
     if log is None:

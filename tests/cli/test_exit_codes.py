@@ -250,3 +250,15 @@ def test_demo_ctrl_c_exits_130(tmp_path: Path) -> None:
     assert proc.returncode == 130, (proc.returncode, out, err)
     assert _one_error_line(err) == "error: interrupted"
     assert not (tmp_path / "reports" / "leaderboard.html").exists()
+
+
+def test_demo_exits_1_on_a_db_it_did_not_make_in_one_readable_line(tmp_path: Path) -> None:
+    """A --db that is no DuckDB file is kept (exit 1); the line names the problem once and the demo's fix."""
+    notes = tmp_path / "notes.txt"
+    notes.write_text("mine\n")
+    done = _solvelens("demo", "--days", "1", "--db", str(notes), cwd=tmp_path)
+    assert done.returncode == 1, (done.stdout, done.stderr)
+    line = _one_error_line(done.stderr)
+    assert line.startswith(f"error: {notes} holds something else ({notes} is not a DuckDB file"), line
+    assert line.count("pass --db") == 0 and line.endswith("or --force to delete it."), line
+    assert notes.read_text() == "mine\n"
