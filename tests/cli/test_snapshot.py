@@ -22,6 +22,7 @@ OPTION_FIELDS = {
     "alerts_file": "alerts_file",
     "max_rps": "max_rps",
     "resources": "resources",
+    "budget": "budget",
 }
 
 
