@@ -67,7 +67,7 @@ def test_the_vote_backlog_converges_in_the_predicted_snapshots_and_stays(make_sa
     assert coverage["stored"] == read_frame(db, "SELECT count(*) AS n FROM comparisons")["n"][0] < reachable
     taken = 0
     while coverage["lists_pending"] and taken < predicted:
-        coverage = _snap(server, db, "100")["vote_coverage"]
+        coverage = _snap(server, db, "100").vote_coverage
         taken += 1
         assert coverage["requests"] <= 100
     assert coverage["lists_pending"] == 0 and taken <= predicted
@@ -138,8 +138,8 @@ def test_a_vote_its_counts_missed_is_found_within_the_audit_cycle(make_sandbox: 
     exceed (SQL on the sandbox for the vote and the count)."""
     server = make_sandbox(seed=0)
     db = tmp_path / "store.duckdb"
-    assert _snap(server, db, "all")["vote_coverage"]["audit_cycle"] is None  # nothing trusted yet
-    cycle = _snap(server, db, "all")["vote_coverage"]["audit_cycle"]
+    assert _snap(server, db, "all").vote_coverage["audit_cycle"] is None  # nothing trusted yet
+    cycle = _snap(server, db, "all").vote_coverage["audit_cycle"]
     assert cycle == AUDIT_ROUNDS  # every list read: all are trusted, one in twenty re-read a snapshot
     con = sqlite3.connect(server.db_path, timeout=30)
     try:  # two solutions of one problem, both with few votes: their lists are served whole

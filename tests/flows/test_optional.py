@@ -125,7 +125,7 @@ def test_a_subset_missing_and_resources_left_out(
     }
     assert requests.take()[COMPARISONS] == 0
     none = _snap(server, db, resources=[])
-    assert set(none["resources"].values()) == {"not requested"}
+    assert set(none.resources.values()) == {"not requested"}
     sent = requests.take()
     assert not any(k in sent for k in ("GET /activity", "GET /llm-leaderboard", COMPARISONS)), sent
     stored = read_frame(db, "SELECT resources FROM snapshots ORDER BY snapshot_id")["resources"]
@@ -187,7 +187,7 @@ def test_a_fast_moving_platform_shows_a_recorded_gap_and_the_cadence_that_would_
     # A full run (--full) refetches everything but still tells the gap.
     advance(server.db_path, days=1)
     full = _snap(server, db, resources=["activity"], full=True)
-    assert any("events missed" in w for w in full["warnings"])
+    assert any("events missed" in w for w in full.warnings)
     assert read_frame(db, "SELECT count(*) AS n FROM activity_gaps")["n"][0] == 2
 
     from solvelens.analysis.load import load
@@ -195,7 +195,7 @@ def test_a_fast_moving_platform_shows_a_recorded_gap_and_the_cadence_that_would_
     loaded = load(db)
     assert loaded.activity_gaps.collect()["snapshot_id"].to_list() == [
         summary.snapshot_id,
-        full["snapshot_id"],
+        full.snapshot_id,
     ]
     assert loaded.activity.collect().height == 150
 
@@ -229,11 +229,11 @@ def test_comparisons_are_fetched_only_where_votes_moved_and_stored_once(
     # Nothing moved: only the audit share of lists trusted by their counts is re-read (every one within
     # AUDIT_ROUNDS snapshots); it finds nothing new.
     unchanged = _snap(server, db, resources=["comparisons"], budget="100000")
-    audit = unchanged["fetch"]["comparisons"]
+    audit = unchanged.fetch["comparisons"]
     trusted = voted  # every vote list was read by the first snapshot: each is trusted by its count now
     assert audit["audited"] == audit["requested"] == math.ceil(trusted / AUDIT_ROUNDS) > 0
     assert audit["audit_cycle"] == AUDIT_ROUNDS and audit["pending"] == 0
-    assert requests.take()[COMPARISONS] == audit["requested"] and unchanged["counts"]["comparisons"] == 0
+    assert requests.take()[COMPARISONS] == audit["requested"] and unchanged.counts["comparisons"] == 0
 
     key = server.create_bot("one-vote")
     with PlatformClient(server.base_url, api_key=key, read_env=False) as bot:
@@ -241,16 +241,16 @@ def test_comparisons_are_fetched_only_where_votes_moved_and_stored_once(
         assert task is not None and task.type == "vote"
         bot.submit(task, solve(task))
     after = _snap(server, db, resources=["comparisons"], budget="100000")
-    moved = after["fetch"]["comparisons"]
+    moved = after.fetch["comparisons"]
     # The two compared solutions moved: one is asked, its list shows the vote, the other needs no request.
     assert requests.take()[COMPARISONS] == moved["requested"]
     assert moved["requested"] - moved["audited"] + moved["skipped"] == 2
     assert moved["requested"] - moved["audited"] >= 1
-    assert after["counts"]["comparisons"] == 1  # the new vote, stored once though both lists name it
+    assert after.counts["comparisons"] == 1  # the new vote, stored once though both lists name it
     mine = read_frame(
         db, "SELECT first_snapshot_id, voter_bot_name FROM comparisons WHERE voter_bot_name = ?", ["one-vote"]
     )
-    assert mine["first_snapshot_id"].to_list() == [after["snapshot_id"]]
+    assert mine["first_snapshot_id"].to_list() == [after.snapshot_id]
 
 
 def test_the_platforms_model_leaderboard_is_stored_per_snapshot(make_sandbox: Any, tmp_path: Path):
