@@ -33,7 +33,6 @@ from typing import Any
 
 from solvelens.client.walk import endpoint_key
 from solvelens.flows.steps import SnapshotPlan, run_snapshot
-from solvelens.flows.summary import SnapshotSummary
 from solvelens.sandbox.process import start_sandbox
 from solvelens.sandbox.simulate import advance
 
@@ -111,7 +110,7 @@ def run_phases(
             )
         summary = run_snapshot(plan)
         rows.append((phase, summary, counter.take()))
-        print(f"{phase}: {summary['duration_s']:.2f} s", flush=True)
+        print(f"{phase}: {summary.duration_s:.2f} s", flush=True)
     return rows
 
 
@@ -133,11 +132,11 @@ def print_report(rows: list[tuple[str, dict[str, Any], Counter[str]]], scale: st
         print(f"{label:<40}" + "".join(f"{s['counts'].get(name, 0):>14,}" for _, s, _ in rows))
     print()
     for phase, summary, _ in rows:
-        print(f"{phase}: {SnapshotSummary.from_dict(summary).optional_line()}")
-        for w in summary["warnings"]:
+        print(f"{phase}: {summary.optional_line()}")
+        for w in summary.warnings:
             print(f"  warning: {w}")
     for phase, summary, _ in rows:
-        print(f"{phase}: {' '.join(SnapshotSummary.from_dict(summary).quality_lines()[-1:])}")
+        print(f"{phase}: {' '.join(summary.quality_lines()[-1:])}")
     unchanged = rows[1][2][COMPARISONS]
     info = rows[1][1]["fetch"].get("comparisons", {})
     verdict = "met" if unchanged == info.get("requested", 0) else "NOT met"

@@ -78,13 +78,13 @@ def _snapshots(base_url: str) -> None:
         items = "SELECT count(DISTINCT manifest_id) AS n FROM solvelens_store.solution_manifest_items"
         ranks_sql = "SELECT solution_id, rank FROM solutions WHERE snapshot_id = ?"
         manifests = read_frame(db, items)["n"][0]
-        before = set(read_frame(db, ranks_sql, [first["snapshot_id"]]).iter_rows())
+        before = set(read_frame(db, ranks_sql, [first.snapshot_id]).iter_rows())
         again = run_snapshot(plan.model_copy(update={"full": True}))
-        after = set(read_frame(db, ranks_sql, [again["snapshot_id"]]).iter_rows())
-        print(f"re-snapshot (--full, nothing changed): new versions {again['new_versions']}")
+        after = set(read_frame(db, ranks_sql, [again.snapshot_id]).iter_rows())
+        print(f"re-snapshot (--full, nothing changed): new versions {again.new_versions}")
         print(f"  new solution manifests: {read_frame(db, items)['n'][0] - manifests} (target 0)")
         print(f"  solutions whose stored rank changed: {len(before ^ after) // 2} (target 0)")
-        changes = diff(db, first["snapshot_id"], again["snapshot_id"], min_move=1)
+        changes = diff(db, first.snapshot_id, again.snapshot_id, min_move=1)
         print(f"  changes (solvelens diff): {sum(changes.rows().values())} (target 0)")
 
 

@@ -33,11 +33,15 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import httpx
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
+
+if TYPE_CHECKING:
+    from solvelens.flows.summary import SnapshotSummary
 
 #: The mark the demo leaves in the meta tables of the store and the sandbox database it makes.
 MARK_KEY = "created_by"
@@ -59,7 +63,7 @@ class DemoResult:
     sandbox_db: Path
     report_path: Path
     base_url: str
-    snapshots: list[dict] = field(default_factory=list)
+    snapshots: list[SnapshotSummary] = field(default_factory=list)
     seconds: float = 0.0
 
 
@@ -230,11 +234,11 @@ def _record_bots(sandbox_db: Path) -> None:
 
 async def _take_snapshots(
     base_url: str, db_path: Path, sandbox_db: Path, days: int, bot_tasks: int, console: Console
-) -> list[dict]:
+) -> list[SnapshotSummary]:
     from solvelens.flows.snapshot import SnapshotPlan, snapshot_flow
     from solvelens.sandbox.simulate import advance
 
-    summaries: list[dict] = []
+    summaries: list[SnapshotSummary] = []
     columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     async with httpx.AsyncClient(timeout=10.0) as http:
         health_url = base_url.removesuffix("/api/v1") + "/health"
@@ -257,7 +261,7 @@ async def _take_snapshots(
                 )
                 summary = await snapshot_flow(plan)
                 summaries.append(summary)
-                _record_snapshot(db_path, summary["snapshot_id"])
+                _record_snapshot(db_path, summary.snapshot_id)
                 progress.update(task, advance=1, description=f"snapshots (simulated {clock[:10]})")
     return summaries
 
@@ -346,7 +350,7 @@ def print_summary(result: DemoResult, console: Console) -> None:
         f"{snaps['taken_at'][0]:%Y-%m-%d} to {snaps['taken_at'][-1]:%Y-%m-%d} (not real dates), "
         f"in {result.seconds:.0f} s"
     )
-    counts = result.snapshots[-1]["counts"]
+    counts = result.snapshots[-1].counts
     console.print("Records in the last snapshot: " + ", ".join(f"{k} {v:,}" for k, v in counts.items()))
 
     top = an.current_leaderboard(an.rank_history(store.leaderboard, snaps), top=5)

@@ -42,7 +42,7 @@ def _snapshot(server: SandboxServer, store: Path) -> int:
     plan = SnapshotPlan(
         base_url=server.base_url, db_path=str(store), taken_at=clock, use_api_key=False, resources=[]
     )
-    return int(run_snapshot(plan)["snapshot_id"])
+    return run_snapshot(plan).snapshot_id
 
 
 @pytest.fixture(scope="module")

@@ -317,11 +317,11 @@ def test_a_backfilled_snapshot_never_fires(
         run_snapshot(SnapshotPlan(**plan, taken_at="2030-01-02T00:00:00Z"))
         _mature_one(platform.db_path)
         summary = run_snapshot(SnapshotPlan(**plan, taken_at="2030-01-01T00:00:00Z", backfill=True))
-        assert summary["alerts"]["fired"] == [] and "backfill" in summary["alerts"]["skipped"]
+        assert summary.alerts["fired"] == [] and "backfill" in summary.alerts["skipped"]
         assert receiver.posts == []
         # the next live snapshot compares with the newest one before it (the first): the change fires now
         live = run_snapshot(SnapshotPlan(**plan, taken_at="2030-01-03T00:00:00Z"))
-        assert [a["rule"] for a in live["alerts"]["fired"]] == ["problem matured"]
+        assert [a["rule"] for a in live.alerts["fired"]] == ["problem matured"]
         assert receiver.titles() == ["problem matured"]
     finally:
         del os.environ["SOLVELENS_NOTIFY"]
@@ -425,8 +425,8 @@ def test_alerts_that_cannot_be_evaluated_leave_the_snapshot_complete(
             base_url=platform.base_url, db_path=str(store), use_api_key=False, alerts_file=str(rules)
         )
     )
-    assert summary["alerts"]["fired"] == []
-    assert summary["alerts"]["warnings"] == [
+    assert summary.alerts["fired"] == []
+    assert summary.alerts["warnings"] == [
         f"alerts not evaluated (AlertRuleError: rules file {rules} does not exist; pass --alerts-file an "
         "existing file); the snapshot is complete"
     ]
@@ -503,7 +503,7 @@ def test_level_rules_hold_from_the_first_snapshot_and_a_fall_off_the_board_is_a_
 
     def snapshot() -> list[str]:
         plan = SnapshotPlan(base_url=server.base_url, db_path=str(store), resources=[], alerts=rules)
-        return [a["message"] for a in run_snapshot(plan)["alerts"]["fired"]]
+        return [a["message"] for a in run_snapshot(plan).alerts["fired"]]
 
     assert snapshot() == ["your bot FirstMine is ranked #8 (rule: rank > 5)"]
     _set_status(db, leader, "suspended")  # the leader leaves the leaderboard

@@ -155,16 +155,16 @@ def test_unchanged_lists_and_profiles_are_not_refetched_unless_full(
     )
     first = run_snapshot(plan)
     second = run_snapshot(plan)
-    assert first["mode"] == second["mode"] == "plain"
+    assert first.mode == second.mode == "plain"
     n = len(latest_solution_state(db, quiet_sandbox.base_url))
-    bots = first["counts"]["bots"]
-    info, board = second["fetch"]["problems"], second["fetch"]["leaderboard"]
+    bots = first.counts["bots"]
+    info, board = second.fetch["problems"], second.fetch["leaderboard"]
     assert (info["refetched"], info["carried_over"]) == ((n, 0) if full else (0, n))
     assert (board["profiles_refetched"], board["profiles_carried_over"]) == ((bots, 0) if full else (0, bots))
-    assert set(second["new_versions"].values()) == {0}
+    assert set(second.new_versions.values()) == {0}
     history = ("activity", "comparisons")  # each item once: their counts are what a snapshot saw first
-    assert {k: v for k, v in second["counts"].items() if k not in history} == {
-        k: v for k, v in first["counts"].items() if k not in history
+    assert {k: v for k, v in second.counts.items() if k not in history} == {
+        k: v for k, v in first.counts.items() if k not in history
     }
-    assert second["counts"].get("activity", 0) == second["counts"].get("comparisons", 0) == 0
+    assert second.counts.get("activity", 0) == second.counts.get("comparisons", 0) == 0
     assert not any(tmp_path.glob(".*.staging/*"))

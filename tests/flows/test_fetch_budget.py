@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 from solvelens.cli import app
 from solvelens.flows.budget import AUDIT_ROUNDS, Budget, Spent, VoteShare, spent_by
 from solvelens.flows.steps import SnapshotPlan, run_snapshot
+from solvelens.flows.summary import SnapshotSummary
 from solvelens.sandbox.ids import IdCodec
 from solvelens.store import read_frame
 from tests.fixtures.sandbox import SandboxServer
@@ -42,7 +43,7 @@ REACHABLE = """
 ANNOUNCED = "SELECT sum(comparison_count) FROM problems WHERE status != 'rejected'"
 
 
-def _snap(server: SandboxServer, db: Path, budget: str) -> dict[str, Any]:
+def _snap(server: SandboxServer, db: Path, budget: str) -> SnapshotSummary:
     plan = SnapshotPlan(
         base_url=server.base_url, db_path=str(db), use_api_key=False, resources=["comparisons"], budget=budget
     )
@@ -59,14 +60,14 @@ def test_the_vote_backlog_converges_in_the_predicted_snapshots_and_stays(make_sa
     reachable = _sqlite(server, REACHABLE)[0][0]
     announced = _sqlite(server, ANNOUNCED)[0][0]
     first = _snap(server, db, "100")
-    coverage = first["vote_coverage"]
+    coverage = first.vote_coverage
     predicted = coverage["snapshots_to_go"]
     assert coverage["announced"] == announced and coverage["budget"] == 100
     assert coverage["requests"] <= 100 and coverage["lists_pending"] > 0 and predicted >= 1
     assert coverage["stored"] == read_frame(db, "SELECT count(*) AS n FROM comparisons")["n"][0] < reachable
     taken = 0
     while coverage["lists_pending"] and taken < predicted:
-        coverage = _snap(server, db, "100")["vote_coverage"]
+        coverage = _snap(server, db, "100").vote_coverage
         taken += 1
         assert coverage["requests"] <= 100
     assert coverage["lists_pending"] == 0 and taken <= predicted
@@ -88,8 +89,8 @@ def test_the_vote_backlog_converges_in_the_predicted_snapshots_and_stays(make_sa
     }
     assert (gaps["announced"] > 50).all() and (gaps["stored"] < gaps["announced"]).all()
     again = _snap(server, db, "100")
-    assert again["vote_coverage"]["lists_pending"] == 0 and again["vote_coverage"]["stored"] == reachable
-    assert again["counts"]["comparisons"] == 0 and again["vote_coverage"]["audited"] > 0
+    assert again.vote_coverage["lists_pending"] == 0 and again.vote_coverage["stored"] == reachable
+    assert again.counts["comparisons"] == 0 and again.vote_coverage["audited"] > 0
     assert (
         f"{100 * reachable / announced:.0f}% covered"
         in runner.invoke(app, ["db", "check", "--db", str(db)]).output
@@ -137,8 +138,8 @@ def test_a_vote_its_counts_missed_is_found_within_the_audit_cycle(make_sandbox: 
     exceed (SQL on the sandbox for the vote and the count)."""
     server = make_sandbox(seed=0)
     db = tmp_path / "store.duckdb"
-    assert _snap(server, db, "all")["vote_coverage"]["audit_cycle"] is None  # nothing trusted yet
-    cycle = _snap(server, db, "all")["vote_coverage"]["audit_cycle"]
+    assert _snap(server, db, "all").vote_coverage["audit_cycle"] is None  # nothing trusted yet
+    cycle = _snap(server, db, "all").vote_coverage["audit_cycle"]
     assert cycle == AUDIT_ROUNDS  # every list read: all are trusted, one in twenty re-read a snapshot
     con = sqlite3.connect(server.db_path, timeout=30)
     try:  # two solutions of one problem, both with few votes: their lists are served whole
@@ -167,7 +168,7 @@ def test_a_vote_its_counts_missed_is_found_within_the_audit_cycle(make_sandbox: 
         if not read_frame(db, "SELECT 1 FROM comparisons WHERE comparison_id = ?", [ghost_id]).is_empty():
             found_after = n
             break
-        assert summary["fetch"]["comparisons"]["pending"] == 0  # no count moved: nothing is wanted
+        assert summary.fetch["comparisons"]["pending"] == 0  # no count moved: nothing is wanted
     assert found_after is not None and found_after <= cycle
     row = read_frame(
         db,

@@ -21,6 +21,7 @@ from solvelens.client.example_solver import solve
 from solvelens.client.walk import endpoint_key
 from solvelens.flows.budget import AUDIT_ROUNDS
 from solvelens.flows.steps import SnapshotPlan, run_snapshot
+from solvelens.flows.summary import SnapshotSummary
 from solvelens.sandbox.ids import IdCodec
 from solvelens.sandbox.simulate import advance
 from solvelens.store import read_frame
@@ -49,7 +50,7 @@ class Requests:
 COMPARISONS = "GET /solutions/{id}/comparisons"
 
 
-def _snap(server: SandboxServer, db: Path, **plan: Any) -> dict[str, Any]:
+def _snap(server: SandboxServer, db: Path, **plan: Any) -> SnapshotSummary:
     return run_snapshot(SnapshotPlan(base_url=server.base_url, db_path=str(db), use_api_key=False, **plan))
 
 
@@ -88,16 +89,14 @@ def test_a_platform_without_the_optional_endpoints_still_gets_complete_snapshots
     requests = Requests(caplog)
     db = tmp_path / "store.duckdb"
     summary = _snap(server, db)
-    assert summary["resources"] == dict.fromkeys(
-        ("activity", "comparisons", "llm_leaderboard"), "not offered"
-    )
+    assert summary.resources == dict.fromkeys(("activity", "comparisons", "llm_leaderboard"), "not offered")
     sent = requests.take()
     # Discovery costs one request each: the first ask is the probe.
     assert sent["GET /activity"] == 1 and sent["GET /llm-leaderboard"] == 1 and sent[COMPARISONS] == 1
     snaps = read_frame(db, "SELECT status, resources FROM snapshots")
     assert snaps["status"].to_list() == ["complete"]
     assert json.loads(snaps["resources"][0])["activity"] == "not offered"
-    assert read_frame(db, "SELECT count(*) AS n FROM solutions")["n"][0] == summary["counts"]["solutions"] > 0
+    assert read_frame(db, "SELECT count(*) AS n FROM solutions")["n"][0] == summary.counts["solutions"] > 0
     for view in ("activity", "comparisons", "llm_leaderboard", "activity_gaps"):
         assert read_frame(db, f"SELECT count(*) AS n FROM {view}")["n"][0] == 0, view
 
@@ -119,14 +118,14 @@ def test_a_subset_missing_and_resources_left_out(
     requests = Requests(caplog)
     db = tmp_path / "store.duckdb"
     summary = _snap(server, db, resources=["activity", "llm_leaderboard"])
-    assert summary["resources"] == {
+    assert summary.resources == {
         "activity": "stored",
         "comparisons": "not requested",
         "llm_leaderboard": "not offered",
     }
     assert requests.take()[COMPARISONS] == 0
     none = _snap(server, db, resources=[])
-    assert set(none["resources"].values()) == {"not requested"}
+    assert set(none.resources.values()) == {"not requested"}
     sent = requests.take()
     assert not any(k in sent for k in ("GET /activity", "GET /llm-leaderboard", COMPARISONS)), sent
     stored = read_frame(db, "SELECT resources FROM snapshots ORDER BY snapshot_id")["resources"]
@@ -144,7 +143,7 @@ def test_activity_history_is_complete_across_snapshots_taken_often_enough(make_s
     db = tmp_path / "store.duckdb"
     first = _snap(server, db, resources=["activity"])
     start = min(_stored_events(db))  # the history starts with the feed's window at the first snapshot
-    assert first["counts"]["activity"] == first["fetch"]["activity"]["fetched"] == 50
+    assert first.counts["activity"] == first.fetch["activity"]["fetched"] == 50
     key = server.create_bot("history-keeper")
     with PlatformClient(server.base_url, api_key=key, read_env=False) as bot:
         for _ in range(4):
@@ -153,8 +152,8 @@ def test_activity_history_is_complete_across_snapshots_taken_often_enough(make_s
                 if task is not None:
                     bot.submit(task, solve(task))
             summary = _snap(server, db, resources=["activity"])
-            assert not any("missed" in w for w in summary["warnings"]), summary["warnings"]
-            assert 0 < summary["counts"]["activity"] < 50
+            assert not any("missed" in w for w in summary.warnings), summary.warnings
+            assert 0 < summary.counts["activity"] < 50
     assert _stored_events(db) == [e for e in _sandbox_events(server) if e >= start]
     assert read_frame(db, "SELECT count(*) AS n FROM activity_gaps")["n"][0] == 0
     row = read_frame(db, "SELECT * FROM activity ORDER BY event_id::BIGINT DESC LIMIT 1").row(0, named=True)
@@ -173,12 +172,12 @@ def test_a_fast_moving_platform_shows_a_recorded_gap_and_the_cadence_that_would_
     moved = advance(server.db_path, days=1)  # a simulated day: hundreds of events
     assert moved["solutions"] + moved["votes"] > 50
     summary = _snap(server, db, resources=["activity"])
-    gap_lines = [w for w in summary["warnings"] if "events missed" in w]
+    gap_lines = [w for w in summary.warnings if "events missed" in w]
     assert len(gap_lines) == 1 and "would have caught them" in gap_lines[0]
     gaps = read_frame(db, "SELECT * FROM activity_gaps")
     assert gaps.height == 1
     gap = gaps.row(0, named=True)
-    assert gap["snapshot_id"] == summary["snapshot_id"]
+    assert gap["snapshot_id"] == summary.snapshot_id
     assert int(gap["newest_stored_event_id"]) == newest_before
     assert int(gap["oldest_fetched_event_id"]) > newest_before + 1
     assert gap["gap_from"] < gap["gap_to"]
@@ -188,15 +187,15 @@ def test_a_fast_moving_platform_shows_a_recorded_gap_and_the_cadence_that_would_
     # A full run (--full) refetches everything but still tells the gap.
     advance(server.db_path, days=1)
     full = _snap(server, db, resources=["activity"], full=True)
-    assert any("events missed" in w for w in full["warnings"])
+    assert any("events missed" in w for w in full.warnings)
     assert read_frame(db, "SELECT count(*) AS n FROM activity_gaps")["n"][0] == 2
 
     from solvelens.analysis.load import load
 
     loaded = load(db)
     assert loaded.activity_gaps.collect()["snapshot_id"].to_list() == [
-        summary["snapshot_id"],
-        full["snapshot_id"],
+        summary.snapshot_id,
+        full.snapshot_id,
     ]
     assert loaded.activity.collect().height == 150
 
@@ -209,12 +208,12 @@ def test_comparisons_are_fetched_only_where_votes_moved_and_stored_once(
     db = tmp_path / "store.duckdb"
     first = _snap(server, db, resources=["comparisons"], budget="100000")  # bounded: lists can be skipped
     sent = requests.take()
-    info = first["fetch"]["comparisons"]
+    info = first.fetch["comparisons"]
     voted = read_frame(db, "SELECT count(*) AS n FROM solutions WHERE comparison_count > 0")["n"][0]
     assert sent[COMPARISONS] == info["requested"] and info["requested"] + info["skipped"] == voted
     assert info["skipped"] > voted / 4  # a vote names two solutions: many lists need no request
     stored = read_frame(db, "SELECT count(*) AS n, count(DISTINCT comparison_id) AS d FROM comparisons")
-    assert stored["n"][0] == stored["d"][0] == first["counts"]["comparisons"] > 0
+    assert stored["n"][0] == stored["d"][0] == first.counts["comparisons"] > 0
     # Every vote on a solution with at most 50 votes (its whole list) is stored, asked for or not.
     ids = set(read_frame(db, "SELECT comparison_id FROM comparisons")["comparison_id"])
     everything, complete = _sandbox_comparisons(server, seed=0)
@@ -230,11 +229,11 @@ def test_comparisons_are_fetched_only_where_votes_moved_and_stored_once(
     # Nothing moved: only the audit share of lists trusted by their counts is re-read (every one within
     # AUDIT_ROUNDS snapshots); it finds nothing new.
     unchanged = _snap(server, db, resources=["comparisons"], budget="100000")
-    audit = unchanged["fetch"]["comparisons"]
+    audit = unchanged.fetch["comparisons"]
     trusted = voted  # every vote list was read by the first snapshot: each is trusted by its count now
     assert audit["audited"] == audit["requested"] == math.ceil(trusted / AUDIT_ROUNDS) > 0
     assert audit["audit_cycle"] == AUDIT_ROUNDS and audit["pending"] == 0
-    assert requests.take()[COMPARISONS] == audit["requested"] and unchanged["counts"]["comparisons"] == 0
+    assert requests.take()[COMPARISONS] == audit["requested"] and unchanged.counts["comparisons"] == 0
 
     key = server.create_bot("one-vote")
     with PlatformClient(server.base_url, api_key=key, read_env=False) as bot:
@@ -242,16 +241,16 @@ def test_comparisons_are_fetched_only_where_votes_moved_and_stored_once(
         assert task is not None and task.type == "vote"
         bot.submit(task, solve(task))
     after = _snap(server, db, resources=["comparisons"], budget="100000")
-    moved = after["fetch"]["comparisons"]
+    moved = after.fetch["comparisons"]
     # The two compared solutions moved: one is asked, its list shows the vote, the other needs no request.
     assert requests.take()[COMPARISONS] == moved["requested"]
     assert moved["requested"] - moved["audited"] + moved["skipped"] == 2
     assert moved["requested"] - moved["audited"] >= 1
-    assert after["counts"]["comparisons"] == 1  # the new vote, stored once though both lists name it
+    assert after.counts["comparisons"] == 1  # the new vote, stored once though both lists name it
     mine = read_frame(
         db, "SELECT first_snapshot_id, voter_bot_name FROM comparisons WHERE voter_bot_name = ?", ["one-vote"]
     )
-    assert mine["first_snapshot_id"].to_list() == [after["snapshot_id"]]
+    assert mine["first_snapshot_id"].to_list() == [after.snapshot_id]
 
 
 def test_the_platforms_model_leaderboard_is_stored_per_snapshot(make_sandbox: Any, tmp_path: Path):
@@ -278,13 +277,13 @@ def test_the_optional_resources_in_another_wire_convention_are_stored_canonical(
     server = make_sandbox(seed=1, conventions=conventions)
     db = tmp_path / "store.duckdb"
     summary = _snap(server, db, resources=["activity", "llm_leaderboard"])
-    assert summary["resources"] == {
+    assert summary.resources == {
         "activity": "stored",
         "comparisons": "not requested",
         "llm_leaderboard": "stored",
     }
     events = read_frame(db, "SELECT event_id, action, created_at FROM activity")
-    assert events.height == summary["counts"]["activity"] > 0
+    assert events.height == summary.counts["activity"] > 0
     assert events["action"].null_count() == 0 and events["created_at"].null_count() == 0
     models = read_frame(db, "SELECT model_name, avg_bt_score FROM llm_leaderboard")
     assert models.height > 0 and models["model_name"].null_count() == 0

@@ -129,20 +129,20 @@ def test_a_re_snapshot_of_shuffled_ties_changes_nothing(
         base_url=server.base_url, db_path=str(db), use_api_key=False, concurrency=4, budget="all"
     )
     first = run_snapshot(plan)
-    assert first["warnings"] == []
-    manifests, ranks = _manifests(db), _ranks(db, first["snapshot_id"])
+    assert first.warnings == []
+    manifests, ranks = _manifests(db), _ranks(db, first.snapshot_id)
     for _ in range(3):  # every list refetched: ties come back in new orders
         again = run_snapshot(plan.model_copy(update={"full": True}))
-        assert again["fetch"]["problems"]["refetched"] == first["counts"]["problems"]
-        assert again["new_versions"] == {k: 0 for k in again["new_versions"]}, again["new_versions"]
+        assert again.fetch["problems"]["refetched"] == first.counts["problems"]
+        assert again.new_versions == {k: 0 for k in again.new_versions}, again.new_versions
         assert _manifests(db) == manifests, "no new solution manifest"
-        assert _ranks(db, again["snapshot_id"]) == ranks, "no solution changed rank"
+        assert _ranks(db, again.snapshot_id) == ranks, "no solution changed rank"
         between = an.diff(db)  # the newest two snapshots: no top solution changed hands, no rank moved
         assert between.is_empty(), between.as_json()
     four = read_frame(
         db,
         "SELECT solution_id, rank FROM solutions WHERE snapshot_id = ? AND problem_id = ? ORDER BY rank",
-        [first["snapshot_id"], ids["four"]],
+        [first.snapshot_id, ids["four"]],
     )
     by_id = dict(four.iter_rows())
     assert [by_id[s] for s in ids["four_solutions"][:4]] == [1, 2, 2, 4]

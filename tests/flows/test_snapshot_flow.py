@@ -13,6 +13,7 @@ import pytest
 from solvelens.analysis import diff
 from solvelens.client import PlatformClient
 from solvelens.flows.snapshot import ARTIFACT_KEY, SnapshotPlan, snapshot_flow
+from solvelens.flows.summary import SnapshotSummary
 from solvelens.store import read_frame
 from tests.fixtures.sandbox import SandboxServer
 from tests.flows.conftest import sqlite_truth
@@ -20,7 +21,7 @@ from tests.flows.conftest import sqlite_truth
 pytestmark = pytest.mark.usefixtures("prefect_harness")
 
 
-def _run(server: SandboxServer, db: Path, **kwargs: Any) -> dict[str, Any]:
+def _run(server: SandboxServer, db: Path, **kwargs: Any) -> SnapshotSummary:
     return asyncio.run(snapshot_flow(SnapshotPlan(base_url=server.base_url, db_path=str(db), **kwargs)))
 
 
@@ -64,30 +65,30 @@ def test_two_runs_match_the_platform_and_the_second_refetches_nothing(
     truth = sqlite_truth(quiet_sandbox)
     # --budget all: every vote list is read by the first snapshot (a bounded budget leaves some for later).
     first = _run(quiet_sandbox, store_path, taken_at="2026-03-01T00:00:00Z", use_api_key=False, budget="all")
-    assert first["snapshot_id"] == 1
-    assert first["taken_at"] == "2026-03-01T00:00:00Z"
-    assert first["counts"]["problems"] == len(truth["problems"])
-    assert first["counts"]["solutions"] == truth["total_solutions"]
-    assert first["counts"]["bot_me"] == 0
-    assert _carry(first["fetch"]["problems"]) == {"refetched": len(truth["problems"]), "carried_over": 0}
-    assert first["warnings"] == [] and first["drift"] == []
+    assert first.snapshot_id == 1
+    assert first.taken_at == "2026-03-01T00:00:00Z"
+    assert first.counts["problems"] == len(truth["problems"])
+    assert first.counts["solutions"] == truth["total_solutions"]
+    assert first.counts["bot_me"] == 0
+    assert _carry(first.fetch["problems"]) == {"refetched": len(truth["problems"]), "carried_over": 0}
+    assert first.warnings == [] and first.drift == []
     _assert_store_equals_platform(store_path, 1, truth)
 
     second = _run(quiet_sandbox, store_path, taken_at="2026-03-02T00:00:00Z", use_api_key=False, budget="all")
-    assert second["snapshot_id"] == 2
-    assert _carry(second["fetch"]["problems"]) == {"refetched": 0, "carried_over": len(truth["problems"])}
-    assert _carry(second["fetch"]["leaderboard"]) == {
+    assert second.snapshot_id == 2
+    assert _carry(second.fetch["problems"]) == {"refetched": 0, "carried_over": len(truth["problems"])}
+    assert _carry(second.fetch["leaderboard"]) == {
         "profiles_refetched": 0,
         "profiles_carried_over": len(truth["bots"]),
     }
-    assert second["mode"] == "prefect" and second["flow_run"]["id"]
-    assert set(second["new_versions"].values()) == {0}
+    assert second.mode == "prefect" and second.flow_run["id"]
+    assert set(second.new_versions.values()) == {0}
     history = ("activity", "comparisons")  # each item once: their counts are what a snapshot saw first
-    assert {k: v for k, v in second["counts"].items() if k not in history} == {
-        k: v for k, v in first["counts"].items() if k not in history
+    assert {k: v for k, v in second.counts.items() if k not in history} == {
+        k: v for k, v in first.counts.items() if k not in history
     }
-    assert second["resources"] == {"activity": "stored", "comparisons": "stored", "llm_leaderboard": "stored"}
-    audit = second["fetch"]["comparisons"]  # only the audit share of lists trusted by their counts
+    assert second.resources == {"activity": "stored", "comparisons": "stored", "llm_leaderboard": "stored"}
+    audit = second.fetch["comparisons"]  # only the audit share of lists trusted by their counts
     assert audit["requested"] == audit["audited"] > 0 and audit["pending"] == 0
     _assert_store_equals_platform(store_path, 2, truth)
     snaps = read_frame(store_path, "SELECT snapshot_id, taken_at, status FROM snapshots ORDER BY 1")
@@ -112,26 +113,26 @@ def test_changed_problem_is_refetched_and_bot_me_uses_the_env_key(
     monkeypatch.setenv("SOLVELENS_API_KEY", key)
     result = _run(quiet_sandbox, store_path, full=False)
     # Only the solved problem changed its solution count; every other list carried over.
-    assert _carry(result["fetch"]["problems"]) == {"refetched": 1, "carried_over": len(truth["problems"]) - 1}
+    assert _carry(result.fetch["problems"]) == {"refetched": 1, "carried_over": len(truth["problems"]) - 1}
     changes = diff(store_path)  # what changed: analysis.diff's, the one definition
     assert changes.counts()["solutions_added"] == 1 and changes.solutions_added["problem_id"].to_list() == [
         problem_id
     ]
     # The new bot's profile is fetched; profiles whose leaderboard entry did not change carry over.
-    board = result["fetch"]["leaderboard"]
+    board = result.fetch["leaderboard"]
     assert 1 <= board["profiles_refetched"] <= 2
     assert board["profiles_refetched"] + board["profiles_carried_over"] == len(truth["bots"])
     assert changes.new_bots["name"].to_list() == ["flow-test-bot"]
-    assert result["counts"]["bot_me"] == 1
-    _assert_store_equals_platform(store_path, result["snapshot_id"], truth)
+    assert result.counts["bot_me"] == 1
+    _assert_store_equals_platform(store_path, result.snapshot_id, truth)
     new = read_frame(
         store_path,
         "SELECT bot_id, llm_model FROM solutions WHERE snapshot_id = ? AND problem_id = ? AND bot_id = ?",
-        [result["snapshot_id"], problem_id, me["id"]],
+        [result.snapshot_id, problem_id, me["id"]],
     )
     assert new["llm_model"].to_list() == ["t-1"]
     bot_me = read_frame(store_path, "SELECT snapshot_id, bot_id, name FROM bot_me")
-    assert bot_me.rows() == [(result["snapshot_id"], me["id"], "flow-test-bot")]
+    assert bot_me.rows() == [(result.snapshot_id, me["id"], "flow-test-bot")]
 
     # The key is nowhere in Prefect: not in the flow/task run parameters, logs or the artifact.
     async def prefect_records() -> list[str]:
@@ -154,7 +155,7 @@ def test_changed_problem_is_refetched_and_bot_me_uses_the_env_key(
     records = asyncio.run(prefect_records())
     assert any("Snapshot" in r and "solutions" in r for r in records)  # the artifact is among them
     assert not [r for r in records if key in r]
-    assert key not in json.dumps(result)
+    assert key not in json.dumps(result.as_dict())
 
 
 def test_artifact_describes_the_run_and_progress_reaches_the_caller(
@@ -169,9 +170,9 @@ def test_artifact_describes_the_run_and_progress_reaches_the_caller(
     finally:
         progress_callback.reset(token)
     # The CLI's progress display is fed from inside the Prefect tasks.
-    n = result["counts"]["problems"]
+    n = result.counts["problems"]
     assert seen["problems"] == (n, n) and seen["solutions"] == (n, n)
-    assert seen["bots"] == (result["counts"]["bots"], result["counts"]["leaderboard"])
+    assert seen["bots"] == (result.counts["bots"], result.counts["leaderboard"])
 
     async def latest() -> str:
         from prefect.artifacts import Artifact
@@ -181,8 +182,8 @@ def test_artifact_describes_the_run_and_progress_reaches_the_caller(
         return str(artifact.data)
 
     markdown = asyncio.run(latest())
-    assert f"# Snapshot {result['snapshot_id']}" in markdown
-    assert f"| solutions | {result['counts']['solutions']} |" in markdown
+    assert f"# Snapshot {result.snapshot_id}" in markdown
+    assert f"| solutions | {result.counts['solutions']} |" in markdown
     assert "## Changes since the last snapshot" not in markdown  # one "what changed": the diff's
     assert markdown.count("## What changed") == 1
     assert "First snapshot of this platform: nothing to compare with." in markdown

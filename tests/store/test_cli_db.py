@@ -67,6 +67,22 @@ def test_snapshots_as_json_and_csv(db: Path, platform: FakePlatform, tmp_path: P
     assert records[1]["taken_at"] == "2026-02-02T00:00:00Z"
     assert records[1]["base_url"] == BASE_URL and records[1]["status"] == "complete"
     assert records[1]["counts"]["solutions"] == 100 and records[1]["warnings"] == []
+    # the fields the snapshot log keeps, and no "changes" (always null for new snapshots: `solvelens diff`)
+    assert list(records[1]) == [
+        "snapshot_id",
+        "taken_at",
+        "base_url",
+        "status",
+        "started_at",
+        "finished_at",
+        "duration_s",
+        "counts",
+        "warnings",
+        "drift",
+    ]
+    logged = read_frame(db, "SELECT finished_at, duration_s FROM snapshots WHERE snapshot_id = 2").row(0)
+    assert records[1]["finished_at"] == logged[0].isoformat().replace("+00:00", "Z")
+    assert records[1]["duration_s"] == logged[1] and records[1]["drift"] == []
 
     as_csv = runner.invoke(app, ["db", "snapshots", "--db", str(db), "--csv"])
     assert as_csv.exit_code == 0, as_csv.output

@@ -10,11 +10,14 @@ import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from solvelens.cli.common import BadInputError, db_option, fail
+
+if TYPE_CHECKING:
+    from solvelens.flows.summary import SnapshotSummary
 
 app = typer.Typer(
     rich_markup_mode=None,
@@ -70,20 +73,12 @@ def info(db: Path = db_option()) -> None:
         )
 
 
-def _snapshot_records(frame: Any) -> list[dict[str, Any]]:
-    """The snapshot log as JSON-ready dicts (times ISO-8601 UTC; counts, warnings and drift parsed)."""
-    records = []
-    for row in frame.iter_rows(named=True):
-        record: dict[str, Any] = {}
-        for key, value in row.items():
-            if key in ("counts", "warnings", "drift", "changes"):
-                record[key] = json.loads(value) if value else None
-            elif hasattr(value, "isoformat"):
-                record[key] = value.isoformat().replace("+00:00", "Z")
-            else:
-                record[key] = value
-        records.append(record)
-    return records
+def _snapshot_summaries(frame: Any) -> list[SnapshotSummary]:
+    """One :class:`~solvelens.flows.summary.SnapshotSummary` per row of the snapshot log (what the log
+    keeps: :meth:`~solvelens.flows.summary.SnapshotSummary.from_log_row`)."""
+    from solvelens.flows.summary import SnapshotSummary
+
+    return [SnapshotSummary.from_log_row(row) for row in frame.iter_rows(named=True)]
 
 
 #: Console width from which ``db snapshots`` adds the leaderboard and category counts.
@@ -109,12 +104,12 @@ def _took(seconds: float | None) -> str:
 _GAP_NOTE = "activity: events missed "
 
 
-def _warning_count(warnings: str | None) -> int:
-    """The snapshot's warnings (a JSON list) less its activity-gap notes."""
-    return sum(1 for w in json.loads(warnings) if not str(w).startswith(_GAP_NOTE)) if warnings else 0
+def _warning_count(warnings: list[str]) -> int:
+    """The snapshot's warnings less its activity-gap notes."""
+    return sum(1 for w in warnings if not str(w).startswith(_GAP_NOTE))
 
 
-def _snapshots_table(frame: Any, width: int, platforms: list[str]) -> Any:
+def _snapshots_table(summaries: list[SnapshotSummary], width: int, platforms: list[str]) -> Any:
     """The snapshot log as a rich table that fits 80 columns: id, time to the second, problems, solutions,
     bots, how long it took, warnings, drift; ``plat`` (the number of the base URL in ``platforms``) when
     there are several, ``status`` when a row is not complete; from :data:`WIDE_COLUMNS` also the
@@ -124,7 +119,7 @@ def _snapshots_table(frame: Any, width: int, platforms: list[str]) -> Any:
 
     wide = width >= WIDE_COLUMNS
     several = len(platforms) > 1
-    incomplete = any(status != "complete" for status in frame["status"].to_list())
+    incomplete = any(s.status != "complete" for s in summaries)
     columns = ["id", "taken at (UTC)", *(["plat"] if several else []), "problems", "solutions", "bots"]
     columns += [*(["leaderboard", "categories"] if wide else []), *(["status"] if incomplete else [])]
     columns += ["took", "warn", "drift"]
@@ -133,18 +128,13 @@ def _snapshots_table(frame: Any, width: int, platforms: list[str]) -> Any:
         text = col in ("taken at (UTC)", "status")
         least = 19 if col == "taken at (UTC)" else None  # a date is never cut
         table.add_column(col, justify="left" if text else "right", no_wrap=True, min_width=least)
-    for row in frame.iter_rows(named=True):
-        counts = json.loads(row["counts"]) if row["counts"] else {}
-        cells = [str(row["snapshot_id"]), f"{row['taken_at']:%Y-%m-%d %H:%M:%S}"]
-        cells += [str(platforms.index(row["base_url"]) + 1)] if several else []
-        cells += [_count_cell(counts, k) for k in ("problems", "solutions", "bots")]
-        cells += [_count_cell(counts, k) for k in ("leaderboard", "categories")] if wide else []
-        cells += [row["status"]] if incomplete else []
-        cells += [
-            _took(row["duration_s"]),
-            str(_warning_count(row["warnings"])),
-            str(len(json.loads(row["drift"]))) if row["drift"] else "0",
-        ]
+    for s in summaries:
+        cells = [str(s.snapshot_id), s.taken_at[:19].replace("T", " ")]
+        cells += [str(platforms.index(s.base_url) + 1)] if several else []
+        cells += [_count_cell(s.counts, k) for k in ("problems", "solutions", "bots")]
+        cells += [_count_cell(s.counts, k) for k in ("leaderboard", "categories")] if wide else []
+        cells += [s.status] if incomplete else []
+        cells += [_took(s.duration_s), str(_warning_count(s.warnings)), str(len(s.drift))]
         table.add_row(*cells)
     return table
 
@@ -159,8 +149,8 @@ def snapshots(
         False,
         "--json",
         help="Print a JSON array instead of a table: one object per snapshot with snapshot_id, taken_at, "
-        "base_url, status, started_at, finished_at (ISO-8601 UTC), duration_s, counts, warnings, drift, "
-        "changes.",
+        "base_url, status, started_at, finished_at (ISO-8601 UTC), duration_s, counts, warnings, drift "
+        "(what changed between snapshots: `solvelens diff`).",
     ),
     as_csv: bool = typer.Option(
         False,
@@ -181,40 +171,35 @@ def snapshots(
     if as_json and as_csv:
         raise BadInputError("give --json or --csv, not both")
     with _store_failures():
-        frame = list_snapshots(db, include_incomplete=all_runs)
+        summaries = _snapshot_summaries(list_snapshots(db, include_incomplete=all_runs))
     if as_json:
-        typer.echo(json.dumps(_snapshot_records(frame), indent=2))
+        typer.echo(json.dumps([s.log_record() for s in summaries], indent=2))
         return
     if as_csv:
-        _print_csv(frame)
+        _print_csv(summaries)
         return
     from rich.console import Console
 
     console = Console()
-    platforms = sorted(set(frame["base_url"].to_list()))
+    platforms = sorted({s.base_url for s in summaries})
     if len(platforms) == 1:
-        console.print(f"{frame.height} snapshots of {platforms[0]}", highlight=False, soft_wrap=True)
+        console.print(f"{len(summaries)} snapshots of {platforms[0]}", highlight=False, soft_wrap=True)
     for i, url in enumerate(platforms if len(platforms) > 1 else [], start=1):
         console.print(f"plat {i}: {url}", highlight=False, soft_wrap=True)
-    console.print(_snapshots_table(frame, console.width, platforms))
+    console.print(_snapshots_table(summaries, console.width, platforms))
 
 
-def _print_csv(frame: Any) -> None:
+def _print_csv(summaries: list[SnapshotSummary]) -> None:
     import csv
     import sys
 
     writer = csv.writer(sys.stdout, lineterminator="\n")
     columns = ["snapshot_id", "taken_at", "base_url", "status", "started_at", "finished_at", "duration_s"]
     writer.writerow([*columns, "counts", "warnings", "drift"])
-    for r in _snapshot_records(frame):
-        writer.writerow(
-            [
-                *("" if r[c] is None else r[c] for c in columns),
-                json.dumps(r["counts"] or {}),
-                len(r["warnings"] or []),
-                len(r["drift"] or []),
-            ]
-        )
+    for s in summaries:
+        r = s.log_record()
+        row = ["" if r[c] is None else r[c] for c in columns]
+        writer.writerow([*row, json.dumps(s.counts), len(s.warnings), len(s.drift)])
 
 
 @app.command()

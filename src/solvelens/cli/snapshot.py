@@ -127,21 +127,20 @@ def _progress(first_label: str) -> Any:
             progress_callback.reset(token)
 
 
-def _run_plain(plan: SnapshotPlan) -> dict[str, Any]:
+def _run_plain(plan: SnapshotPlan) -> SnapshotSummary:
     from solvelens.flows.steps import run_snapshot
 
     with _progress("reading the store's last snapshot"):
         return run_snapshot(plan)
 
 
-def _run_prefect(plan: SnapshotPlan, verbose: bool) -> dict[str, Any]:
+def _run_prefect(plan: SnapshotPlan, verbose: bool) -> SnapshotSummary:
     _quiet_prefect(verbose)
     with _progress("starting the Prefect flow run"):
         from solvelens.flows.snapshot import snapshot_flow
 
         with _prefect_console(verbose):
-            result: dict[str, Any] = asyncio.run(snapshot_flow(plan))
-    return result
+            return asyncio.run(snapshot_flow(plan))
 
 
 @contextmanager
@@ -224,7 +223,9 @@ def _print_summary(summary: SnapshotSummary) -> None:
         how = f"as Prefect flow run {run.get('name', '?')} ({run.get('id', '?')})"
     else:
         how = "in-process (no Prefect API configured; --prefect records it as a flow run)"
-    console.print(f"complete in {summary.duration_s:.1f} s, {how}; store {summary.file_bytes / 1e6:.1f} MB")
+    took = "" if summary.duration_s is None else f" in {summary.duration_s:.1f} s"
+    size = "" if summary.file_bytes is None else f"; store {summary.file_bytes / 1e6:.1f} MB"
+    console.print(f"complete{took}, {how}{size}")
     console.print(summary.carryover_line())
     if summary.optional_line():
         console.print(summary.optional_line())
@@ -606,11 +607,8 @@ def _take_snapshot(
     except KeyboardInterrupt:
         _kept_after_interrupt(plan_fields["db_path"], plan_fields["base_url"], started)
         return
-    from solvelens.flows.summary import SnapshotSummary
-
-    result = SnapshotSummary.from_dict(summary)
-    _print_summary(result)
-    if result.fired and alert_exit_code is not None:
+    _print_summary(summary)
+    if summary.fired and alert_exit_code is not None:
         raise typer.Exit(alert_exit_code)
 
 

@@ -104,6 +104,10 @@ async def write_snapshot_task(plan: SnapshotPlan, staging_dir: str) -> dict[str,
     return await asyncio.to_thread(write, plan, staging_dir)
 
 
+def _seconds(value: float | None) -> str:
+    return "unknown" if value is None else f"{value:.2f} s"
+
+
 def summary_markdown(summary: SnapshotSummary) -> str:
     """The run summary as markdown: counts, duration, fetch figures, drift and warnings (what changed since
     the previous snapshot follows it: :func:`solvelens.flows.alerts.alerts_markdown`, from
@@ -113,8 +117,8 @@ def summary_markdown(summary: SnapshotSummary) -> str:
         "",
         f"- taken at: `{summary.taken_at}`  ",
         f"- base URL: `{summary.base_url}`  ",
-        f"- duration: {summary.duration_s:.2f} s (store held {summary.write_s:.2f} s)  ",
-        f"- store size: {summary.file_bytes / 1e6:.2f} MB",
+        f"- duration: {_seconds(summary.duration_s)} (store held {_seconds(summary.write_s)})  ",
+        f"- store size: {'unknown' if summary.file_bytes is None else f'{summary.file_bytes / 1e6:.2f} MB'}",
         "",
         "| resource | rows | new versions |",
         "|---|---:|---:|",
@@ -148,8 +152,8 @@ def _log_alerts(logger: Any, alerts: dict[str, Any]) -> None:
             print(line, flush=True)
 
 
-@flow(name="solvelens-snapshot", log_prints=False)
-async def snapshot_flow(plan: SnapshotPlan) -> dict[str, Any]:
+@flow(name="solvelens-snapshot", log_prints=False, persist_result=False)
+async def snapshot_flow(plan: SnapshotPlan) -> SnapshotSummary:
     """Take one complete snapshot of the platform at ``plan.base_url`` into ``plan.db_path`` (the fields:
     :class:`solvelens.flows.steps.SnapshotPlan`; a deployment passes them as the ``plan`` parameter, e.g.
     ``{"plan": {"base_url": ..., "db_path": ...}}``).
@@ -158,8 +162,10 @@ async def snapshot_flow(plan: SnapshotPlan) -> dict[str, Any]:
     ``/bot/me`` step, never from a parameter; a key the platform rejects fails the run (nothing written)
     unless ``plan.allow_missing_bot_me``.
 
-    Returns the JSON form of :func:`solvelens.flows.steps.summarise`'s
-    :class:`~solvelens.flows.summary.SnapshotSummary` (``mode`` ``prefect``). Raises when a fetch keeps
+    Returns :func:`solvelens.flows.steps.summarise`'s :class:`~solvelens.flows.summary.SnapshotSummary`
+    (``mode`` ``prefect``; ``.as_dict()`` gives its JSON form). The flow does not persist its result
+    (``persist_result=False``: nothing reads it back from Prefect's result storage), so the dataclass is
+    returned as is. Raises when a fetch keeps
     failing after its retries, ``taken_at`` is older than the store's newest snapshot of the platform (unless
     ``plan.backfill``), or the store lock is not obtained within ``plan.lock_timeout_s`` seconds; then no
     snapshot is visible.
@@ -194,4 +200,4 @@ async def snapshot_flow(plan: SnapshotPlan) -> dict[str, Any]:
         len(summary.warnings),
         len(summary.drift),
     )
-    return summary.as_dict()
+    return summary

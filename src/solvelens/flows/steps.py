@@ -386,13 +386,13 @@ async def run_step_inline(step: FetchStep, kwargs: dict[str, Any]) -> dict[str, 
     return await step.fn(**kwargs)
 
 
-def run_snapshot(plan: SnapshotPlan) -> dict[str, Any]:
+def run_snapshot(plan: SnapshotPlan) -> SnapshotSummary:
     """Take one complete snapshot in-process (no Prefect): :func:`prepare`, :func:`fetch` in one event
     loop, :func:`write` in this thread, :func:`discard`, then the alert rules
     (:func:`solvelens.flows.alerts.alerts_after_snapshot`: never failing the snapshot). Returns
-    the JSON form of :func:`summarise`'s :class:`~solvelens.flows.summary.SnapshotSummary` (``mode``
-    ``plain``, with ``alerts``: fired alerts, warnings, and :func:`read_quality`'s ``data_quality`` and
-    ``vote_coverage``; ``SnapshotSummary.from_dict`` reads it back).
+    :func:`summarise`'s :class:`~solvelens.flows.summary.SnapshotSummary` (``mode`` ``plain``, with
+    ``alerts``: fired alerts, warnings, and :func:`read_quality`'s ``data_quality`` and ``vote_coverage``;
+    ``.as_dict()`` gives its JSON form).
 
     Raises what failed (a :class:`solvelens.client.PlatformError`, a
     :class:`solvelens.store.StoreError`, ``KeyboardInterrupt``); then no snapshot is visible and the staging
@@ -410,4 +410,4 @@ def run_snapshot(plan: SnapshotPlan) -> dict[str, Any]:
     from solvelens.flows.alerts import alerts_after_snapshot
 
     summary.alerts = alerts_after_snapshot(plan, summary.snapshot_id).summary
-    return summary.as_dict()
+    return summary

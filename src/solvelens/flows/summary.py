@@ -1,19 +1,53 @@
 """A snapshot run's summary, typed: :class:`SnapshotSummary`, built once by
 :func:`solvelens.flows.steps.summarise` and rendered by ``solvelens snapshot`` (terminal) and the flow's
-markdown artifact (:func:`solvelens.flows.snapshot.summary_markdown`).
+markdown artifact (:func:`solvelens.flows.snapshot.summary_markdown`), and read back from the store's snapshot
+log by ``solvelens db snapshots`` (:meth:`SnapshotSummary.from_log_row`).
 
 What changed since the previous snapshot is not part of it: that is :func:`solvelens.analysis.diff`, the
 one definition (the artifact's "What changed", ``solvelens diff``, the report and the alerts).
-The run functions return its JSON form (:meth:`SnapshotSummary.as_dict`: a Prefect flow's result, plain
-JSON); :meth:`SnapshotSummary.from_dict` reads it back.
+The run functions (:func:`solvelens.flows.steps.run_snapshot`, :func:`solvelens.flows.snapshot.snapshot_flow`)
+return the dataclass; :meth:`SnapshotSummary.as_dict` is its JSON form and :meth:`SnapshotSummary.from_dict`
+reads that back.
 """
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
-__all__ = ["SnapshotSummary"]
+__all__ = ["LOG_FIELDS", "LOG_MODE", "SnapshotSummary"]
+
+#: ``mode`` of a summary read back from the store's snapshot log (:meth:`SnapshotSummary.from_log_row`).
+LOG_MODE = "log"
+#: The fields the snapshot log keeps (``db snapshots --json``: :meth:`SnapshotSummary.log_record`).
+LOG_FIELDS: tuple[str, ...] = (
+    "snapshot_id",
+    "taken_at",
+    "base_url",
+    "status",
+    "started_at",
+    "finished_at",
+    "duration_s",
+    "counts",
+    "warnings",
+    "drift",
+)
+
+
+def _iso(value: Any) -> str | None:
+    """A log time (``datetime``, UTC) as ISO-8601 with ``Z``; ``None`` stays ``None``."""
+    if value is None or isinstance(value, str):
+        return value
+    return str(value.isoformat()).replace("+00:00", "Z")
+
+
+def _json(value: Any, empty: Any) -> Any:
+    """A log JSON column's value parsed (``empty`` when NULL)."""
+    if value is None or value == "":
+        return empty
+    return json.loads(value) if isinstance(value, str) else value
 
 
 @dataclass
@@ -36,30 +70,62 @@ class SnapshotSummary:
       (``fired``: [{rule, message, ...}], ``warnings``, ``skipped``), empty until evaluated;
     - ``data_quality``: the snapshot's rows of the ``data_quality`` view (resource, scope, announced,
       stored, reason) and ``vote_coverage`` (:func:`solvelens.store.quality.vote_coverage`'s row or
-      ``None``), read after the write (:func:`solvelens.flows.steps.read_quality`).
+      ``None``), read after the write (:func:`solvelens.flows.steps.read_quality`);
+    - ``status`` (``complete`` for a run's summary), ``started_at``/``finished_at`` (ISO-8601 UTC): set when
+      read back from the snapshot log.
+
+    A summary read back from the log (:meth:`from_log_row`, ``mode`` :data:`LOG_MODE`) holds only what the
+    log keeps (:data:`LOG_FIELDS`): ``new_versions``, ``fetch``, ``resources`` stay empty and ``write_s``,
+    ``file_bytes`` ``None``; ``duration_s`` is ``None`` for a run that never completed.
     """
 
     snapshot_id: int
     taken_at: str
     base_url: str
     counts: dict[str, int]
-    new_versions: dict[str, int]
-    duration_s: float
-    write_s: float
-    file_bytes: int
+    duration_s: float | None
     warnings: list[str]
     drift: list[dict[str, Any]]
-    fetch: dict[str, dict[str, Any]]
-    resources: dict[str, str]
-    mode: str
+    new_versions: dict[str, int] = field(default_factory=dict)
+    write_s: float | None = None
+    file_bytes: int | None = None
+    fetch: dict[str, dict[str, Any]] = field(default_factory=dict)
+    resources: dict[str, str] = field(default_factory=dict)
+    mode: str = LOG_MODE
+    status: str = "complete"
+    started_at: str | None = None
+    finished_at: str | None = None
     flow_run: dict[str, str] = field(default_factory=dict)
     alerts: dict[str, Any] = field(default_factory=dict)
     data_quality: list[dict[str, Any]] = field(default_factory=list)
     vote_coverage: dict[str, Any] | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        """Every field as plain JSON values (the run functions' return value)."""
+        """Every field as plain JSON values (e.g. for ``json.dumps``)."""
         return asdict(self)
+
+    @classmethod
+    def from_log_row(cls, row: Mapping[str, Any]) -> SnapshotSummary:
+        """The summary of one stored snapshot from a row of the store's snapshot log (as
+        :func:`solvelens.store.list_snapshots` returns it: ``taken_at``/``started_at``/``finished_at``
+        datetimes (UTC), ``counts``/``warnings``/``drift`` JSON text; other columns ignored). Raises
+        ``KeyError`` when ``snapshot_id``, ``taken_at``, ``base_url`` or ``status`` is missing."""
+        return cls(
+            snapshot_id=int(row["snapshot_id"]),
+            taken_at=str(_iso(row["taken_at"])),
+            base_url=row["base_url"],
+            status=row["status"],
+            started_at=_iso(row.get("started_at")),
+            finished_at=_iso(row.get("finished_at")),
+            duration_s=row.get("duration_s"),
+            counts=_json(row.get("counts"), {}),
+            warnings=_json(row.get("warnings"), []),
+            drift=_json(row.get("drift"), []),
+        )
+
+    def log_record(self) -> dict[str, Any]:
+        """The fields the snapshot log keeps (:data:`LOG_FIELDS`, in that order) as plain JSON values."""
+        return {name: getattr(self, name) for name in LOG_FIELDS}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> SnapshotSummary:
