@@ -267,6 +267,7 @@ class BotRunner:
         self._stop_reason = ""
         self._signalled = False
         self._signals_seen = 0
+        self._deferred_lines: list[str] = []  # signal-handler lines printed later (a reentrant write)
         self._cuttable_now = False
         self._in_task: Task | None = None
         self._consecutive_errors = 0
@@ -311,15 +312,28 @@ class BotRunner:
         self._signalled = True
         if self._cuttable_now:
             self._cuttable_now = False
-            self.console.print(f"[yellow]{name}: stopping now (no task in hand)[/]")
+            self._say_from_handler(f"[yellow]{name}: stopping now (no task in hand)[/]")
             raise StopRequested(name)
         if self._in_task is not None:
             what = escape(describe_task(self._in_task))
-            self.console.print(
+            self._say_from_handler(
                 f"[yellow]{name}: finishing the current task ({what}), then exiting (again to abort)[/]"
             )
         else:
-            self.console.print(f"[yellow]{name}: stopping (again to abort)[/]")
+            self._say_from_handler(f"[yellow]{name}: stopping (again to abort)[/]")
+
+    def _say_from_handler(self, line: str) -> None:
+        """Print ``line`` from the signal handler; when the signal landed while the main thread was writing to
+        the same stream (``RuntimeError: reentrant call``), keep it for :meth:`_flush_deferred` instead."""
+        try:
+            self.console.print(line)
+        except RuntimeError:
+            self._deferred_lines.append(line)
+
+    def _flush_deferred(self) -> None:
+        """Print the lines the signal handler could not print at once (see :meth:`_say_from_handler`)."""
+        while self._deferred_lines:
+            self.console.print(self._deferred_lines.pop(0))
 
     @contextlib.contextmanager
     def _cuttable(self) -> Iterator[None]:
@@ -358,6 +372,7 @@ class BotRunner:
                 if self.summary.stopped_by not in ("auth", "startup", "outage"):
                     self._me("end")
         except KeyboardInterrupt:
+            self._flush_deferred()
             held = self._in_task
             lost = f": task {escape(describe_task(held))} was not submitted" if held is not None else ""
             self.console.print(
@@ -368,6 +383,7 @@ class BotRunner:
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
             self.summary.duration_s = time.perf_counter() - started
+        self._flush_deferred()
         self.print_summary()
         return self.summary
 
