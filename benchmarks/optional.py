@@ -123,13 +123,13 @@ def print_report(rows: list[tuple[str, dict[str, Any], Counter[str]]], scale: st
     for e in endpoints:
         print(f"{e:<40}" + "".join(f"{counts[e]:>14,}" for _, _, counts in rows))
     print(f"{'total':<40}" + "".join(f"{sum(counts.values()):>14,}" for _, _, counts in rows))
-    print(f"{'seconds (duration_s)':<40}" + "".join(f"{s['duration_s']:>14.2f}" for _, s, _ in rows))
+    print(f"{'seconds (duration_s)':<40}" + "".join(f"{s.duration_s:>14.2f}" for _, s, _ in rows))
     for label, name in (
         ("new events", "activity"),
         ("new comparisons", "comparisons"),
         ("models", "llm_leaderboard"),
     ):
-        print(f"{label:<40}" + "".join(f"{s['counts'].get(name, 0):>14,}" for _, s, _ in rows))
+        print(f"{label:<40}" + "".join(f"{s.counts.get(name, 0):>14,}" for _, s, _ in rows))
     print()
     for phase, summary, _ in rows:
         print(f"{phase}: {summary.optional_line()}")
@@ -138,7 +138,7 @@ def print_report(rows: list[tuple[str, dict[str, Any], Counter[str]]], scale: st
     for phase, summary, _ in rows:
         print(f"{phase}: {' '.join(summary.quality_lines()[-1:])}")
     unchanged = rows[1][2][COMPARISONS]
-    info = rows[1][1]["fetch"].get("comparisons", {})
+    info = rows[1][1].fetch.get("comparisons", {})
     verdict = "met" if unchanged == info.get("requested", 0) else "NOT met"
     print(
         f"\ntarget: an unchanged re-snapshot sends only its audit share and the backlog the budget left: "
