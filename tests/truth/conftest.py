@@ -2,12 +2,14 @@
 platform's truth frozen right after it), built once per session and only read by the tests.
 
 - ``history``: the ``platform`` convention, seed 1, ties reshuffled on every call (``--tie-order
-  shuffle``); snapshots ``fresh``, ``hour`` (one simulated hour later), ``gap`` (a problem rejected, then
-  two days simulated by hand with ``solvelens sandbox simulate``: a gap of ~3 days, the activity feed turned
-  over) and ``renamed`` (a bot renamed itself, nothing else changed: an incremental snapshot).
-- ``modes``: ``{mode: Scenario}`` for the other conventions (jsonapi, hal, odata, relay), seed 2;
-  snapshots ``fresh``, ``day`` (one simulated day later) and ``counted`` (nothing moved but one problem
-  announcing a solution more than it lists: its public id is ``marks['inflated']``).
+  shuffle``), the model leaderboard fetched too, every snapshot with the API key of the busiest bot (so
+  ``/bot/me`` is recorded; its public id: ``marks['me']``); snapshots ``fresh``, ``hour`` (one simulated
+  hour later), ``gap`` (a problem rejected, then two days simulated by hand with ``solvelens sandbox
+  simulate``: a gap of ~3 days, the activity feed turned over) and ``renamed`` (that bot renamed itself,
+  nothing else changed: an incremental snapshot).
+- ``modes``: ``{mode: Scenario}`` for the other conventions (jsonapi, hal, odata, relay), seed 2, the model
+  leaderboard fetched too; snapshots ``fresh``, ``day`` (one simulated day later) and ``counted`` (nothing
+  moved but one problem announcing a solution more than it lists: its public id is ``marks['inflated']``).
 - ``votes``: the platform convention, seed 3, snapshots with the comparisons resource: ``fresh``, taken
   after a vote was recorded without its counts moving (its id: ``marks['hidden']``) and a problem
   got 55 votes between its two solutions, 5 beyond any list's reach (``marks['capped']``).
@@ -25,20 +27,26 @@ from tests.truth.sandbox_truth import clock_ms
 from tests.truth.scenario import Scenario
 
 OTHER_MODES = ("jsonapi", "hal", "odata", "relay")
+#: What the history and modes snapshots fetch beyond the core lists.
+RESOURCES = "activity,llm_leaderboard"
 
 
 @pytest.fixture(scope="session")
 def history(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Scenario]:
     """The platform convention driven through an hour, a gap, a rejection and a rename (module doc)."""
-    scenario = Scenario.start(tmp_path_factory.mktemp("truth-history"), seed=1, tie_order="shuffle")
+    scenario = Scenario.start(
+        tmp_path_factory.mktemp("truth-history"), seed=1, tie_order="shuffle", resources=RESOURCES
+    )
     try:
+        me, name = scenario.busiest_bot()
+        scenario.marks["me"] = scenario.sign_in_as(name)
         scenario.snapshot("fresh")
         scenario.hourly(1, "hour")
         scenario.marks["rejected"] = scenario.reject_problem(clock_ms(scenario.snaps[-1].truth))
         code, output = scenario.simulate_by_hand(2)
         assert code == 0, output
         scenario.snapshot("gap")
-        scenario.marks["renamed"], _ = scenario.rename_bot("RenamedBot")
+        scenario.marks["renamed"], _ = scenario.rename_bot("RenamedBot", me)
         scenario.snapshot("renamed")
         yield scenario
     finally:
@@ -54,7 +62,11 @@ def modes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Scenar
 
     def start(mode: str) -> None:
         made[mode] = Scenario.start(
-            tmp_path_factory.mktemp(f"truth-{mode}"), seed=2, mode=mode, copy_of=pristine
+            tmp_path_factory.mktemp(f"truth-{mode}"),
+            seed=2,
+            mode=mode,
+            copy_of=pristine,
+            resources=RESOURCES,
         )
 
     try:
