@@ -13,6 +13,11 @@ platform's truth frozen right after it), built once per session and only read by
 - ``votes``: the platform convention, seed 3, snapshots with the comparisons resource: ``fresh``, taken
   after a vote was recorded without its counts moving (its id: ``marks['hidden']``) and a problem
   got 55 votes between its two solutions, 5 beyond any list's reach (``marks['capped']``).
+- ``tied_history``: a small sandbox (seed 5, ``--resources none``) with snapshots ``fresh``, ``day`` one
+  simulated day later, and ``tied`` one more day later, right after the two bots ranked first and the two
+  ranked fifth and sixth were given equal points (so ranks are shared, "1135"), the tenth was suspended, a
+  new bot joined just above the eighth and the bot with the most solutions renamed itself (SQL, as the
+  platform's own code paths leave them); ``tied_pages``: its report and three bot pages, as HTML text.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
+from solvelens.report import build_bot_report, build_report
 from solvelens.sandbox.generate import build_platform
 from tests.truth.sandbox_truth import clock_ms
 from tests.truth.scenario import Scenario
@@ -103,3 +109,38 @@ def votes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Scenario]:
         yield scenario
     finally:
         scenario.stop()
+
+
+@pytest.fixture(scope="session")
+def tied_history(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Scenario]:
+    """The scenario of the module docstring; ``marks``: the public ids of the ``renamed`` bot, of a bot
+    ``tied`` on points with another and of the ``suspended`` one."""
+    scenario = Scenario.start(tmp_path_factory.mktemp("truth-report"), seed=5, resources="none")
+    try:
+        scenario.snapshot("fresh")
+        scenario.advance_days(1)
+        scenario.snapshot("day")
+        scenario.advance_days(1)
+        scenario.marks["tied"], scenario.marks["suspended"] = scenario.tie_top_ranks()
+        scenario.marks["renamed"], _ = scenario.rename_bot("RenamedBot")
+        scenario.snapshot("tied")
+        assert all(snap.exit_code == 0 for snap in scenario.snaps), [s.output for s in scenario.snaps]
+        yield scenario
+    finally:
+        scenario.stop()
+
+
+@pytest.fixture(scope="session")
+def tied_pages(tied_history: Scenario, tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """The report of the whole ``tied_history`` (``report``), the renamed bot's page found by its new name
+    (``renamed``), the tied bot's and the suspended one's by their ids (``tied``, ``suspended``), as HTML
+    text."""
+    out = tmp_path_factory.mktemp("truth-report-html")
+    store, marks = tied_history.store, tied_history.marks
+    pages = {
+        "report": build_report(store, out / "report.html"),
+        "renamed": build_bot_report(store, "RenamedBot", out / "renamed.html"),
+        "tied": build_bot_report(store, marks["tied"], out / "tied.html"),
+        "suspended": build_bot_report(store, marks["suspended"], out / "suspended.html"),
+    }
+    return {name: path.read_text(encoding="utf-8") for name, path in pages.items()}

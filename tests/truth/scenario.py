@@ -194,6 +194,33 @@ class Scenario:
         bot_id, old = self._sql(body)  # type: ignore[misc]
         return self.codec().encode("bot", bot_id), old
 
+    def tie_top_ranks(self) -> tuple[str, str]:
+        """Give the bots ranked 2nd and 6th by points the points of the 1st and 5th (ties share a rank) and
+        suspend the 10th (it leaves the leaderboard, the bots below it move up); a new bot
+        (``TruthNewcomer``) joins one point above the 8th. The public ids of the 6th and of the 10th."""
+
+        def body(con: sqlite3.Connection) -> tuple[int, int]:
+            ids = [r[0] for r in con.execute(
+                "SELECT id FROM bots WHERE status = 'active' ORDER BY total_points DESC, id LIMIT 10"
+            )]  # fmt: skip
+            for keep, match in ((ids[0], ids[1]), (ids[4], ids[5])):
+                con.execute(
+                    "UPDATE bots SET total_points = (SELECT total_points FROM bots WHERE id = ?) "
+                    "WHERE id = ?",
+                    (keep, match),
+                )
+            con.execute("UPDATE bots SET status = 'suspended' WHERE id = ?", (ids[9],))
+            con.execute(
+                "INSERT INTO bots (name, total_points, total_solutions, created_at) SELECT 'TruthNewcomer', "
+                "total_points + 1, 0, (SELECT value FROM meta WHERE key = 'clock_ms') FROM bots WHERE id = ?",
+                (ids[7],),
+            )
+            return int(ids[5]), int(ids[9])
+
+        tied, suspended = self._sql(body)  # type: ignore[misc]
+        codec = self.codec()
+        return codec.encode("bot", tied), codec.encode("bot", suspended)
+
     def reject_problem(self, created_by_ms: int) -> str:
         """Reject (moderation) the newest pending problem created by ``created_by_ms`` (ms UTC; e.g. one
         listed at an earlier snapshot), else the newest listed one created by then (with its solutions);
