@@ -144,3 +144,10 @@ def tied_pages(tied_history: Scenario, tmp_path_factory: pytest.TempPathFactory)
         "suspended": build_bot_report(store, marks["suspended"], out / "suspended.html"),
     }
     return {name: path.read_text(encoding="utf-8") for name, path in pages.items()}
+
+
+@pytest.fixture(scope="session")
+def history_report(history: Scenario, tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The report of the whole ``history`` scenario, as HTML text."""
+    out = tmp_path_factory.mktemp("truth-history-html") / "report.html"
+    return build_report(history.store, out).read_text(encoding="utf-8")

@@ -581,3 +581,37 @@ def data_quality(db: Path, *, llm: bool = False, votes: bool = False, cap: int =
         rows += [("comparisons", r["solution_id"], r["announced"], r["stored"]) for r in capped]
     keys = ("resource", "scope", "announced", "stored")
     return [dict(zip(keys, r, strict=True)) | {"differs": r[2] != r[3]} for r in rows]
+
+
+# -- the report's charts ---------------------------------------------------------------------------------
+
+
+def ranked(db: Path) -> dict[str, Row]:
+    """Active bots (the leaderboard) by public id: ``rank`` = competition rank over points (equal points
+    share the best rank, "1135"), ``name``, ``points``, ``solutions`` and ``votes`` (profile counters)."""
+    with _open(db) as con:
+        rows = _rows(
+            con,
+            "SELECT id AS bot_id, rank() OVER (ORDER BY total_points DESC) AS rank, name, "
+            "total_points AS points, total_solutions AS solutions, total_votes AS votes "
+            "FROM bots WHERE status = 'active'",
+        )
+        return {r["bot_id"]: r for r in _encode(con, rows, {"bot_id": "bot"})}
+
+
+def listed_totals(db: Path) -> Row:
+    """The simulated clock (ms) and the listed problems and their listed solutions. Keys: clock_ms,
+    problems, solutions."""
+    with _open(db) as con:
+        clock, problems_n, solutions_n = con.execute(
+            "SELECT (SELECT value FROM meta WHERE key = 'clock_ms'), count(*), (SELECT count(*) "
+            "FROM solutions s JOIN problems q ON q.id = s.problem_id WHERE q.status != 'rejected') "
+            "FROM problems WHERE status != 'rejected'"
+        ).fetchone()
+    return {"clock_ms": int(clock), "problems": problems_n, "solutions": solutions_n}
+
+
+def solution_scores(db: Path) -> list[Row]:
+    """Every solution of a listed problem: its score as served (4 decimals) and its competition rank
+    within the problem over that score. Keys: score, rank."""
+    return [{"score": s["score"], "rank": s["rank"]} for s in solutions(db)]
