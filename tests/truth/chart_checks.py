@@ -73,6 +73,11 @@ def _numbered(rows: list[Row]) -> list[Row]:
     return out
 
 
+def _numbered_by(rows: list[Row], column: str) -> list[Row]:
+    """``rows`` with ``n``: the how-manieth row of its ``column`` value at its time (:func:`_numbered`)."""
+    return _numbered([{**r, "bot_id": r[column]} for r in rows])
+
+
 def _top(newest: dict[str, Row], n: int) -> tuple[set[str], set[str]]:
     """(bots that must be in the top ``n`` by competition rank, bots tied at the cut that may be)."""
     ranks = sorted(b["rank"] for b in newest.values())
@@ -306,6 +311,48 @@ def score_distribution_checks(scenario: Scenario, page: str) -> list[str]:
     return lines
 
 
+def category_checks(scenario: Scenario, page: str, key: str = "category_problems") -> list[str]:
+    """The category charts (``category_problems`` stacked, ``category_maturity``): at every snapshot each
+    category's listed problems, mature ones and their share; a category without problems then is 0."""
+    want: list[Row] = []
+    names: set[str] = set()
+    per_snap = [(s, truth.category_counts(s.truth)) for s in _written(scenario)]
+    for _, rows in per_snap:
+        names |= {r["name"] for r in rows}
+    for snap, rows in per_snap:
+        by = {r["name"]: r for r in rows}
+        for name in names:
+            n, mature = (by[name]["problems"], by[name]["mature"]) if name in by else (0, 0)
+            row = {"taken_at": _when(snap), "name": name, "maturity_rate": mature / n if n else 0.0}
+            want.append(row | ({"problems": n, "mature": mature} if key == "category_problems" else {}))
+    rows = chart_rows(page, key, "taken_at", "name", "maturity_rate")
+    return mismatches(key, _numbered_by(rows, "name"), _numbered_by(want, "name"), ("taken_at", "name", "n"))
+
+
+def platform_stats_checks(scenario: Scenario, page: str) -> list[str]:
+    """The ``/stats`` chart: every figure the platform served at every snapshot."""
+    want = [
+        {"taken_at": _when(s), **row} for s in _written(scenario) for row in truth.platform_stats(s.truth)
+    ]
+    rows = chart_rows(page, "platform_stats", "taken_at", "metric", "value")
+    return mismatches(
+        "platform_stats chart", _numbered_by(rows, "metric"), _numbered_by(want, "metric"),
+        ("taken_at", "metric", "n"),
+    )  # fmt: skip
+
+
+def coverage_checks(scenario: Scenario, page: str) -> list[str]:
+    """The coverage chart: every UTC day from the first snapshot's to the newest's, with its snapshots."""
+    days = [clock_of(s).date() for s in _written(scenario)]
+    want = []
+    day = min(days)
+    while day <= max(days):
+        n = days.count(day)
+        want.append({"day": day.isoformat(), "snapshots": n, "covered": n > 0})
+        day += dt.timedelta(days=1)
+    return mismatches("coverage", chart_rows(page, "coverage", "day", "snapshots"), want, ("day",))
+
+
 #: chart key -> its check, for the tests and the sweep.
 CHART_CHECKS = {
     "rank_history": rank_history_checks,
@@ -315,4 +362,8 @@ CHART_CHECKS = {
     "platform_growth": growth_checks,
     "bot_activity": bot_activity_checks,
     "score_distribution": score_distribution_checks,
+    "category_problems": category_checks,
+    "category_maturity": lambda scenario, page: category_checks(scenario, page, "category_maturity"),
+    "platform_stats": platform_stats_checks,
+    "coverage": coverage_checks,
 }

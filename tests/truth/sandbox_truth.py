@@ -615,3 +615,15 @@ def solution_scores(db: Path) -> list[Row]:
     """Every solution of a listed problem: its score as served (4 decimals) and its competition rank
     within the problem over that score. Keys: score, rank."""
     return [{"score": s["score"], "rank": s["rank"]} for s in solutions(db)]
+
+
+def category_counts(db: Path) -> list[Row]:
+    """Per category with a listed problem (``uncategorised`` for none): its display name (``Uncategorised``
+    for none), listed problems and mature ones. Keys: name, problems, mature."""
+    with _open(db) as con:
+        return _rows(
+            con,
+            "SELECT coalesce(c.display_name, p.category, 'Uncategorised') AS name, count(*) AS problems, "
+            "total(p.status = 'mature') AS mature FROM problems p LEFT JOIN categories c "
+            "ON c.slug = p.category WHERE p.status != 'rejected' GROUP BY p.category",
+        )
