@@ -18,6 +18,7 @@ import datetime as dt
 import itertools
 import json
 import re
+import statistics
 from typing import Any
 
 from tests.truth import sandbox_truth as truth
@@ -351,6 +352,82 @@ def coverage_checks(scenario: Scenario, page: str) -> list[str]:
         want.append({"day": day.isoformat(), "snapshots": n, "covered": n > 0})
         day += dt.timedelta(days=1)
     return mismatches("coverage", chart_rows(page, "coverage", "day", "snapshots"), want, ("day",))
+
+
+def bot_rank_checks(scenario: Scenario, page: str, bot_id: str) -> list[str]:
+    """A bot page's rank and points charts: at every snapshot the ranked bots and, where the bot was ranked,
+    its competition rank, points, Elo and percentile (the share of the other ranked bots it is ahead of, a
+    bot tied on points counting half); where it was not, no rank, points or Elo (a gap in the line)."""
+    ranks, points = [], []
+    for snap in _written(scenario):
+        then = truth.ranked(snap.truth)
+        if bot_id not in then:  # a gap in its lines
+            empty = {"rank": None, "ranked_bots": len(then), "points": None, "percentile": None}
+            ranks.append({"taken_at": _when(snap), **empty})
+            points.append({"taken_at": _when(snap), "points": None, "elo": None})
+            continue
+        me, n = then[bot_id], len(then)
+        below = sum(b["points"] < me["points"] for b in then.values())
+        tied = sum(b["points"] == me["points"] for b in then.values())
+        when = _when(snap)
+        ranks.append(
+            {
+                "taken_at": when,
+                "rank": me["rank"],
+                "ranked_bots": n,
+                "points": me["points"],
+                "percentile": (below + (tied - 1) / 2) / (n - 1) if n > 1 else None,
+            }
+        )
+        elo = next(b["elo"] for b in truth.bots(snap.truth) if b["bot_id"] == bot_id)
+        points.append({"taken_at": when, "points": me["points"], "elo": elo})
+    lines = mismatches("bot_rank", chart_rows(page, "bot_rank", "taken_at", "rank"), ranks, ("taken_at",))
+    if len(ranks) >= 2:
+        shown = chart_rows(page, "bot_points", "taken_at", "points")
+        lines += mismatches("bot_points", shown, points, ("taken_at",))
+    return lines
+
+
+def _percentiles(snap: Snap) -> dict[str, dict[str, list[float | None]]]:
+    """bot id -> category (and ``all``) -> each of its solutions' rank percentile within its problem (None
+    for a problem with a single solution): (n - rank - (tied - 1) / 2) / (n - 1)."""
+    sols = truth.solutions(snap.truth)
+    category = {p["problem_id"]: p["category"] or "uncategorised" for p in truth.problems(snap.truth)}
+    size: dict[str, int] = {}
+    ties: dict[tuple[str, int], int] = {}
+    for s in sols:
+        size[s["problem_id"]] = size.get(s["problem_id"], 0) + 1
+        ties[(s["problem_id"], s["rank"])] = ties.get((s["problem_id"], s["rank"]), 0) + 1
+    out: dict[str, dict[str, list[float | None]]] = {}
+    for s in sols:
+        n, t = size[s["problem_id"]], ties[(s["problem_id"], s["rank"])]
+        value = (n - s["rank"] - (t - 1) / 2) / (n - 1) if n > 1 else None
+        mine = out.setdefault(s["bot_id"], {})
+        for key in (category[s["problem_id"]], "all"):
+            mine.setdefault(key, []).append(value)
+    return out
+
+
+def bot_category_checks(scenario: Scenario, page: str, bot_id: str, name: str) -> list[str]:
+    """A bot page's category chart at the newest snapshot: per category it has solutions in (and ``all``)
+    its solutions, its mean rank percentile over its contested ones, and the median over every bot with
+    contested solutions there of that bot's mean."""
+
+    def mean(values: list[float | None]) -> float | None:
+        known = [v for v in values if v is not None]
+        return sum(known) / len(known) if known else None
+
+    every = _percentiles(_written(scenario)[-1])
+    want = []
+    for cat, values in every.get(bot_id, {}).items():
+        if mean(values) is None:
+            continue
+        means = [m for bot in every.values() if (m := mean(bot.get(cat, []))) is not None]
+        base = {"category": cat, "solutions": len(values)}
+        want.append({**base, "who": name, "value": mean(values)})
+        want.append({**base, "who": "median bot", "value": statistics.median(means)})
+    rows = chart_rows(page, "bot_categories", "category", "who", "value")
+    return mismatches("bot_categories", rows, want, ("category", "who"))
 
 
 #: chart key -> its check, for the tests and the sweep.
