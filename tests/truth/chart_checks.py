@@ -388,9 +388,12 @@ def bot_rank_checks(scenario: Scenario, page: str, bot_id: str) -> list[str]:
     return lines
 
 
-def _percentiles(snap: Snap) -> dict[str, dict[str, list[float | None]]]:
-    """bot id -> category (and ``all``) -> each of its solutions' rank percentile within its problem (None
-    for a problem with a single solution): (n - rank - (tied - 1) / 2) / (n - 1)."""
+def _percentiles(
+    snap: Snap, by: str = "bot_id", split: bool = True
+) -> dict[str, dict[str, list[float | None]]]:
+    """``by`` (a solution column: bot id, llm model) -> category (and ``all``; only ``all`` without
+    ``split``) -> each of its solutions' rank percentile within its problem (None for a problem with a
+    single solution): (n - rank - (tied - 1) / 2) / (n - 1)."""
     sols = truth.solutions(snap.truth)
     category = {p["problem_id"]: p["category"] or "uncategorised" for p in truth.problems(snap.truth)}
     size: dict[str, int] = {}
@@ -402,8 +405,8 @@ def _percentiles(snap: Snap) -> dict[str, dict[str, list[float | None]]]:
     for s in sols:
         n, t = size[s["problem_id"]], ties[(s["problem_id"], s["rank"])]
         value = (n - s["rank"] - (t - 1) / 2) / (n - 1) if n > 1 else None
-        mine = out.setdefault(s["bot_id"], {})
-        for key in (category[s["problem_id"]], "all"):
+        mine = out.setdefault(s[by] or "unknown", {})
+        for key in (category[s["problem_id"]], "all") if split else ("all",):
             mine.setdefault(key, []).append(value)
     return out
 
@@ -430,6 +433,25 @@ def bot_category_checks(scenario: Scenario, page: str, bot_id: str, name: str) -
     return mismatches("bot_categories", rows, want, ("category", "who"))
 
 
+def model_trend_checks(scenario: Scenario, page: str) -> list[str]:
+    """The models-over-time chart: at every snapshot each model shown, its solutions and the mean rank
+    percentile within their problems of its contested ones (see :func:`_percentiles`)."""
+    want = []
+    for snap in _written(scenario):
+        for model, parts in _percentiles(snap, "llm_model", split=False).items():
+            known = [v for v in parts["all"] if v is not None]
+            value = sum(known) / len(known) if known else None
+            want.append({"taken_at": _when(snap), "llm_model": model, "solutions": len(parts["all"])})
+            want[-1]["value"] = value
+    rows = chart_rows(page, "model_trend", "taken_at", "llm_model", "value")
+    shown = {r["llm_model"] for r in rows}
+    want = [w for w in want if w["llm_model"] in shown]  # the ranked models the chart names
+    return mismatches(
+        "model_trend", _numbered_by(rows, "llm_model"), _numbered_by(want, "llm_model"),
+        ("taken_at", "llm_model", "n"),
+    )  # fmt: skip
+
+
 #: chart key -> its check, for the tests and the sweep.
 CHART_CHECKS = {
     "rank_history": rank_history_checks,
@@ -443,4 +465,5 @@ CHART_CHECKS = {
     "category_maturity": lambda scenario, page: category_checks(scenario, page, "category_maturity"),
     "platform_stats": platform_stats_checks,
     "coverage": coverage_checks,
+    "model_trend": model_trend_checks,
 }
