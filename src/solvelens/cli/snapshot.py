@@ -680,8 +680,8 @@ def schedule(
     2 bad input (URL, cron, store, API key, an alert rule or notification URL).
     """
     crons = {"--cron": cron, "--report-cron": report_cron}
+    profile_path = _checked_profile(profile)  # a local file: checked before the platform is reached
     base_url = _check_schedule_inputs(base_url, db, crons, allow_missing_bot_me)
-    profile_path = _checked_profile(profile)
     alert_fields, notify_env = _checked_alerts(
         alert, alerts_file, notify, lambda: _has_api_key(None), db=db, base_url=base_url
     )
