@@ -19,6 +19,12 @@ needs no variables of its own, and two test runs on one machine share nothing):
   ``.fn`` runs outside a flow.
 - ``SOLVELENS_*`` variables of the caller are dropped (a key or base URL in the developer's shell must not
   leak into tests).
+
+``make test`` runs the suite on two pytest-xdist workers (``-n 2 --dist loadgroup``, in ``pyproject.toml``):
+each test gets an ``xdist_group`` (:func:`pytest_collection_modifyitems`), so the tests sharing a costly
+session fixture run on one worker and build it once: the truth scenarios (``tests/truth``), the Prefect test
+harness (``prefect_harness``); every other test is grouped with its module (module-scoped sandboxes are
+built once). The costliest groups are sent first, so the two workers finish close together.
 """
 
 from __future__ import annotations
@@ -44,6 +50,9 @@ _PREFECT_ENV = {
 }
 _HOME = pytest.StashKey[str]()
 
+#: The groups of tests sharing one costly session fixture: each sent to one worker, before the others.
+_SHARED_GROUPS = ("truth", "prefect")
+
 
 def pytest_configure(config: pytest.Config) -> None:
     """Give this test run its own Prefect home and a clean environment (see the module docstring)."""
@@ -61,3 +70,23 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     home = config.stash.get(_HOME, None)
     if home:
         shutil.rmtree(home, ignore_errors=True)
+
+
+def _group(item: pytest.Item) -> str:
+    """The xdist group of ``item``: a shared-fixture group of :data:`_SHARED_GROUPS`, else its module."""
+    module = item.nodeid.split("::")[0]
+    if module.startswith("tests/truth/") or module == "tests/report/test_truth.py":
+        return "truth"  # the session's truth scenarios (tests/truth/conftest.py): built once
+    if "prefect_harness" in getattr(item, "fixturenames", ()):
+        return "prefect"  # Prefect's temporary API server: started once
+    return module
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook, which reads the marks into the node ids
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Give every test its ``xdist_group`` (module doc); on an xdist worker, the shared groups first."""
+    for item in items:
+        item.add_marker(pytest.mark.xdist_group(_group(item)))
+    if hasattr(config, "workerinput"):  # an xdist worker: its order is the order groups are handed out
+        rank = {group: i for i, group in enumerate(_SHARED_GROUPS)}
+        items.sort(key=lambda item: rank.get(_group(item), len(rank)))

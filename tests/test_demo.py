@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from datetime import timedelta
 from pathlib import Path
 
@@ -31,6 +32,8 @@ def demo_run(tmp_path_factory: pytest.TempPathFactory, prefect_harness: None):
 
 def test_demo_takes_one_snapshot_per_simulated_day(demo_run) -> None:
     result, _, _ = demo_run
+    # its bot's key was in this process's environment for the snapshots only (tests after it read no key)
+    assert "SOLVELENS_API_KEY" not in os.environ
     snaps = read_frame(
         result.db_path, "SELECT snapshot_id, taken_at, status FROM snapshots ORDER BY taken_at"
     )

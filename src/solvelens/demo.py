@@ -30,7 +30,8 @@ import json
 import os
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -266,6 +267,25 @@ async def _take_snapshots(
     return summaries
 
 
+@contextmanager
+def _api_key_in_environment(key: str | None) -> Iterator[None]:
+    """``SOLVELENS_API_KEY`` set to the demo bot's key for the block (the snapshot flow reads the key from
+    the environment, never from a flow parameter), and as it was afterwards: a caller running the demo
+    in-process keeps its own environment."""
+    if key is None:
+        yield
+        return
+    previous = os.environ.get("SOLVELENS_API_KEY")
+    os.environ["SOLVELENS_API_KEY"] = key
+    try:
+        yield
+    finally:
+        if previous is None:
+            os.environ.pop("SOLVELENS_API_KEY", None)
+        else:
+            os.environ["SOLVELENS_API_KEY"] = previous
+
+
 def run_demo(
     *,
     db_path: Path,
@@ -300,10 +320,6 @@ def run_demo(
     write_store_meta(db_path, SNAPSHOTS_KEY, "[]")
     console.print(f"Building the sandbox platform (seed {seed}, scale {scale}) in {sandbox_db} ...")
     key = _build_sandbox(sandbox_db, seed, scale, with_bot=bot_tasks > 0)
-    if key is not None:
-        # The snapshot flow reads the key from the environment (never a flow parameter); this process only.
-        os.environ["SOLVELENS_API_KEY"] = key
-
     try:
         # Tied scores come back in a new order on every call, as on the real platform.
         server = start_sandbox(sandbox_db, tie_order="shuffle")
@@ -312,7 +328,8 @@ def run_demo(
     base_url = server.base_url
     try:
         console.print(f"Sandbox platform serving at {base_url}")
-        summaries = asyncio.run(_take_snapshots(base_url, db_path, sandbox_db, days, bot_tasks, console))
+        with _api_key_in_environment(key):
+            summaries = asyncio.run(_take_snapshots(base_url, db_path, sandbox_db, days, bot_tasks, console))
     finally:
         server.stop()
 
