@@ -137,7 +137,10 @@ def _run_plain(plan: SnapshotPlan) -> SnapshotSummary:
 def _run_prefect(plan: SnapshotPlan, verbose: bool) -> SnapshotSummary:
     _quiet_prefect(verbose)
     with _progress("starting the Prefect flow run"):
-        from solvelens.flows.snapshot import snapshot_flow
+        from solvelens.flows.prefect_import import prefect_imported
+
+        with prefect_imported():
+            from solvelens.flows.snapshot import snapshot_flow
 
         with _prefect_console(verbose):
             return asyncio.run(snapshot_flow(plan))
