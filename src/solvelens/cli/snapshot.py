@@ -596,8 +596,10 @@ def _take_snapshot(
     """Probe the platform, run the snapshot (a Prefect flow run or the plain steps) with ``env`` set, print
     its summary. A Ctrl-C ends it: exit 0 with "snapshot N kept" when its transaction committed, else 130
     (:func:`_kept_after_interrupt`); ``alert_exit_code`` is the exit code when an alert fired."""
+    from solvelens.flows.gc_tuning import no_collection_at_exit
     from solvelens.flows.preflight import probe
 
+    no_collection_at_exit()
     started = datetime.now(UTC)
     try:
         with _interruptible():
