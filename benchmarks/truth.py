@@ -2,20 +2,24 @@
 
 For each seed and each convention mode (``platform``, ``jsonapi``, ``hal``, ``odata``, ``relay``) a small
 sandbox is served (real uvicorn on 127.0.0.1, ties reshuffled on every call) and snapshotted with
-``solvelens snapshot`` (in-process, ``--resources activity``) at:
+``solvelens snapshot`` (in-process, ``--resources activity,llm_leaderboard``, with the API key of the busiest
+bot, so ``/bot/me`` is recorded) at:
 
 - ``fresh``: the platform as built;
 - ``hour``: one simulated hour later (a day committed in 60-minute steps, the snapshot after the first);
 - ``day``: the rest of that day and one more simulated day later;
 - ``gap``: a problem rejected, a vote recorded without its counts moving, two days simulated by hand
   (``solvelens sandbox simulate``): ~2 days and the activity feed turned over;
-- ``renamed``: a bot renamed itself, nothing else changed (an incremental snapshot).
+- ``renamed``: that bot renamed itself, nothing else changed (an incremental snapshot).
 
-After each snapshot every store view and the summary are compared with plain SQL on a frozen copy of the
-sandbox database (:mod:`tests.truth.checks`), and ``solvelens diff`` (terminal, ``--json``, ``--csv``) for
-each consecutive pair. Prints a table figure x scenario x mismatches (a cell per mode: mismatches summed over
-seeds and that row's snapshots or pairs), then the first mismatch line of each failing (figure, scenario)
-cell. The target is 0 everywhere; issue 23's open defects show as non-zero rows until fixed. Asserts nothing.
+After each snapshot every store view (``bot_me``, ``llm_leaderboard`` and ``data_quality`` included; the
+votes' views with ``--resources ...,comparisons``) and the summary are compared with plain SQL on a frozen
+copy of the sandbox database (:mod:`tests.truth.checks`), and ``solvelens diff`` (terminal, ``--json``,
+``--csv``) and ``activity_gaps`` for each consecutive pair; then the report of the whole history is built
+and each chart's data compared over every snapshot (:mod:`tests.truth.chart_checks`, scenario ``report``).
+Prints a table figure x scenario x mismatches (a cell per mode: mismatches summed over seeds and that row's
+snapshots or pairs), then the first mismatch line of each failing (figure, scenario) cell. The target is 0
+everywhere; issue 23's open defects show as non-zero rows until fixed. Asserts nothing.
 
 Run: ``.venv/bin/python benchmarks/truth.py [--seeds 1,2,3] [--modes platform,jsonapi,...]`` (~15-30 s per
 seed and mode on an idle 2-core machine).
@@ -34,7 +38,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # the truth layer's helpers live in tests/truth
 
+from tests.truth.chart_checks import CHART_CHECKS  # noqa: E402
 from tests.truth.checks import (  # noqa: E402
+    activity_gap_checks,
     diff_checks,
     feed_gap_checks,
     summary_checks,
@@ -44,6 +50,8 @@ from tests.truth.checks import (  # noqa: E402
 from tests.truth.sandbox_truth import clock_ms  # noqa: E402
 from tests.truth.scenario import Scenario  # noqa: E402
 
+from solvelens.report import build_report  # noqa: E402
+
 MODES = ("platform", "jsonapi", "hal", "odata", "relay")
 #: cell key -> mismatch lines: (figure, step, mode) where step is a snapshot label or "a -> b".
 Cells = dict[tuple[str, str, str], list[str]]
@@ -52,6 +60,8 @@ Cells = dict[tuple[str, str, str], list[str]]
 def drive(workdir: Path, seed: int, mode: str, resources: str) -> Scenario:
     """Serve and snapshot one (seed, mode) through fresh, hour, day, gap and renamed (module doc)."""
     scenario = Scenario.start(workdir, seed=seed, mode=mode, tie_order="shuffle", resources=resources)
+    me, name = scenario.busiest_bot()
+    scenario.marks["me"] = scenario.sign_in_as(name)
     scenario.snapshot("fresh")
     scenario.hourly(1, "hour")
     scenario.advance_days(1)
@@ -62,7 +72,7 @@ def drive(workdir: Path, seed: int, mode: str, resources: str) -> Scenario:
     if code:
         raise RuntimeError(f"sandbox simulate failed: {output}")
     scenario.snapshot("gap")
-    scenario.marks["renamed"], _ = scenario.rename_bot(f"Renamed{seed}")
+    scenario.marks["renamed"], _ = scenario.rename_bot(f"Renamed{seed}", me)
     scenario.snapshot("renamed")
     return scenario
 
@@ -78,12 +88,21 @@ def check(scenario: Scenario, mode: str, cells: Cells) -> None:
             figures |= vote_checks(scenario, snap)
         for figure, lines in figures.items():
             cells[(figure, snap.label, mode)].extend(lines)
+    written = [s for s in scenario.snaps if s.snapshot_id is not None]
+    if written:
+        first = activity_gap_checks(scenario, None, written[0])
+        cells[("activity_gaps", written[0].label, mode)].extend(first)
     for a, b in zip(scenario.snaps, scenario.snaps[1:], strict=False):
         if a.snapshot_id is None or b.snapshot_id is None:
             continue
         cells[("summary events missed", f"{a.label} -> {b.label}", mode)].extend(feed_gap_checks(a, b))
+        cells[("activity_gaps", f"{a.label} -> {b.label}", mode)].extend(activity_gap_checks(scenario, a, b))
         for figure, lines in diff_checks(scenario, a, b).items():
             cells[(figure, f"{a.label} -> {b.label}", mode)].extend(lines)
+    if written:
+        page = build_report(scenario.store, scenario.workdir / "report.html").read_text(encoding="utf-8")
+        for chart, check in CHART_CHECKS.items():
+            cells[(f"chart {chart}", "report", mode)].extend(check(scenario, page))
 
 
 def print_table(cells: Cells, modes: list[str], seeds: list[int]) -> None:
@@ -109,7 +128,9 @@ def main() -> None:
     parser.add_argument("--seeds", default="1,2,3", help="comma-separated sandbox seeds (default 1,2,3)")
     parser.add_argument("--modes", default=",".join(MODES), help="comma-separated convention modes")
     parser.add_argument(
-        "--resources", default="activity", help="snapshot --resources (add comparisons to check the votes)"
+        "--resources",
+        default="activity,llm_leaderboard",
+        help="snapshot --resources (add comparisons to check the votes)",
     )
     args = parser.parse_args()
     seeds = [int(s) for s in args.seeds.split(",")]

@@ -72,6 +72,19 @@ CASES: list[Case] = [
         ],
         "--report-cron '61 * * * *'",
     ),
+    (  # a local file: refused before the (here unreachable) platform is tried
+        "schedule-profile-missing",
+        lambda d, url: [
+            "schedule",
+            "--base-url",
+            "http://127.0.0.1:9/api/v1",
+            "--db",
+            str(d / "s.duckdb"),
+            "--profile",
+            str(d / "nosuch.toml"),
+        ],
+        "cannot read the profile",
+    ),
     (
         "sandbox-serve-duckdb",
         lambda d, url: ["sandbox", "serve", "--db", str(_duckdb_file(d)), "--port", "0"],

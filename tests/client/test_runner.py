@@ -504,7 +504,7 @@ def test_cli_html_answering_url_is_one_clear_line(html_server: str) -> None:
 
 def test_cli_rejects_a_malformed_key_before_any_request() -> None:
     result = _cli("--base-url", "http://127.0.0.1:9/api/v1", "--api-key", "hunter2", "--solver", "x:y")
-    assert result.returncode == 1
+    assert result.returncode == 2  # bad input
     assert "expected form" in result.stderr
     assert "hunter2" not in result.stderr + result.stdout
 

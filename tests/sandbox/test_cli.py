@@ -37,9 +37,9 @@ def test_create_bot_prints_the_key_once_and_stores_only_its_hash(sandbox) -> Non
     assert key not in dump and key[16:] not in dump  # only the lookup prefix and the SHA-256 digest are kept
 
     taken = _run("create-bot", "cli bot-1", "--db", db)  # names are unique, case-insensitively
-    assert taken.exit_code == 1 and "already taken" in taken.stderr and "sl_key_" not in taken.output
+    assert taken.exit_code == 2 and "already taken" in taken.stderr and "sl_key_" not in taken.output
     invalid = _run("create-bot", "x", "--db", db)
-    assert invalid.exit_code == 1 and "3-50 characters" in invalid.stderr
+    assert invalid.exit_code == 2 and "3-50 characters" in invalid.stderr
 
 
 def test_rotate_revoke_and_suspend(sandbox) -> None:
@@ -91,3 +91,13 @@ def test_serve_refuses_an_unknown_convention_or_a_platform_only_switch_in_one_li
         lines = [line for line in result.stderr.splitlines() if line.strip()]
         assert len(lines) == 1 and message in lines[0], result.stderr
     assert not Path(db).exists()  # checked before anything is built
+
+
+def test_build_over_an_existing_file_is_refused_in_one_line_and_the_file_is_kept(tmp_path: Path) -> None:
+    db = tmp_path / "mine.sqlite"
+    db.write_bytes(b"a user's file")
+    result = _run("build", "--db", str(db), "--scale", "empty")
+    assert result.exit_code == 2, result.output
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and "already exists" in lines[0] and "another --db path" in lines[0], result.stderr
+    assert db.read_bytes() == b"a user's file"

@@ -35,14 +35,64 @@ _ACTIVITY_FIELDS = ("action", "bot_id", "bot_name", "problem_id", "problem_title
 
 
 def view_checks(scenario: Scenario, snap: Snap) -> Checks:
-    """Every row and field of each store view at ``snap`` against the truth, plus the activity feed."""
+    """Every row and field of each store view at ``snap`` against the truth, plus the activity feed, the
+    bot's own profile, the model leaderboard and the data-quality rows."""
     assert snap.snapshot_id is not None, f"{snap.label}: no snapshot written\n{snap.output}"
     out: Checks = {}
     for view, (fn, key) in VIEWS.items():
         shown = view_rows(scenario.store, view, snap.snapshot_id)
         out[view] = mismatches(f"{view} @ {snap.label}", shown, fn(snap.truth), key)
     out["activity"] = activity_checks(scenario, snap)
+    out["bot_me"] = bot_me_checks(scenario, snap)
+    out["llm_leaderboard"] = llm_leaderboard_checks(scenario, snap)
+    out["data_quality"] = data_quality_checks(scenario, snap)
     return out
+
+
+def bot_me_checks(scenario: Scenario, snap: Snap) -> list[str]:
+    """``bot_me`` at ``snap``: the profile of the bot whose key the snapshot used (``marks['me']``), its
+    current name included; no row when the scenario has no key."""
+    shown = view_rows(scenario.store, "bot_me", snap.snapshot_id)
+    me = scenario.marks.get("me") if scenario.api_key else None
+    figure = f"bot_me @ {snap.label}"
+    if me is None:
+        return [f"{figure}: {len(shown)} row(s) shown without an API key"] if shown else []
+    return mismatches(figure, shown, truth.bot_me(snap.truth, me), ("bot_id",))
+
+
+def llm_leaderboard_checks(scenario: Scenario, snap: Snap) -> list[str]:
+    """``llm_leaderboard`` at ``snap``: every model's row and rank (empty when not fetched)."""
+    if "llm_leaderboard" not in scenario.resources:
+        return []
+    shown = view_rows(scenario.store, "llm_leaderboard", snap.snapshot_id)
+    return mismatches(
+        f"llm_leaderboard @ {snap.label}", shown, truth.llm_leaderboard(snap.truth), ("model_name",)
+    )
+
+
+def data_quality_checks(scenario: Scenario, snap: Snap) -> list[str]:
+    """Every ``data_quality`` row of ``snap`` (announced, stored, a reason exactly when they differ), and no
+    other row, against :func:`tests.truth.sandbox_truth.data_quality`."""
+    shown = [
+        {**r, "differs": r["reason"] is not None}
+        for r in view_rows(scenario.store, "data_quality", snap.snapshot_id)
+    ]
+    want = truth.data_quality(
+        snap.truth,
+        llm="llm_leaderboard" in scenario.resources,
+        votes="comparisons" in scenario.resources,
+    )
+    return mismatches(
+        f"data_quality @ {snap.label}", shown, want, ("resource", "scope"), ("announced", "stored", "differs")
+    )
+
+
+def activity_gap_checks(scenario: Scenario, before: Snap | None, after: Snap) -> list[str]:
+    """``activity_gaps`` rows of ``after``: one exactly when the feed no longer reaches the newest event the
+    feed served at ``before`` (none for the first snapshot), with its events, times, rate and cadence."""
+    shown = view_rows(scenario.store, "activity_gaps", after.snapshot_id)
+    want = [] if before is None else truth.activity_gap(before.truth, after.truth)
+    return mismatches(f"activity_gaps @ {after.label}", shown, want, ("newest_stored_event_id",), rel=1e-6)
 
 
 def activity_checks(scenario: Scenario, snap: Snap) -> list[str]:
@@ -63,14 +113,31 @@ def activity_checks(scenario: Scenario, snap: Snap) -> list[str]:
 
 
 def vote_checks(scenario: Scenario, snap: Snap) -> Checks:
-    """The votes stored by ``snap``: each one the platform recorded, with its fields (``comparisons``), and
-    every vote a client can reach through its solutions' lists stored (``comparisons reachable``)."""
+    """The votes stored by ``snap``: each one the platform recorded, with its fields (``comparisons``),
+    every vote a client can reach through its solutions' lists stored (``comparisons reachable``), the
+    votes announced and stored (``vote_coverage``) and each solution announcing more votes than any list
+    serves (``comparison_coverage``)."""
     stored = view_rows(scenario.store, "comparisons", where=f"first_snapshot_id <= {snap.snapshot_id}")
     keys = ("problem_id", "solution_a_id", "solution_b_id", "winner", "voter_bot_id")
     figure = f"comparisons @ {snap.label}"
     recorded = mismatches(figure, stored, truth.votes(snap.truth), ("comparison_id",), keys)
     ids = {v["comparison_id"] for v in stored}
+    sid = snap.snapshot_id
+    coverage = view_rows(scenario.store, "vote_coverage", sid)
+    short = view_rows(scenario.store, "comparison_coverage", sid)
     return {
+        "vote_coverage": mismatches(
+            f"vote_coverage @ {snap.label}",
+            coverage,
+            [{"snapshot_id": sid, **row} for row in truth.vote_coverage(snap.truth)],
+            ("snapshot_id",),
+        ),
+        "comparison_coverage": mismatches(
+            f"comparison_coverage @ {snap.label}",
+            short,
+            truth.comparison_coverage(snap.truth),
+            ("solution_id",),
+        ),
         "comparisons": [line for line in recorded if " missing " not in line],
         "comparisons reachable": [
             f"{figure}: comparison_id={v['comparison_id']} reachable but not stored"

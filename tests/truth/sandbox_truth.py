@@ -16,6 +16,7 @@ both files (``ATTACH``).
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -442,3 +443,187 @@ def capped_vote_lists(db: Path, cap: int = 50) -> list[Row]:
             {"cap": cap},
         )
         return _encode(con, rows, {"solution_id": "solution"})
+
+
+# -- the optional and quality views ----------------------------------------------------------------------
+
+
+def bot_me(db: Path, bot_id: str) -> list[Row]:
+    """The profile ``/bot/me`` serves to the bot whose public id is ``bot_id`` (one row). Keys: bot_id,
+    name, status, total_points, total_solutions, total_votes, vote_accuracy, elo."""
+    with _open(db) as con:
+        rows = _rows(
+            con,
+            "SELECT id AS bot_id, name, status, total_points, total_solutions, total_votes, vote_accuracy, "
+            "global_elo AS elo FROM bots WHERE id = ?",
+            (_codec(con).decode("bot", bot_id),),
+        )
+        return _encode(con, _served(rows, "vote_accuracy"), {"bot_id": "bot"})
+
+
+def llm_leaderboard(db: Path) -> list[Row]:
+    """The platform's model ranking asked with ``sort=avg_score``: per model written on any solution (those
+    of rejected problems too), ordered by the average score as served (4 decimals) descending, then by name;
+    ``rank`` = position 1..n. Keys: rank, model_name, model_version (of the model's newest solution),
+    model_family (the name's leading letters), total_solutions, avg_bt_score, best_bt_score, total_wins,
+    total_comparisons, win_rate (0 without comparisons), top3_count and first_place_count (placement
+    awards), unique_bots."""
+    with _open(db) as con:
+        rows = _rows(
+            con,
+            "WITH aw AS (SELECT solution_id, max(action = 'solution_first_place') AS first FROM awards "
+            "WHERE action IN ('solution_first_place', 'solution_top_3') GROUP BY solution_id), "
+            "newest AS (SELECT llm_model, llm_model_version, row_number() OVER (PARTITION BY llm_model "
+            "ORDER BY created_at DESC, id DESC) AS n FROM solutions WHERE llm_model IS NOT NULL) "
+            "SELECT s.llm_model AS model_name, (SELECT llm_model_version FROM newest "
+            "WHERE newest.llm_model = s.llm_model AND n = 1) AS model_version, "
+            "count(*) AS total_solutions, avg(s.bt_score) AS avg_bt_score, max(s.bt_score) AS best_bt_score, "
+            "sum(s.win_count) AS total_wins, sum(s.comparison_count) AS total_comparisons, "
+            "count(aw.solution_id) AS top3_count, coalesce(sum(aw.first), 0) AS first_place_count, "
+            "count(DISTINCT s.bot_id) AS unique_bots FROM solutions s "
+            "LEFT JOIN aw ON aw.solution_id = s.id WHERE s.llm_model IS NOT NULL GROUP BY s.llm_model",
+        )
+    for row in rows:
+        row["model_family"] = (re.match(r"[a-z]+", row["model_name"].lower()) or ["other"])[0]
+        wins, votes = row["total_wins"], row["total_comparisons"]
+        row["win_rate"] = round(wins / votes, 4) if votes else 0.0
+    rows = _served(rows, "avg_bt_score", "best_bt_score")
+    rows.sort(key=lambda r: (-r["avg_bt_score"], r["model_name"]))
+    return [{"rank": i, **row} for i, row in enumerate(rows, start=1)]
+
+
+def activity_gap(a: Path, b: Path) -> list[Row]:
+    """The gap a snapshot at ``b`` records when the feed then no longer reaches the newest event the feed
+    served at ``a`` (every event between them may be lost), else no row. Keys: newest_stored_event_id,
+    oldest_fetched_event_id (ids as text), gap_from, gap_to (their created_at, ms), events_per_hour (the
+    fetched feed's events - 1 over the hours between its oldest and newest), suggested_interval_s (half
+    the time the feed takes to fill at that rate, seconds)."""
+    before, after = activity_feed(a), activity_feed(b)
+    newest = max(before, key=lambda e: int(e["event_id"]))
+    oldest = min(after, key=lambda e: int(e["event_id"]))
+    if int(oldest["event_id"]) <= int(newest["event_id"]):
+        return []
+    times = [e["created_at"] for e in after]
+    hours = (max(times) - min(times)) / HOUR_MS
+    rate = (len(after) - 1) / hours if hours > 0 else None
+    return [
+        {
+            "newest_stored_event_id": newest["event_id"],
+            "oldest_fetched_event_id": oldest["event_id"],
+            "gap_from": newest["created_at"],
+            "gap_to": oldest["created_at"],
+            "events_per_hour": rate,
+            "suggested_interval_s": 0.5 * len(after) / rate * 3600 if rate else None,
+        }
+    ]
+
+
+def vote_coverage(db: Path, cap: int = 50) -> list[Row]:
+    """Votes announced (the listed problems' ``comparisonCount``) and those of listed problems a whole
+    read of every vote list holds (:func:`reachable_votes`), one row. Keys: announced, stored."""
+    with _open(db) as con:
+        (announced,) = con.execute(
+            "SELECT total(comparison_count) FROM problems WHERE status != 'rejected'"
+        ).fetchone()
+    return [{"announced": int(announced), "stored": len(reachable_votes(db, cap))}]
+
+
+def comparison_coverage(db: Path, cap: int = 50) -> list[Row]:
+    """Solutions of listed problems announcing more votes than a whole read of every list holds (the
+    platform's cap). Keys: solution_id, problem_id, stored, comparison_count."""
+    short = {r["solution_id"]: r for r in capped_vote_lists(db, cap) if r["stored"] < r["announced"]}
+    problem_of = {s["solution_id"]: s["problem_id"] for s in solutions(db)}
+    return [
+        {
+            "solution_id": sid,
+            "problem_id": problem_of[sid],
+            "stored": r["stored"],
+            "comparison_count": r["announced"],
+        }
+        for sid, r in short.items()
+    ]
+
+
+def data_quality(db: Path, *, llm: bool = False, votes: bool = False, cap: int = 50) -> list[Row]:
+    """Every row the snapshot's data-quality table must hold: announced (what the platform's totals and
+    counts say) and stored (what its lists serve) per whole list, per ``/stats`` total checked, per problem
+    whose ``solutionCount`` disagrees with its rows and, with ``votes``, per solution whose
+    ``comparisonCount`` disagrees with the votes every list together serves; ``llm``: the model leaderboard
+    was fetched. Keys: resource, scope ('' for a whole list), announced, stored, differs (bool)."""
+    listed = problems(db)
+    sols = solutions(db)
+    stats = {r["metric"]: int(r["value"]) for r in platform_stats(db)}
+    bots_n = len(leaderboard(db))
+    rows = [
+        ("problems", "", len(listed), len(listed)),
+        ("solutions", "", sum(p["solution_count"] for p in listed), len(sols)),
+        ("leaderboard", "", bots_n, bots_n),
+        ("platform_stats", "totalProblems", stats["totalProblems"], len(listed)),
+        ("platform_stats", "totalSolutions", stats["totalSolutions"], len(sols)),
+        ("platform_stats", "totalBots", stats["totalBots"], bots_n),
+    ]
+    per_problem: dict[str, int] = {}
+    for s in sols:
+        per_problem[s["problem_id"]] = per_problem.get(s["problem_id"], 0) + 1
+    rows += [
+        ("solutions", p["problem_id"], p["solution_count"], per_problem.get(p["problem_id"], 0))
+        for p in listed
+        if p["solution_count"] != per_problem.get(p["problem_id"], 0)
+    ]
+    if llm:
+        models = len(llm_leaderboard(db))
+        rows.append(("llm_leaderboard", "", models, models))
+    if votes:
+        (coverage,) = vote_coverage(db, cap)
+        rows.append(("comparisons", "", coverage["announced"], coverage["stored"]))
+        rows.append(("platform_stats", "totalComparisons", stats["totalComparisons"], coverage["stored"]))
+        capped = capped_vote_lists(db, cap)
+        rows += [("comparisons", r["solution_id"], r["announced"], r["stored"]) for r in capped]
+    keys = ("resource", "scope", "announced", "stored")
+    return [dict(zip(keys, r, strict=True)) | {"differs": r[2] != r[3]} for r in rows]
+
+
+# -- the report's charts ---------------------------------------------------------------------------------
+
+
+def ranked(db: Path) -> dict[str, Row]:
+    """Active bots (the leaderboard) by public id: ``rank`` = competition rank over points (equal points
+    share the best rank, "1135"), ``name``, ``points``, ``solutions`` and ``votes`` (profile counters)."""
+    with _open(db) as con:
+        rows = _rows(
+            con,
+            "SELECT id AS bot_id, rank() OVER (ORDER BY total_points DESC) AS rank, name, "
+            "total_points AS points, total_solutions AS solutions, total_votes AS votes "
+            "FROM bots WHERE status = 'active'",
+        )
+        return {r["bot_id"]: r for r in _encode(con, rows, {"bot_id": "bot"})}
+
+
+def listed_totals(db: Path) -> Row:
+    """The simulated clock (ms) and the listed problems and their listed solutions. Keys: clock_ms,
+    problems, solutions."""
+    with _open(db) as con:
+        clock, problems_n, solutions_n = con.execute(
+            "SELECT (SELECT value FROM meta WHERE key = 'clock_ms'), count(*), (SELECT count(*) "
+            "FROM solutions s JOIN problems q ON q.id = s.problem_id WHERE q.status != 'rejected') "
+            "FROM problems WHERE status != 'rejected'"
+        ).fetchone()
+    return {"clock_ms": int(clock), "problems": problems_n, "solutions": solutions_n}
+
+
+def solution_scores(db: Path) -> list[Row]:
+    """Every solution of a listed problem: its score as served (4 decimals) and its competition rank
+    within the problem over that score. Keys: score, rank."""
+    return [{"score": s["score"], "rank": s["rank"]} for s in solutions(db)]
+
+
+def category_counts(db: Path) -> list[Row]:
+    """Per category with a listed problem (``uncategorised`` for none): its display name (``Uncategorised``
+    for none), listed problems and mature ones. Keys: name, problems, mature."""
+    with _open(db) as con:
+        return _rows(
+            con,
+            "SELECT coalesce(c.display_name, p.category, 'Uncategorised') AS name, count(*) AS problems, "
+            "total(p.status = 'mature') AS mature FROM problems p LEFT JOIN categories c "
+            "ON c.slug = p.category WHERE p.status != 'rejected' GROUP BY p.category",
+        )

@@ -59,6 +59,8 @@ class Scenario:
     extra: tuple[str, ...] = ()
     #: What the scenario planted, by name (e.g. ``"renamed"``: a bot id), for the tests to look up.
     marks: dict[str, str] = field(default_factory=dict)
+    #: A bot's API key: snapshots then record ``/bot/me`` with it (``None``: ``--no-bot-me``).
+    api_key: str | None = field(default=None, repr=False)
 
     @classmethod
     def start(
@@ -97,7 +99,8 @@ class Scenario:
     def snapshot(self, label: str, *extra: str, taken_at: str | None = CLOCK) -> Snap:
         """Run ``solvelens snapshot`` (``--taken-at`` the platform's clock unless ``taken_at`` is None or a
         time) and freeze the truth; the :class:`Snap` is appended to ``snaps``."""
-        args = ["snapshot", "--base-url", self.server.base_url, "--db", str(self.store), "--no-bot-me"]
+        args = ["snapshot", "--base-url", self.server.base_url, "--db", str(self.store)]
+        args += ["--api-key", self.api_key] if self.api_key else ["--no-bot-me"]
         args += ["--resources", self.resources, *self.extra, *extra]
         if taken_at is not None:
             args += ["--taken-at", self.clock() if taken_at == CLOCK else taken_at]
@@ -152,21 +155,71 @@ class Scenario:
         finally:
             con.close()
 
-    def rename_bot(self, new_name: str) -> tuple[str, str]:
-        """Rename the active bot with the most solutions on listed problems (SQL, as a bot renaming itself
-        through the platform leaves it); (public bot id, old name)."""
-
-        def body(con: sqlite3.Connection) -> tuple[int, str]:
+    def busiest_bot(self) -> tuple[int, str]:
+        """The active bot with the most solutions on listed problems: (internal id, name)."""
+        con = sqlite3.connect(self.server.db_path)
+        try:
             bot_id, name = con.execute(
                 "SELECT b.id, b.name FROM bots b JOIN solutions s ON s.bot_id = b.id JOIN problems p "
                 "ON p.id = s.problem_id WHERE b.status = 'active' AND p.status != 'rejected' "
                 "GROUP BY b.id ORDER BY count(*) DESC, b.id LIMIT 1"
             ).fetchone()
-            con.execute("UPDATE bots SET name = ? WHERE id = ?", (new_name, bot_id))
-            return bot_id, name
+            return int(bot_id), str(name)
+        finally:
+            con.close()
+
+    def sign_in_as(self, name: str) -> str:
+        """``solvelens sandbox rotate-key NAME --db ...`` (as the bot's owner runs it): later snapshots use
+        the new key (``api_key``), so they record ``/bot/me`` of that bot; its public id."""
+        code, output = self.cli("sandbox", "rotate-key", name, "--db", str(self.server.db_path))
+        assert code == 0, output
+        self.api_key = output.strip().splitlines()[-1]
+        con = sqlite3.connect(self.server.db_path)
+        try:
+            (bot_id,) = con.execute("SELECT id FROM bots WHERE name = ?", (name,)).fetchone()
+        finally:
+            con.close()
+        return self.codec().encode("bot", int(bot_id))
+
+    def rename_bot(self, new_name: str, bot_id: int | None = None) -> tuple[str, str]:
+        """Rename bot ``bot_id`` (internal id; default: :meth:`busiest_bot`) with SQL, as a bot renaming
+        itself through the platform leaves it; (public bot id, old name)."""
+        chosen = self.busiest_bot()[0] if bot_id is None else bot_id
+
+        def body(con: sqlite3.Connection) -> tuple[int, str]:
+            (name,) = con.execute("SELECT name FROM bots WHERE id = ?", (chosen,)).fetchone()
+            con.execute("UPDATE bots SET name = ? WHERE id = ?", (new_name, chosen))
+            return chosen, str(name)
 
         bot_id, old = self._sql(body)  # type: ignore[misc]
         return self.codec().encode("bot", bot_id), old
+
+    def tie_top_ranks(self) -> tuple[str, str]:
+        """Give the bots ranked 2nd and 6th by points the points of the 1st and 5th (ties share a rank) and
+        suspend the 10th (it leaves the leaderboard, the bots below it move up); a new bot
+        (``TruthNewcomer``) joins one point above the 8th. The public ids of the 6th and of the 10th."""
+
+        def body(con: sqlite3.Connection) -> tuple[int, int]:
+            ids = [r[0] for r in con.execute(
+                "SELECT id FROM bots WHERE status = 'active' ORDER BY total_points DESC, id LIMIT 10"
+            )]  # fmt: skip
+            for keep, match in ((ids[0], ids[1]), (ids[4], ids[5])):
+                con.execute(
+                    "UPDATE bots SET total_points = (SELECT total_points FROM bots WHERE id = ?) "
+                    "WHERE id = ?",
+                    (keep, match),
+                )
+            con.execute("UPDATE bots SET status = 'suspended' WHERE id = ?", (ids[9],))
+            con.execute(
+                "INSERT INTO bots (name, total_points, total_solutions, created_at) SELECT 'TruthNewcomer', "
+                "total_points + 1, 0, (SELECT value FROM meta WHERE key = 'clock_ms') FROM bots WHERE id = ?",
+                (ids[7],),
+            )
+            return int(ids[5]), int(ids[9])
+
+        tied, suspended = self._sql(body)  # type: ignore[misc]
+        codec = self.codec()
+        return codec.encode("bot", tied), codec.encode("bot", suspended)
 
     def reject_problem(self, created_by_ms: int) -> str:
         """Reject (moderation) the newest pending problem created by ``created_by_ms`` (ms UTC; e.g. one

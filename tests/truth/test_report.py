@@ -3,11 +3,7 @@ their growth, every row of the leaderboard table and the pages of three bots (re
 read out of the HTML the report commands write, against SQL written here on the sandbox databases frozen at
 each snapshot (never solvelens.analysis).
 
-The scenario (one small sandbox, ``--resources none``): snapshots ``fresh``, ``day`` one simulated day
-later, and ``tied`` one more day later, right after the two bots ranked first and the two ranked fifth and
-sixth were given equal points (so ranks are shared, "1135"), the tenth was suspended, a new bot joined
-just above the eighth and the bot with the most solutions renamed itself (SQL, as the platform's own code
-paths leave them)."""
+The scenario is ``tied_history`` and its pages ``tied_pages`` (:mod:`tests.truth.conftest`)."""
 
 from __future__ import annotations
 
@@ -16,13 +12,11 @@ import html
 import re
 import sqlite3
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from solvelens.report import build_bot_report, build_report
 from solvelens.sandbox.ids import IdCodec
 from tests.truth.conftest import snap_of
 from tests.truth.scenario import Scenario
@@ -79,76 +73,11 @@ def _figures(page: str) -> dict[str, tuple[str, str]]:
     return {html.unescape(k): (html.unescape(v), html.unescape(d or "")) for k, v, d in _FIGURE.findall(page)}
 
 
-def _tie(db: Path) -> tuple[int, int]:
-    """Give the bots ranked 2nd and 6th by points the points of the 1st and 5th (ties share a rank) and
-    suspend the 10th (it leaves the leaderboard, the bots below it move up); a new bot joins one point above
-    the 8th. The 6th's and the 10th's internal ids."""
-    con = sqlite3.connect(db, isolation_level=None, timeout=30)
-    try:
-        con.execute("BEGIN IMMEDIATE")
-        ids = [r[0] for r in con.execute(
-            "SELECT id FROM bots WHERE status = 'active' ORDER BY total_points DESC, id LIMIT 10"
-        )]  # fmt: skip
-        for keep, match in ((ids[0], ids[1]), (ids[4], ids[5])):
-            con.execute(
-                "UPDATE bots SET total_points = (SELECT total_points FROM bots WHERE id = ?) WHERE id = ?",
-                (keep, match),
-            )
-        con.execute("UPDATE bots SET status = 'suspended' WHERE id = ?", (ids[9],))
-        con.execute(
-            "INSERT INTO bots (name, total_points, total_solutions, created_at) SELECT 'TruthNewcomer', "
-            "total_points + 1, 0, (SELECT value FROM meta WHERE key = 'clock_ms') FROM bots WHERE id = ?",
-            (ids[7],),
-        )
-        con.execute("COMMIT")
-        return int(ids[5]), int(ids[9])
-    finally:
-        con.close()
-
-
-@pytest.fixture(scope="module")
-def history(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Scenario]:
-    """The scenario of the module docstring; ``marks``: the public ids of the ``renamed`` bot, of a bot
-    ``tied`` on points with another and of the ``suspended`` one."""
-    scenario = Scenario.start(tmp_path_factory.mktemp("truth-report"), seed=5, resources="none")
-    try:
-        scenario.snapshot("fresh")
-        scenario.advance_days(1)
-        scenario.snapshot("day")
-        scenario.advance_days(1)
-        tied, suspended = _tie(scenario.server.db_path)
-        scenario.marks["tied"] = scenario.codec().encode("bot", tied)
-        scenario.marks["suspended"] = scenario.codec().encode("bot", suspended)
-        scenario.marks["renamed"], _ = scenario.rename_bot("RenamedBot")
-        scenario.snapshot("tied")
-        assert all(snap.exit_code == 0 for snap in scenario.snaps), [s.output for s in scenario.snaps]
-        yield scenario
-    finally:
-        scenario.stop()
-
-
-@pytest.fixture(scope="module")
-def built(history: Scenario, tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    """The report of the whole history, the renamed bot's page (found by its new name) and the tied bot's
-    (by its id), as HTML text."""
-    out = tmp_path_factory.mktemp("truth-report-html")
-    report = build_report(history.store, out / "report.html")
-    renamed = build_bot_report(history.store, "RenamedBot", out / "renamed.html")
-    tied = build_bot_report(history.store, history.marks["tied"], out / "tied.html")
-    gone = build_bot_report(history.store, history.marks["suspended"], out / "suspended.html")
-    return {
-        "suspended": gone.read_text(encoding="utf-8"),
-        "report": report.read_text(encoding="utf-8"),
-        "renamed": renamed.read_text(encoding="utf-8"),
-        "tied": tied.read_text(encoding="utf-8"),
-    }
-
-
 def test_the_headline_figures_are_the_platforms_at_the_newest_snapshot(
-    history: Scenario, built: dict[str, str]
+    tied_history: Scenario, tied_pages: dict[str, str]
 ) -> None:
-    newest = snap_of(history, "tied").truth
-    figures = _figures(built["report"])
+    newest = snap_of(tied_history, "tied").truth
+    figures = _figures(tied_pages["report"])
     ranked = _ranked(newest)
     problems, solutions, votes = _sql(
         newest,
@@ -158,7 +87,7 @@ def test_the_headline_figures_are_the_platforms_at_the_newest_snapshot(
     assert _int(figures["Ranked bots"][0]) == len(ranked)
     assert _int(figures["Problems"][0]) == problems
     assert _int(figures["Solutions"][0]) == solutions
-    assert _int(figures["Snapshots"][0]) == len(history.snaps)
+    assert _int(figures["Snapshots"][0]) == len(tied_history.snaps)
     assert _int(figures["Comparisons"][0]) == int(votes)
     leaders = [bot for bot in ranked.values() if bot["rank"] == 1]
     label = "Leader" if len(leaders) == 1 else f"Leaders ({len(leaders)} tied)"
@@ -171,11 +100,13 @@ def test_the_headline_figures_are_the_platforms_at_the_newest_snapshot(
     assert figures["Newest snapshot"][0] == f"{clock:%Y-%m-%d %H:%M} UTC"
 
 
-def test_the_growth_lines_are_the_platforms_change_per_day(history: Scenario, built: dict[str, str]) -> None:
+def test_the_growth_lines_are_the_platforms_change_per_day(
+    tied_history: Scenario, tied_pages: dict[str, str]
+) -> None:
     """Two simulated days, no gap: each line is the sandbox's change from the first snapshot to the newest
     divided by the days between their clocks."""
-    figures = _figures(built["report"])
-    first, newest = snap_of(history, "fresh").truth, snap_of(history, "tied").truth
+    figures = _figures(tied_pages["report"])
+    first, newest = snap_of(tied_history, "fresh").truth, snap_of(tied_history, "tied").truth
     query = (
         "SELECT (SELECT value FROM meta WHERE key = 'clock_ms'), count(*), (SELECT count(*) FROM solutions s "
         "JOIN problems q ON q.id = s.problem_id WHERE q.status != 'rejected') FROM problems "
@@ -193,12 +124,12 @@ def test_the_growth_lines_are_the_platforms_change_per_day(history: Scenario, bu
 
 
 def test_every_leaderboard_row_is_the_platforms_rank_name_points_and_change(
-    history: Scenario, built: dict[str, str]
+    tied_history: Scenario, tied_pages: dict[str, str]
 ) -> None:
-    now = _ranked(snap_of(history, "tied").truth)
-    before = _ranked(snap_of(history, "day").truth)
-    first = _ranked(snap_of(history, "fresh").truth)
-    rows = [tuple(html.unescape(cell) for cell in row) for row in _ROW.findall(built["report"])]
+    now = _ranked(snap_of(tied_history, "tied").truth)
+    before = _ranked(snap_of(tied_history, "day").truth)
+    first = _ranked(snap_of(tied_history, "fresh").truth)
+    rows = [tuple(html.unescape(cell) for cell in row) for row in _ROW.findall(tied_pages["report"])]
     assert [int(r[0]) for r in rows] == sorted(int(r[0]) for r in rows), "the table runs by rank"
     shown = {bot_id: (int(rank), name, _int(points)) for rank, bot_id, name, points, *_ in rows}
     assert shown == {bot_id: (b["rank"], b["name"], b["points"]) for bot_id, b in now.items()}
@@ -213,18 +144,18 @@ def test_every_leaderboard_row_is_the_platforms_rank_name_points_and_change(
         assert _int(points_change) == now[bot_id]["points"] - before[bot_id]["points"], bot_id
         assert _int(solutions) == now[bot_id]["solutions"], bot_id
     assert [row[6] for row in rows if row[2] == "TruthNewcomer"] == ["new"]
-    assert history.marks["renamed"] in shown and shown[history.marks["renamed"]][1] == "RenamedBot"
+    assert tied_history.marks["renamed"] in shown and shown[tied_history.marks["renamed"]][1] == "RenamedBot"
 
 
 @pytest.mark.parametrize("which", ["renamed", "tied"])
 def test_the_bot_page_is_the_platforms_rank_points_and_solutions(
-    history: Scenario, built: dict[str, str], which: str
+    tied_history: Scenario, tied_pages: dict[str, str], which: str
 ) -> None:
-    newest, previous = snap_of(history, "tied").truth, snap_of(history, "day").truth
-    bot_id = history.marks[which]
+    newest, previous = snap_of(tied_history, "tied").truth, snap_of(tied_history, "day").truth
+    bot_id = tied_history.marks[which]
     now, before = _ranked(newest), _ranked(previous)
     me = now[bot_id]
-    page = built[which]
+    page = tied_pages[which]
     assert f"<code>{bot_id}</code>" in page and f"Figures of {html.escape(me['name'])}" in page
     assert (me["name"] == "RenamedBot") == (which == "renamed")
     figures = _figures(page)
@@ -237,10 +168,10 @@ def test_the_bot_page_is_the_platforms_rank_points_and_solutions(
     assert _int(figures["Points"][0]) == me["points"]
     below = sum(bot["points"] < me["points"] for bot in now.values()) + (tied - 1) / 2
     assert figures["Percentile"][0] == f"{below / (len(now) - 1):.0%}"
-    ranks = [_ranked(snap.truth).get(bot_id, {}).get("rank") for snap in history.snaps]
+    ranks = [_ranked(snap.truth).get(bot_id, {}).get("rank") for snap in tied_history.snaps]
     assert figures["Peak rank"][0] == f"#{min(r for r in ranks if r is not None)}"
     assert figures["Rank change vs previous"][0] == _arrow(before[bot_id]["rank"] - me["rank"])
-    first = _ranked(snap_of(history, "fresh").truth)
+    first = _ranked(snap_of(tied_history, "fresh").truth)
     if bot_id in first:
         assert (
             f"vs first {_arrow(first[bot_id]['rank'] - me['rank'])}" in figures["Rank change vs previous"][1]
@@ -270,11 +201,11 @@ def test_the_bot_page_is_the_platforms_rank_points_and_solutions(
 
 
 def test_the_page_of_a_suspended_bot_says_it_is_not_ranked_and_gives_its_past_ranks(
-    history: Scenario, built: dict[str, str]
+    tied_history: Scenario, tied_pages: dict[str, str]
 ) -> None:
-    bot_id = history.marks["suspended"]
-    page = built["suspended"]
-    past = [_ranked(snap.truth).get(bot_id) for snap in history.snaps]
+    bot_id = tied_history.marks["suspended"]
+    page = tied_pages["suspended"]
+    past = [_ranked(snap.truth).get(bot_id) for snap in tied_history.snaps]
     assert past[-1] is None and past[-2] is not None
     figures = _figures(page)
     assert figures["Rank now"][0] == "not ranked"

@@ -68,15 +68,20 @@ def platform_activity(activity: pl.DataFrame) -> pl.DataFrame:
     """Sum :func:`bot_activity` over bots: the whole platform's solutions and votes added.
 
     Output columns: snapshot_id Int64, taken_at, active_bots UInt32 (bots that added anything),
-    solutions_rate Float64, votes_rate Float64 (in the activity's unit), rate_unit String; sorted by
-    taken_at.
+    solutions_rate Float64, votes_rate Float64 (in the activity's unit; null where no bot's rate is known,
+    e.g. across a gap, never 0), rate_unit String; sorted by taken_at.
     """
+
+    def total(column: str) -> pl.Expr:
+        known = pl.col(column).is_not_null().any()
+        return pl.when(known).then(pl.col(column).sum()).otherwise(None)
+
     return (
         activity.group_by("snapshot_id", "taken_at")
         .agg(
             active_bots=((pl.col("solutions_delta") > 0) | (pl.col("votes_delta") > 0)).sum().cast(pl.UInt32),
-            solutions_rate=pl.col("solutions_rate").sum(),
-            votes_rate=pl.col("votes_rate").sum(),
+            solutions_rate=total("solutions_rate"),
+            votes_rate=total("votes_rate"),
             rate_unit=pl.col("rate_unit").first(),
         )
         .sort("taken_at", "snapshot_id")

@@ -292,16 +292,21 @@ def bump_data(history: pl.DataFrame, *, top_n: int = 10, max_rows: int = 4500) -
     Every snapshot is kept (the history's own resolution: minutes, hours or days); when that exceeds
     ``max_rows`` rows, every k-th snapshot is kept (always the newest), so a chart stays under Altair's
     5,000-row limit.
-    Output columns: snapshot_id, taken_at, bot_id, name, rank Int32, position Int32, points Int64,
+    Output columns: snapshot_id, taken_at, bot_id, name (the bot's name at the newest snapshot, at every
+    row: one series per bot, a rename does not split its line), rank Int32, position Int32, points Int64,
     elo Float64, final_rank Int32 (order at the newest snapshot, 1..n: the series order; ties in rank
     break on position); sorted by final_rank, taken_at.
     """
     ids = top_bots(history, n=top_n)
+    latest = _snapshot_times(history)["snapshot_id"][-1] if ids else -1
+    names = history.filter(pl.col("snapshot_id") == latest).select("bot_id", name_now="name")
     order = pl.DataFrame(
         {"bot_id": ids, "final_rank": list(range(1, len(ids) + 1))},
         schema={"bot_id": pl.String, "final_rank": pl.Int32},
+    ).join(names, on="bot_id", how="left", maintain_order="left")
+    frame = (
+        history.join(order, on="bot_id", how="inner").with_columns(name=pl.col("name_now")).drop("name_now")
     )
-    frame = history.join(order, on="bot_id", how="inner")
     frame = thin_snapshots(frame, max_rows=max_rows)
     return frame.sort("final_rank", "taken_at")
 

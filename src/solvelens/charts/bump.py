@@ -89,8 +89,9 @@ def rank_bump_chart(
     lines = base.mark_line(interpolate="step-after", clip=True, strokeWidth=2.2)
     points = base.mark_point(clip=True, size=36, filled=True)
 
-    newest = (
-        bump.filter(pl.col("taken_at") == pl.col("taken_at").max().over("bot_id"))
+    newest = (  # one label per bot, at its newest snapshot (two snapshots may share a time)
+        bump.sort("taken_at", "snapshot_id")
+        .unique("bot_id", keep="last", maintain_order=True)
         .sort("rank", "final_rank")
         .select("taken_at", "bot_id", "name", "rank", "points", "final_rank")
     )

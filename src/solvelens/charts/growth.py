@@ -64,14 +64,16 @@ def activity_chart(
     activity: pl.DataFrame, *, title: str = "Bot activity", width: int = DEFAULT_WIDTH
 ) -> alt.Chart:
     """Lines of solutions and votes summed over all bots (from profile counter changes), as a rate in the
-    frame's unit; the axis title names it.
+    frame's unit; the axis title names it. Null rates (a gap) are not drawn.
 
     Input: :func:`solvelens.analysis.platform_activity` (taken_at, solutions_rate, votes_rate, rate_unit).
     """
     span = span_days(activity)
     unit = _unit(activity)
-    long = activity.select("taken_at", "solutions_rate", "votes_rate").unpivot(
-        index="taken_at", variable_name="measure", value_name="rate"
+    long = (
+        activity.select("taken_at", "solutions_rate", "votes_rate")
+        .unpivot(index="taken_at", variable_name="measure", value_name="rate")
+        .drop_nulls("rate")  # no rate (a gap): no point, never a 0
     )
     long = long.with_columns(
         measure=pl.col("measure").replace_strict({"solutions_rate": "Solutions", "votes_rate": "Votes"})

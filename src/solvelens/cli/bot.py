@@ -148,8 +148,8 @@ MaxAttempts = Annotated[
 
 
 def _api_key(base_url: str, api_key: str | None, api_key_file: Path | None) -> Any:
-    """The bot's key (``SecretStr``) from ``--api-key``, ``--api-key-file`` or the environment; exits 1 with
-    one line when it is missing, unreadable or malformed."""
+    """The bot's key (``SecretStr``) from ``--api-key``, ``--api-key-file`` or the environment; exits 2 (bad
+    input) with one line when it is missing, unreadable or malformed."""
     from pydantic import SecretStr
 
     from solvelens.config import InvalidApiKeyError, Settings
@@ -160,9 +160,9 @@ def _api_key(base_url: str, api_key: str | None, api_key_file: Path | None) -> A
         )
         key = settings.resolved_api_key()
     except (InvalidApiKeyError, OSError) as exc:
-        fail(f"API key: {exc}")
+        fail(f"API key: {exc}", code=2)
     if key is None:
-        fail("no API key: pass --api-key, or set SOLVELENS_API_KEY or SOLVELENS_API_KEY_FILE")
+        fail("no API key: pass --api-key, or set SOLVELENS_API_KEY or SOLVELENS_API_KEY_FILE", code=2)
     return key
 
 

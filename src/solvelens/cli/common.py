@@ -215,6 +215,9 @@ EXIT_RULES: dict[str, ExitRule] = {
     "solvelens.alerts.rules.AlertRuleError": BAD_INPUT,
     "solvelens.alerts.deliver.NotifyTargetError": BAD_INPUT,
     "builtins.FileExistsError": BAD_INPUT,
+    "solvelens.sandbox.accounts.InvalidBotNameError": BAD_INPUT,
+    "solvelens.sandbox.accounts.BotNameTakenError": BAD_INPUT,
+    "solvelens.sandbox.generate.PlatformExistsError": BAD_INPUT,
     "builtins.FileNotFoundError": BAD_INPUT,
     "builtins.IsADirectoryError": BAD_INPUT,
     "builtins.NotADirectoryError": BAD_INPUT,
@@ -225,7 +228,6 @@ EXIT_RULES: dict[str, ExitRule] = {
     "solvelens.client.errors.PlatformError": FAILURE,
     "solvelens.analysis.bot.BotNotFoundError": FAILURE,
     "solvelens.sandbox.accounts.AccountError": FAILURE,
-    "solvelens.sandbox.generate.PlatformExistsError": FAILURE,
     "solvelens.demo.DemoError": FAILURE,
     "builtins.OSError": FAILURE,
 }

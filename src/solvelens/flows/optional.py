@@ -40,6 +40,7 @@ from solvelens.flows.activity_gap import StoredEvent, events_per_hour, find_gap,
 from solvelens.flows.budget import DEFAULT_BUDGET, Budget, Spent, VoteShare
 from solvelens.flows.fetch import (
     DEFAULT_CONCURRENCY,
+    Tally,
     _client,
     _report,
     _unidentified,
@@ -166,9 +167,13 @@ async def fetch_llm_leaderboard_step(
     """Stage ``llm_leaderboard``: every page of ``GET /llm-leaderboard?sort=avg_score``
     (:data:`solvelens.client.endpoints.LLM_LEADERBOARD_SORT`, sent so the order is the one the report names;
     rank 1 = first in the walk). A model without ``id`` raises :class:`UnrecognizedResponseError`; an error
-    after the first page fails the step (the walk broke, the endpoint exists). ``info``: ``resources``."""
+    after the first page fails the step (the walk broke, the endpoint exists). ``info``: ``resources``,
+    ``announced`` (the total the platform announced, e.g. ``pagination.total``; ``None`` when none) and
+    ``data_quality`` (a total below the models served)."""
     area = StagingArea(staging_dir)
     warnings: list[str] = []
+    quality: list[dict[str, Any]] = []
+    tally = Tally()
     seen = [0]
     async with _client(base_url, profile=profile, max_rps=max_rps) as client:
         try:
@@ -179,6 +184,8 @@ async def fetch_llm_leaderboard_step(
                 progress_step="llm_leaderboard",
                 endpoint="llm_leaderboard",
                 path="/llm-leaderboard",
+                quality=quality,
+                tally=tally,
             )
         except APIStatusError as exc:
             if seen[0] == 0 and not_offered(exc):
@@ -186,7 +193,12 @@ async def fetch_llm_leaderboard_step(
             raise
     area.write_records("llm_leaderboard", models, rank=list(range(1, len(models) + 1)))
     return _report(
-        "llm_leaderboard", {"llm_leaderboard": len(models)}, warnings, resources={"llm_leaderboard": STORED}
+        "llm_leaderboard",
+        {"llm_leaderboard": len(models)},
+        warnings,
+        resources={"llm_leaderboard": STORED},
+        announced=tally.announced,
+        data_quality=quality,
     )
 
 

@@ -74,7 +74,10 @@ def build_platform(db_path: Path, *, seed: int = 0, scale: str = "small") -> dic
         raise ValueError(f"unknown scale {scale!r}; choose one of {', '.join(SCALES)}")
     db_path = Path(db_path)
     if db_path.exists():
-        raise PlatformExistsError(f"{db_path} already exists; build_platform never overwrites a platform")
+        raise PlatformExistsError(
+            f"{db_path} already exists and a build never overwrites a platform; give another --db path"
+            " or use the existing one"
+        )
     started = time.perf_counter()
     db_path.parent.mkdir(parents=True, exist_ok=True)
     conn = connect(db_path)
