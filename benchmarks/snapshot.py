@@ -649,12 +649,12 @@ def _prefect_lines(
     verdicts.append(
         (
             f"[{latency} ms] Prefect flow-run path <= +{TARGET_PREFECT_OVERHEAD_S:.0f} s",
-            f"+{extra:.2f} s",
+            f"{extra:+.2f} s",
             verdict == "met",
         )
     )
     lines = [
-        f"[{latency} ms] {OURS_PREFECT} ({flow_run.extra.get('mode')}): +{extra:.2f} s over the in-process "
+        f"[{latency} ms] {OURS_PREFECT} ({flow_run.extra.get('mode')}): {extra:+.2f} s over the in-process "
         f"path (median of {len(walls_flow)} vs {len(walls_ours)} alternated runs: "
         f"{', '.join(f'{w:.2f}' for w in walls_flow)} vs {', '.join(f'{w:.2f}' for w in walls_ours)} s; "
         f"target <= {TARGET_PREFECT_OVERHEAD_S:.0f} s: {verdict})"
