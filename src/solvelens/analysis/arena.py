@@ -36,7 +36,6 @@ import math
 from dataclasses import dataclass
 from typing import Literal
 
-import choix
 import numpy as np
 import polars as pl
 from threadpoolctl import threadpool_limits
@@ -165,6 +164,10 @@ def win_matrix(winners: np.ndarray, losers: np.ndarray, n: int) -> np.ndarray:
 def bt_scores(wins: np.ndarray, *, initial: np.ndarray | None = None) -> np.ndarray:
     """Bradley–Terry θ (natural-log strengths, mean 0) of a win-count matrix, by choix's
     ``ilsr_pairwise_dense`` with the weak prior :data:`ALPHA`; ``initial`` warm-starts the iteration."""
+    # choix imports scipy (~1.5 s): only a fit pays it, not every importer of solvelens.analysis (the diff of
+    # a Prefect run's artifact, the alert check after a snapshot).
+    import choix
+
     n = wins.shape[0]
     if n == 1:
         return np.zeros(1)

@@ -137,7 +137,10 @@ def _run_plain(plan: SnapshotPlan) -> SnapshotSummary:
 def _run_prefect(plan: SnapshotPlan, verbose: bool) -> SnapshotSummary:
     _quiet_prefect(verbose)
     with _progress("starting the Prefect flow run"):
-        from solvelens.flows.snapshot import snapshot_flow
+        from solvelens.flows.prefect_import import prefect_imported
+
+        with prefect_imported():
+            from solvelens.flows.snapshot import snapshot_flow
 
         with _prefect_console(verbose):
             return asyncio.run(snapshot_flow(plan))
@@ -593,8 +596,10 @@ def _take_snapshot(
     """Probe the platform, run the snapshot (a Prefect flow run or the plain steps) with ``env`` set, print
     its summary. A Ctrl-C ends it: exit 0 with "snapshot N kept" when its transaction committed, else 130
     (:func:`_kept_after_interrupt`); ``alert_exit_code`` is the exit code when an alert fired."""
+    from solvelens.flows.gc_tuning import no_collection_at_exit
     from solvelens.flows.preflight import probe
 
+    no_collection_at_exit()
     started = datetime.now(UTC)
     try:
         with _interruptible():

@@ -24,7 +24,7 @@ from typing import Any
 from prefect import flow, get_run_logger, task
 from prefect.artifacts import acreate_markdown_artifact
 from prefect.cache_policies import NO_CACHE
-from prefect.runtime import deployment, flow_run
+from prefect.context import FlowRunContext
 
 from solvelens.client import (
     AsyncPlatformClient,
@@ -139,17 +139,26 @@ def summary_markdown(summary: SnapshotSummary) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _log_alerts(logger: Any, alerts: dict[str, Any]) -> None:
-    """Log each fired alert and warning; a deployment run also prints them (the serving terminal shows a
-    run's output; ``solvelens snapshot`` prints them itself)."""
+def _log_alerts(logger: Any, alerts: dict[str, Any], from_deployment: bool) -> None:
+    """Log each fired alert and warning; a deployment's run (``from_deployment``) also prints them (the
+    serving terminal shows a run's output; ``solvelens snapshot`` prints them itself)."""
     lines = [f"alert [{a['rule']}] {a['message']}" for a in alerts["fired"]]
     for line in lines:
         logger.info(line)
     for warning in alerts["warnings"]:
         logger.warning(warning)
-    if deployment.id is not None:
+    if from_deployment:
         for line in [*lines, *(f"warning: {w}" for w in alerts["warnings"])]:
             print(line, flush=True)
+
+
+def _this_flow_run() -> Any:
+    """The flow run in progress (``prefect.client.schemas.objects.FlowRun``: ``id``, ``name``,
+    ``deployment_id``), from the run's context: no API request."""
+    context = FlowRunContext.get()
+    if context is None or context.flow_run is None:
+        raise RuntimeError("not inside a flow run")
+    return context.flow_run
 
 
 @flow(name="solvelens-snapshot", log_prints=False, persist_result=False)
@@ -183,10 +192,12 @@ async def snapshot_flow(plan: SnapshotPlan) -> SnapshotSummary:
     summary = summarise(run, result, reports, "prefect")
     quality = await asyncio.to_thread(read_quality, plan.db_path, summary.snapshot_id)
     summary.data_quality, summary.vote_coverage = quality["data_quality"], quality["vote_coverage"]
-    summary.flow_run = {"id": str(flow_run.id), "name": str(flow_run.name)}
+    # The run as the engine holds it (prefect.runtime.deployment.id would read it back from the API).
+    run_record = _this_flow_run()
+    summary.flow_run = {"id": str(run_record.id), "name": str(run_record.name)}
     after = await asyncio.to_thread(alerts_after_snapshot, plan, summary.snapshot_id, want_diff=True)
     summary.alerts = after.summary
-    _log_alerts(logger, after.summary)
+    _log_alerts(logger, after.summary, from_deployment=run_record.deployment_id is not None)
     await acreate_markdown_artifact(
         summary_markdown(summary) + alerts_markdown(after),
         key=ARTIFACT_KEY,
