@@ -237,6 +237,23 @@ class Scenario:
 
         return self.codec().encode("problem", int(self._sql(body)))  # type: ignore[arg-type]
 
+    def reject_voted_problem(self) -> str:
+        """Reject (moderation) the listed problem with the most votes between solutions of two different
+        models: the votes a store kept of it now name solutions the platform no longer lists. Its public
+        id."""
+
+        def body(con: sqlite3.Connection) -> int:
+            (pid,) = con.execute(
+                "SELECT c.problem_id FROM comparisons c JOIN problems p ON p.id = c.problem_id "
+                "JOIN solutions a ON a.id = c.solution_a JOIN solutions b ON b.id = c.solution_b "
+                "WHERE p.status != 'rejected' AND a.llm_model IS NOT b.llm_model "
+                "GROUP BY c.problem_id ORDER BY count(*) DESC, c.problem_id LIMIT 1"
+            ).fetchone()
+            con.execute("UPDATE problems SET status = 'rejected' WHERE id = ?", (pid,))
+            return int(pid)
+
+        return self.codec().encode("problem", int(self._sql(body)))  # type: ignore[arg-type]
+
     def inflate_solution_count(self) -> str:
         """Make a listed problem announce one solution more than it lists (``solutionCount`` disagreeing
         with the rows, as the real platform's counts sometimes do); the problem's public id."""
