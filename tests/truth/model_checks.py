@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import html
+import itertools
 import re
 from pathlib import Path
 from typing import Any
@@ -25,8 +26,9 @@ from tests.truth.compare import mismatches
 from tests.truth.scenario import Scenario, Snap
 
 Row = dict[str, Any]
-#: The arena chart draws the best 20 ranked models, the heatmap 12, the rank chart today's best 10.
-SCORES_TOP, HEATMAP_TOP, RANK_TOP = 20, 12, 10
+#: The arena chart draws the best 20 ranked models, the heatmap 12 (a phone lists its 10 most one-sided
+#: pairs instead), the rank chart today's best 10.
+SCORES_TOP, HEATMAP_TOP, RANK_TOP, PHONE_PAIRS = 20, 12, 10, 10
 DASH = "–"
 
 
@@ -122,6 +124,36 @@ def arena_rank_checks(scenario: Scenario, page: str) -> list[str]:
                 | {k: row[k] for k in ("rank", "score", "lower", "upper", "comparisons")}
             )
     return mismatches("arena_rank", rows, want, ("snapshot_id", "label"), rel=mt.REL)
+
+
+_PAIR = re.compile(r"<li>(.*?) over (.*?): (\d+)%</li>")
+
+
+def phone_pairs_checks(scenario: Scenario, page: str) -> list[str]:
+    """The list a phone shows instead of the heatmap: the 10 most one-sided pairs of the best 12 ranked
+    models, each "favourite over other: p%" with the favourite's fitted win probability, most one-sided
+    first; the heading names how many pairs of how many models."""
+    fit = arena_windows(scenario)[-1][2]
+    best = _best(fit, HEATMAP_TOP)
+    p = {(a, b): mt.win_probability(fit[a]["score"], fit[b]["score"]) for a in best for b in best if a != b}
+    block = page.split('data-phone-list="arena_win_rate"', 1)[-1].split("</div>", 1)[0]
+    shown = [(html.unescape(a), html.unescape(b), int(pct)) for a, b, pct in _PAIR.findall(block)]
+    want_n = min(PHONE_PAIRS, len(best) * (len(best) - 1) // 2)
+    lines = []
+    if (
+        len(shown) != want_n
+        or f"The {want_n} most one-sided pairs of the {len(best)} best-ranked" not in block
+    ):
+        lines.append(f"phone pairs: {len(shown)} shown, truth {want_n} pairs of {len(best)} models")
+    cut = sorted((v for v in p.values() if v >= 0.5), reverse=True)[want_n - 1] if want_n else 1.0
+    for a, b, pct in shown:
+        v = p.get((a, b))
+        if v is None or v < 0.5 - mt.REL or abs(100 * v - pct) > 0.5 + 1e-6 or v < cut - mt.REL:
+            lines.append(f"phone pairs: '{a} over {b}: {pct}%', truth {v!r} (the 10th largest {cut:.4f})")
+    values = [p.get((a, b), 0.0) for a, b, _ in shown]
+    if any(x < y - mt.REL for x, y in itertools.pairwise(values)):
+        lines.append(f"phone pairs: not most one-sided first: {values}")
+    return lines
 
 
 def _caption_after(page: str, heading: str) -> str:
@@ -325,6 +357,7 @@ MODEL_CHECKS = {"model_leaderboard": model_leaderboard_checks}
 ARENA_CHECKS = {
     "arena_scores": arena_scores_checks,
     "arena_win_rate": arena_win_rate_checks,
+    "arena phone pairs": phone_pairs_checks,
     "arena_rank": arena_rank_checks,
     "arena caption": arena_caption_checks,
     "model table": model_table_checks,
