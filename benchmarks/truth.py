@@ -16,7 +16,10 @@ After each snapshot every store view (``bot_me``, ``llm_leaderboard`` and ``data
 votes' views with ``--resources ...,comparisons``) and the summary are compared with plain SQL on a frozen
 copy of the sandbox database (:mod:`tests.truth.checks`), and ``solvelens diff`` (terminal, ``--json``,
 ``--csv``) and ``activity_gaps`` for each consecutive pair; then the report of the whole history is built
-and each chart's data compared over every snapshot (:mod:`tests.truth.chart_checks`, scenario ``report``).
+and each chart's data compared over every snapshot (:mod:`tests.truth.chart_checks`, scenario ``report``),
+the percentile leaderboard's values and intervals and, with ``comparisons``, the arena's charts, caption,
+three-rankings table and sentence against a Bradley–Terry fit of the platform's votes made here
+(:mod:`tests.truth.model_checks`).
 Prints a table figure x scenario x mismatches (a cell per mode: mismatches summed over seeds and that row's
 snapshots or pairs), then the first mismatch line of each failing (figure, scenario) cell. The target is 0
 everywhere; issue 23's open defects show as non-zero rows until fixed. Asserts nothing.
@@ -47,6 +50,7 @@ from tests.truth.checks import (  # noqa: E402
     view_checks,
     vote_checks,
 )
+from tests.truth.model_checks import ARENA_CHECKS, MODEL_CHECKS  # noqa: E402
 from tests.truth.sandbox_truth import clock_ms  # noqa: E402
 from tests.truth.scenario import Scenario  # noqa: E402
 
@@ -101,7 +105,10 @@ def check(scenario: Scenario, mode: str, cells: Cells) -> None:
             cells[(figure, f"{a.label} -> {b.label}", mode)].extend(lines)
     if written:
         page = build_report(scenario.store, scenario.workdir / "report.html").read_text(encoding="utf-8")
-        for chart, check in CHART_CHECKS.items():
+        checks = CHART_CHECKS | MODEL_CHECKS
+        if "comparisons" in scenario.resources:  # the arena: fitted here to the platform's votes
+            checks |= ARENA_CHECKS
+        for chart, check in checks.items():
             cells[(f"chart {chart}", "report", mode)].extend(check(scenario, page))
 
 

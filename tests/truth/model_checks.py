@@ -16,6 +16,7 @@ import functools
 import html
 import itertools
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +50,8 @@ def _windows(truths: tuple[Path, ...]) -> tuple[tuple[int, mt.Votes, dict[str, R
     keep = [
         k for k, v in enumerate(votes) if v.decisive.keys() - (votes[k - 1].decisive.keys() if k else set())
     ]
+    if not keep:
+        return ()
     return tuple(
         (k, votes[k], mt.arena_fit(votes[k], mt.N_BOOT if k == keep[-1] else mt.WINDOW_BOOT)) for k in keep
     )
@@ -352,14 +355,77 @@ def model_leaderboard_checks(scenario: Scenario, page: str) -> list[str]:
     return mismatches("model_leaderboard", rows, want, ("llm_model",), rel=mt.REL)
 
 
+_BOARD_ROW = re.compile(
+    r'<tr(?: class="not-ranked")?><td class="num">([^<]*)</td><td class="nowrap">([^<]*)</td>'
+    r'<td class="num">([^<]*)</td><td class="num">([^<]*)</td><td class="num">([^<]*)</td>'
+    r'<td class="num">([^<]*)</td><td class="num">([^<]*)</td></tr>'
+)
+
+
+def percentile_table_checks(scenario: Scenario, page: str) -> list[str]:
+    """The percentile leaderboard's table: per model (ranked first, by mean percentile), its rank or "not
+    ranked", solutions, solutions in contested problems, and mean percentile, top-1 and top-3 rates each
+    with its 95% interval ("60.3% [53.5%, 66.4%]")."""
+    board = mt.percentile_board(_written(scenario)[-1].truth)
+    body = page.split('<th class="num">Mean percentile [95% interval]</th>', 1)[-1].split("</table>")[0]
+    rows = [[html.unescape(c) for c in r] for r in _BOARD_ROW.findall(body)]
+    lines = []
+
+    def cell(b: Row, k: str, suffix: str) -> str:
+        return "–" if b[k] is None else f"{b[k]:.1%} [{b[suffix + 'lo']:.1%}, {b[suffix + 'hi']:.1%}]"
+
+    for rank, model, solutions, contested, value, top1, top3 in rows:
+        b = board.get(model)
+        if b is None:
+            lines.append(f"percentile table: {model} shown, no solution on the platform names it")
+            continue
+        allowed = {str(r) for r in b["ranks"]} if b["ranked"] else {"not ranked"}
+        want = {"rank": allowed, "solutions": {str(b["solutions"])},
+                "contested": {str(b["contested_solutions"])}, "value": {cell(b, "value", "")},
+                "top1": {cell(b, "top1", "top1_")}, "top3": {cell(b, "top3", "top3_")}}  # fmt: skip
+        got = dict(zip(want, (rank, solutions, contested, value, top1, top3), strict=True))
+        lines += [
+            f"percentile table: {model} {k}: shown {got[k]!r}, truth {sorted(v)}"
+            for k, v in want.items()
+            if got[k] not in v
+        ]
+    shown_models = [r[1] for r in rows]
+    want_models = sorted(board, key=lambda m: (not board[m]["ranked"], -(board[m]["value"] or -1.0),
+                         -board[m]["contested_solutions"], m))  # fmt: skip
+    if shown_models != want_models:
+        lines.append(f"percentile table: models {shown_models}, truth {want_models}")
+    return lines
+
+
+Check = Callable[[Scenario, str], list[str]]
+
+
+def _with_votes(check: Check) -> Check:
+    """``check``, or when the platform holds no decisive vote between two models: no arena on the page."""
+
+    def checked(scenario: Scenario, page: str) -> list[str]:
+        if arena_windows(scenario):
+            return check(scenario, page)
+        drawn = 'data-chart="arena_scores"' in page
+        return ["arena: drawn, but the platform holds no vote between two models"] if drawn else []
+
+    return checked
+
+
 #: chart or text -> its check: on every report, and on a report of a store holding votes.
-MODEL_CHECKS = {"model_leaderboard": model_leaderboard_checks}
-ARENA_CHECKS = {
-    "arena_scores": arena_scores_checks,
-    "arena_win_rate": arena_win_rate_checks,
-    "arena phone pairs": phone_pairs_checks,
-    "arena_rank": arena_rank_checks,
-    "arena caption": arena_caption_checks,
-    "model table": model_table_checks,
-    "model sentence": sentence_checks,
+MODEL_CHECKS: dict[str, Check] = {
+    "model_leaderboard": model_leaderboard_checks,
+    "percentile table": percentile_table_checks,
+}
+ARENA_CHECKS: dict[str, Check] = {
+    name: _with_votes(check)
+    for name, check in {
+        "arena_scores": arena_scores_checks,
+        "arena_win_rate": arena_win_rate_checks,
+        "arena phone pairs": phone_pairs_checks,
+        "arena_rank": arena_rank_checks,
+        "arena caption": arena_caption_checks,
+        "model table": model_table_checks,
+        "model sentence": sentence_checks,
+    }.items()
 }

@@ -163,10 +163,23 @@ def win_probability(score_a: float, score_b: float) -> float:
     return 1.0 / (1.0 + 10.0 ** ((score_b - score_a) / 400.0))
 
 
+def _bounds(weights: np.ndarray, sums: np.ndarray, count: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The 2.5th and 97.5th percentiles over the replicates (``weights``: replicates x problems) of each
+    model's ``sums / count`` (problems x models); NaN for a model without contested solutions."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        replicates = (weights @ sums) / (weights @ count)
+    lo, hi = np.full(sums.shape[1], np.nan), np.full(sums.shape[1], np.nan)
+    seen = count.sum(axis=0) > 0
+    lo[seen], hi[seen] = np.nanpercentile(replicates[:, seen], [2.5, 97.5], axis=0)
+    return lo, hi
+
+
 def percentile_board(db: Path) -> dict[str, Row]:
     """The percentile leaderboard of the listed solutions of ``db`` (module docstring): ``{model:
-    {solutions, contested_solutions, value, lo, hi, ranked, rank, ranks}}`` (``value``/``lo``/``hi``: the
-    mean rank percentile and its interval, None for a model without contested solutions)."""
+    {solutions, contested_solutions, value, lo, hi, top1, top1_lo, top1_hi, top3, top3_lo, top3_hi, ranked,
+    rank, ranks}}``: ``value`` the mean rank percentile, ``topK`` the mean top-K credit (the share of the
+    places ``r .. r + t - 1`` a tie spans that lie within the top K), each with its interval; None for a
+    model without contested solutions."""
     sols = truth.solutions(db)
     size: dict[str, int] = {}
     tied: dict[tuple[str, int], int] = {}
@@ -176,35 +189,36 @@ def percentile_board(db: Path) -> dict[str, Row]:
     models = sorted({s["llm_model"] or UNKNOWN for s in sols})
     problems = sorted({p for p, k in size.items() if k > 1})
     m_at, p_at = {m: i for i, m in enumerate(models)}, {p: i for i, p in enumerate(problems)}
-    count, pct = np.zeros((len(problems), len(models))), np.zeros((len(problems), len(models)))
+    sums = {k: np.zeros((len(problems), len(models))) for k in ("count", "value", "top1", "top3")}
     every = dict.fromkeys(models, 0)
     for s in sols:
-        model, pid = s["llm_model"] or UNKNOWN, s["problem_id"]
+        model, pid, r = s["llm_model"] or UNKNOWN, s["problem_id"], s["rank"]
         every[model] += 1
         if size[pid] > 1:
-            n, t = size[pid], tied[(pid, s["rank"])]
-            count[p_at[pid], m_at[model]] += 1
-            pct[p_at[pid], m_at[model]] += (n - s["rank"] - (t - 1) / 2) / (n - 1)
+            n, t, at = size[pid], tied[(pid, r)], (p_at[pid], m_at[model])
+            sums["count"][at] += 1
+            sums["value"][at] += (n - r - (t - 1) / 2) / (n - 1)
+            sums["top1"][at] += min(max(1 - r + 1, 0), t) / t
+            sums["top3"][at] += min(max(3 - r + 1, 0), t) / t
     rng = np.random.default_rng(PERCENTILE_SEED)
     weights = np.array([rng.multinomial(len(problems), np.full(len(problems), 1 / len(problems)))
                         for _ in range(N_BOOT)], dtype=float)  # fmt: skip
-    with np.errstate(invalid="ignore", divide="ignore"):
-        replicates = (weights @ pct) / (weights @ count)
+    count = sums["count"]
     contested = count.sum(axis=0)
-    lo, hi = (np.full(len(models), np.nan) for _ in range(2))
-    seen = contested > 0
-    lo[seen], hi[seen] = np.nanpercentile(replicates[:, seen], [2.5, 97.5], axis=0)
+    bounds = {k: _bounds(weights, sums[k], count) for k in ("value", "top1", "top3")}
     ranked = contested >= MIN_SOLUTIONS
+    lo, hi = bounds["value"]
     ranks = _ranks(lo, hi, ranked, REL * np.ones(len(models)))
     board = {}
     for m, i in m_at.items():
-        value = pct[:, i].sum() / contested[i] if contested[i] else None
-        board[m] = {
-            "solutions": every[m],
-            "contested_solutions": int(contested[i]),
-            "value": value,
-            "lo": None if value is None else float(lo[i]),
-            "hi": None if value is None else float(hi[i]),
+        row: Row = {"solutions": every[m], "contested_solutions": int(contested[i])}
+        for k, (low, high) in bounds.items():
+            known = contested[i] > 0
+            suffix = "" if k == "value" else f"{k}_"
+            row[k] = float(sums[k][:, i].sum() / contested[i]) if known else None
+            row[f"{suffix}lo"] = float(low[i]) if known else None
+            row[f"{suffix}hi"] = float(high[i]) if known else None
+        board[m] = row | {
             "ranked": bool(ranked[i]),
             "rank": min(ranks[i]) if ranked[i] else None,
             "ranks": ranks[i] if ranked[i] else {None},

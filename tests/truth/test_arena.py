@@ -1,9 +1,9 @@
 """The report's model rankings against the platform's truth: the arena (Bradley–Terry fitted here with choix
 to the votes the sandbox's SQLite holds, :mod:`tests.truth.model_truth`), its charts, caption, the
-three-rankings table and its sentence, on the ``votes`` report (two snapshots a day apart, every vote list
-read, a vote no count announces, a pair of solutions with more votes than a list serves, a voted problem
-rejected between them); and the percentile leaderboard chart on every report (its intervals resampled over
-problems, recomputed here)."""
+three-rankings table and its sentence, on the ``votes`` report (snapshots a day apart, every vote list read,
+a vote no count announces, a pair of solutions with more votes than a list serves, a voted problem rejected
+between them, then votes cast and a snapshot at the same platform time); and the percentile
+leaderboard's chart and table on every report (their intervals resampled over problems, recomputed here)."""
 
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ def test_the_arena_checks_read_what_the_page_draws(votes: Scenario, votes_report
 
 
 @pytest.mark.parametrize("which", ["votes", "tied", "history"])
-def test_the_percentile_leaderboard_chart_is_the_platforms(
+def test_the_percentile_leaderboard_chart_and_table_are_the_platforms(
     request: pytest.FixtureRequest, which: str
 ) -> None:
     scenario, page = {
@@ -55,5 +55,6 @@ def test_the_percentile_leaderboard_chart_is_the_platforms(
         "history": lambda: (request.getfixturevalue("history"), request.getfixturevalue("history_report")),
     }[which]()
     assert chart_rows(page, "model_leaderboard", "llm_model", "lo"), "the chart is drawn"
-    lines = MODEL_CHECKS["model_leaderboard"](scenario, page)
+    assert "Mean percentile [95% interval]" in page, "the table is drawn"
+    lines = [line for check in MODEL_CHECKS.values() for line in check(scenario, page)]
     assert not lines, report(lines)
