@@ -24,8 +24,13 @@ Prints a table figure x scenario x mismatches (a cell per mode: mismatches summe
 snapshots or pairs), then the first mismatch line of each failing (figure, scenario) cell. The target is 0
 everywhere; issue 23's open defects show as non-zero rows until fixed. Asserts nothing.
 
-Run: ``.venv/bin/python benchmarks/truth.py [--seeds 1,2,3] [--modes platform,jsonapi,...]`` (~15-30 s per
-seed and mode on an idle 2-core machine).
+Under the snapshot's default request budget the votes are read over several snapshots (the budget's
+backfill), so the votes' views and the arena differ from every vote the platform serves until then: add
+``--budget all`` to compare them exactly.
+
+Run: ``.venv/bin/python benchmarks/truth.py [--seeds 1,2,3] [--modes platform,jsonapi,...]
+[--resources activity,llm_leaderboard,comparisons --budget all]`` (~15-30 s per seed and mode on an idle
+2-core machine).
 """
 
 from __future__ import annotations
@@ -61,9 +66,11 @@ MODES = ("platform", "jsonapi", "hal", "odata", "relay")
 Cells = dict[tuple[str, str, str], list[str]]
 
 
-def drive(workdir: Path, seed: int, mode: str, resources: str) -> Scenario:
-    """Serve and snapshot one (seed, mode) through fresh, hour, day, gap and renamed (module doc)."""
+def drive(workdir: Path, seed: int, mode: str, resources: str, budget: str | None = None) -> Scenario:
+    """Serve and snapshot one (seed, mode) through fresh, hour, day, gap and renamed (module doc);
+    ``budget``: each snapshot's ``--budget`` (None: the default)."""
     scenario = Scenario.start(workdir, seed=seed, mode=mode, tie_order="shuffle", resources=resources)
+    scenario.extra = ("--budget", budget) if budget else ()
     me, name = scenario.busiest_bot()
     scenario.marks["me"] = scenario.sign_in_as(name)
     scenario.snapshot("fresh")
@@ -139,6 +146,12 @@ def main() -> None:
         default="activity,llm_leaderboard",
         help="snapshot --resources (add comparisons to check the votes)",
     )
+    parser.add_argument(
+        "--budget",
+        default=None,
+        help="snapshot --budget (e.g. 'all': every vote list read at once, so the votes' figures and the "
+        "arena compare with every vote the platform serves; default: the snapshot's own budget)",
+    )
     args = parser.parse_args()
     seeds = [int(s) for s in args.seeds.split(",")]
     modes = [m for m in args.modes.split(",") if m]
@@ -149,7 +162,7 @@ def main() -> None:
         for seed in seeds:
             for mode in modes:
                 t0 = time.perf_counter()
-                scenario = drive(Path(tmp) / f"{seed}-{mode}", seed, mode, args.resources)
+                scenario = drive(Path(tmp) / f"{seed}-{mode}", seed, mode, args.resources, args.budget)
                 try:
                     check(scenario, mode, cells)
                 finally:
