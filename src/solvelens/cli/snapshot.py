@@ -624,31 +624,36 @@ ReportOut = Annotated[
 ]
 
 
-def _check_schedule_inputs(base_url: str, db: Path, crons: dict[str, str], allow_missing_bot_me: bool) -> str:
-    """Check what ``schedule`` serves, as ``snapshot`` does, and return the base URL without a trailing
-    slash. Raises :class:`solvelens.flows.preflight.PreflightError` (bad input; a subclass when the
-    platform is unreachable)."""
-    from solvelens.config import Settings
+def _check_schedule_local(base_url: str, db: Path) -> str:
+    """The inputs of ``schedule`` this machine can check alone (the base URL's form, the store, the order of
+    its snapshots); returns the base URL without a trailing slash. Raises
+    :class:`solvelens.flows.preflight.PreflightError` (bad input)."""
     from solvelens.flows.preflight import (
         check_base_url,
-        check_cron,
         check_db_path,
         check_taken_at_order,
         normalise_taken_at,
-        probe,
-        probe_api_key,
     )
 
     base_url = check_base_url(base_url)
     check_db_path(db)
     check_taken_at_order(db, base_url, normalise_taken_at(None))
+    return base_url
+
+
+def _check_schedule_platform(base_url: str, crons: dict[str, str], allow_missing_bot_me: bool) -> None:
+    """Check, as ``snapshot`` does, that the platform answers and accepts the API key of this process, then
+    the cron expressions. Raises :class:`solvelens.flows.preflight.PreflightError` (bad input; a subclass
+    when the platform is unreachable)."""
+    from solvelens.config import Settings
+    from solvelens.flows.preflight import check_cron, probe, probe_api_key
+
     key = Settings().resolved_api_key()
     probe(base_url)
     if key is not None and not allow_missing_bot_me:
         probe_api_key(base_url, key)
     for option, expression in crons.items():  # last: Prefect's check imports Prefect (and makes its home)
         check_cron(expression, option)
-    return base_url
 
 
 def schedule(
@@ -679,12 +684,14 @@ def schedule(
     Exit codes: 0 stopped by Ctrl-C/SIGTERM; 1 the platform is unreachable or Prefect did not start;
     2 bad input (URL, cron, store, API key, an alert rule or notification URL).
     """
-    crons = {"--cron": cron, "--report-cron": report_cron}
-    profile_path = _checked_profile(profile)  # a local file: checked before the platform is reached
-    base_url = _check_schedule_inputs(base_url, db, crons, allow_missing_bot_me)
+    # Local inputs first (the profile, the URL's form, the store, the alert rules and notification URLs),
+    # then the platform, then the cron expressions (their check imports Prefect).
+    profile_path = _checked_profile(profile)
+    base_url = _check_schedule_local(base_url, db)
     alert_fields, notify_env = _checked_alerts(
         alert, alerts_file, notify, lambda: _has_api_key(None), db=db, base_url=base_url
     )
+    _check_schedule_platform(base_url, {"--cron": cron, "--report-cron": report_cron}, allow_missing_bot_me)
     _quiet_prefect(verbose=True)
     from solvelens.alerts import alert_config
     from solvelens.flows.alerts import StaleWatch
