@@ -16,13 +16,21 @@ After each snapshot every store view (``bot_me``, ``llm_leaderboard`` and ``data
 votes' views with ``--resources ...,comparisons``) and the summary are compared with plain SQL on a frozen
 copy of the sandbox database (:mod:`tests.truth.checks`), and ``solvelens diff`` (terminal, ``--json``,
 ``--csv``) and ``activity_gaps`` for each consecutive pair; then the report of the whole history is built
-and each chart's data compared over every snapshot (:mod:`tests.truth.chart_checks`, scenario ``report``).
+and each chart's data compared over every snapshot (:mod:`tests.truth.chart_checks`, scenario ``report``),
+the percentile leaderboard's values and intervals and, with ``comparisons``, the arena's charts, caption,
+three-rankings table and sentence against a Bradley–Terry fit of the platform's votes made here
+(:mod:`tests.truth.model_checks`).
 Prints a table figure x scenario x mismatches (a cell per mode: mismatches summed over seeds and that row's
 snapshots or pairs), then the first mismatch line of each failing (figure, scenario) cell. The target is 0
 everywhere; issue 23's open defects show as non-zero rows until fixed. Asserts nothing.
 
-Run: ``.venv/bin/python benchmarks/truth.py [--seeds 1,2,3] [--modes platform,jsonapi,...]`` (~15-30 s per
-seed and mode on an idle 2-core machine).
+Under the snapshot's default request budget the votes are read over several snapshots (the budget's
+backfill), so the votes' views and the arena differ from every vote the platform serves until then: add
+``--budget all`` to compare them exactly.
+
+Run: ``.venv/bin/python benchmarks/truth.py [--seeds 1,2,3] [--modes platform,jsonapi,...]
+[--resources activity,llm_leaderboard,comparisons --budget all]`` (~15-30 s per seed and mode on an idle
+2-core machine).
 """
 
 from __future__ import annotations
@@ -47,6 +55,7 @@ from tests.truth.checks import (  # noqa: E402
     view_checks,
     vote_checks,
 )
+from tests.truth.model_checks import ARENA_CHECKS, MODEL_CHECKS  # noqa: E402
 from tests.truth.sandbox_truth import clock_ms  # noqa: E402
 from tests.truth.scenario import Scenario  # noqa: E402
 
@@ -57,9 +66,11 @@ MODES = ("platform", "jsonapi", "hal", "odata", "relay")
 Cells = dict[tuple[str, str, str], list[str]]
 
 
-def drive(workdir: Path, seed: int, mode: str, resources: str) -> Scenario:
-    """Serve and snapshot one (seed, mode) through fresh, hour, day, gap and renamed (module doc)."""
+def drive(workdir: Path, seed: int, mode: str, resources: str, budget: str | None = None) -> Scenario:
+    """Serve and snapshot one (seed, mode) through fresh, hour, day, gap and renamed (module doc);
+    ``budget``: each snapshot's ``--budget`` (None: the default)."""
     scenario = Scenario.start(workdir, seed=seed, mode=mode, tie_order="shuffle", resources=resources)
+    scenario.extra = ("--budget", budget) if budget else ()
     me, name = scenario.busiest_bot()
     scenario.marks["me"] = scenario.sign_in_as(name)
     scenario.snapshot("fresh")
@@ -101,7 +112,10 @@ def check(scenario: Scenario, mode: str, cells: Cells) -> None:
             cells[(figure, f"{a.label} -> {b.label}", mode)].extend(lines)
     if written:
         page = build_report(scenario.store, scenario.workdir / "report.html").read_text(encoding="utf-8")
-        for chart, check in CHART_CHECKS.items():
+        checks = CHART_CHECKS | MODEL_CHECKS
+        if "comparisons" in scenario.resources:  # the arena: fitted here to the platform's votes
+            checks |= ARENA_CHECKS
+        for chart, check in checks.items():
             cells[(f"chart {chart}", "report", mode)].extend(check(scenario, page))
 
 
@@ -132,6 +146,12 @@ def main() -> None:
         default="activity,llm_leaderboard",
         help="snapshot --resources (add comparisons to check the votes)",
     )
+    parser.add_argument(
+        "--budget",
+        default=None,
+        help="snapshot --budget (e.g. 'all': every vote list read at once, so the votes' figures and the "
+        "arena compare with every vote the platform serves; default: the snapshot's own budget)",
+    )
     args = parser.parse_args()
     seeds = [int(s) for s in args.seeds.split(",")]
     modes = [m for m in args.modes.split(",") if m]
@@ -142,7 +162,7 @@ def main() -> None:
         for seed in seeds:
             for mode in modes:
                 t0 = time.perf_counter()
-                scenario = drive(Path(tmp) / f"{seed}-{mode}", seed, mode, args.resources)
+                scenario = drive(Path(tmp) / f"{seed}-{mode}", seed, mode, args.resources, args.budget)
                 try:
                     check(scenario, mode, cells)
                 finally:

@@ -10,9 +10,14 @@ platform's truth frozen right after it), built once per session and only read by
 - ``modes``: ``{mode: Scenario}`` for the other conventions (jsonapi, hal, odata, relay), seed 2, the model
   leaderboard fetched too; snapshots ``fresh``, ``day`` (one simulated day later) and ``counted`` (nothing
   moved but one problem announcing a solution more than it lists: its public id is ``marks['inflated']``).
-- ``votes``: the platform convention, seed 3, snapshots with the comparisons resource: ``fresh``, taken
-  after a vote was recorded without its counts moving (its id: ``marks['hidden']``) and a problem
-  got 55 votes between its two solutions, 5 beyond any list's reach (``marks['capped']``).
+- ``votes``: the platform convention, seed 3, snapshots with the comparisons resource and the model
+  leaderboard: ``fresh``, taken after a vote was recorded without its counts moving (its id:
+  ``marks['hidden']``) and a problem got 55 votes between its two solutions, 5 beyond any list's reach
+  (``marks['capped']``); ``day``, one simulated day later, after the problem with the most votes between two
+  models was rejected (``marks['rejected']``: its stored votes name solutions no longer listed); ``again``
+  at the same platform time, after 40 votes were cast between two models' solutions of one problem
+  (``marks['voted']``).
+  ``votes_report``: its report (the arena's charts, the three-rankings table and its sentence), as HTML.
 - ``tied_history``: a small sandbox (seed 5, ``--resources none``) with snapshots ``fresh``, ``day`` one
   simulated day later, and ``tied`` one more day later, right after the two bots ranked first and the two
   ranked fifth and sixth were given equal points (so ranks are shared, "1135"), the tenth was suspended, a
@@ -98,14 +103,23 @@ def snap_of(scenario: Scenario, label: str):
 
 @pytest.fixture(scope="session")
 def votes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Scenario]:
-    """Comparisons fetched by a fresh snapshot of a platform holding a vote no count announces."""
-    scenario = Scenario.start(tmp_path_factory.mktemp("truth-votes"), seed=3, resources="comparisons")
+    """Comparisons fetched by a fresh snapshot of a platform holding a vote no count announces, and a day
+    later after a voted problem was rejected (module docstring)."""
+    scenario = Scenario.start(
+        tmp_path_factory.mktemp("truth-votes"), seed=3, resources="comparisons,llm_leaderboard"
+    )
     try:
         if scenario.offers("snapshot", "--budget"):  # every vote list at once, no request budget
             scenario.extra = ("--budget", "all")
         scenario.marks["hidden"] = scenario.hidden_vote()
         scenario.marks["capped"] = scenario.capped_votes()
         scenario.snapshot("fresh")
+        scenario.marks["rejected"] = scenario.reject_voted_problem()
+        scenario.advance_days(1)
+        scenario.snapshot("day")
+        scenario.marks["voted"] = scenario.cast_votes()
+        scenario.snapshot("again")
+        assert all(snap.exit_code == 0 for snap in scenario.snaps), [s.output for s in scenario.snaps]
         yield scenario
     finally:
         scenario.stop()
@@ -151,3 +165,10 @@ def history_report(history: Scenario, tmp_path_factory: pytest.TempPathFactory) 
     """The report of the whole ``history`` scenario, as HTML text."""
     out = tmp_path_factory.mktemp("truth-history-html") / "report.html"
     return build_report(history.store, out).read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="session")
+def votes_report(votes: Scenario, tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The report of the whole ``votes`` scenario (its arena fitted to the stored votes), as HTML text."""
+    out = tmp_path_factory.mktemp("truth-votes-html") / "report.html"
+    return build_report(votes.store, out).read_text(encoding="utf-8")

@@ -237,6 +237,57 @@ class Scenario:
 
         return self.codec().encode("problem", int(self._sql(body)))  # type: ignore[arg-type]
 
+    def reject_voted_problem(self) -> str:
+        """Reject (moderation) the listed problem with the most votes between solutions of two different
+        models: the votes a store kept of it now name solutions the platform no longer lists. Its public
+        id."""
+
+        def body(con: sqlite3.Connection) -> int:
+            (pid,) = con.execute(
+                "SELECT c.problem_id FROM comparisons c JOIN problems p ON p.id = c.problem_id "
+                "JOIN solutions a ON a.id = c.solution_a JOIN solutions b ON b.id = c.solution_b "
+                "WHERE p.status != 'rejected' AND a.llm_model IS NOT b.llm_model "
+                "GROUP BY c.problem_id ORDER BY count(*) DESC, c.problem_id LIMIT 1"
+            ).fetchone()
+            con.execute("UPDATE problems SET status = 'rejected' WHERE id = ?", (pid,))
+            return int(pid)
+
+        return self.codec().encode("problem", int(self._sql(body)))  # type: ignore[arg-type]
+
+    def cast_votes(self, votes: int = 40) -> str:
+        """``votes`` votes cast now (the platform's clock does not move) between two solutions of different
+        models of one listed problem, the first winning, with their counts moved as the platform's vote
+        path moves them (the solutions' votes, wins and losses, the problem's and the voter's votes). The
+        problem's public id."""
+
+        def body(con: sqlite3.Connection) -> int:
+            now = int(con.execute("SELECT value FROM meta WHERE key = 'clock_ms'").fetchone()[0])
+            voter = int(con.execute("SELECT min(id) FROM bots WHERE status = 'active'").fetchone()[0])
+            pid, a, b = con.execute(
+                "SELECT x.problem_id, x.id, y.id FROM solutions x JOIN solutions y "
+                "ON y.problem_id = x.problem_id AND y.id > x.id JOIN problems p ON p.id = x.problem_id "
+                "WHERE p.status != 'rejected' AND x.llm_model IS NOT NULL AND y.llm_model IS NOT NULL "
+                "AND x.llm_model != y.llm_model ORDER BY x.comparison_count + y.comparison_count, x.id "
+                "LIMIT 1"
+            ).fetchone()
+            con.executemany(
+                "INSERT INTO comparisons (problem_id, solution_a, solution_b, winner, voter_bot_id, "
+                "created_at) VALUES (?, ?, ?, 'a', ?, ?)",
+                [(pid, a, b, voter, now) for _ in range(votes)],
+            )
+            moved = "comparison_count = comparison_count + ?"
+            con.execute(
+                f"UPDATE solutions SET {moved}, win_count = win_count + ? WHERE id = ?", (votes, votes, a)
+            )
+            con.execute(
+                f"UPDATE solutions SET {moved}, loss_count = loss_count + ? WHERE id = ?", (votes, votes, b)
+            )
+            con.execute(f"UPDATE problems SET {moved} WHERE id = ?", (votes, pid))
+            con.execute("UPDATE bots SET total_votes = total_votes + ? WHERE id = ?", (votes, voter))
+            return int(pid)
+
+        return self.codec().encode("problem", int(self._sql(body)))  # type: ignore[arg-type]
+
     def inflate_solution_count(self) -> str:
         """Make a listed problem announce one solution more than it lists (``solutionCount`` disagreeing
         with the rows, as the real platform's counts sometimes do); the problem's public id."""

@@ -297,21 +297,26 @@ def _windows(decisive: pl.DataFrame, snapshots: pl.DataFrame | None, max_windows
 def _window_index(
     decisive: pl.DataFrame, windows: pl.DataFrame, snapshots: pl.DataFrame | None
 ) -> np.ndarray:
-    """Per outcome, the first window that includes it (its first snapshot taken at or before the window's);
-    -1 for a vote first stored by a snapshot outside ``snapshots`` (an earlier one: every window has it)."""
+    """Per outcome, the first window that includes it (its first snapshot at or before the window's in the
+    snapshots' order: taken_at, then snapshot_id, so of two snapshots taken at one time the later one's
+    votes are not in the earlier one's window); -1 for a vote first stored by a snapshot outside
+    ``snapshots`` (an earlier one: every window has it)."""
     if snapshots is None:
         keys = windows["snapshot_id"].to_numpy()
         mine = decisive["first_snapshot_id"].to_numpy()
         return np.searchsorted(keys, mine, side="left")
-    keys = windows["taken_at"].dt.epoch("us").to_numpy()
-    when = decisive.join(
-        snapshots.select("snapshot_id", "taken_at"),
-        left_on="first_snapshot_id",
-        right_on="snapshot_id",
-        how="left",
-    )["taken_at"].dt.epoch("us")
-    index = np.searchsorted(keys, when.fill_null(0).to_numpy(), side="left")
-    return np.where(when.is_null().to_numpy(), -1, index)
+    order = (
+        snapshots.select("snapshot_id", "taken_at")
+        .sort("taken_at", "snapshot_id", nulls_last=True)
+        .with_row_index("position")
+        .select("snapshot_id", pl.col("position").cast(pl.Int64))
+    )
+    keys = windows.join(order, on="snapshot_id", how="left", maintain_order="left")["position"].to_numpy()
+    position = decisive.join(
+        order, left_on="first_snapshot_id", right_on="snapshot_id", how="left", maintain_order="left"
+    )["position"]
+    index = np.searchsorted(keys, position.fill_null(0).to_numpy(), side="left")
+    return np.where(position.is_null().to_numpy(), -1, index)
 
 
 def _over_time(

@@ -119,12 +119,14 @@ def arena_rank_chart(
     width: int = DEFAULT_WIDTH,
 ) -> alt.Chart:
     """Lines of each entry's arena rank at every snapshot window (rank 1 at the top), for the entries
-    ranked best in the newest window (at most ``top``). Entries sharing a rank overlap: the tooltip gives
-    score and interval.
+    ranked best in the newest window (the newest snapshot's; at most ``top``). Entries sharing a rank
+    overlap: the tooltip gives score and interval.
 
     Input: ``ArenaResult.over_time`` (taken_at, entry, label, rank, score, lower, upper, comparisons).
     """
-    newest = over_time.filter(pl.col("taken_at") == pl.col("taken_at").max())
+    # The newest window, by snapshot: two snapshots taken at one time are two windows at the same taken_at.
+    order = over_time.sort("taken_at", "snapshot_id", nulls_last=True)["snapshot_id"]
+    newest = over_time.filter(pl.col("snapshot_id") == order[-1]) if order.len() else over_time
     keep = newest.filter(pl.col("ranked")).sort("rank", "score", descending=[False, True]).head(top)
     frame = over_time.filter(pl.col("entry").is_in(keep["entry"].to_list()) & pl.col("rank").is_not_null())
     data = chart_data(
