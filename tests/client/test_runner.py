@@ -945,6 +945,47 @@ def test_cli_second_signal_aborts_and_names_the_task_in_hand(sandbox: SandboxSer
     assert "Traceback" not in err.text()
 
 
+class _SignalledRaw(io.RawIOBase):
+    """A file whose first raw write lets ``on_write`` run inside it, as CPython runs a signal handler between
+    the raw writes of a buffered flush (the buffer's lock held: a write from the handler is a real
+    ``RuntimeError: reentrant call``)."""
+
+    def __init__(self, fd: int, on_write: Callable[[], None]) -> None:
+        self.fd, self.on_write, self.armed = fd, on_write, True
+
+    def writable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self.fd
+
+    def write(self, data: Any) -> int:
+        written = os.write(self.fd, bytes(data))
+        if self.armed:
+            self.armed = False
+            self.on_write()
+        return written
+
+
+def test_a_signal_landing_inside_a_write_to_the_console_is_said_at_once(tmp_path: Path) -> None:
+    """The solver is printing when SIGTERM lands: the runner's line reaches the terminal then, not once the
+    task is done (the runner's console and the solver share stdout)."""
+    path = tmp_path / "stdout"
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT)
+    with PlatformClient("http://127.0.0.1:9/api/v1", api_key="sl_key_" + "a" * 43, read_env=False) as client:
+        holder: list[BotRunner] = []
+        stream = io.TextIOWrapper(
+            io.BufferedWriter(_SignalledRaw(fd, lambda: holder[0]._on_signal(signal.SIGTERM, None)))
+        )
+        runner = BotRunner(client, example_solve, console=Console(file=stream, width=200, color_system=None))
+        holder.append(runner)
+        stream.write("solving\n")  # what a solver's print does
+        stream.flush()
+    os.close(fd)
+    assert path.read_text().splitlines() == ["solving", "SIGTERM: stopping (again to abort)"]
+    assert runner.stopping
+
+
 def test_max_outage_counts_timeouts(make_sandbox: Callable[..., SandboxServer]) -> None:
     """A platform that hangs (every poll slower than the client's timeout) is down too."""
     server = make_sandbox(fault_rate=1.0, fault_kinds="slow", slow_ms=3000, fault_paths="/tasks/next")

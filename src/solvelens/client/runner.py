@@ -48,6 +48,7 @@ Rules (the platform's bot guide, and the interface's reference loop):
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
 import threading
 import time
@@ -61,6 +62,7 @@ from typing import Any
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from solvelens.client.base import retry_limit
 from solvelens.client.client import PlatformClient
@@ -323,12 +325,20 @@ class BotRunner:
             self._say_from_handler(f"[yellow]{name}: stopping (again to abort)[/]")
 
     def _say_from_handler(self, line: str) -> None:
-        """Print ``line`` from the signal handler; when the signal landed while the main thread was writing to
-        the same stream (``RuntimeError: reentrant call``), keep it for :meth:`_flush_deferred` instead."""
+        """Print ``line`` from the signal handler. When the signal landed while the main thread was inside a
+        write to the same stream (``RuntimeError: reentrant call``: CPython runs handlers between the raw
+        writes of a buffered flush, with the buffer's lock held), the line goes straight to the stream's file
+        descriptor, markup removed, so it shows now and not once the task in hand is done; a stream without
+        a descriptor keeps it for :meth:`_flush_deferred`."""
         try:
             self.console.print(line)
         except RuntimeError:
-            self._deferred_lines.append(line)
+            try:
+                fd = self.console.file.fileno()
+            except (AttributeError, OSError, ValueError):
+                self._deferred_lines.append(line)
+                return
+            os.write(fd, (Text.from_markup(line).plain + "\n").encode())
 
     def _flush_deferred(self) -> None:
         """Print the lines the signal handler could not print at once (see :meth:`_say_from_handler`)."""
