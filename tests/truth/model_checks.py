@@ -63,7 +63,7 @@ def arena_windows(scenario: Scenario) -> tuple[tuple[Snap, mt.Votes, dict[str, R
     return tuple((snaps[k], v, f) for k, v, f in _windows(tuple(s.truth for s in snaps)))
 
 
-def _settle(want: Row, shown: Row | None) -> Row:
+def settle(want: Row, shown: Row | None) -> Row:
     """``want`` with the shown rank where the tolerance allows it (``ranks``), ``ranks`` dropped."""
     out = {k: v for k, v in want.items() if k != "ranks"}
     if shown is not None and shown["rank"] in want["ranks"]:
@@ -85,7 +85,7 @@ def arena_scores_checks(scenario: Scenario, page: str) -> list[str]:
     shown = {r["label"]: r for r in rows}
     want = []
     for model in _best(fit, SCORES_TOP):
-        row = _settle({"label": model, **fit[model]}, shown.get(model))
+        row = settle({"label": model, **fit[model]}, shown.get(model))
         row.pop("ranked")
         want.append(row | {"name": f"#{row['rank']}  {model}"})
     return mismatches("arena_scores", rows, want, ("label",), rel=mt.REL)
@@ -121,7 +121,7 @@ def arena_rank_checks(scenario: Scenario, page: str) -> list[str]:
         for model in keep:
             if model not in fit or not fit[model]["ranked"]:
                 continue
-            row = _settle(fit[model], shown.get((snap.snapshot_id, model)))
+            row = settle(fit[model], shown.get((snap.snapshot_id, model)))
             want.append(
                 {"snapshot_id": snap.snapshot_id, "taken_at": _when(snap), "label": model}
                 | {k: row[k] for k in ("rank", "score", "lower", "upper", "comparisons")}
@@ -208,11 +208,11 @@ def _truth_table(scenario: Scenario, page: str) -> list[Row]:
         arena = fit[model] if model in fit and fit[model]["ranked"] else None
         if arena is not None:
             shown_rank = shown.get(model, {}).get("arena_rank", "")
-            arena = _settle(arena, {"rank": int(shown_rank)} if shown_rank.isdigit() else None)
+            arena = settle(arena, {"rank": int(shown_rank)} if shown_rank.isdigit() else None)
         pct = board.get(model) if model in board and board[model]["ranked"] else None
         if pct is not None:
             shown_rank = shown.get(model, {}).get("percentile_rank", "")
-            pct = _settle(pct, {"rank": int(shown_rank)} if shown_rank.isdigit() else None)
+            pct = settle(pct, {"rank": int(shown_rank)} if shown_rank.isdigit() else None)
         out.append({"model": model, "arena": arena, "platform": platform.get(model), "percentile": pct})
     return sorted(
         out,
@@ -347,7 +347,7 @@ def model_leaderboard_checks(scenario: Scenario, page: str) -> list[str]:
         if b["value"] is None:
             continue
         found = re.match(r"#(\d+) ", shown.get(model, {}).get("label", ""))
-        row = _settle(b, {"rank": int(found.group(1))} if found else None)
+        row = settle(b, {"rank": int(found.group(1))} if found else None)
         label = f"#{row['rank']}  {model}" if b["ranked"] else f"{model} (not ranked)"
         status = "ranked" if b["ranked"] else "too few solutions"
         fields = ("solutions", "contested_solutions", "value", "lo", "hi")

@@ -78,14 +78,19 @@ class Votes:
     unmatched: int
 
 
-def arena_votes(dbs: list[Path], newest: Path) -> Votes:
+def arena_votes(dbs: list[Path], newest: Path, by: str = "model") -> Votes:
     """The votes stored by the snapshots frozen at ``dbs`` (oldest first), each side named by the listed
-    solutions of ``newest`` (module docstring)."""
+    solutions of ``newest`` (module docstring): by its LLM model (``by="model"``) or its bot's public id
+    (``by="bot"``, the arena of bots the arena notebook draws)."""
     seen: dict[str, Row] = {}
     for db in dbs:
         for vote in truth.reachable_votes(db):
             seen.setdefault(vote["comparison_id"], vote)
-    model = {s["solution_id"]: s["llm_model"] or UNKNOWN for s in truth.solutions(newest)}
+    listed = truth.solutions(newest)
+    if by == "bot":
+        model = {s["solution_id"]: s["bot_id"] for s in listed}
+    else:
+        model = {s["solution_id"]: s["llm_model"] or UNKNOWN for s in listed}
     decisive: dict[str, tuple[str, str]] = {}
     skips, same, unmatched = 0, 0, 0
     for vote in seen.values():
