@@ -68,7 +68,8 @@ def test_a_plain_snapshot_imports_nothing_it_does_not_use(sandbox: SandboxServer
     assert _loaded(modules, HEAVY) == []
     # The store writes through DuckDB and Parquet files: no polars (the summary reads its rows with DuckDB),
     # no pyarrow.compute (no casts, no datasets), no pyrate-limiter (only a --max-rps cap needs it).
-    assert _loaded(modules, ("polars", "pandas", "pyarrow.compute", "pyarrow.dataset", "pyrate_limiter")) == []
+    lighter = ("polars", "pandas", "pyarrow.compute", "pyarrow.dataset", "pyrate_limiter")
+    assert _loaded(modules, lighter) == []
 
 
 _FIRST_REQUEST = r"""
