@@ -59,11 +59,13 @@ def _loaded(modules: set[str], names: tuple[str, ...]) -> list[str]:
     return [n for n in names if any(m == n or m.startswith(n + ".") for m in modules)]
 
 
-def test_a_plain_snapshot_imports_nothing_it_does_not_use(sandbox: SandboxServer, tmp_path: Path) -> None:
-    modules = _modules_of(
-        tmp_path, "snapshot", "--base-url", sandbox.base_url, "--db", str(tmp_path / "s.duckdb"),
-        "--resources", "none", "--no-bot-me",
-    )  # fmt: skip
+@pytest.mark.parametrize("snapshots", [1, 2], ids=["first", "re-snapshot"])
+def test_a_plain_snapshot_imports_nothing_it_does_not_use(
+    sandbox: SandboxServer, tmp_path: Path, snapshots: int
+) -> None:
+    args = ("snapshot", "--base-url", sandbox.base_url, "--db", str(tmp_path / "s.duckdb"))
+    for _ in range(snapshots):  # the second carries lists over and re-reads some (flows.carryover)
+        modules = _modules_of(tmp_path, *args, "--resources", "none", "--no-bot-me")
     assert "solvelens.store.writer" in modules  # it did take the snapshot
     assert _loaded(modules, HEAVY) == []
     # The store writes through DuckDB and Parquet files: no polars (the summary reads its rows with DuckDB),
