@@ -531,6 +531,8 @@ class BaseClient:
 
     def _sent(self, call: Call[Any], response: httpx.Response, started: float) -> None:
         """Log one answered request at DEBUG (``GET /problems -> 200 in 0.012 s``)."""
+        if not log.isEnabledFor(logging.DEBUG):  # the relative path is worked out only for a line shown
+            return
         elapsed = time.perf_counter() - started
         log.debug(
             "%s %s -> %s in %.3f s", call.method, self._rel_path(call.url), response.status_code, elapsed
