@@ -43,7 +43,6 @@ from solvelens.flows.steps import (
     fetch,
     normalise_taken_at,
     prepare,
-    read_quality,
     staging_dir_for,
     summarise,
     write,
@@ -190,8 +189,6 @@ async def snapshot_flow(plan: SnapshotPlan) -> SnapshotSummary:
     finally:
         discard(run)
     summary = summarise(run, result, reports, "prefect")
-    quality = await asyncio.to_thread(read_quality, plan.db_path, summary.snapshot_id)
-    summary.data_quality, summary.vote_coverage = quality["data_quality"], quality["vote_coverage"]
     # The run as the engine holds it (prefect.runtime.deployment.id would read it back from the API).
     run_record = _this_flow_run()
     summary.flow_run = {"id": str(run_record.id), "name": str(run_record.name)}

@@ -365,19 +365,9 @@ def summarise(
         fetch={r["step"]: r["info"] for r in reports},
         resources=resources,
         mode=mode,
+        data_quality=result.get("data_quality") or [],
+        vote_coverage=result.get("vote_coverage"),
     )
-
-
-def read_quality(db_path: str, snapshot_id: int) -> dict[str, Any]:
-    """What snapshot ``snapshot_id`` holds against what the platform announced (one read-only open of the
-    store, after the write): ``{"data_quality": [row], "vote_coverage": row | None}`` (rows as dicts with
-    the columns of :mod:`solvelens.store.quality`'s views)."""
-    from solvelens.store.quality import data_quality_rows, vote_coverage
-
-    return {
-        "data_quality": data_quality_rows(db_path, snapshot_id),
-        "vote_coverage": vote_coverage(db_path, snapshot_id),
-    }
 
 
 async def run_step_inline(step: FetchStep, kwargs: dict[str, Any]) -> dict[str, Any]:
@@ -390,7 +380,7 @@ def run_snapshot(plan: SnapshotPlan) -> SnapshotSummary:
     loop, :func:`write` in this thread, :func:`discard`, then the alert rules
     (:func:`solvelens.flows.alerts.alerts_after_snapshot`: never failing the snapshot). Returns
     :func:`summarise`'s :class:`~solvelens.flows.summary.SnapshotSummary` (``mode`` ``plain``, with
-    ``alerts``: fired alerts, warnings, and :func:`read_quality`'s ``data_quality`` and ``vote_coverage``;
+    ``alerts``: fired alerts, warnings, and the write's ``data_quality`` rows and ``vote_coverage`` row;
     ``.as_dict()`` gives its JSON form).
 
     Raises what failed (a :class:`solvelens.client.PlatformError`, a
@@ -404,8 +394,6 @@ def run_snapshot(plan: SnapshotPlan) -> SnapshotSummary:
     finally:
         discard(run)
     summary = summarise(run, result, reports, "plain")
-    quality = read_quality(plan.db_path, summary.snapshot_id)
-    summary.data_quality, summary.vote_coverage = quality["data_quality"], quality["vote_coverage"]
     from solvelens.flows.alerts import alerts_after_snapshot
 
     summary.alerts = alerts_after_snapshot(plan, summary.snapshot_id).summary

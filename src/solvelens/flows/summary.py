@@ -70,7 +70,8 @@ class SnapshotSummary:
       (``fired``: [{rule, message, ...}], ``warnings``, ``skipped``), empty until evaluated;
     - ``data_quality``: the snapshot's rows of the ``data_quality`` view (resource, scope, announced,
       stored, reason) and ``vote_coverage`` (:func:`solvelens.store.quality.vote_coverage`'s row or
-      ``None``), read after the write (:func:`solvelens.flows.steps.read_quality`);
+      ``None``), read by the writer on its connection right after the commit
+      (:func:`solvelens.store.quality.snapshot_quality`);
     - ``status`` (``complete`` for a run's summary), ``started_at``/``finished_at`` (ISO-8601 UTC): set when
       read back from the snapshot log.
 

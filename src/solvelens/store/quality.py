@@ -41,7 +41,14 @@ from solvelens.store.staging import StagingArea
 if TYPE_CHECKING:  # the readers return polars frames; the writer (a snapshot run) never imports polars
     import polars as pl
 
-__all__ = ["coverage_line", "data_quality", "gaps", "vote_coverage", "write_quality"]
+__all__ = [
+    "coverage_line",
+    "data_quality",
+    "gaps",
+    "snapshot_quality",
+    "vote_coverage",
+    "write_quality",
+]
 
 #: Reasons (kept in step with :mod:`solvelens.flows.completeness`, which the store does not import).
 _DISAGREES = "the platform's count disagrees with the rows it lists"
@@ -218,6 +225,22 @@ def _write_coverage(
     )
 
 
+def snapshot_quality(
+    con: duckdb.DuckDBPyConnection, sid: int
+) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    """Snapshot ``sid``'s ``data_quality`` rows (dicts, in :func:`data_quality`'s order) and its
+    ``vote_coverage`` row (``None`` when it fetched no comparisons), read on the writer's connection
+    ``con`` right after its commit (no second open of the store)."""
+
+    def rows(table: str) -> list[dict[str, Any]]:
+        cur = con.execute(f"SELECT * FROM {table} WHERE snapshot_id = ? ORDER BY ALL", [sid])
+        names = [d[0] for d in cur.description]
+        return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
+
+    coverage = rows(VOTE_COVERAGE)
+    return rows(DATA_QUALITY), coverage[0] if coverage else None
+
+
 def _rows(db_path: str | os.PathLike[str], view: str, snapshot_id: int | None) -> list[dict[str, Any]]:
     """``view``'s rows of snapshot ``snapshot_id`` (default: the newest) as dicts, ordered by every column;
     ``[]`` when the store has no such view (written before it existed). DuckDB alone, no polars."""
@@ -233,15 +256,6 @@ def _rows(db_path: str | os.PathLike[str], view: str, snapshot_id: int | None) -
         cur = con.execute(f"SELECT * FROM main.{view} WHERE snapshot_id = ? ORDER BY ALL", [sid])
         names = [d[0] for d in cur.description]
         return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
-
-
-def data_quality_rows(
-    db_path: str | os.PathLike[str], snapshot_id: int | None = None
-) -> list[dict[str, Any]]:
-    """The rows of :func:`data_quality` as dicts (keys: its columns; ``reason`` ``None`` when the counts
-    agree), in its order; ``[]`` for a store written before schema version 4. Without polars (the snapshot's
-    summary reads it). Raises :class:`solvelens.store.StoreError` when the store cannot be read."""
-    return _rows(db_path, "data_quality", snapshot_id)
 
 
 def _read(db_path: str | os.PathLike[str], view: str, snapshot_id: int | None) -> pl.DataFrame:

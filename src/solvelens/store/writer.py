@@ -20,7 +20,7 @@ import json
 import os
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -32,6 +32,7 @@ from solvelens.store.drift import compare_fields, observed_fields
 from solvelens.store.errors import IncompleteStagingError, StaleCarryoverError
 from solvelens.store.history import write_history
 from solvelens.store.metrics import flatten_metrics
+from solvelens.store.quality import snapshot_quality
 from solvelens.store.schema import (
     BOT_ME,
     BOTS,
@@ -90,6 +91,8 @@ class SnapshotResult:
     drift: list[dict[str, Any]]
     file_bytes: int
     timings: dict[str, float]
+    data_quality: list[dict[str, Any]] = field(default_factory=list)
+    vote_coverage: dict[str, Any] | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """A JSON-serialisable dict of every field."""
@@ -482,6 +485,7 @@ def write_snapshot(
         except BaseException:
             con.execute("ROLLBACK")
             raise
+        quality, coverage = snapshot_quality(con, sid)
         started_phase = time.perf_counter()
     timings["close"] = time.perf_counter() - started_phase
     write_s = time.perf_counter() - t0
@@ -499,4 +503,6 @@ def write_snapshot(
         drift=tx.drift,
         file_bytes=Path(db_path).stat().st_size,
         timings=timings,
+        data_quality=quality,
+        vote_coverage=coverage,
     )
