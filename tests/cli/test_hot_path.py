@@ -59,13 +59,51 @@ def _loaded(modules: set[str], names: tuple[str, ...]) -> list[str]:
     return [n for n in names if any(m == n or m.startswith(n + ".") for m in modules)]
 
 
-def test_a_plain_snapshot_imports_nothing_it_does_not_use(sandbox: SandboxServer, tmp_path: Path) -> None:
-    modules = _modules_of(
-        tmp_path, "snapshot", "--base-url", sandbox.base_url, "--db", str(tmp_path / "s.duckdb"),
-        "--resources", "none", "--no-bot-me",
-    )  # fmt: skip
+@pytest.mark.parametrize("snapshots", [1, 2], ids=["first", "re-snapshot"])
+def test_a_plain_snapshot_imports_nothing_it_does_not_use(
+    sandbox: SandboxServer, tmp_path: Path, snapshots: int
+) -> None:
+    args = ("snapshot", "--base-url", sandbox.base_url, "--db", str(tmp_path / "s.duckdb"))
+    for _ in range(snapshots):  # the second carries lists over and re-reads some (flows.carryover)
+        modules = _modules_of(tmp_path, *args, "--resources", "none", "--no-bot-me")
     assert "solvelens.store.writer" in modules  # it did take the snapshot
     assert _loaded(modules, HEAVY) == []
+    # The store writes through DuckDB and Parquet files: no polars (the summary reads its rows with DuckDB),
+    # no pyarrow.compute (no casts, no datasets), no pyrate-limiter (only a --max-rps cap needs it).
+    lighter = ("polars", "pandas", "pyarrow.compute", "pyarrow.dataset", "pyrate_limiter")
+    assert _loaded(modules, lighter) == []
+
+
+_FIRST_REQUEST = r"""
+import json, os, socket, sys
+out = sys.argv[1]
+def connect(self, *args):
+    open(out, "w").write(json.dumps(sorted(sys.modules)))
+    os._exit(0)
+socket.socket.connect = connect
+sys.argv = ["solvelens", *sys.argv[2:]]
+from solvelens.cli import app
+app()
+"""
+
+
+def test_a_snapshot_sends_its_first_request_before_it_imports_the_store(
+    sandbox: SandboxServer, tmp_path: Path
+) -> None:
+    """What a snapshot has imported when it opens its first connection (the probe of ``/categories``): the
+    client only. The store, Parquet, pydantic and the plan come after (``benchmarks/first_request.py``
+    times it)."""
+    out = tmp_path / "modules.json"
+    args = ["snapshot", "--base-url", sandbox.base_url, "--db", str(tmp_path / "s.duckdb"), "--no-bot-me"]
+    proc = subprocess.run(
+        [sys.executable, "-c", _FIRST_REQUEST, str(out), *args], capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == 0, proc.stderr
+    modules = set(json.loads(out.read_text()))
+    assert "httpx" in modules and "solvelens.flows.preflight" in modules  # it was the probe's connection
+    assert not (tmp_path / "s.duckdb").exists()
+    heavy = ("duckdb", "pyarrow", "numpy", "polars", "pydantic", "pydantic_settings", "pyrate_limiter")
+    assert _loaded(modules, (*HEAVY, *heavy, "solvelens.store", "solvelens.flows.steps")) == []
 
 
 def test_alert_rules_bring_the_check_and_nothing_else(sandbox: SandboxServer, tmp_path: Path) -> None:

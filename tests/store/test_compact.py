@@ -165,12 +165,9 @@ def _raw_compression(db: Path) -> set[str]:
     return {r[0] for r in rows}
 
 
-def test_compact_moves_a_store_to_zstd_raw_json(db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    from solvelens.store import connection
-
-    with monkeypatch.context() as patched:
-        patched.setattr(connection, "RAW_COMPRESSION", "uncompressed")  # as if written with large blocks
-        _snapshots(db, make_platform(problems=40, solutions_per_problem=10), tmp_path, 3)
+def test_compact_moves_a_store_to_zstd_raw_json(db: Path, tmp_path: Path):
+    # A first snapshot staging under store.schema.ZSTD_STAGED_BYTES keeps DuckDB's own compression.
+    _snapshots(db, make_platform(problems=40, solutions_per_problem=10), tmp_path, 3)
     assert _raw_compression(db) != {"ZSTD"}
     before = read_frame(db, "SELECT * FROM solutions ORDER BY ALL")
     compact(db)
@@ -199,3 +196,33 @@ def test_a_failed_copy_is_one_store_error_and_leaves_the_store(
         compact(db)
     assert db.read_bytes() == content
     assert not temp_path_for(db).exists()
+
+
+@pytest.mark.parametrize(
+    ("zstd_from", "large_from", "compression", "block_size"),
+    [(0, 1 << 40, {"ZSTD"}, 16384), (1 << 40, 1 << 40, None, 16384), (0, 0, {"ZSTD"}, 262144)],
+)
+def test_a_first_snapshot_picks_blocks_and_raw_compression_by_its_staged_bytes(
+    db: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    zstd_from: int,
+    large_from: int,
+    compression: set[str] | None,
+    block_size: int,
+) -> None:
+    """A new store's raw JSON is zstd from ``ZSTD_STAGED_BYTES`` staged (the medium sandbox's 7.1 MB), its
+    blocks large only from ``LARGE_STORE_STAGED_BYTES`` (64 MiB); the thresholds are moved to this small
+    store's size here."""
+    from solvelens.store import writer
+
+    monkeypatch.setattr(writer, "ZSTD_STAGED_BYTES", zstd_from)
+    monkeypatch.setattr(writer, "LARGE_STORE_STAGED_BYTES", large_from)
+    _snapshots(db, make_platform(problems=40, solutions_per_problem=10), tmp_path, 1)
+    got = _raw_compression(db)
+    assert got == compression if compression is not None else "ZSTD" not in got
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        assert con.execute("SELECT block_size FROM pragma_database_size()").fetchall()[0][0] == block_size
+    finally:
+        con.close()

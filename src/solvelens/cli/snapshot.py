@@ -99,16 +99,24 @@ def _prefect_console(verbose: bool) -> Any:
 
 @contextmanager
 def _progress(first_label: str) -> Any:
-    """A transient rich progress display fed by the fetch steps' progress callback; yields nothing."""
+    """A transient rich progress display fed by the fetch steps' progress callback; yields nothing. Nothing
+    when the output is not a terminal (cron, a pipe): rich would draw nothing there, but its refresh thread
+    would still wake ten times a second and every list fetched would update it."""
+    from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn
 
     from solvelens.flows.fetch import progress_callback
 
+    console = Console()
+    if not console.is_terminal:
+        yield
+        return
     with Progress(
         SpinnerColumn(),
         TextColumn("{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
+        console=console,
         transient=True,
     ) as progress:
         tasks: dict[str, Any] = {}

@@ -9,6 +9,8 @@ with PlatformClient("http://127.0.0.1:8765/api/v1") as client:
 ```
 """
 
+from typing import TYPE_CHECKING, Any
+
 from solvelens.client.base import BaseClient
 from solvelens.client.client import AsyncPlatformClient, PlatformClient
 from solvelens.client.endpoints import ENDPOINTS, Endpoint
@@ -58,8 +60,22 @@ from solvelens.client.pagination import (
     SinglePagePaginator,
 )
 from solvelens.client.retry import RetryPolicy
-from solvelens.client.runner import BotRunner, RunSummary, Solver, SolverLoadError, load_solver
 from solvelens.client.submission import SubmitBody, submission_body
+
+if TYPE_CHECKING:
+    from solvelens.client.runner import BotRunner, RunSummary, Solver, SolverLoadError, load_solver
+
+#: The bot runner's names, imported on first use (a snapshot or a probe never needs them).
+_RUNNER_NAMES = frozenset({"BotRunner", "RunSummary", "Solver", "SolverLoadError", "load_solver"})
+
+
+def __getattr__(name: str) -> Any:
+    if name in _RUNNER_NAMES:
+        from solvelens.client import runner
+
+        return getattr(runner, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "ENDPOINTS",

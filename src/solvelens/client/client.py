@@ -48,7 +48,7 @@ from typing import Any, Self, TypeVar
 
 import httpx
 
-from solvelens.client.base import BaseClient, Call, PageAnswer, ssl_context
+from solvelens.client.base import BaseClient, Call, PageAnswer, tls_context
 from solvelens.client.errors import APIStatusError, InvalidSubmissionError, PlatformConnectionError
 from solvelens.client.models import Bot, Category, Health, Problem, SearchResult, Stats, SubmitResult, Task
 from solvelens.client.pagination import Page, PageNumberPaginator, PageRequest, Paginator
@@ -84,7 +84,10 @@ class PlatformClient(BaseClient):
     ) -> None:
         super().__init__(base_url, **kwargs)
         self._http = httpx.Client(
-            headers=self._headers, timeout=self.timeout, transport=transport, verify=ssl_context()
+            headers=self._headers,
+            timeout=self.timeout,
+            transport=transport,
+            verify=tls_context(self.base_url),
         )
 
     def __enter__(self) -> Self:
@@ -349,7 +352,7 @@ class AsyncPlatformClient(BaseClient):
             timeout=self.timeout,
             transport=transport,
             limits=httpx.Limits(max_connections=max_connections, max_keepalive_connections=max_connections),
-            verify=ssl_context(),
+            verify=tls_context(self.base_url),
         )
 
     async def __aenter__(self) -> Self:

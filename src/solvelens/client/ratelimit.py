@@ -47,12 +47,14 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 import httpx
-from pyrate_limiter import Limiter, Rate
 
 from solvelens.client.errors import ConfigurationError, parse_retry_after
+
+if TYPE_CHECKING:
+    from pyrate_limiter import Limiter
 
 __all__ = [
     "Pacer",
@@ -336,8 +338,11 @@ class Pacer:
         self._state = _State()
         self._warned: set[str] = set()
         self._announced_end = 0.0
-        interval_ms = math.ceil(1000 / max_rps) if max_rps else 0
-        self._cap = Limiter(Rate(1, interval_ms), buffer_ms=0) if max_rps else None
+        self._cap: Limiter | None = None
+        if max_rps:  # pyrate-limiter (with sqlite3 and multiprocessing) is imported only for a cap
+            from pyrate_limiter import Limiter, Rate
+
+            self._cap = Limiter(Rate(1, math.ceil(1000 / max_rps)), buffer_ms=0)
 
     def __repr__(self) -> str:
         return f"Pacer(max_rps={self.max_rps}, burst={self.burst})"

@@ -63,15 +63,22 @@ def lists_to_reread(area: StagingArea) -> tuple[list[str], list[str], set[str]]:
     stale: set[str] = set()
     renamed: set[str] = set()
     named = area.read_table("previous_solution_bots")
-    for row in [] if named is None else named.to_pylist():
-        now = names.get(row["bot_id"])
-        if now is not None and now != row["bot_name"]:
-            stale.add(row["problem_id"])
-            renamed.add(row["bot_id"])
+    if named is not None:  # one row per solution stored: read column-wise, no dict per row
+        columns = (named.column(c).to_pylist() for c in ("problem_id", "bot_id", "bot_name"))
+        for problem_id, bot_id, bot_name in zip(*columns, strict=True):
+            now = names.get(bot_id)
+            if now is not None and now != bot_name:
+                stale.add(problem_id)
+                renamed.add(bot_id)
     previous = area.read_table("previous_snapshot")
     turn = (int(previous.column("snapshot_id")[0].as_py()) + 1) % ROTATION if previous else 0
     rotation = [pid for pid in carried if pid not in stale and zlib.crc32(pid.encode()) % ROTATION == turn]
     return [pid for pid in carried if pid in stale], rotation, renamed
+
+
+def _as(table: pa.Table, schema: pa.Schema) -> pa.Table:
+    """``table`` with ``schema``'s types: cast only when they differ (a cast imports pyarrow.compute)."""
+    return table if table.schema.equals(schema) else table.cast(schema)
 
 
 def _append(area: StagingArea, table: str, extra: pa.Table) -> None:
@@ -83,8 +90,8 @@ def _append(area: StagingArea, table: str, extra: pa.Table) -> None:
         if path.exists():
             staged = pq.ParquetFile(path)
             for i in range(staged.num_row_groups):
-                out.write_table(staged.read_row_group(i).cast(schema))
-        out.write_table(extra.select(schema.names).cast(schema))
+                out.write_table(_as(staged.read_row_group(i), schema))
+        out.write_table(_as(extra.select(schema.names), schema))
     os.replace(tmp, path)
 
 
@@ -147,7 +154,8 @@ async def verify_carryover_step(
             for pid, solutions in lists.items():
                 ranks, _ = competition_ranks(solutions)
                 writer.append(problem_id=[pid] * len(solutions), rank=ranks, raw=solutions)
-        _append(area, "solutions", pq.read_table(tmp))
+        with pq.ParquetFile(tmp) as reread:  # not pq.read_table: its dataset layer imports pyarrow.compute
+            _append(area, "solutions", reread.read())
         tmp.unlink()
         _append(area, "solution_problems", pa.table({"problem_id": pa.array(list(lists), pa.string())}))
     return {

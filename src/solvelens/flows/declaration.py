@@ -22,7 +22,7 @@ from typing import Any
 
 import httpx
 
-from solvelens.client.base import USER_AGENT, ssl_context
+from solvelens.client.base import USER_AGENT, tls_context
 from solvelens.flows.preflight import PreflightError
 
 #: The response headers read (case-insensitive) and the keys they are recorded under.
@@ -52,7 +52,7 @@ async def fetch_platform_step(base_url: str, staging_dir: str) -> dict[str, Any]
     url = _health_url(base_url)
     try:
         async with httpx.AsyncClient(
-            timeout=TIMEOUT_S, verify=ssl_context(), headers={"User-Agent": USER_AGENT}
+            timeout=TIMEOUT_S, verify=tls_context(url), headers={"User-Agent": USER_AGENT}
         ) as http:
             response = await http.get(url)
     except httpx.HTTPError as exc:
@@ -77,8 +77,9 @@ def platform_time(base_url: str) -> str | None:
     One request, at most :data:`TIMEOUT_S` seconds."""
     try:
         headers = {"User-Agent": USER_AGENT}
-        with httpx.Client(timeout=TIMEOUT_S, verify=ssl_context(), headers=headers) as http:
-            response = http.get(_health_url(base_url))
+        url = _health_url(base_url)
+        with httpx.Client(timeout=TIMEOUT_S, verify=tls_context(url), headers=headers) as http:
+            response = http.get(url)
     except httpx.HTTPError:
         return None
     declared = declaration(response.headers)

@@ -22,7 +22,6 @@ import asyncio
 import logging
 import os
 import re
-import tomllib
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -291,6 +290,8 @@ def prefect_api_url() -> str | None:
     if url:
         return url
     home = Path(os.environ.get("PREFECT_HOME") or Path.home() / ".prefect").expanduser()
+    import tomllib  # only when a TOML file is read (~0.01 s of regexes at import)
+
     try:
         profiles = tomllib.loads((home / "profiles.toml").read_text(encoding="utf-8"))
     except (OSError, tomllib.TOMLDecodeError):

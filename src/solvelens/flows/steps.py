@@ -372,11 +372,10 @@ def read_quality(db_path: str, snapshot_id: int) -> dict[str, Any]:
     """What snapshot ``snapshot_id`` holds against what the platform announced (one read-only open of the
     store, after the write): ``{"data_quality": [row], "vote_coverage": row | None}`` (rows as dicts with
     the columns of :mod:`solvelens.store.quality`'s views)."""
-    from solvelens.store.quality import data_quality, vote_coverage
+    from solvelens.store.quality import data_quality_rows, vote_coverage
 
-    frame = data_quality(db_path, snapshot_id)
     return {
-        "data_quality": [] if frame.is_empty() else frame.to_dicts(),
+        "data_quality": data_quality_rows(db_path, snapshot_id),
         "vote_coverage": vote_coverage(db_path, snapshot_id),
     }
 

@@ -18,13 +18,7 @@ import duckdb
 
 from solvelens.store.errors import NotAStoreError, StoreBusyError, StoreNotFoundError
 from solvelens.store.lock import store_lock
-from solvelens.store.schema import (
-    INTERNAL,
-    LARGE_BLOCK_SIZE,
-    RAW_COMPRESSION,
-    SMALL_BLOCK_SIZE,
-    ensure_schema,
-)
+from solvelens.store.schema import INTERNAL, SMALL_BLOCK_SIZE, ensure_schema
 
 #: DuckDB memory limit of a writer connection: big intermediate results spill to ``<db>.tmp/`` instead of
 #: growing the process (a full large-scale snapshot must stay under 1 GB peak RSS).
@@ -112,13 +106,15 @@ def open_writer(
     *,
     lock_timeout_s: float = DEFAULT_LOCK_TIMEOUT_S,
     block_size: int = SMALL_BLOCK_SIZE,
+    raw_compression: str | None = None,
     existing: bool = False,
     lock: bool = True,
 ) -> Iterator[duckdb.DuckDBPyConnection]:
     """Hold the exclusive store lock and a read-write connection with the schema ensured; close on exit.
 
-    ``block_size`` (bytes) only applies when the file is created (large blocks also get zstd raw JSON,
-    see :data:`solvelens.store.schema.RAW_COMPRESSION`). ``existing``: the store must already
+    ``block_size`` (bytes) and ``raw_compression`` (the raw JSON columns', e.g.
+    :data:`solvelens.store.schema.RAW_COMPRESSION`; ``None``: DuckDB's choice) only apply to a file (or
+    tables) created now. ``existing``: the store must already
     exist (maintenance commands such as prune and delete never create one). A DuckDB file holding tables
     of something else is never changed. Raises :class:`solvelens.store.errors.StoreLockTimeout` when another
     writer holds the lock longer than ``lock_timeout_s`` seconds, :class:`StoreNotFoundError` (``existing``
@@ -136,8 +132,7 @@ def open_writer(
             check_not_foreign(con, db_path)
             if existing and not _has_solvelens_schema(con):
                 raise _not_a_store(db_path, "is a DuckDB file without the store's tables (empty)")
-            # A new store with large blocks (a big first snapshot) gets zstd raw JSON.
-            ensure_schema(con, raw_compression=RAW_COMPRESSION if block_size == LARGE_BLOCK_SIZE else None)
+            ensure_schema(con, raw_compression=raw_compression)
             yield con
         finally:
             con.close()

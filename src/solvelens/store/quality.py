@@ -20,11 +20,10 @@ re-read this snapshot and the cycle in which every one is (:mod:`solvelens.flows
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 import orjson
-import polars as pl
 
 from solvelens.store.connection import open_readonly
 from solvelens.store.schema import (
@@ -38,6 +37,9 @@ from solvelens.store.schema import (
     VOTE_COVERAGE,
 )
 from solvelens.store.staging import StagingArea
+
+if TYPE_CHECKING:  # the readers return polars frames; the writer (a snapshot run) never imports polars
+    import polars as pl
 
 __all__ = ["coverage_line", "data_quality", "gaps", "vote_coverage", "write_quality"]
 
@@ -216,12 +218,40 @@ def _write_coverage(
     )
 
 
+def _rows(db_path: str | os.PathLike[str], view: str, snapshot_id: int | None) -> list[dict[str, Any]]:
+    """``view``'s rows of snapshot ``snapshot_id`` (default: the newest) as dicts, ordered by every column;
+    ``[]`` when the store has no such view (written before it existed). DuckDB alone, no polars."""
+    with open_readonly(db_path) as con:
+        has = con.execute(
+            "SELECT count(*) FROM duckdb_views() WHERE schema_name = 'main' AND view_name = ?", [view]
+        ).fetchall()[0][0]
+        if not has:
+            return []
+        sid = snapshot_id
+        if sid is None:
+            sid = con.execute("SELECT max(snapshot_id) FROM main.snapshots").fetchall()[0][0]
+        cur = con.execute(f"SELECT * FROM main.{view} WHERE snapshot_id = ? ORDER BY ALL", [sid])
+        names = [d[0] for d in cur.description]
+        return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
+
+
+def data_quality_rows(
+    db_path: str | os.PathLike[str], snapshot_id: int | None = None
+) -> list[dict[str, Any]]:
+    """The rows of :func:`data_quality` as dicts (keys: its columns; ``reason`` ``None`` when the counts
+    agree), in its order; ``[]`` for a store written before schema version 4. Without polars (the snapshot's
+    summary reads it). Raises :class:`solvelens.store.StoreError` when the store cannot be read."""
+    return _rows(db_path, "data_quality", snapshot_id)
+
+
 def _read(db_path: str | os.PathLike[str], view: str, snapshot_id: int | None) -> pl.DataFrame:
     with open_readonly(db_path) as con:
         has = con.execute(
             "SELECT count(*) FROM duckdb_views() WHERE schema_name = 'main' AND view_name = ?", [view]
         ).fetchall()[0][0]
         if not has:
+            import polars as pl
+
             return pl.DataFrame()
         sid = snapshot_id
         if sid is None:
@@ -240,6 +270,8 @@ def data_quality(db_path: str | os.PathLike[str], snapshot_id: int | None = None
 
 def gaps(frame: pl.DataFrame) -> pl.DataFrame:
     """The rows of a :func:`data_quality` frame whose counts differ (``reason`` not null)."""
+    import polars as pl
+
     return frame if frame.is_empty() else frame.filter(pl.col("reason").is_not_null())
 
 
@@ -248,8 +280,8 @@ def vote_coverage(db_path: str | os.PathLike[str], snapshot_id: int | None = Non
     dict (keys: the view's columns; ``budget``, ``snapshots_to_go`` and ``audit_cycle`` may be ``None``), or
     ``None`` when that snapshot fetched no comparisons. Raises :class:`solvelens.store.StoreError` when the
     store cannot be read."""
-    frame = _read(db_path, "vote_coverage", snapshot_id)
-    return None if frame.is_empty() else frame.row(0, named=True)
+    rows = _rows(db_path, "vote_coverage", snapshot_id)
+    return rows[0] if rows else None
 
 
 def coverage_line(coverage: dict[str, Any] | None) -> str:

@@ -203,7 +203,10 @@ class TableWriter:
         for field in self._schema:
             values = self._buffer[field.name]
             if field.name == "raw":
-                arrays.append(pa.array(values, type=pa.binary()).cast(pa.string()))
+                # bytes -> string as a view, checked as UTF-8 (a .cast would import pyarrow.compute)
+                raw = pa.array(values, type=pa.binary()).view(pa.string())
+                raw.validate(full=True)
+                arrays.append(raw)
             else:
                 arrays.append(pa.array(values, type=field.type))
             self._buffer[field.name] = []
@@ -274,13 +277,20 @@ class StagingArea:
         """Stage a whole Arrow table at once (columns as in :data:`STAGED_TABLES`, cast to them)."""
         path = self.table_path(table)
         tmp = path.with_suffix(".parquet.tmp")
-        pq.write_table(data.select(STAGED_TABLES[table].names).cast(STAGED_TABLES[table]), tmp)
+        schema = STAGED_TABLES[table]
+        data = data.select(schema.names)
+        if not data.schema.equals(schema):  # a cast imports pyarrow.compute: only when the types differ
+            data = data.cast(schema)
+        pq.write_table(data, tmp)
         os.replace(tmp, path)
 
     def read_table(self, table: str) -> pa.Table | None:
         """A staged table as Arrow, or ``None`` when it was not staged."""
         path = self.table_path(table)
-        return pq.read_table(path) if path.exists() else None
+        if not path.exists():
+            return None
+        with pq.ParquetFile(path) as staged:  # not pq.read_table: its dataset layer imports pyarrow.compute
+            return staged.read()
 
     def write_records(self, table: str, records: Iterable[Any], **columns: list[Any]) -> int:
         """Stage a whole table at once: ``records`` become ``raw``; returns the row count."""

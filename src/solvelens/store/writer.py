@@ -47,8 +47,10 @@ from solvelens.store.schema import (
     PLATFORM_STATS,
     PROBLEMS,
     RANKED_RESOURCES,
+    RAW_COMPRESSION,
     SMALL_BLOCK_SIZE,
     SOLUTIONS,
+    ZSTD_STAGED_BYTES,
     Resource,
 )
 from solvelens.store.staging import EMPTY_MANIFEST_ID, StagingArea
@@ -463,7 +465,10 @@ def write_snapshot(
     warnings = area.warnings()
     staged_bytes = sum(p.stat().st_size for p in area.path.glob("*.parquet"))
     block_size = LARGE_BLOCK_SIZE if staged_bytes >= LARGE_STORE_STAGED_BYTES else SMALL_BLOCK_SIZE
-    with open_writer(db_path, lock_timeout_s=lock_timeout_s, block_size=block_size) as con:
+    compression = RAW_COMPRESSION if staged_bytes >= ZSTD_STAGED_BYTES else None
+    with open_writer(
+        db_path, lock_timeout_s=lock_timeout_s, block_size=block_size, raw_compression=compression
+    ) as con:
         t0 = time.perf_counter()
         con.execute("BEGIN TRANSACTION")
         try:
