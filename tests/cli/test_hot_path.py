@@ -123,6 +123,8 @@ def test_bot_run_imports_no_store_and_no_analysis(sandbox: SandboxServer, tmp_pa
     )  # fmt: skip
     assert "solvelens.client.runner" in modules or "solvelens.client.bot" in modules
     assert _loaded(modules, (*HEAVY, "duckdb", "polars", "solvelens.store")) == []
+    # --api-key given: no settings (pydantic-settings) are read for it
+    assert _loaded(modules, ("pydantic_settings", "solvelens.config", "pyrate_limiter")) == []
 
 
 @pytest.mark.parametrize("out", [False, True])

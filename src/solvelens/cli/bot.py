@@ -152,7 +152,14 @@ def _api_key(base_url: str, api_key: str | None, api_key_file: Path | None) -> A
     input) with one line when it is missing, unreadable or malformed."""
     from pydantic import SecretStr
 
-    from solvelens.config import InvalidApiKeyError, Settings
+    from solvelens.apikey import InvalidApiKeyError, check_api_key
+
+    if api_key:  # given on the command line: it wins over the environment (no settings to read)
+        try:
+            return check_api_key(api_key)
+        except InvalidApiKeyError as exc:
+            fail(f"API key: {exc}", code=2)
+    from solvelens.config import Settings
 
     try:
         settings = Settings(
