@@ -21,10 +21,18 @@ needs no variables of its own, and two test runs on one machine share nothing):
   leak into tests).
 
 ``make test`` runs the suite on two pytest-xdist workers (``-n 2 --dist loadgroup``, in ``pyproject.toml``):
-each test gets an ``xdist_group`` (:func:`pytest_collection_modifyitems`), so the tests sharing a costly
-session fixture run on one worker and build it once: the truth scenarios (``tests/truth``), the Prefect test
-harness (``prefect_harness``); every other test is grouped with its module (module-scoped sandboxes are
-built once). The costliest groups are sent first, so the two workers finish close together.
+each test has a group (:func:`group_of`, from its node id), so the tests sharing a costly session fixture
+run on one worker and build it once: the truth scenarios (``tests/truth``), the Prefect test harness (the
+modules of :data:`_PREFECT_MODULES`); every other test is grouped with its module (module-scoped sandboxes
+are built once). The groups are scheduled by :func:`pytest_xdist_make_scheduler`: xdist's own ``loadgroup``
+stopped grouping with pytest 9.2 (each test was its own group). The costliest groups are handed out first,
+so the two workers finish close together: the shared groups, then the groups holding tests marked ``slow``
+(a Prefect server, a benchmark run), then the rest by their number of tests. xdist would otherwise reorder
+the groups by their number of tests alone (``--loadscope-reorder``, on by default), which sends the
+few-test modules that take a minute or more (``tests/flows/test_schedule.py``, the benchmark tests) last,
+leaving one worker idle while the other runs them: ``pyproject.toml`` passes ``--no-loadscope-reorder``, so
+the order of the workers' collection (:func:`pytest_collection_modifyitems`) is the order the groups are
+handed out.
 """
 
 from __future__ import annotations
@@ -32,6 +40,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from typing import Any
 
 import pytest
 
@@ -72,21 +81,82 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         shutil.rmtree(home, ignore_errors=True)
 
 
-def _group(item: pytest.Item) -> str:
-    """The xdist group of ``item``: a shared-fixture group of :data:`_SHARED_GROUPS`, else its module."""
-    module = item.nodeid.split("::")[0]
+#: The modules holding the tests that request ``prefect_harness`` (checked at collection: a module missing
+#: here is a usage error naming it). The whole module goes to the ``prefect`` group.
+_PREFECT_MODULES = frozenset(
+    {
+        "tests/flows/test_cli_snapshot.py",
+        "tests/flows/test_fetch_ratelimit.py",
+        "tests/flows/test_snapshot_flow.py",
+        "tests/report/test_flow.py",
+        "tests/test_demo.py",
+    }
+)
+
+
+def group_of(nodeid: str) -> str:
+    """The xdist group of the test ``nodeid``: a shared-fixture group of :data:`_SHARED_GROUPS`, else its
+    module. Read from the node id alone: the xdist controller, which schedules, sees only node ids."""
+    module = nodeid.split("::")[0]
     if module.startswith("tests/truth/") or module == "tests/report/test_truth.py":
         return "truth"  # the session's truth scenarios (tests/truth/conftest.py): built once
-    if "prefect_harness" in getattr(item, "fixturenames", ()):
-        return "prefect"  # Prefect's temporary API server: started once
+    if module in _PREFECT_MODULES:
+        return "prefect"  # Prefect's temporary API server (prefect_harness): started once
     return module
+
+
+def _group(item: pytest.Item) -> str:
+    """:func:`group_of` the item; raises ``pytest.UsageError`` for a test requesting ``prefect_harness``
+    outside :data:`_PREFECT_MODULES` (it would start a second Prefect server on another worker)."""
+    group = group_of(item.nodeid)
+    if "prefect_harness" in getattr(item, "fixturenames", ()) and group != "prefect":
+        raise pytest.UsageError(
+            f"{item.nodeid} requests prefect_harness: add its module to _PREFECT_MODULES in tests/conftest.py"
+        )
+    return group
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's own scheduler factory
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """The ``--dist loadgroup`` scheduler, its groups read with :func:`group_of`.
+
+    xdist's own ``loadgroup`` appends ``@group`` to each node id on the workers and splits it off on the
+    controller; since pytest 9.2 (structured node ids) that suffix no longer takes (pytest-dev/pytest-xdist
+    issue 1386), so every test was its own group: the truth scenarios and the Prefect harness were built on
+    both workers, a module's fixtures once per worker. This scheduler groups by the node id itself (a
+    ``@group`` suffix, where a pytest still adds it, wins)."""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class GroupScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            if nodeid.rfind("@") > nodeid.rfind("]"):
+                return nodeid.rsplit("@", 1)[-1]
+            return group_of(nodeid)
+
+    return GroupScheduling(config, log)
+
+
+def _hand_out_order(items: list[pytest.Item]) -> dict[str, tuple[int, int, int]]:
+    """Per group its place in the hand-out order (smaller first): the shared groups, then the groups holding
+    ``slow`` tests (most first), then the rest by test count (most first), as xdist's own reordering would."""
+    shared = {group: i for i, group in enumerate(_SHARED_GROUPS)}
+    slow: dict[str, int] = {}
+    count: dict[str, int] = {}
+    for item in items:
+        group = _group(item)
+        count[group] = count.get(group, 0) + 1
+        slow[group] = slow.get(group, 0) + (item.get_closest_marker("slow") is not None)
+    return {group: (shared.get(group, len(shared)), -slow[group], -count[group]) for group in count}
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist's own hook, which reads the marks into the node ids
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Give every test its ``xdist_group`` (module doc); on an xdist worker, the shared groups first."""
+    """Give every test its ``xdist_group`` (module doc); on an xdist worker, order the tests so the costliest
+    groups come first (:func:`_hand_out_order`)."""
     for item in items:
         item.add_marker(pytest.mark.xdist_group(_group(item)))
     if hasattr(config, "workerinput"):  # an xdist worker: its order is the order groups are handed out
-        rank = {group: i for i, group in enumerate(_SHARED_GROUPS)}
-        items.sort(key=lambda item: rank.get(_group(item), len(rank)))
+        order = _hand_out_order(items)
+        items.sort(key=lambda item: order[_group(item)])  # stable: a group's tests keep their order

@@ -6,7 +6,9 @@ sandbox (another platform) snapshotted into the same store must stay out of the 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import shutil
+import sqlite3
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import httpx
@@ -18,7 +20,7 @@ from solvelens.client import PlatformClient
 from solvelens.flows.steps import SnapshotPlan, run_snapshot
 from solvelens.report import report_content
 from solvelens.sandbox.simulate import advance
-from tests.fixtures.sandbox import SandboxServer
+from tests.fixtures.sandbox import SandboxServer, start_sandbox
 
 
 def _snapshot(server: SandboxServer, store: Path) -> int:
@@ -65,19 +67,41 @@ def _reject_a_pending_problem(server: SandboxServer) -> str:
     raise AssertionError(f"no problem rejected after red flags on {flagged}")
 
 
-@pytest.fixture
-def driven(make_sandbox: Callable[..., SandboxServer], tmp_path: Path) -> dict[str, object]:
+@pytest.fixture(scope="module")
+def driven_once(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, object]]:
     """Snapshots s1 (fresh platform), s2 (6 simulated days later, a problem pending), s3 (a pending problem
-    rejected by two red flags)."""
-    server = make_sandbox(seed=0, scale="small", task_types="flag,create")
+    rejected by two red flags); built once for the module (the tests get copies: :func:`driven`)."""
+    folder = tmp_path_factory.mktemp("driven")
+    server = start_sandbox(folder / "sandbox.sqlite", seed=0, scale="small", task_types="flag,create")
+    try:
+        store = folder / "store.duckdb"
+        s1 = _snapshot(server, store)
+        advance(server.db_path, days=6)
+        _pending_problem(server)
+        s2 = _snapshot(server, store)
+        rejected = _reject_a_pending_problem(server)
+        s3 = _snapshot(server, store)
+        yield {"server": server, "store": store, "ids": (s1, s2, s3), "rejected": rejected}
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def driven(driven_once: dict[str, object], tmp_path: Path) -> dict[str, object]:
+    """:func:`driven_once` with this test's own copies of the store (``store``: tests add snapshots to it)
+    and of the sandbox's SQLite file (``platform_db``: the same platform, its ``platform_id`` included, to
+    serve again), so no test sees another's changes."""
     store = tmp_path / "store.duckdb"
-    s1 = _snapshot(server, store)
-    advance(server.db_path, days=6)
-    _pending_problem(server)
-    s2 = _snapshot(server, store)
-    rejected = _reject_a_pending_problem(server)
-    s3 = _snapshot(server, store)
-    return {"server": server, "store": store, "ids": (s1, s2, s3), "rejected": rejected}
+    shutil.copy(driven_once["store"], store)  # type: ignore[arg-type]
+    platform_db = tmp_path / "sandbox.sqlite"
+    source = sqlite3.connect(driven_once["server"].db_path)  # type: ignore[attr-defined]
+    target = sqlite3.connect(platform_db)
+    try:
+        source.backup(target)  # consistent while the module's server has the file open (WAL)
+    finally:
+        target.close()
+        source.close()
+    return {**driven_once, "store": store, "platform_db": platform_db}
 
 
 def test_a_sandbox_driven_through_transitions_shows_each_kind_of_change(driven: dict[str, object]):
@@ -174,7 +198,7 @@ def test_a_wall_clock_snapshot_of_the_same_sandbox_is_left_out(
     import datetime as dt
 
     store, (s1, s2, s3) = driven["store"], driven["ids"]
-    again = make_sandbox(db_path=driven["server"].db_path)  # type: ignore[attr-defined]
+    again = make_sandbox(db_path=driven["platform_db"])
     now = dt.datetime.now(dt.UTC).isoformat()
     run_snapshot(SnapshotPlan(base_url=again.base_url, db_path=str(store), use_api_key=False, taken_at=now))
     table = an.platforms(an.read_snapshots(store))  # type: ignore[arg-type]

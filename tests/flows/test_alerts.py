@@ -89,6 +89,8 @@ def prefect_api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str,
         "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
         "PREFECT_SERVER_UI_ENABLED": "false",
         "PREFECT_LOGGING_TO_API_WHEN_MISSING_FLOW": "ignore",
+        # `schedule`'s runner asks for runs every second (default 10 s): a run a test creates starts at once.
+        "PREFECT_RUNNER_POLL_FREQUENCY": "1",
     }
     with local_prefect_server(env=env, start_timeout_s=180) as api:
         yield api, env | {"PREFECT_API_URL": api}
@@ -212,6 +214,7 @@ def test_each_rule_fires_exactly_once_per_transition(
     dead = f"json://127.0.0.1:{free_port()}/never/{SECRET}"  # nothing listens there
     args = ["--base-url", platform.base_url, "--db", str(store), "--prefect", "--alerts-file", str(rules)]
     args += ["--notify", dead, "--alert-exit-code", "3"]
+    args += ["--resources", "none"]  # the rules read the leaderboard and problems, no optional resource
     run_env = env | {"SOLVELENS_API_KEY": key}
     receiver.posts.clear()
     outputs = []
@@ -309,6 +312,7 @@ def test_a_backfilled_snapshot_never_fires(
         "base_url": platform.base_url,
         "db_path": str(store),
         "use_api_key": False,
+        "resources": [],  # the rule reads the problems, no optional resource
         "alerts": ["problem matured"],
     }
     os.environ["SOLVELENS_NOTIFY"] = receiver.url()
@@ -333,7 +337,9 @@ def test_stale_fires_once_from_schedule(
 ) -> None:
     api, env = prefect_api
     store = tmp_path / "store.duckdb"
-    run_snapshot(SnapshotPlan(base_url=platform.base_url, db_path=str(store), use_api_key=False))
+    run_snapshot(
+        SnapshotPlan(base_url=platform.base_url, db_path=str(store), use_api_key=False, resources=[])
+    )
     receiver.posts.clear()
     before = {e["id"] for e in _events(api, expected=0, timeout_s=0)}
     never = "0 0 1 1 *"
@@ -372,7 +378,9 @@ def test_a_scheduled_run_fires_alerts_with_urls_from_the_serving_environment(
 ) -> None:
     api, env = prefect_api
     store = tmp_path / "store.duckdb"
-    run_snapshot(SnapshotPlan(base_url=platform.base_url, db_path=str(store), use_api_key=False))
+    run_snapshot(
+        SnapshotPlan(base_url=platform.base_url, db_path=str(store), use_api_key=False, resources=[])
+    )
     receiver.posts.clear()
     never = "0 0 1 1 *"
     proc = subprocess.Popen(
@@ -422,7 +430,11 @@ def test_alerts_that_cannot_be_evaluated_leave_the_snapshot_complete(
     rules = tmp_path / "gone.toml"  # checked by the CLI, deleted before the run reads it
     summary = run_snapshot(
         SnapshotPlan(
-            base_url=platform.base_url, db_path=str(store), use_api_key=False, alerts_file=str(rules)
+            base_url=platform.base_url,
+            db_path=str(store),
+            use_api_key=False,
+            resources=[],
+            alerts_file=str(rules),
         )
     )
     assert summary.alerts["fired"] == []

@@ -26,7 +26,9 @@ STOP_BOUND_S = 15
 
 def _env(tmp_path: Path, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SOLVELENS_", "PREFECT_"))}
-    return env | {"PREFECT_HOME": str(tmp_path / "prefect-home")} | extra
+    # The runner asks for runs every second (default 10 s): a run created by the test starts at once.
+    env |= {"PREFECT_HOME": str(tmp_path / "prefect-home"), "PREFECT_RUNNER_POLL_FREQUENCY": "1"}
+    return env | extra
 
 
 def _schedule(tmp_path: Path, *args: str, **extra: str) -> subprocess.Popen[str]:

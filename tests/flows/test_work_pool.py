@@ -63,6 +63,8 @@ def prefect_server(tmp_path: Path) -> Iterator[tuple[str, dict[str, str]]]:
         "PREFECT_SERVER_UI_ENABLED": "false",
         # No scheduler: the hourly schedule must not add a run of its own while the test runs.
         "PREFECT_SERVER_SERVICES_SCHEDULER_ENABLED": "false",
+        # The worker asks for runs every second (default 10 s): the run starts as soon as it is created.
+        "PREFECT_WORKER_QUERY_SECONDS": "1",
     }
     log = (tmp_path / "server.log").open("wb")
     server = subprocess.Popen(
@@ -139,6 +141,7 @@ def test_prefect_yaml_deploys_to_a_process_pool_and_a_worker_takes_a_snapshot(
                     "db_path": str(db),
                     "taken_at": "2026-04-01T00:00:00Z",
                     "concurrency": 4,
+                    "resources": [],  # no optional resource: this test is about the pool and the worker
                 }
             ),
         )

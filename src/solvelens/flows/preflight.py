@@ -146,8 +146,12 @@ def check_cron(expression: str, option: str = "--cron") -> str:
     """``expression``, checked as Prefect's cron schedules check it (five fields, UTC; no random or hashed
     fields). Imports Prefect's schedule schema when called. Raises :class:`PreflightError` naming
     ``option`` and the fix."""
-    from prefect.client.schemas.schedules import CronSchedule
     from pydantic import ValidationError
+
+    from solvelens.flows.prefect_import import prefect_imported
+
+    with prefect_imported():  # without jsonschema's IRI grammar (~2-3 CPU s; see prefect_import)
+        from prefect.client.schemas.schedules import CronSchedule
 
     try:
         CronSchedule(cron=expression, timezone="UTC")
