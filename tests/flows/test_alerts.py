@@ -24,11 +24,11 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
-import httpx
 import pytest
 
 from solvelens.flows.deployments import local_prefect_server
 from solvelens.flows.steps import SnapshotPlan, run_snapshot
+from tests.fixtures.prefect_api import api_post
 from tests.fixtures.sandbox import SandboxServer, free_port, start_sandbox
 
 SECRET = "hunter2-SECRET-TOKEN"
@@ -181,7 +181,7 @@ def _events(api: str, expected: int, timeout_s: float = 60.0) -> list[dict[str, 
     body = {"filter": {"event": {"prefix": ["solvelens.alert."]}, "order": "ASC"}, "limit": 50}
 
     def read() -> list[dict[str, Any]]:
-        answer = httpx.post(f"{api}/events/filter", json=body, timeout=10)
+        answer = api_post(f"{api}/events/filter", json=body, timeout=10)
         assert answer.status_code == 200, answer.text
         return list(answer.json()["events"])
 
@@ -280,7 +280,7 @@ def test_each_rule_fires_exactly_once_per_transition(
     assert matured["payload"]["message"].startswith("problem matured: ")
 
     # the run's markdown artifact carries the diff and the alerts
-    artifacts = httpx.post(
+    artifacts = api_post(
         f"{api}/artifacts/filter",
         json={"artifacts": {"key": {"any_": ["solvelens-snapshot"]}}, "sort": "CREATED_DESC", "limit": 10},
         timeout=10,
@@ -297,10 +297,10 @@ def test_each_rule_fires_exactly_once_per_transition(
     # the notification URLs' secret: never printed, stored, logged or a flow parameter
     assert all(SECRET not in o.stdout + o.stderr for o in outputs)
     assert SECRET.encode() not in store.read_bytes()
-    runs = httpx.post(f"{api}/flow_runs/filter", json={"limit": 20}, timeout=10).json()
+    runs = api_post(f"{api}/flow_runs/filter", json={"limit": 20}, timeout=10).json()
     assert len(runs) == 5 and all(SECRET not in json.dumps(r["parameters"]) for r in runs)
     assert all(r["parameters"]["plan"]["alerts_file"] == str(rules) for r in runs)
-    logs = httpx.post(f"{api}/logs/filter", json={"limit": 200}, timeout=10).json()
+    logs = api_post(f"{api}/logs/filter", json={"limit": 200}, timeout=10).json()
     assert logs and all(SECRET not in log["message"] for log in logs)
 
 
@@ -400,7 +400,7 @@ def test_a_scheduled_run_fires_alerts_with_urls_from_the_serving_environment(
         deployment = None
         while deployment is None and time.monotonic() < deadline and proc.poll() is None:
             time.sleep(1.0)
-            found = httpx.post(f"{api}/deployments/filter", json={}, timeout=10).json()
+            found = api_post(f"{api}/deployments/filter", json={}, timeout=10).json()
             deployment = next(
                 (d for d in found if d["parameters"].get("plan", {}).get("db_path") == str(store)), None
             )
@@ -408,7 +408,7 @@ def test_a_scheduled_run_fires_alerts_with_urls_from_the_serving_environment(
         assert deployment["parameters"]["plan"]["alerts"] == ["problem matured"]
         assert SECRET not in json.dumps(deployment)
         _, title = _mature_one(platform.db_path)
-        httpx.post(
+        api_post(
             f"{api}/deployments/{deployment['id']}/create_flow_run", json={}, timeout=10
         ).raise_for_status()
         while not receiver.posts and time.monotonic() < deadline and proc.poll() is None:

@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
-import httpx
 import pytest
 
 from solvelens.flows.deployments import deployment_suffix
+from tests.fixtures.prefect_api import api_get, api_post
 from tests.fixtures.sandbox import SandboxServer, start_sandbox
 
 #: Seconds a stopped `schedule` may take to exit (the README promises ~5 s on a quiet machine).
@@ -103,12 +103,12 @@ def _stop(proc: subprocess.Popen[str], sig: int) -> tuple[float, list[str], str]
 
 
 def _deployment(api: str, base_url: str) -> dict[str, Any]:
-    deployments = httpx.post(f"{api}/deployments/filter", json={}, timeout=10).json()
+    deployments = api_post(f"{api}/deployments/filter", json={}, timeout=10).json()
     return next(d for d in deployments if d["parameters"].get("plan", {}).get("base_url") == base_url)
 
 
 def _state(api: str, run_id: str) -> str:
-    return str(httpx.get(f"{api}/flow_runs/{run_id}", timeout=10).json()["state"]["type"])
+    return str(api_get(f"{api}/flow_runs/{run_id}", timeout=10).json()["state"]["type"])
 
 
 @pytest.mark.slow
@@ -127,9 +127,9 @@ def test_schedule_stops_cleanly_and_cancels_stale_runs(tmp_path: Path):
 
         # A run now (in progress when SIGTERM arrives), and one for later that must not survive a restart
         # with other parameters.
-        now = httpx.post(f"{api}/deployments/{deployment['id']}/create_flow_run", json={}, timeout=10).json()
+        now = api_post(f"{api}/deployments/{deployment['id']}/create_flow_run", json={}, timeout=10).json()
         later_at = (datetime.now(UTC) + timedelta(hours=3)).isoformat()
-        later = httpx.post(
+        later = api_post(
             f"{api}/deployments/{deployment['id']}/create_flow_run",
             json={"state": {"type": "SCHEDULED", "state_details": {"scheduled_time": later_at}}},
             timeout=10,

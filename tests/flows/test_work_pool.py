@@ -19,6 +19,7 @@ import pytest
 
 from solvelens.sandbox.process import free_port
 from solvelens.store import read_frame
+from tests.fixtures.prefect_api import api_get, api_post
 from tests.fixtures.sandbox import SandboxServer
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -110,7 +111,7 @@ def test_prefect_yaml_deploys_to_a_process_pool_and_a_worker_takes_a_snapshot(
         "SOLVELENS_REPORT_OUT": str(tmp_path / "report.html"),
     }
     _prefect(env, "--no-prompt", "deploy", "--prefect-file", "flows/prefect.yaml", "--all", **deploy_env)
-    deployments = httpx.post(f"{api}/deployments/filter", json={}).json()
+    deployments = api_post(f"{api}/deployments/filter", json={}).json()
     assert {d["name"] for d in deployments} == {"snapshot", "report"}
     snapshot = next(d for d in deployments if d["name"] == "snapshot")
     assert snapshot["entrypoint"] == "solvelens.flows.snapshot:snapshot_flow"
@@ -150,11 +151,11 @@ def test_prefect_yaml_deploys_to_a_process_pool_and_a_worker_takes_a_snapshot(
         run_url = f"{api}/flow_runs/{match.group(1)}"
 
         def finished() -> bool:
-            state = httpx.get(run_url, timeout=5.0).json()["state"]["type"]
+            state = api_get(run_url, timeout=5.0).json()["state"]["type"]
             return state in ("COMPLETED", "FAILED", "CRASHED", "CANCELLED")
 
         _wait(finished, 300, "the snapshot flow run", worker)
-        run = httpx.get(run_url, timeout=5.0).json()
+        run = api_get(run_url, timeout=5.0).json()
     finally:
         _stop(worker)
         worker_log.close()
