@@ -7,7 +7,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import duckdb
-import pytest
 
 from solvelens.store import open_readonly, write_snapshot
 from solvelens.store.schema import INTERNAL, LEADERBOARD, LINKS
@@ -34,7 +33,6 @@ def _ranks(con: duckdb.DuckDBPyConnection) -> list[tuple[int, str, int]]:
     return con.execute("SELECT snapshot_id, bot_id, rank FROM leaderboard ORDER BY ALL").fetchall()
 
 
-@pytest.mark.xfail(strict=True, reason="issue 29/30: figures not computed at write time yet")
 def test_bots_tied_on_points_share_their_competition_rank(db: Path, platform: FakePlatform, tmp_path: Path):
     _tie(platform)
     write_snapshot(db, stage_run(tmp_path, platform))
@@ -63,7 +61,6 @@ def _make_v4(db: Path) -> None:
         con.close()
 
 
-@pytest.mark.xfail(strict=True, reason="issue 29/30: figures not computed at write time yet")
 def test_the_migration_gives_old_snapshots_competition_ranks_and_model_counts(
     db: Path, platform: FakePlatform, tmp_path: Path
 ):
@@ -79,12 +76,12 @@ def test_the_migration_gives_old_snapshots_competition_ranks_and_model_counts(
             f"SELECT snapshot_id, llm_model, solutions FROM {INTERNAL}.model_counts ORDER BY ALL"
         ).fetchall()
         counted = con.execute(
-            "SELECT snapshot_id, coalesce(llm_model, 'unknown'), count(*) FROM solutions GROUP BY ALL ORDER BY ALL"
+            "SELECT snapshot_id, coalesce(llm_model, 'unknown'), count(*) FROM solutions "
+            "GROUP BY ALL ORDER BY ALL"
         ).fetchall()
     assert stored == counted and {r[0] for r in stored} == {1, 2}
 
 
-@pytest.mark.xfail(strict=True, reason="issue 29/30: figures not computed at write time yet")
 def test_model_counts_are_written_with_the_snapshot(db: Path, platform: FakePlatform, tmp_path: Path):
     write_snapshot(db, stage_run(tmp_path, platform))
     with open_readonly(db) as con:
