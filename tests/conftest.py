@@ -86,6 +86,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 _PREFECT_MODULES = frozenset(
     {
         "tests/flows/test_cli_snapshot.py",
+        "tests/flows/test_compact_flow.py",
         "tests/flows/test_fetch_ratelimit.py",
         "tests/flows/test_snapshot_flow.py",
         "tests/report/test_flow.py",

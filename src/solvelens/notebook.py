@@ -6,6 +6,11 @@ In a notebook::
     from solvelens.notebook import setup
     nb = setup(DB_PATH, window_days=WINDOW_DAYS)   # prints "38 snapshot(s) from ... to ..."
     nb.store, nb.history, nb.unit                  # the Frames, rank_history, the rate unit
+    nb.drawn, nb.drawn_unit                        # the snapshots charts draw, the unit of rates between them
+
+A long history is read bounded (:mod:`solvelens.analysis.points`): the per-snapshot frames hold the snapshots
+the charts draw (every snapshot of a history of at most 480), so a year of hourly snapshots opens in seconds;
+``setup(..., every_snapshot=True)`` reads them all.
 """
 
 from __future__ import annotations
@@ -25,13 +30,17 @@ DEFAULT_DB = "data/solvelens.duckdb"
 
 @dataclass(frozen=True)
 class Notebook:
-    """What :func:`setup` prepared: the store path, the loaded store, the rank history (see
-    :func:`solvelens.analysis.rank_history`) and the rate unit of its snapshots."""
+    """What :func:`setup` prepared: the store path, the loaded store, the rank history over the drawn
+    snapshots (see :func:`solvelens.analysis.rank_history`), the rate unit of its snapshots, the snapshots the
+    charts draw (``drawn``: the rows of ``store.snapshots`` whose per-snapshot frames were read) and the unit
+    of rates between them (``drawn_unit``; pass it as ``unit=`` to the growth helpers given ``drawn``)."""
 
     db: Path
     store: an.Frames
     history: pl.DataFrame
     unit: an.RateUnit
+    drawn: pl.DataFrame
+    drawn_unit: an.RateUnit
 
 
 def resolve_db(db: str | os.PathLike[str] | None = None) -> Path:
@@ -51,6 +60,7 @@ def setup(
     platform: str | None = None,
     interactive: bool = True,
     table_rows: int = 25,
+    every_snapshot: bool = False,
 ) -> Notebook:
     """Load the store read-only (the file is closed before this returns, so a snapshot writer is never
     blocked), enable the solvelens chart theme and renderer (interactive Vega-Lite in JupyterLab plus an
@@ -59,13 +69,19 @@ def setup(
 
     ``window_days`` keeps only the snapshots of the last that many days. ``platform`` (else
     ``$SOLVELENS_PLATFORM``, else the newest snapshot's): which platform of the store (as ``--platform``).
+    ``every_snapshot``: read every snapshot's rows, not only the drawn ones (slow on a long history).
     Raises
     :class:`solvelens.analysis.StoreError` subclasses: for a missing, busy or foreign file, and
     :class:`solvelens.analysis.EmptyStoreError` for a store without a complete snapshot (the message names
     ``solvelens snapshot``).
     """
     path = resolve_db(db)
-    store = an.load(path, last_days=window_days, platform=platform or os.environ.get("SOLVELENS_PLATFORM"))
+    store = an.load(
+        path,
+        last_days=window_days,
+        platform=platform or os.environ.get("SOLVELENS_PLATFORM"),
+        every_snapshot=every_snapshot,
+    )
     store.require_snapshots()
     enable_notebook_charts(interactive=interactive)
     pl.Config.set_tbl_rows(table_rows)
@@ -78,5 +94,16 @@ def setup(
         f"of {store.platform_label} in {path}; rates are {unit.label}"
         + (f"; {others} other platform(s) in this store (platform=...)" if others else "")
     )
+    points = store.points or an.HistoryPoints(snapshots["snapshot_id"], complete=True)
+    if points.rule:
+        print(points.rule)
     print(an.data_quality_line(store))
-    return Notebook(db=path, store=store, history=an.rank_history(store.leaderboard, snapshots), unit=unit)
+    drawn = points.drawn(snapshots)
+    return Notebook(
+        db=path,
+        store=store,
+        history=an.rank_history(store.leaderboard, drawn),
+        unit=unit,
+        drawn=drawn,
+        drawn_unit=points.rate_unit(unit),
+    )

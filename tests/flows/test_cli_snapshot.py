@@ -174,10 +174,14 @@ def test_report_deployment_is_daily():
     pytest.importorskip("solvelens.flows.report", reason="the report flow is written by another engineer")
     from solvelens.flows.deployments import build_deployments
 
-    snap, report = build_deployments("http://127.0.0.1:1/api/v1", "/d/s.duckdb", "/d/r.html")
+    snap, report, compact = build_deployments("http://127.0.0.1:1/api/v1", "/d/s.duckdb", "/d/r.html")
     assert report.parameters == {"db_path": "/d/s.duckdb", "out": "/d/r.html"}
     assert [s.schedule.cron for s in report.schedules] == ["30 6 * * *"]
     assert [s.schedule.cron for s in snap.schedules] == ["0 * * * *"]
+    # The store is compacted weekly, on Sundays at 03:15 UTC (away from the hourly snapshot).
+    assert compact.parameters == {"db_path": "/d/s.duckdb"}
+    assert [s.schedule.cron for s in compact.schedules] == ["15 3 * * 0"]
+    assert compact.flow_name == "solvelens-compact" and compact.name.startswith("compact-")
 
 
 # -- as a real process: exit codes, one-line errors, Ctrl-C ------------------------------------------------

@@ -631,6 +631,15 @@ Cron = Annotated[str, typer.Option("--cron", envvar="SOLVELENS_CRON", help="Snap
 ReportCron = Annotated[
     str, typer.Option("--report-cron", envvar="SOLVELENS_REPORT_CRON", help="Report schedule (cron, UTC).")
 ]
+CompactCron = Annotated[
+    str,
+    typer.Option(
+        "--compact-cron",
+        envvar="SOLVELENS_COMPACT_CRON",
+        help="Store compaction schedule (cron, UTC; default weekly, Sundays 03:15: `solvelens db compact`, "
+        "which keeps a year of hourly snapshots near a third of its uncompacted size).",
+    ),
+]
 ReportOut = Annotated[
     Path,
     typer.Option("--report-out", envvar="SOLVELENS_REPORT_OUT", help="Where the daily report is written."),
@@ -674,6 +683,7 @@ def schedule(
     db: DbPath = DEFAULT_DB,
     cron: Cron = "0 * * * *",
     report_cron: ReportCron = "30 6 * * *",
+    compact_cron: CompactCron = "15 3 * * 0",
     report_out: ReportOut = DEFAULT_REPORT,
     full: Full = False,
     allow_missing_bot_me: AllowMissingBotMe = False,
@@ -682,7 +692,8 @@ def schedule(
     alerts_file: AlertsFile = None,
     notify: Notify = None,
 ) -> None:
-    """Serve scheduled snapshots (--cron) and the report (--report-cron) until Ctrl-C or SIGTERM.
+    """Serve scheduled snapshots (--cron), the report (--report-cron) and the store's compaction
+    (--compact-cron, weekly by default: Sundays 03:15 UTC) until Ctrl-C or SIGTERM.
 
     Checks at start, as `solvelens snapshot` does: the base URL, the cron expressions, the store, the
     platform answering, and the API key (SOLVELENS_API_KEY / SOLVELENS_API_KEY_FILE of this process: its
@@ -704,7 +715,8 @@ def schedule(
     alert_fields, notify_env = _checked_alerts(
         alert, alerts_file, notify, lambda: _has_api_key(None), db=db, base_url=base_url
     )
-    _check_schedule_platform(base_url, {"--cron": cron, "--report-cron": report_cron}, allow_missing_bot_me)
+    crons = {"--cron": cron, "--report-cron": report_cron, "--compact-cron": compact_cron}
+    _check_schedule_platform(base_url, crons, allow_missing_bot_me)
     _quiet_prefect(verbose=True)
     from solvelens.alerts import alert_config
     from solvelens.flows.alerts import StaleWatch
@@ -721,6 +733,7 @@ def schedule(
         str(report_out.resolve()),
         snapshot_cron=cron,
         report_cron=report_cron,
+        compact_cron=compact_cron,
         full=full,
         allow_missing_bot_me=allow_missing_bot_me,
         profile=profile_path,

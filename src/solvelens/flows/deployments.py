@@ -1,4 +1,5 @@
-"""Scheduled deployments: hourly snapshots and a daily report, served by one long-running process.
+"""Scheduled deployments: hourly snapshots, a daily report and a weekly compaction of the store, served by
+one long-running process.
 
 ``serve_deployments(build_deployments(...))`` is what ``solvelens schedule`` runs: a Prefect ``Runner``
 polls the API for scheduled runs of its deployments and executes each in a subprocess. Deployment names are
@@ -36,9 +37,11 @@ from solvelens.flows.alerts import StaleWatch
 from solvelens.flows.snapshot import snapshot_flow
 from solvelens.flows.steps import SnapshotPlan
 
-#: Default schedules (cron, UTC): a snapshot at the top of every hour, the report every day at 06:30.
+#: Default schedules (cron, UTC): a snapshot at the top of every hour, the report every day at 06:30, the
+#: store's compaction every Sunday at 03:15 (away from the hourly snapshot; :mod:`solvelens.flows.compact`).
 SNAPSHOT_CRON = "0 * * * *"
 REPORT_CRON = "30 6 * * *"
+COMPACT_CRON = "15 3 * * 0"
 TAGS = ["solvelens"]
 
 
@@ -115,6 +118,20 @@ def report_deployment(db_path: str, out: str, *, cron: str = REPORT_CRON, name: 
     )
 
 
+def compact_deployment(db_path: str, *, cron: str = COMPACT_CRON, name: str | None = None) -> Any:
+    """A ``RunnerDeployment`` of ``solvelens.flows.compact:compact_flow(db_path)`` on ``cron`` (UTC), named
+    ``compact-<deployment_suffix(db_path)>`` unless ``name`` is given."""
+    from solvelens.flows.compact import compact_flow
+
+    return compact_flow.to_deployment(
+        name=name or f"compact-{deployment_suffix(db_path)}",
+        cron=cron,
+        parameters={"db_path": db_path},
+        tags=TAGS,
+        description=f"Compact the snapshot store {db_path} (solvelens db compact).",
+    )
+
+
 def build_deployments(
     base_url: str,
     db_path: str,
@@ -122,14 +139,16 @@ def build_deployments(
     *,
     snapshot_cron: str = SNAPSHOT_CRON,
     report_cron: str = REPORT_CRON,
+    compact_cron: str = COMPACT_CRON,
     full: bool = False,
     allow_missing_bot_me: bool = False,
     profile: str | None = None,
     alerts: list[str] | None = None,
     alerts_file: str | None = None,
 ) -> list[Any]:
-    """The snapshot and the report deployments, ready for :func:`serve_deployments` (``profile``: the path
-    of a platform profile the snapshot runs read; ``alerts``/``alerts_file``: the alert rules)."""
+    """The snapshot, the report and the compaction deployments, ready for :func:`serve_deployments`
+    (``profile``: the path of a platform profile the snapshot runs read; ``alerts``/``alerts_file``: the
+    alert rules)."""
     return [
         snapshot_deployment(
             base_url,
@@ -142,6 +161,7 @@ def build_deployments(
             alerts_file=alerts_file,
         ),
         report_deployment(db_path, report_out, cron=report_cron),
+        compact_deployment(db_path, cron=compact_cron),
     ]
 
 
