@@ -6,12 +6,14 @@ never with solvelens.analysis."""
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import duckdb
+import polars as pl
 import pytest
 
 from solvelens import analysis as an
@@ -130,3 +132,42 @@ def test_every_snapshot_can_still_be_read(long_history):
     bounded = an.load(path)
     assert bounded.points is not None and not bounded.points.complete
     assert bounded.snapshots.collect().height == DAYS * PER_DAY
+
+
+def test_rates_between_drawn_days_are_drawn_and_true(long_history):
+    """Between two drawn snapshots a day apart (older history) the growth rate is the change over the
+    elapsed time, not a gap: problems per day from the store's counts at both snapshots."""
+    con, page = long_history
+    shown = chart_rows(page, "platform_growth", "taken_at", "problems_rate", "elapsed_s")
+    assert {r["taken_at"] for r in shown} == _drawn_times(con) - {min(_drawn_times(con))}
+    counts = dict(
+        con.execute(
+            f"SELECT {_TIME}, count(*) FROM problems JOIN snapshots USING (snapshot_id) GROUP BY ALL"
+        ).fetchall()
+    )
+    times = sorted(_drawn_times(con))
+    wrong = []
+    for before, after in itertools.pairwise(times):
+        row = next(r for r in shown if r["taken_at"] == after)
+        expected = (counts[after] - counts[before]) / (row["elapsed_s"] / 86_400)
+        if row["problems_rate"] is None or abs(row["problems_rate"] - expected) > 1e-9:
+            wrong.append((after, row["problems_rate"], expected))
+    assert not wrong, wrong[:3]
+
+
+def test_the_notebook_setup_reads_the_drawn_snapshots(long_history):
+    from solvelens import charts as ch
+    from solvelens.notebook import setup
+
+    con, _ = long_history
+    path = Path(con.execute("SELECT path FROM duckdb_databases() WHERE NOT internal").fetchall()[0][0])
+    nb = setup(path, interactive=False)
+    assert nb.drawn.height == len(_drawn_times(con)) < nb.store.snapshot_count
+    assert nb.history.select("snapshot_id").unique().height == nb.drawn.height
+    categories = an.category_growth(
+        nb.store.problem_counts, nb.drawn, nb.store.categories, unit=nb.drawn_unit
+    )
+    ch.category_area_chart(categories)  # within the row limit
+    assert categories.filter(pl.col("problems_rate").is_null())["taken_at"].unique().to_list() == [
+        nb.drawn["taken_at"][0]
+    ]
