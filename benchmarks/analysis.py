@@ -30,7 +30,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for tests.fixtures.history
 
 import polars as pl
-from tests.fixtures.history import cached_history
+from tests.fixtures.history import CACHE, cached_history, history_name
 
 from solvelens import analysis as an
 from solvelens.report import build_bot_report, build_report
@@ -53,6 +53,10 @@ def _build(days: int, per_day: int, bots: int) -> None:
 def _store(args: argparse.Namespace) -> Path:
     """The cached history (built in a child process when missing)."""
     start = time.perf_counter()
+    path = CACHE / history_name(days=args.days, per_day=args.per_day, bots=args.bots)
+    if path.exists():
+        print(f"history: {path.name} (cached)")
+        return path
     child = multiprocessing.get_context("spawn").Process(
         target=_build, args=(args.days, args.per_day, args.bots)
     )
