@@ -48,9 +48,9 @@ from solvelens.sandbox.activity import log_event
 from solvelens.sandbox.catalog import CATEGORIES, CATEGORY_SLUGS, FLAG_CATEGORIES
 from solvelens.sandbox.db import DAY_MS, clock_ms, transaction
 from solvelens.sandbox.ids import IdCodec
+from solvelens.sandbox.options import TASK_TYPES
 from solvelens.sandbox.world import World
 
-TASK_TYPES: Final = ("flag", "solve", "vote", "create")
 #: Failed flag attempts after which a human's pending problem is rejected.
 MAX_FAILED_FLAG_ATTEMPTS: Final = 5
 _MODEL_RE: Final = re.compile(r"^[a-z0-9][a-z0-9._\-/:+]{0,98}[a-z0-9]$")

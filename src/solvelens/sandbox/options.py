@@ -1,0 +1,126 @@
+"""The sandbox server's options (:class:`SandboxOptions`): every switch of ``solvelens sandbox serve``,
+``create_app`` and ``start_sandbox``, declared once as a field carrying its flag, choices, default and help
+(:mod:`solvelens.sandbox.switches` derives the rest). The defaults are the real platform's behaviour;
+the fault switches are the fields of :class:`~solvelens.sandbox.faults.FaultConfig`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Final, Literal
+
+from solvelens.sandbox.faults import FaultConfig
+from solvelens.sandbox.switches import switch
+
+__all__ = [
+    "TASK_TYPES",
+    "ListPaging",
+    "PaginationStyle",
+    "Refs",
+    "SandboxOptions",
+    "SolutionsPaging",
+    "TaskMode",
+    "TaskShape",
+    "TieOrder",
+]
+
+#: The task kinds, in the dispatcher's priority order.
+TASK_TYPES: Final = ("flag", "solve", "vote", "create")
+PaginationStyle = Literal["page", "offset", "cursor"]
+SolutionsPaging = Literal["default", "offset"]
+TieOrder = Literal["stable", "shuffle"]
+TaskShape = Literal["real", "interface"]
+#: ``--tasks``: ``typed`` (the real platform's typed tasks) or ``content`` (``{id, kind, prompt, choices,
+#: constraints}`` answered ``{"content"}``).
+TaskMode = Literal["typed", "content"]
+ListPaging = Literal["default", "zero"]
+Refs = Literal["flat", "nested"]
+
+
+@dataclass(frozen=True)
+class SandboxOptions:
+    """Server switches; the defaults mirror the real platform (each field's ``help`` says what it does).
+
+    ``without`` names optional endpoints (:data:`solvelens.sandbox.routes.OPTIONAL`); ``conventions`` is
+    checked by :func:`solvelens.sandbox.conventions.make_convention`; ``rate_limit`` by
+    :func:`solvelens.sandbox.ratelimit.parse_rate_limit`."""
+
+    task_ttl_seconds: float = switch(180.0, flag="--task-ttl", help="Task lifetime (seconds).")
+    task_shape: TaskShape = switch(
+        "real",
+        flag="--task-shape",
+        choices=("real", "interface"),
+        help="real ({taskType,taskId,payload}; typed submit bodies only, as the real platform) or interface "
+        "({id,prompt} tasks; {'content': ...} submissions accepted too).",
+    )
+    pagination: PaginationStyle = switch(
+        "page", flag="--pagination", choices=("page", "offset", "cursor"), help="List envelope style."
+    )
+    solutions_paging: SolutionsPaging = switch(
+        "default",
+        flag="--solutions-paging",
+        choices=("default", "offset"),
+        help="A problem's solutions: default (as --pagination) or offset (another implementation: "
+        'offset/limit, answered {"items": [...], "has_more": ..., "total": N}; page ignored; at most 10 a '
+        "page).",
+    )
+    task_types: tuple[str, ...] = switch(
+        TASK_TYPES, flag="--task-types", help="Comma-separated task kinds handed out."
+    )
+    faults: FaultConfig = field(default_factory=FaultConfig)
+    rate_limit: str = switch(
+        "",
+        flag="--rate-limit",
+        help="Announce and enforce a quota per client address on every /api/v1 route, like the real "
+        "platform (5000/hour): N/hour, N/minute or N/second (also N/10 seconds). Answers carry "
+        "X-RateLimit-Limit/-Remaining/-Reset, RateLimit-Policy and RateLimit; over quota: 429 with "
+        "Retry-After. A bare N means N per --rate-window seconds. Empty or 0: no quota.",
+    )
+    rate_window: float = switch(
+        60.0, flag="--rate-window", help="Window in seconds of a bare --rate-limit N."
+    )
+    conventions: str = switch(
+        "platform",
+        flag="--conventions",
+        help="Wire convention: platform (the real platform's shapes), jsonapi (JSON:API, page[number]/"
+        "page[size]), hal (HAL, page_token cursors, X-Total-Count, problem details), odata (value/"
+        "@odata.nextLink, $top/$skip, the server's own page size, PascalCase) or relay (edges/pageInfo, "
+        "first/after). Each reads only its own paging parameters; see /openapi.json.",
+    )
+    without: tuple[str, ...] = switch(
+        (),
+        flag="--without",
+        help="Optional endpoints to leave out, comma-separated: activity, llm-leaderboard, comparisons "
+        "(/solutions/{id}/comparisons), solution (/solutions/{id}). Their routes answer 404 like unknown "
+        "routes: a platform without them.",
+    )
+    tie_order: TieOrder = switch(
+        "stable",
+        flag="--tie-order",
+        choices=("stable", "shuffle"),
+        help="Order of solutions with equal scores: stable (createdAt, then id; default, so listings compare "
+        "between calls) or shuffle (at random on every call, as the real platform does).",
+    )
+    tasks: TaskMode = switch(
+        "typed",
+        flag="--tasks",
+        choices=("typed", "content"),
+        help="typed (the real platform's typed tasks and bodies) or content ({id, kind, prompt, choices, "
+        "constraints} tasks of the kinds answer/vote/review/propose, answered {'content': ...} under the "
+        "length and enum rules each states; in every --conventions mode).",
+    )
+    paging: ListPaging = switch(
+        "default",
+        flag="--paging",
+        choices=("default", "zero"),
+        help="List paging of problems, solutions and the leaderboard: default (the real platform's) or zero "
+        "(another implementation's: pages numbered from 0, at most 15 a page whatever limit asks, the total "
+        "only in X-Total-Count). --conventions platform only.",
+    )
+    refs: Refs = switch(
+        "flat",
+        flag="--refs",
+        choices=("flat", "nested"),
+        help="List entries: flat (the real platform's ids and names) or nested (references as objects: "
+        'leaderboard {"position", "botRef": {"id", "displayName"}, ...}, solutions bot: {id, name}, problems '
+        "author: {id, ...}). --conventions platform only.",
+    )
