@@ -34,8 +34,10 @@ from solvelens.store.schema import (
     COMPARISON_RECORDS,
     CORE_VIEWS,
     HISTORY_COLUMNS,
+    INTERNAL,
     LEADERBOARD,
     LLM_LEADERBOARD,
+    MODEL_COUNTS,
     PROBLEMS,
     SNAPSHOT_LOG_COLUMNS,
     SOLUTIONS,
@@ -183,11 +185,43 @@ _COLUMNS: dict[str, str] = {
 }
 _PROBLEM_COLUMNS = ", ".join(_DTYPES["problems"])
 _SOLUTION_COLUMNS = ", ".join(_DTYPES["solutions"])
+
+
 #: Sum of top-k credits of contested solutions (``s``: rank, n per problem, t per rank; the rule of
 #: :func:`solvelens.analysis.solutions.top_k_credit`).
 _TOP_CREDIT = (
     "coalesce(sum(least(greatest({k} + 1 - rank, 0), t)::DOUBLE / t) FILTER (WHERE n >= 2), 0)::DOUBLE"
 )
+#: The model counts computed from the ``solutions`` view, for a store without the writer's rows (one of
+#: schema version 4 or older, read-only here, or a file holding only the public views).
+_MODEL_COUNTS_FROM_VIEW = (
+    "WITH s AS (SELECT snapshot_id, coalesce(llm_model, 'unknown') AS llm_model, rank, "
+    "count(*) OVER (PARTITION BY snapshot_id, problem_id) AS n, "
+    "count(*) OVER (PARTITION BY snapshot_id, problem_id, rank) AS t "
+    "FROM solutions WHERE {keep}) "
+    "SELECT snapshot_id, llm_model, count(*)::BIGINT AS solutions, "
+    "count(*) FILTER (WHERE n >= 2)::BIGINT AS contested_solutions, "
+    "coalesce(sum(greatest(0.0, least(1.0, (n - rank - (t - 1) / 2.0)::DOUBLE / (n - 1)))) "
+    "FILTER (WHERE n >= 2), 0) AS percentile_sum, "
+    f"{_TOP_CREDIT.format(k=1)} AS top1, {_TOP_CREDIT.format(k=3)} AS top3 "
+    "FROM s GROUP BY ALL"
+)
+
+
+def _model_counts(con: duckdb.DuckDBPyConnection, keep: str) -> pl.DataFrame:
+    """The ``model_counts`` frame of the selected snapshots (``keep``): the writer's rows (schema version 5,
+    :data:`~solvelens.store.schema.MODEL_COUNTS`), else computed from the ``solutions`` view."""
+    has_table = con.execute(
+        "SELECT count(*) FROM duckdb_tables() WHERE schema_name = ? AND table_name = 'model_counts'",
+        [INTERNAL],
+    ).fetchall()[0][0]
+    source = (
+        f"SELECT * FROM {MODEL_COUNTS} WHERE {keep}"
+        if has_table
+        else _MODEL_COUNTS_FROM_VIEW.format(keep=keep)
+    )
+    columns = ", ".join(_DTYPES["model_counts"])
+    return con.sql(f"SELECT {columns} FROM ({source}) ORDER BY snapshot_id, llm_model").pl()
 
 
 def _typed(name: str, frame: pl.DataFrame) -> pl.DataFrame:
@@ -293,18 +327,7 @@ def load(
             "coalesce(sum(comparison_count), 0)::BIGINT AS comparisons "
             f"FROM problems WHERE {keep} GROUP BY ALL ORDER BY ALL"
         ).pl()
-        frames["model_counts"] = con.sql(
-            "WITH s AS (SELECT snapshot_id, coalesce(llm_model, 'unknown') AS llm_model, rank, "
-            "count(*) OVER (PARTITION BY snapshot_id, problem_id) AS n, "
-            "count(*) OVER (PARTITION BY snapshot_id, problem_id, rank) AS t "
-            f"FROM solutions WHERE {keep}) "
-            "SELECT snapshot_id, llm_model, count(*)::BIGINT AS solutions, "
-            "count(*) FILTER (WHERE n >= 2)::BIGINT AS contested_solutions, "
-            "coalesce(sum(greatest(0.0, least(1.0, (n - rank - (t - 1) / 2.0)::DOUBLE / (n - 1)))) "
-            "FILTER (WHERE n >= 2), 0) AS percentile_sum, "
-            f"{_TOP_CREDIT.format(k=1)} AS top1, {_TOP_CREDIT.format(k=3)} AS top3 "
-            "FROM s GROUP BY ALL ORDER BY ALL"
-        ).pl()
+        frames["model_counts"] = _model_counts(con, keep)
         latest = int(snapshots["snapshot_id"][-1]) if snapshots.height else None
         latest_filter = f"snapshot_id = {latest}" if latest is not None else "FALSE"
         frames["problems"] = con.sql(f"SELECT {_PROBLEM_COLUMNS} FROM problems WHERE {latest_filter}").pl()

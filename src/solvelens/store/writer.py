@@ -45,6 +45,7 @@ from solvelens.store.schema import (
     LEADERBOARD,
     LINKS,
     LLM_LEADERBOARD,
+    MODEL_COUNTS,
     PLATFORM_STATS,
     PROBLEMS,
     RANKED_RESOURCES,
@@ -53,6 +54,8 @@ from solvelens.store.schema import (
     SOLUTIONS,
     ZSTD_STAGED_BYTES,
     Resource,
+    leaderboard_ranks_sql,
+    model_counts_sql,
 )
 from solvelens.store.staging import EMPTY_MANIFEST_ID, StagingArea
 
@@ -214,6 +217,28 @@ class _Transaction:
                 f"SELECT ?, {resource.code}, version_id, rank FROM stage",
                 [self.sid],
             )
+
+    def write_leaderboard(self) -> None:
+        """The leaderboard, each bot linked with its competition rank over points (ties share the best rank;
+        the walk's positions when a bot has no points): :func:`~solvelens.store.schema.leaderboard_ranks_sql`,
+        computed once here because it never changes afterwards."""
+        if not self.stage(LEADERBOARD):
+            return
+        staged = f"(SELECT {self.sid}::BIGINT AS snapshot_id, version_id FROM stage)"
+        self.con.execute(
+            f"""UPDATE stage SET rank = r.competition FROM ({leaderboard_ranks_sql(staged)}) r
+                WHERE stage.version_id = r.version_id"""
+        )
+        self.con.execute(
+            f"INSERT INTO {LINKS} (snapshot_id, resource, version_id, rank) "
+            f"SELECT ?, {LEADERBOARD.code}, version_id, rank FROM stage",
+            [self.sid],
+        )
+
+    def write_model_counts(self) -> None:
+        """The snapshot's per-model counts (:data:`~solvelens.store.schema.MODEL_COUNTS`), from its problems'
+        link rows: computed once, when the snapshot is written."""
+        self.con.execute(f"INSERT INTO {MODEL_COUNTS} {model_counts_sql(f'snapshot_id = {self.sid}')}")
 
     def write_bots(self) -> None:
         """Bot profiles: the fetched ones (as :meth:`write_linked`) plus the carried-over stored versions of
@@ -401,8 +426,9 @@ def _write_phases(tx: _Transaction) -> dict[str, float]:
         ("solutions", tx.write_solutions),
         ("problems", tx.write_problems),
         ("count_solutions", tx.count_solutions),
+        ("model_counts", tx.write_model_counts),
         ("categories", lambda: tx.write_linked(CATEGORIES)),
-        ("leaderboard", lambda: tx.write_linked(LEADERBOARD)),
+        ("leaderboard", tx.write_leaderboard),
         ("bots", tx.write_bots),
         ("platform_stats", tx.write_stats),
         ("bot_me", lambda: tx.write_linked(BOT_ME)),
