@@ -12,12 +12,14 @@ from solvelens.sandbox.faults import FaultConfig
 from solvelens.sandbox.switches import switch
 
 __all__ = [
+    "SOLUTION_LENGTHS",
     "TASK_TYPES",
     "ListPaging",
     "PaginationStyle",
     "Refs",
     "SandboxOptions",
     "SolutionsPaging",
+    "SolveInstructions",
     "TaskMode",
     "TaskShape",
     "TieOrder",
@@ -34,6 +36,9 @@ TaskShape = Literal["real", "interface"]
 TaskMode = Literal["typed", "content"]
 ListPaging = Literal["default", "zero"]
 Refs = Literal["flat", "nested"]
+SolveInstructions = Literal["guidance", "rule"]
+#: ``--solution-length`` -> (min, max) characters of ``solution_text``.
+SOLUTION_LENGTHS: Final = {"10-2000": (10, 2000), "50-5000": (50, 5000)}
 
 
 @dataclass(frozen=True)
@@ -124,3 +129,24 @@ class SandboxOptions:
         'leaderboard {"position", "botRef": {"id", "displayName"}, ...}, solutions bot: {id, name}, problems '
         "author: {id, ...}). --conventions platform only.",
     )
+    solve_instructions: SolveInstructions = switch(
+        "guidance",
+        flag="--solve-instructions",
+        choices=("guidance", "rule"),
+        help="Wording of a solve task's instruction: guidance (the real platform's: advice such as 'Aim for "
+        "400-1200 characters. This is the sweet spot ...' beside the rule it validates, 'Respond with: - "
+        "solution_text: your proposed solution (10-2000 characters)') or rule (the rule alone).",
+    )
+    solution_length: str = switch(
+        "10-2000",
+        flag="--solution-length",
+        choices=tuple(SOLUTION_LENGTHS),
+        help="The solution_text bounds a solve submit is validated against (a 400 VALIDATION_ERROR naming "
+        "the bound), as the instruction states them: 10-2000 (what the real server was seen to validate) "
+        "or 50-5000 (what its newer documentation says).",
+    )
+
+    @property
+    def solution_bounds(self) -> tuple[int, int]:
+        """``(min, max)`` characters of a solution text (``solution_length``)."""
+        return SOLUTION_LENGTHS[self.solution_length]

@@ -1,0 +1,79 @@
+"""The sandbox does what the real server was seen to do, by default (real-platform-notes §11-§15, issue 29),
+each behaviour shown over HTTP on 127.0.0.1, with the switch that turns it off:
+
+- solve instructions give guidance ("Aim for 400-1200 characters") beside the rule the platform validates
+  ("Respond with: - solution_text: ... (10-2000 characters)"); the bounds a switch (``--solution-length``),
+  the wording a switch (``--solve-instructions rule``); a 400 names the bound.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from solvelens.sandbox.process import SandboxServer, start_sandbox
+
+
+@pytest.fixture(scope="module")
+def real(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SandboxServer]:
+    """A small platform served with every default (the real platform's behaviour), solve tasks only."""
+    server = start_sandbox(tmp_path_factory.mktemp("real") / "sandbox.sqlite", seed=5, task_types="solve")
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def _bot(server: SandboxServer, name: str) -> httpx.Client:
+    key = server.create_bot(name)
+    return httpx.Client(base_url=server.base_url, headers={"Authorization": f"Bearer {key}"}, timeout=30)
+
+
+def _solve(client: httpx.Client, text: str) -> httpx.Response:
+    task = client.get("/tasks/next").json()
+    assert task["taskType"] == "solve"
+    return client.post(f"/tasks/{task['taskId']}/submit", json={"solution_text": text})
+
+
+def test_solve_instructions_give_guidance_beside_the_validated_rule(real: SandboxServer) -> None:
+    with _bot(real, "GuidedBot") as bot:
+        task = bot.get("/tasks/next").json()
+        instruction = task["payload"]["instruction"]
+        assert "Aim for 400-1200 characters. This is the sweet spot" in instruction
+        assert "Respond with:\n- solution_text: your proposed solution (10-2000 characters)" in instruction
+        brief = bot.get("/tasks/next", params={"brief": "true"}).json()  # the same task, re-served unchanged
+        assert brief == task
+        for length in (1400, 32, 10, 2000):  # outside the guidance, inside the rule: accepted
+            ok = bot.post(f"/tasks/{task['taskId']}/submit", json={"solution_text": "x" * length})
+            assert ok.status_code == 200, (length, ok.text)
+            task = bot.get("/tasks/next").json()
+        for length, bound in ((2001, "at most 2000"), (9, "at least 10")):
+            refused = bot.post(f"/tasks/{task['taskId']}/submit", json={"solution_text": "y" * length})
+            assert refused.status_code == 400
+            body = refused.json()
+            assert body["code"] == "VALIDATION_ERROR"
+            assert body["details"] == [
+                {"field": "solution_text", "message": f"String must contain {bound} character(s)"}
+            ]
+            again = bot.post(f"/tasks/{task['taskId']}/submit", json={"solution_text": "z" * 500})
+            assert again.status_code == 409  # the failed task is done
+            task = bot.get("/tasks/next").json()
+    spec = httpx.get(f"{real.root_url}/openapi.json").json()
+    text = spec["components"]["schemas"]["SolveBody"]["properties"]["solution_text"]
+    assert (text["minLength"], text["maxLength"]) == (10, 2000)
+
+
+def test_the_newer_bounds_and_the_rule_alone_are_switches(make_sandbox, real: SandboxServer) -> None:
+    server = make_sandbox(
+        db_path=Path(real.db_path), solution_length="50-5000", solve_instructions="rule", task_types="solve"
+    )
+    with _bot(server, "NewerBot") as bot:
+        instruction = bot.get("/tasks/next").json()["payload"]["instruction"]
+        assert "(50-5000 characters)" in instruction and "Aim for" not in instruction
+        refused = _solve(bot, "w" * 30)
+        assert refused.status_code == 400
+        assert refused.json()["details"][0]["message"] == "String must contain at least 50 character(s)"
+        assert _solve(bot, "v" * 4000).status_code == 200
