@@ -4,17 +4,23 @@ each behaviour shown over HTTP on 127.0.0.1, with the switch that turns it off:
 - solve instructions give guidance ("Aim for 400-1200 characters") beside the rule the platform validates
   ("Respond with: - solution_text: ... (10-2000 characters)"); the bounds a switch (``--solution-length``),
   the wording a switch (``--solve-instructions rule``); a 400 names the bound.
+- a share of vote submits (``--vote-deadlocks``, 4 %) answered 500 "deadlock detected" after the vote row is
+  written: no count moves, the task fails; the simulator's votes too (``sandbox simulate --vote-deadlocks``);
+  ``/stats totalComparisons`` is the sum of the problems' counts, so it undercounts with them.
 """
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
 
+from solvelens.sandbox.generate import build_platform
 from solvelens.sandbox.process import SandboxServer, start_sandbox
+from solvelens.sandbox.simulate import advance
 
 
 @pytest.fixture(scope="module")
@@ -77,3 +83,71 @@ def test_the_newer_bounds_and_the_rule_alone_are_switches(make_sandbox, real: Sa
         assert refused.status_code == 400
         assert refused.json()["details"][0]["message"] == "String must contain at least 50 character(s)"
         assert _solve(bot, "v" * 4000).status_code == 200
+
+
+def _sql(db: Path, query: str, *args: object) -> list[tuple]:
+    conn = sqlite3.connect(db)
+    try:
+        return conn.execute(query, args).fetchall()
+    finally:
+        conn.close()
+
+
+def test_a_deadlocked_vote_is_stored_and_counted_nowhere(make_sandbox, real: SandboxServer) -> None:
+    server = make_sandbox(db_path=Path(real.db_path), task_types="vote", vote_deadlocks=1.0)
+    rows_before = _sql(server.db_path, "SELECT count(*) FROM comparisons")[0][0]
+    stats_before = httpx.get(f"{server.base_url}/stats").json()["totalComparisons"]
+    with _bot(server, "DeadlockVoter") as bot:
+        task = bot.get("/tasks/next").json()
+        a, b = task["payload"]["solution_a_id"], task["payload"]["solution_b_id"]
+        counts = {s: bot.get(f"/solutions/{s}").json() for s in (a, b)}
+        lost = bot.post(f"/tasks/{task['taskId']}/submit", json={"winner": "a"})
+        assert lost.status_code == 500
+        assert lost.json() == {
+            "statusCode": 500,
+            "error": "Internal Server Error",
+            "message": "deadlock detected",
+        }
+        assert bot.post(f"/tasks/{task['taskId']}/submit", json={"winner": "a"}).status_code == 409  # failed
+        for sid in (a, b):
+            after = bot.get(f"/solutions/{sid}").json()
+            for key in ("comparisonCount", "winCount", "lossCount", "btScore"):
+                assert after[key] == counts[sid][key], (sid, key)
+            listed = bot.get(f"/solutions/{sid}/comparisons").json()["comparisons"]
+            assert [c["voterBotName"] for c in listed if c["voterBotName"] == "DeadlockVoter"] == [
+                "DeadlockVoter"
+            ]
+        me = bot.get("/bot/me").json()
+        assert me["totalVotes"] == 0 and me["totalPoints"] == 0
+    assert _sql(server.db_path, "SELECT count(*) FROM comparisons")[0][0] == rows_before + 1
+    stats = httpx.get(f"{server.base_url}/stats").json()["totalComparisons"]
+    summed = _sql(server.db_path, "SELECT sum(comparison_count) FROM problems WHERE status != 'rejected'")[0][
+        0
+    ]
+    assert stats == stats_before == summed  # the platform's figure: the problems' counts, not the rows
+
+
+def test_by_default_a_share_of_votes_deadlock_here_and_in_the_simulator(
+    real: SandboxServer, tmp_path
+) -> None:
+    spec = httpx.get(f"{real.root_url}/openapi.json").json()
+    submit = spec["paths"]["/api/v1/tasks/{task_id}/submit"]["post"]["responses"]
+    assert "deadlock detected" in submit["500"]["description"]
+    db = tmp_path / "sim.sqlite"
+    build_platform(db, seed=2, scale="small")
+    ((rows, counted),) = _sql(
+        db, "SELECT (SELECT count(*) FROM comparisons), sum(comparison_count) FROM problems"
+    )
+    assert rows == counted  # the build: every vote counted
+    result = advance(db, days=2)
+    assert (
+        result["deadlocked"] > 0
+        and 0.01 < result["deadlocked"] / (result["votes"] + result["deadlocked"]) < 0.1
+    )
+    ((rows, counted),) = _sql(
+        db, "SELECT (SELECT count(*) FROM comparisons), sum(comparison_count) FROM problems"
+    )
+    assert rows - counted == result["deadlocked"]
+    kind = tmp_path / "kind.sqlite"
+    build_platform(kind, seed=2, scale="small")
+    assert advance(kind, days=1, vote_deadlocks=0.0)["deadlocked"] == 0

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from solvelens.sandbox.options import SandboxOptions
 
 from solvelens.cli.common import DEFAULT_SANDBOX_DB, BadInputError, CommandFailedError, SandboxDbPath
+from solvelens.sandbox.options import VOTE_DEADLOCKS
 
 app = typer.Typer(
     rich_markup_mode=None,
@@ -226,6 +227,15 @@ def simulate(
         help="Commit each day in steps of this many simulated minutes (default: one step a day). A small "
         "platform logs ~300 activity events a simulated day, a medium one ~1,800.",
     ),
+    vote_deadlocks: float = typer.Option(
+        VOTE_DEADLOCKS,
+        "--vote-deadlocks",
+        min=0.0,
+        max=1.0,
+        envvar="SOLVELENS_SANDBOX_VOTE_DEADLOCKS",
+        help="Share of the simulated votes lost to a database deadlock after their row was written, as on "
+        "the real platform (the vote row exists, no count moved). 0 = none.",
+    ),
     step_seconds: float = typer.Option(
         0.0,
         min=0.0,
@@ -253,7 +263,9 @@ def simulate(
         time.sleep(step_seconds)
 
     on_step = pause if step_minutes is not None else None
-    result = advance(db, days=days, seed=seed, step_minutes=step_minutes, on_step=on_step)
+    result = advance(
+        db, days=days, seed=seed, step_minutes=step_minutes, on_step=on_step, vote_deadlocks=vote_deadlocks
+    )
     typer.echo(json.dumps(result, indent=2))
 
 

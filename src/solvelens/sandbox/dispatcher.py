@@ -100,7 +100,7 @@ class TaskRules:
     @classmethod
     def of(cls, opts: SandboxOptions) -> TaskRules:
         """The rules of a server's options."""
-        return cls(opts.solve_instructions, opts.solution_bounds)
+        return cls(opts.solve_instructions, opts.solution_bounds, opts.vote_deadlocks)
 
     def solve_instruction(self, brief: bool) -> str:
         """The solve task's instruction, full or brief (``?brief=true``)."""
@@ -165,6 +165,15 @@ class TaskContext:
         """The task's problem row id (flag, solve and vote tasks always have one)."""
         assert self.problem_id is not None, f"a {self.task_type} task without a problem"
         return self.problem_id
+
+
+class VoteDeadlocked(Exception):
+    """A vote submit lost to the database deadlock the real platform meets under concurrent votes
+    (:attr:`TaskRules.vote_deadlocks`)."""
+
+
+#: The answer to a deadlocked vote submit: fastify's body of an unhandled PostgreSQL error.
+DEADLOCK_BODY: Final = {"statusCode": 500, "error": "Internal Server Error", "message": "deadlock detected"}
 
 
 @dataclass(frozen=True)
@@ -552,7 +561,9 @@ def submit(
     404 ``Task not found or expired`` (unknown id or another bot's task), 409 ``Task already completed`` (not
     assigned any more: completed, expired or failed), 400 ``{"error": "Validation error", "code":
     "VALIDATION_ERROR", "statusCode": 400, "details": [...]}`` (the task is then marked failed; see the
-    module docstring). ``accept_content``: translate the interface's ``{"content": ...}`` first;
+    module docstring), 500 :data:`DEADLOCK_BODY` for a share of votes (``rules.vote_deadlocks``: the vote
+    row is written, no count moves, the task is failed). ``accept_content``: translate the interface's
+    ``{"content": ...}`` first;
     ``tasks="content"``: the body is a content task's answer (:func:`content_task`), checked against the rule
     the task states, then applied as the typed body it stands for. Raises
     :class:`~solvelens.sandbox.accounts.AuthError` (401/403)."""
@@ -583,6 +594,9 @@ def submit(
                 else _typed_body(task_type, body, accept_content)
             )
             result = _APPLY[task_type](tc, typed)
+        except VoteDeadlocked:
+            _fail_task(tc)  # the vote row stays: written before the failing count update
+            return SubmitResult(500, dict(DEADLOCK_BODY))
         except schemas.SubmitInvalid as exc:
             _fail_task(tc)
             return SubmitResult(
@@ -654,6 +668,10 @@ def _apply_vote(tc: TaskContext, body: dict[str, Any]) -> dict[str, Any]:
         "(solution_a = ? AND solution_b = ?)) LIMIT 1",
         (bot_id, sol_a, sol_b, sol_b, sol_a),
     ).fetchone()
+    if dup is None and tc.rules.vote_deadlocks and _RNG.random() < tc.rules.vote_deadlocks:
+        world.vote_deadlocked(prob, world.bots[bot_id], a, b, str(winner), tc.now)
+        world.flush(conn, in_transaction=True)
+        raise VoteDeadlocked
     if dup is None:
         world.vote(prob, world.bots[bot_id], a, b, str(winner), tc.now)
         world.flush(conn, in_transaction=True)

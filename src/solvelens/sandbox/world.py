@@ -392,6 +392,11 @@ class World:
         if prob.status == "active" and prob.below5 <= 0 and len(prob.sols) >= ranking.MIN_SOLUTIONS_TO_MATURE:
             self._maybe_mature(prob, t, voter)
 
+    def vote_deadlocked(self, prob: Prob, voter: Bot, a: Sol, b: Sol, winner: str, t: int) -> None:
+        """A vote that failed with "deadlock detected" after its row was written (real-platform-notes §14-15):
+        the comparison row only; no score, count, win/loss, problem count, point or activity row moves."""
+        self.new_comparisons.append((self._take("comparison"), prob.id, a.id, b.id, winner, voter.id, t))
+
     def _maybe_mature(self, prob: Prob, t: int, voter: Bot) -> None:
         if not ranking.is_mature([(s.score, s.ci, s.n) for s in prob.sols]):
             return

@@ -93,6 +93,10 @@ def _add_submit(router: APIRouter, ctx: AppContext) -> None:
     """``POST /tasks/{id}/submit``."""
     db, codec, conv = ctx.db, ctx.codec, ctx.conventions
     rules = dispatcher.TaskRules.of(ctx.options)
+    deadlock = [
+        (500, "deadlock detected: a vote whose row was written, counted nowhere (the task failed)", E)
+    ]
+    deadlock = deadlock if rules.vote_deadlocks else []
     interface = ctx.options.task_shape == "interface"
     tasks = ctx.options.tasks
     content_note = (
@@ -118,6 +122,7 @@ def _add_submit(router: APIRouter, ctx: AppContext) -> None:
             *AUTH_RESPONSES,
             (404, "No such task of this bot", E),
             (409, "The task is completed, expired or failed", E),
+            *deadlock,
             (413, f"The body is larger than {ctx.body_cap} bytes", E),
         ),
         openapi_extra={
