@@ -7,10 +7,16 @@ each behaviour shown over HTTP on 127.0.0.1, with the switch that turns it off:
 - a share of vote submits (``--vote-deadlocks``, 4 %) answered 500 "deadlock detected" after the vote row is
   written: no count moves, the task fails; the simulator's votes too (``sandbox simulate --vote-deadlocks``);
   ``/stats totalComparisons`` is the sum of the problems' counts, so it undercounts with them.
+- ``/llm-leaderboard`` recalculated lazily (``--llm-board lazy``): a model's score figures are those of its
+  last recalculation (a solution of it reaching a multiple of 10 comparisons); never recalculated: win rate 0,
+  average score 1500.
+- equal values in another order on each call (``--tie-order shuffle``): leaderboard bots, models, solutions;
+  ``--tie-order stable`` for tests comparing listing order.
 """
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
@@ -151,3 +157,78 @@ def test_by_default_a_share_of_votes_deadlock_here_and_in_the_simulator(
     kind = tmp_path / "kind.sqlite"
     build_platform(kind, seed=2, scale="small")
     assert advance(kind, days=1, vote_deadlocks=0.0)["deadlocked"] == 0
+
+
+def _solve_with_model(server: SandboxServer, name: str, model: str) -> None:
+    with _bot(server, name) as bot:
+        task = bot.get("/tasks/next").json()
+        body = {"solution_text": f"A practical answer by {name}.", "llm_model": model}
+        assert bot.post(f"/tasks/{task['taskId']}/submit", json=body).status_code == 200
+
+
+def test_the_model_board_is_recalculated_lazily(make_sandbox, real: SandboxServer) -> None:
+    for i in range(3):  # three new models, never recalculated
+        _solve_with_model(real, f"LazyModelBot{i}", f"zz-lazy-model-{i}")
+    advance(real.db_path, days=1)  # a day of votes: some models recalculated, the others left behind
+    models = httpx.get(f"{real.base_url}/llm-leaderboard", params={"limit": 100}).json()["models"]
+    stored = {
+        m: (json.loads(f), t)
+        for m, f, t in _sql(real.db_path, "SELECT model, figures, updated_at FROM llm_board")
+    }
+    live = make_sandbox(db_path=Path(real.db_path), llm_board="live")
+    live_models = {
+        m["modelName"]: m
+        for m in httpx.get(f"{live.base_url}/llm-leaderboard", params={"limit": 100}).json()["models"]
+    }
+    assert stored, "the build recalculated some models (their solutions reached 10 comparisons)"
+    stale_seen = differs_from_live = 0
+    for m in models:
+        figures = {k: m[k] for k in ("avgBtScore", "bestBtScore", "totalWins", "totalComparisons", "winRate")}
+        if m["modelName"] in stored:
+            want, _ = stored[m["modelName"]]
+            assert figures == {k: want[k] for k in figures}, m["modelName"]
+        else:
+            stale_seen += 1
+            assert figures == {
+                "avgBtScore": 1500,
+                "bestBtScore": 1500,
+                "totalWins": 0,
+                "totalComparisons": 0,
+                "winRate": 0,
+            }
+            assert m["updatedAt"] == m["firstSeenAt"]
+        assert m["totalSolutions"] == live_models[m["modelName"]]["totalSolutions"]  # kept current
+        differs_from_live += figures["totalComparisons"] != live_models[m["modelName"]]["totalComparisons"]
+    assert stale_seen >= 3
+    assert differs_from_live >= 1  # the lazy board lags the live figures
+    sql_live = _sql(
+        real.db_path,
+        "SELECT sum(comparison_count) FROM solutions WHERE llm_model = ?",
+        models[0]["modelName"],
+    )[0][0]
+    assert live_models[models[0]["modelName"]]["totalComparisons"] == sql_live
+
+
+def _orders(url: str, params: dict[str, object], key: str, name: str, tied: set[str]) -> set[tuple[str, ...]]:
+    seen = set()
+    for _ in range(12):
+        entries = httpx.get(url, params=params).json()[key]
+        seen.add(tuple(e[name] for e in entries if e[name] in tied))
+    return seen
+
+
+def test_ties_come_back_in_another_order_on_each_call(make_sandbox, real: SandboxServer) -> None:
+    tied_bots = {f"TiedBot{i}" for i in range(5)}
+    for name in sorted(tied_bots):
+        real.create_bot(name)  # five active bots at 0 points
+    orders = _orders(f"{real.base_url}/leaderboard", {"limit": 100}, "bots", "name", tied_bots)
+    assert len(orders) > 1 and all(len(o) == 5 for o in orders)
+    tied_models = {f"zz-tied-model-{i}" for i in range(4)}
+    for i, model in enumerate(sorted(tied_models)):
+        _solve_with_model(real, f"TiedModelBot{i}", model)
+    params = {"limit": 100, "sort": "win_rate"}
+    models = _orders(f"{real.base_url}/llm-leaderboard", params, "models", "modelName", tied_models)
+    assert len(models) > 1
+    stable = make_sandbox(db_path=Path(real.db_path), tie_order="stable")
+    assert len(_orders(f"{stable.base_url}/leaderboard", {"limit": 100}, "bots", "name", tied_bots)) == 1
+    assert len(_orders(f"{stable.base_url}/llm-leaderboard", params, "models", "modelName", tied_models)) == 1

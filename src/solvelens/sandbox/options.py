@@ -16,6 +16,7 @@ __all__ = [
     "TASK_TYPES",
     "VOTE_DEADLOCKS",
     "ListPaging",
+    "LlmBoard",
     "PaginationStyle",
     "Refs",
     "SandboxOptions",
@@ -38,6 +39,7 @@ TaskMode = Literal["typed", "content"]
 ListPaging = Literal["default", "zero"]
 Refs = Literal["flat", "nested"]
 SolveInstructions = Literal["guidance", "rule"]
+LlmBoard = Literal["lazy", "live"]
 #: The real platform's share of vote submits lost to a database deadlock (63 of 1,662 with 8 bots voting).
 VOTE_DEADLOCKS: Final = 0.04
 #: ``--solution-length`` -> (min, max) characters of ``solution_text``.
@@ -102,11 +104,13 @@ class SandboxOptions:
         "routes: a platform without them.",
     )
     tie_order: TieOrder = switch(
-        "stable",
+        "shuffle",
         flag="--tie-order",
-        choices=("stable", "shuffle"),
-        help="Order of solutions with equal scores: stable (createdAt, then id; default, so listings compare "
-        "between calls) or shuffle (at random on every call, as the real platform does).",
+        choices=("shuffle", "stable"),
+        help="Order of equal values (solutions with equal scores, bots on the leaderboard with equal points, "
+        "models on /llm-leaderboard with equal figures): shuffle (at random on every call, as the real "
+        "platform does: a position is no rank) or stable (solutions by createdAt then id, bots by id, "
+        "models by name; for tests comparing listing order between calls).",
     )
     tasks: TaskMode = switch(
         "typed",
@@ -149,6 +153,14 @@ class SandboxOptions:
         "or 50-5000 (what its newer documentation says).",
     )
 
+    llm_board: LlmBoard = switch(
+        "lazy",
+        flag="--llm-board",
+        choices=("lazy", "live"),
+        help="/llm-leaderboard figures: lazy (the real platform's: score figures recalculated only when a "
+        "vote brings one of the model's solutions to a multiple of 10 comparisons; a model never "
+        "recalculated sits at win rate 0 / average score 1500) or live (computed on every request).",
+    )
     vote_deadlocks: float = switch(
         VOTE_DEADLOCKS,
         flag="--vote-deadlocks",
