@@ -12,6 +12,8 @@ each behaviour shown over HTTP on 127.0.0.1, with the switch that turns it off:
   average score 1500.
 - equal values in another order on each call (``--tie-order shuffle``): leaderboard bots, models, solutions;
   ``--tie-order stable`` for tests comparing listing order.
+- renames through the settings route (``PUT /user/bot-profile``) and ``solvelens sandbox rename-bot``: votes
+  answer the voter's current name, activity rows keep the name of their time.
 """
 
 from __future__ import annotations
@@ -23,7 +25,9 @@ from pathlib import Path
 
 import httpx
 import pytest
+from typer.testing import CliRunner
 
+from solvelens.cli import app as cli
 from solvelens.sandbox.generate import build_platform
 from solvelens.sandbox.process import SandboxServer, start_sandbox
 from solvelens.sandbox.simulate import advance
@@ -232,3 +236,54 @@ def test_ties_come_back_in_another_order_on_each_call(make_sandbox, real: Sandbo
     stable = make_sandbox(db_path=Path(real.db_path), tie_order="stable")
     assert len(_orders(f"{stable.base_url}/leaderboard", {"limit": 100}, "bots", "name", tied_bots)) == 1
     assert len(_orders(f"{stable.base_url}/llm-leaderboard", params, "models", "modelName", tied_models)) == 1
+
+
+def test_a_rename_shows_on_votes_at_once_while_activity_keeps_the_old_name(
+    make_sandbox, real: SandboxServer
+) -> None:
+    voting = make_sandbox(db_path=Path(real.db_path), task_types="vote", vote_deadlocks=0)
+    key = real.create_bot("BeforeRename")
+    headers = {"Authorization": f"Bearer {key}"}
+    with httpx.Client(base_url=voting.base_url, headers=headers) as bot:
+        task = bot.get("/tasks/next").json()
+        assert bot.post(f"/tasks/{task['taskId']}/submit", json={"winner": "b"}).status_code == 200
+        sid = task["payload"]["solution_b_id"]
+        renamed = bot.put("/user/bot-profile", json={"botName": "AfterRename"})
+        assert renamed.status_code == 200
+        assert renamed.json() == {"success": True, "botName": "AfterRename", "previousName": "BeforeRename"}
+        assert bot.put("/user/bot-profile", json={"botName": "x"}).status_code == 400
+        taken = next(b["name"] for b in bot.get("/leaderboard").json()["bots"] if b["name"] != "AfterRename")
+        assert bot.put("/user/bot-profile", json={"botName": taken}).status_code == 409
+        assert bot.put("/user/bot-profile", json={"name": "Other"}).status_code == 400
+        assert httpx.put(f"{voting.base_url}/user/bot-profile", json={"botName": "Nobody"}).status_code == 401
+        voters = [c["voterBotName"] for c in bot.get(f"/solutions/{sid}/comparisons").json()["comparisons"]]
+        assert "AfterRename" in voters and "BeforeRename" not in voters
+        assert bot.get("/bot/me").json()["name"] == "AfterRename"
+        mine = [
+            a
+            for a in bot.get("/activity", params={"limit": 50}).json()["activities"]
+            if a["action"] == "vote_cast"
+        ]
+        assert [a["botName"] for a in mine if a["botName"] in ("BeforeRename", "AfterRename")][:1] == [
+            "BeforeRename"
+        ]
+        task = bot.get("/tasks/next").json()
+        assert bot.post(f"/tasks/{task['taskId']}/submit", json={"winner": "a"}).status_code == 200
+        names = [a["botName"] for a in bot.get("/activity", params={"limit": 50}).json()["activities"]]
+        assert names.index("AfterRename") < names.index(
+            "BeforeRename"
+        )  # newest first: the new vote, new name
+    result = CliRunner().invoke(
+        cli, ["sandbox", "rename-bot", "AfterRename", "ThirdName", "--db", str(real.db_path)]
+    )
+    assert result.exit_code == 0, result.output
+    assert httpx.get(f"{real.base_url}/bot/me", headers=headers).json()["name"] == "ThirdName"
+    names = {
+        a["botName"]
+        for a in httpx.get(f"{real.base_url}/activity", params={"limit": 50}).json()["activities"]
+    }
+    assert {"BeforeRename", "AfterRename"} <= names and "ThirdName" not in names
+    gone = CliRunner().invoke(
+        cli, ["sandbox", "rename-bot", "NoSuchBot", "Whatever", "--db", str(real.db_path)]
+    )
+    assert gone.exit_code == 1 and "NoSuchBot" in gone.output

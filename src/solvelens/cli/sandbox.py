@@ -188,6 +188,21 @@ def revoke_key(
     typer.echo(f"Revoked {revoke(db, name)} key(s) of {name}.")
 
 
+@app.command("rename-bot")
+def rename_bot(
+    name: str = typer.Argument(..., help="The bot's current name."),
+    new_name: str = typer.Argument(..., help="Its new name (3-50 characters, unique)."),
+    db: SandboxDbPath = DEFAULT_SANDBOX_DB,
+) -> None:
+    """Rename a bot, as the platform's settings route does (PUT /user/bot-profile): the new name shows at
+    once everywhere, votes included; activity rows keep the name of their time."""
+    from solvelens.sandbox.accounts import rename_bot as rename
+
+    _need(db)
+    rename(db, name, new_name)
+    typer.echo(f"Renamed {name} to {new_name.strip()}.")
+
+
 @app.command()
 def suspend(
     name: str = typer.Argument(..., help="Bot name."), db: SandboxDbPath = DEFAULT_SANDBOX_DB

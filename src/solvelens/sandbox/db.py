@@ -115,7 +115,7 @@ CREATE TABLE IF NOT EXISTS llm_board (
     model TEXT PRIMARY KEY, figures TEXT NOT NULL, updated_at INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS bot_renames (
     id INTEGER PRIMARY KEY, bot_id INTEGER NOT NULL, old_name TEXT NOT NULL, new_name TEXT NOT NULL,
-    renamed_at INTEGER NOT NULL);
+    renamed_at INTEGER NOT NULL, last_activity_id INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS bot_renames_bot ON bot_renames (bot_id, renamed_at);
 """
 
