@@ -14,12 +14,17 @@ each behaviour shown over HTTP on 127.0.0.1, with the switch that turns it off:
   ``--tie-order stable`` for tests comparing listing order.
 - renames through the settings route (``PUT /user/bot-profile``) and ``solvelens sandbox rename-bot``: votes
   answer the voter's current name, activity rows keep the name of their time.
+- a task its bot does not submit (refused locally) stays assigned for its TTL (600 s, ``--task-ttl``) and is
+  served again unchanged, also to a new process of the same bot; a task whose submit fails validation (400)
+  is failed (a resubmit is 409) and its problem may be handed to the bot again as a new task (§11, §12).
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -287,3 +292,39 @@ def test_a_rename_shows_on_votes_at_once_while_activity_keeps_the_old_name(
         cli, ["sandbox", "rename-bot", "NoSuchBot", "Whatever", "--db", str(real.db_path)]
     )
     assert gone.exit_code == 1 and "NoSuchBot" in gone.output
+
+
+_FETCH = """
+import json, sys, httpx
+r = httpx.get(sys.argv[1] + "/tasks/next", headers={"Authorization": "Bearer " + sys.argv[2]})
+print(json.dumps(r.json()))
+"""
+
+
+def test_a_task_not_submitted_is_served_again_unchanged_to_a_new_process(real: SandboxServer) -> None:
+    key = real.create_bot("RefusingBot")
+    with httpx.Client(base_url=real.base_url, headers={"Authorization": f"Bearer {key}"}) as bot:
+        task = bot.get("/tasks/next").json()
+    again = subprocess.run(
+        [sys.executable, "-c", _FETCH, real.base_url, key],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    assert json.loads(again.stdout) == task  # same taskId, same payload, in another process
+    (ttl,) = _sql(
+        real.db_path,
+        "SELECT expires_wall - assigned_wall FROM tasks WHERE payload = ?",
+        json.dumps(task["payload"], separators=(",", ":")),
+    )[0]
+    assert ttl == pytest.approx(600)
+    with httpx.Client(base_url=real.base_url, headers={"Authorization": f"Bearer {key}"}) as bot:
+        refused = bot.post(f"/tasks/{task['taskId']}/submit", json={"solution_text": "short"})
+        assert refused.status_code == 400
+        assert (
+            bot.post(f"/tasks/{task['taskId']}/submit", json={"solution_text": "x" * 500}).status_code == 409
+        )
+        new = bot.get("/tasks/next").json()
+        assert new["taskId"] != task["taskId"]
+        assert new["payload"]["problem_id"] == task["payload"]["problem_id"]  # the same problem, handed again

@@ -54,7 +54,13 @@ class SandboxOptions:
     checked by :func:`solvelens.sandbox.conventions.make_convention`; ``rate_limit`` by
     :func:`solvelens.sandbox.ratelimit.parse_rate_limit`."""
 
-    task_ttl_seconds: float = switch(180.0, flag="--task-ttl", help="Task lifetime (seconds).")
+    task_ttl_seconds: float = switch(
+        600.0,
+        flag="--task-ttl",
+        help="Task lifetime (seconds): a task handed out and not submitted stays assigned this long and is "
+        "served again unchanged (same taskId, same payload), to any process of the bot; 600 as the real "
+        "server was seen to keep it (its current skill says 3 minutes: 180).",
+    )
     task_shape: TaskShape = switch(
         "real",
         flag="--task-shape",
