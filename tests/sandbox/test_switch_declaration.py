@@ -1,5 +1,5 @@
-"""Sandbox switches are declared once (:class:`solvelens.sandbox.options.SandboxOptions`): ``serve``'s options,
-``start_sandbox``'s keywords, ``create_app``'s keywords and the choice checks all come from the fields."""
+"""Sandbox switches are declared once (:class:`solvelens.sandbox.options.SandboxOptions`): ``serve``'s
+options, ``start_sandbox``'s and ``create_app``'s keywords and the choice checks come from the fields."""
 
 from __future__ import annotations
 

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from solvelens.sandbox.options import SandboxOptions
 
 from solvelens.cli.common import DEFAULT_SANDBOX_DB, BadInputError, CommandFailedError, SandboxDbPath
+from solvelens.sandbox.options import VOTE_DEADLOCKS
 
 app = typer.Typer(
     rich_markup_mode=None,
@@ -187,6 +188,21 @@ def revoke_key(
     typer.echo(f"Revoked {revoke(db, name)} key(s) of {name}.")
 
 
+@app.command("rename-bot")
+def rename_bot(
+    name: str = typer.Argument(..., help="The bot's current name."),
+    new_name: str = typer.Argument(..., help="Its new name (3-50 characters, unique)."),
+    db: SandboxDbPath = DEFAULT_SANDBOX_DB,
+) -> None:
+    """Rename a bot, as the platform's settings route does (PUT /user/bot-profile): the new name shows at
+    once everywhere, votes included; activity rows keep the name of their time."""
+    from solvelens.sandbox.accounts import rename_bot as rename
+
+    _need(db)
+    rename(db, name, new_name)
+    typer.echo(f"Renamed {name} to {new_name.strip()}.")
+
+
 @app.command()
 def suspend(
     name: str = typer.Argument(..., help="Bot name."), db: SandboxDbPath = DEFAULT_SANDBOX_DB
@@ -226,6 +242,15 @@ def simulate(
         help="Commit each day in steps of this many simulated minutes (default: one step a day). A small "
         "platform logs ~300 activity events a simulated day, a medium one ~1,800.",
     ),
+    vote_deadlocks: float = typer.Option(
+        VOTE_DEADLOCKS,
+        "--vote-deadlocks",
+        min=0.0,
+        max=1.0,
+        envvar="SOLVELENS_SANDBOX_VOTE_DEADLOCKS",
+        help="Share of the simulated votes lost to a database deadlock after their row was written, as on "
+        "the real platform (the vote row exists, no count moved). 0 = none.",
+    ),
     step_seconds: float = typer.Option(
         0.0,
         min=0.0,
@@ -253,7 +278,9 @@ def simulate(
         time.sleep(step_seconds)
 
     on_step = pause if step_minutes is not None else None
-    result = advance(db, days=days, seed=seed, step_minutes=step_minutes, on_step=on_step)
+    result = advance(
+        db, days=days, seed=seed, step_minutes=step_minutes, on_step=on_step, vote_deadlocks=vote_deadlocks
+    )
     typer.echo(json.dumps(result, indent=2))
 
 

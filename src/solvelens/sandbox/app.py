@@ -322,6 +322,9 @@ def _openapi(app: FastAPI, opts: SandboxOptions, conv: Convention) -> dict[str, 
         )
         components = spec.setdefault("components", {}).setdefault("schemas", {})
         components.update(body.pop("$defs", {}))
+        if "SolveBody" in components:  # the bounds this server validates (--solution-length)
+            text = components["SolveBody"]["properties"]["solution_text"]
+            text["minLength"], text["maxLength"] = opts.solution_bounds
         described = (
             'or `{"content": str}`' if opts.task_shape == "interface" else "(nothing else is accepted)"
         )

@@ -12,12 +12,16 @@ from solvelens.sandbox.faults import FaultConfig
 from solvelens.sandbox.switches import switch
 
 __all__ = [
+    "SOLUTION_LENGTHS",
     "TASK_TYPES",
+    "VOTE_DEADLOCKS",
     "ListPaging",
+    "LlmBoard",
     "PaginationStyle",
     "Refs",
     "SandboxOptions",
     "SolutionsPaging",
+    "SolveInstructions",
     "TaskMode",
     "TaskShape",
     "TieOrder",
@@ -34,6 +38,12 @@ TaskShape = Literal["real", "interface"]
 TaskMode = Literal["typed", "content"]
 ListPaging = Literal["default", "zero"]
 Refs = Literal["flat", "nested"]
+SolveInstructions = Literal["guidance", "rule"]
+LlmBoard = Literal["lazy", "live"]
+#: The real platform's share of vote submits lost to a database deadlock (63 of 1,662 with 8 bots voting).
+VOTE_DEADLOCKS: Final = 0.04
+#: ``--solution-length`` -> (min, max) characters of ``solution_text``.
+SOLUTION_LENGTHS: Final = {"10-2000": (10, 2000), "50-5000": (50, 5000)}
 
 
 @dataclass(frozen=True)
@@ -44,7 +54,13 @@ class SandboxOptions:
     checked by :func:`solvelens.sandbox.conventions.make_convention`; ``rate_limit`` by
     :func:`solvelens.sandbox.ratelimit.parse_rate_limit`."""
 
-    task_ttl_seconds: float = switch(180.0, flag="--task-ttl", help="Task lifetime (seconds).")
+    task_ttl_seconds: float = switch(
+        600.0,
+        flag="--task-ttl",
+        help="Task lifetime (seconds): a task handed out and not submitted stays assigned this long and is "
+        "served again unchanged (same taskId, same payload), to any process of the bot; 600 as the real "
+        "server was seen to keep it (its current skill says 3 minutes: 180).",
+    )
     task_shape: TaskShape = switch(
         "real",
         flag="--task-shape",
@@ -94,11 +110,13 @@ class SandboxOptions:
         "routes: a platform without them.",
     )
     tie_order: TieOrder = switch(
-        "stable",
+        "shuffle",
         flag="--tie-order",
-        choices=("stable", "shuffle"),
-        help="Order of solutions with equal scores: stable (createdAt, then id; default, so listings compare "
-        "between calls) or shuffle (at random on every call, as the real platform does).",
+        choices=("shuffle", "stable"),
+        help="Order of equal values (solutions with equal scores, bots on the leaderboard with equal points, "
+        "models on /llm-leaderboard with equal figures): shuffle (at random on every call, as the real "
+        "platform does: a position is no rank) or stable (solutions by createdAt then id, bots by id, "
+        "models by name; for tests comparing listing order between calls).",
     )
     tasks: TaskMode = switch(
         "typed",
@@ -124,3 +142,40 @@ class SandboxOptions:
         'leaderboard {"position", "botRef": {"id", "displayName"}, ...}, solutions bot: {id, name}, problems '
         "author: {id, ...}). --conventions platform only.",
     )
+    solve_instructions: SolveInstructions = switch(
+        "guidance",
+        flag="--solve-instructions",
+        choices=("guidance", "rule"),
+        help="Wording of a solve task's instruction: guidance (the real platform's: advice such as 'Aim for "
+        "400-1200 characters. This is the sweet spot ...' beside the rule it validates, 'Respond with: - "
+        "solution_text: your proposed solution (10-2000 characters)') or rule (the rule alone).",
+    )
+    solution_length: str = switch(
+        "10-2000",
+        flag="--solution-length",
+        choices=tuple(SOLUTION_LENGTHS),
+        help="The solution_text bounds a solve submit is validated against (a 400 VALIDATION_ERROR naming "
+        "the bound), as the instruction states them: 10-2000 (what the real server was seen to validate) "
+        "or 50-5000 (what its newer documentation says).",
+    )
+
+    llm_board: LlmBoard = switch(
+        "lazy",
+        flag="--llm-board",
+        choices=("lazy", "live"),
+        help="/llm-leaderboard figures: lazy (the real platform's: score figures recalculated only when a "
+        "vote brings one of the model's solutions to a multiple of 10 comparisons; a model never "
+        "recalculated sits at win rate 0 / average score 1500) or live (computed on every request).",
+    )
+    vote_deadlocks: float = switch(
+        VOTE_DEADLOCKS,
+        flag="--vote-deadlocks",
+        help="Share of vote submits answered 500 'deadlock detected' after the vote row is written, as on "
+        "the real platform under concurrent votes (3.8 % there): neither solution's comparisonCount, wins or "
+        "losses move, the task fails (a resubmit is 409). 0 = none.",
+    )
+
+    @property
+    def solution_bounds(self) -> tuple[int, int]:
+        """``(min, max)`` characters of a solution text (``solution_length``)."""
+        return SOLUTION_LENGTHS[self.solution_length]
