@@ -116,7 +116,6 @@ def _missing_once(path: Path) -> int:
     return int(row[0]) if row and row[0] is not None else 0
 
 
-@pytest.mark.xfail(strict=True, reason="issue 29: the votes' shortfall counted for the list and /stats both")
 def test_a_shortfall_is_counted_once(quality_db: Path, tmp_path: Path) -> None:
     """The comparisons list and ``/stats totalComparisons`` are the same votes (issue 29: "1,974 record(s)
     missing" = 2 x 987); a solution's short list is part of the whole list's shortfall."""
