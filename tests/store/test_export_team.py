@@ -20,7 +20,7 @@ import polars as pl
 import pytest
 
 from solvelens.store import latest_solution_state, write_snapshot
-from solvelens.store.export import MANIFEST, export_files, export_snapshots
+from solvelens.store.export import MANIFEST, export_files, export_snapshots, open_export
 from tests.store.fakes import BASE_URL, FakePlatform, stage_run
 
 export_module = importlib.import_module("solvelens.store.export")
@@ -248,11 +248,12 @@ def s3_endpoint() -> Iterator[str]:
 
 
 def test_an_export_to_s3_appends_and_reads_as_the_store(
-    db: Path, platform: FakePlatform, tmp_path: Path, s3_endpoint: str
+    db: Path, platform: FakePlatform, tmp_path: Path, s3_endpoint: str, monkeypatch: pytest.MonkeyPatch
 ):
     """The real command, twice, to ``s3://team/solvelens`` (the endpoint from fsspec's configuration,
     ``FSSPEC_S3_ENDPOINT_URL``): the second run uploads only the new snapshots' files; polars reads the
-    manifest's files from the bucket and gets the store's figures."""
+    manifest's files from the bucket, and DuckDB the export's views (:func:`open_export`, through s3fs), and
+    both get the store's figures."""
     import s3fs
 
     env = {**os.environ, **DUMMY, "FSSPEC_S3_ENDPOINT_URL": s3_endpoint}
@@ -293,5 +294,17 @@ def test_an_export_to_s3_appends_and_reads_as_the_store(
     got = (
         reader.execute(LEADERBOARD_SQL.format(leaderboard="leaderboard")).fetchall(),
         reader.execute(PROBLEMS_SQL.format(problems="problems")).fetchall(),
+    )
+    assert got == _store_figures(db)
+    # DuckDB reads the bucket through s3fs (no extension): the export's views, as the store's.
+    import fsspec.config
+
+    for name, value in DUMMY.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setitem(fsspec.config.conf, "s3", {"endpoint_url": s3_endpoint})
+    lake = open_export("s3://team/solvelens")
+    got = (
+        lake.execute(LEADERBOARD_SQL.format(leaderboard="leaderboard")).fetchall(),
+        lake.execute(PROBLEMS_SQL.format(problems="problems")).fetchall(),
     )
     assert got == _store_figures(db)

@@ -38,7 +38,7 @@ import os
 import shutil
 import tempfile
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -49,6 +49,7 @@ from solvelens.store.errors import StoreError, StoreInputError
 from solvelens.store.schema import CORE_VIEWS, HISTORY_VIEWS, INTERNAL, PUBLIC_VIEWS, snapshot_column
 
 if TYPE_CHECKING:
+    import duckdb
     from fsspec import AbstractFileSystem
 
 #: The manifest file that marks a folder as written by :func:`export_parquet`.
@@ -129,6 +130,27 @@ def export_files(target: str | os.PathLike[str]) -> dict[str, list[str]]:
     return {view: [f"{base}/{rel}" for rel in files] for view, files in manifest["files"].items()}
 
 
+def open_export(target: str | os.PathLike[str]) -> duckdb.DuckDBPyConnection:
+    """For readers: an in-memory DuckDB connection with one view per exported view (``problems``,
+    ``leaderboard``, ...: the store's public views' columns, the snapshot column from the partition path)
+    over the files the manifest of ``target`` lists; a remote target is read through its fsspec filesystem
+    (no DuckDB extension needed). Raises :class:`StoreInputError` when ``target`` holds no export."""
+    import duckdb
+
+    files = export_files(target)
+    con = duckdb.connect()
+    fs, _ = _target(target)
+    if not _is_local(fs):
+        con.register_filesystem(fs)
+    for view, paths in files.items():
+        if paths:
+            listed = ", ".join("'" + p.replace("'", "''") + "'" for p in paths)
+            con.execute(
+                f"CREATE VIEW {view} AS SELECT * FROM read_parquet([{listed}], hive_partitioning = true)"
+            )
+    return con
+
+
 def check_export_target(target: str | os.PathLike[str]) -> dict[str, Any] | None:
     """Check that ``target`` may receive an export; returns the earlier export's manifest (or ``None``).
 
@@ -193,26 +215,26 @@ def export_snapshots(
     )  # the cheap check first: a bad target fails before the store opens
     since = None if min_snapshot_id is None else int(min_snapshot_id)
     run = datetime.now(UTC)
-    with open_readonly(db_path) as con:
-        present = _present(con, views)
-        state = _store_state(con, since)
-        rewrite = _must_rewrite(earlier, state) or (earlier or {}).get("min_snapshot_id") != since
-        have = set() if rewrite or earlier is None else {int(i) for i in earlier["snapshot_ids"]}
-        new_ids = [i for i in state["ids"] if i not in have]
-        removed = [] if keep_removed else sorted(have - set(state["all_ids"]))
-        if not rewrite and not new_ids and not removed and earlier is not None:
-            return _result({v: 0 for v in present}, [], [], False, earlier, state["all_ids"])
-        with _staging(fs, root) as staging:
+    with ExitStack() as staged:
+        with open_readonly(db_path) as con:  # closed before the upload: the writer waits only for the COPY
+            present = _present(con, views)
+            state = _store_state(con, since)
+            rewrite = _must_rewrite(earlier, state) or (earlier or {}).get("min_snapshot_id") != since
+            have = set() if rewrite or earlier is None else {int(i) for i in earlier["snapshot_ids"]}
+            new_ids = [i for i in state["ids"] if i not in have]
+            removed = [] if keep_removed else sorted(have - set(state["all_ids"]))
+            if not rewrite and not new_ids and not removed and earlier is not None:
+                return _result({v: 0 for v in present}, [], [], False, earlier, state["all_ids"])
+            staging = staged.enter_context(_staging(fs, root))
             tag = run.strftime("%Y%m%dT%H%M%S%fZ")
-            written = {
-                v: _copy_view(con, v, None if rewrite else new_ids, since, staging, tag) for v in present
-            }
-            try:
-                new_files = _publish(fs, root, staging, new_ids if not rewrite else [])
-            except OSError as exc:
-                raise StoreError(
-                    f"could not write the export to {shown}: {exc}; the earlier export is whole"
-                ) from exc
+            ids = None if rewrite else new_ids
+            written = {v: _copy_view(con, v, ids, since, staging, tag) for v in present}
+        try:
+            new_files = _publish(fs, root, staging, new_ids if not rewrite else [])
+        except OSError as exc:
+            raise StoreError(
+                f"could not write the export to {shown}: {exc}; the earlier export is whole"
+            ) from exc
     old_files = {} if rewrite or earlier is None else _without(earlier["files"], removed)
     old_rows: dict[str, int] = {} if rewrite or earlier is None else dict(earlier.get("views", {}))
     if removed and earlier is not None:  # less the rows of the files taken out (read before they go)
