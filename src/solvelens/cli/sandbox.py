@@ -73,8 +73,12 @@ def serve(
 ) -> None:
     """Serve the platform in DB on HOST:PORT (builds it first when the file does not exist).
 
-    Exit codes: 0 stopped (Ctrl-C); 1 the server failed (e.g. --db is an SQLite file that cannot be read);
-    2 bad input (an option's value, --db not a sandbox database, the port in use or out of range).
+    Ctrl-C and SIGTERM (systemd, docker stop, the demo) stop it alike: the SQLite WAL is folded into DB,
+    which is then whole by itself.
+
+    Exit codes: 0 stopped (Ctrl-C or SIGTERM); 1 the server failed (e.g. --db is an SQLite file that
+    cannot be read); 2 bad input (an option's value, --db not a sandbox database, the port in use or out
+    of range).
     """
     from solvelens.sandbox.app import check_options
     from solvelens.sandbox.options import SandboxOptions
@@ -86,7 +90,7 @@ def serve(
     except ValueError as exc:
         raise BadInputError(str(exc)) from exc
     port = _ready(db, seed, scale, host, port)
-    _run_server(_app(db, opts), host, port)
+    _run_server(_app(db, opts), host, port, db)
 
 
 _SERVE_PARAMETERS = [
@@ -138,19 +142,43 @@ def _app(db: Path, opts: SandboxOptions) -> ASGIApp:
         raise CommandFailedError(f"the server failed: cannot read --db {db} ({exc})") from exc
 
 
-def _run_server(application: ASGIApp, host: str, port: int) -> None:
+def _terminated(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt  # SIGTERM ends the server as Ctrl-C does
+
+
+def _checkpoint(db: Path) -> None:
+    """Fold the SQLite WAL into ``db`` and empty it (``PRAGMA wal_checkpoint(TRUNCATE)``), so the file is
+    whole by itself (copied alone, it holds every committed change)."""
+    import sqlite3
+
+    con = sqlite3.connect(db)
+    try:
+        con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    finally:
+        con.close()
+
+
+def _run_server(application: ASGIApp, host: str, port: int, db: Path) -> None:
     """Serve ``application`` with uvicorn until Ctrl-C or SIGTERM, which end it quietly (exit 0, as the
-    help says): uvicorn shuts down gracefully, then re-raises the signal as ``KeyboardInterrupt``."""
+    help says): uvicorn shuts down gracefully, then re-raises the signal, which ends in ``KeyboardInterrupt``
+    for both (SIGTERM's default action would end the process at once); then the WAL of ``db`` is
+    checkpointed (:func:`_checkpoint`)."""
+    import signal
+
     import uvicorn
 
     typer.echo(f"http://{host}:{port}/api/v1")
     config = uvicorn.Config(
         application, host=host, port=port, log_level="warning", access_log=False, lifespan="off"
     )
+    previous = signal.signal(signal.SIGTERM, _terminated)
     try:
         uvicorn.Server(config).run()
     except KeyboardInterrupt:
-        return
+        pass
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        _checkpoint(db)
 
 
 @app.command("create-bot")
