@@ -37,9 +37,11 @@ handed out.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import tempfile
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -58,6 +60,7 @@ _PREFECT_ENV = {
     "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "120",
 }
 _HOME = pytest.StashKey[str]()
+_CPU = pytest.StashKey[dict[str, float]]()
 
 #: The groups of tests sharing one costly session fixture: each sent to one worker, before the others.
 _SHARED_GROUPS = ("truth", "prefect")
@@ -73,6 +76,7 @@ def pytest_configure(config: pytest.Config) -> None:
     home = tempfile.mkdtemp(prefix="solvelens-test-prefect-")
     os.environ["PREFECT_HOME"] = home
     config.stash[_HOME] = home
+    config.stash[_CPU] = {}
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -160,3 +164,49 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if hasattr(config, "workerinput"):  # an xdist worker: its order is the order groups are handed out
         order = _hand_out_order(items)
         items.sort(key=lambda item: order[_group(item)])  # stable: a group's tests keep their order
+
+
+def _cpu_seconds() -> float:
+    """User + system CPU seconds of this process and of its finished (waited-for) child processes."""
+    times = os.times()
+    return times.user + times.system + times.children_user + times.children_system
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    """Add the CPU seconds of the test's set-up, call and tear-down to its file's total (a sandbox server a
+    test starts counts once it is stopped; a session fixture's servers count to the file that stops them)."""
+    before = _cpu_seconds()
+    try:
+        return (yield)
+    finally:
+        cpu = item.config.stash[_CPU]
+        path = item.nodeid.split("::")[0]
+        cpu[path] = cpu.get(path, 0.0) + _cpu_seconds() - before
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """On an xdist worker, hand the CPU seconds per file to the controller (``workeroutput``)."""
+    if hasattr(session.config, "workeroutput"):
+        session.config.workeroutput["cpu_by_file"] = json.dumps(session.config.stash[_CPU])
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    """On the xdist controller, add a finished worker's CPU seconds per file to the run's."""
+    cpu = node.config.stash[_CPU]
+    for path, seconds in json.loads(node.workeroutput.get("cpu_by_file", "{}")).items():
+        cpu[path] = cpu.get(path, 0.0) + seconds
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    """CPU seconds per test file, costliest first (next to ``--durations``' wall times: on a shared machine
+    the CPU figures are the ones that compare across runs)."""
+    if hasattr(config, "workerinput"):
+        return
+    cpu = config.stash.get(_CPU, {})
+    if not cpu:
+        return
+    terminalreporter.write_sep("=", f"CPU seconds per test file (total {sum(cpu.values()):.0f} s)")
+    for path, seconds in sorted(cpu.items(), key=lambda kv: -kv[1])[:30]:
+        terminalreporter.write_line(f"{seconds:8.1f}s {path}")
