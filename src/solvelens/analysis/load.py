@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import fields
 from pathlib import Path
 
 import duckdb
@@ -29,17 +30,12 @@ from solvelens.store import (
 from solvelens.store.schema import (
     ACTIVITY_EVENTS,
     ACTIVITY_GAPS,
-    BOT_ME,
-    BOTS,
-    CATEGORIES,
     COMPARISON_RECORDS,
     CORE_VIEWS,
     HISTORY_COLUMNS,
     INTERNAL,
-    LEADERBOARD,
-    LLM_LEADERBOARD,
     MODEL_COUNTS,
-    PROBLEMS,
+    RESOURCES,
     SNAPSHOT_LOG_COLUMNS,
     SOLUTIONS,
     Resource,
@@ -95,21 +91,27 @@ def _log_dtypes(columns: tuple[str, ...]) -> dict[str, pl.DataType]:
 
 #: Columns read from the ``snapshots`` view (``platform``: what the platform declared, JSON text or null).
 _SNAPSHOT_COLUMNS = ("snapshot_id", "taken_at", "base_url", "status", "started_at", "duration_s", "platform")
+#: The frames :class:`~solvelens.analysis.frames.Frames` holds (a declared resource without one is not read).
+_FRAMES = frozenset(f.name for f in fields(Frames))
+#: The declared resources read from their views (:mod:`solvelens.resources`): per snapshot, every selected
+#: snapshot (:data:`_COLUMNS`) or the optional ones (:data:`_OPTIONAL_DTYPES`).
 _VIEWS: dict[str, Resource] = {
-    "leaderboard": LEADERBOARD,
-    "bots": BOTS,
-    "bot_me": BOT_ME,
-    "categories": CATEGORIES,
-    "problems": PROBLEMS,
+    r.name: r
+    for r in RESOURCES
+    if r.linked and r.write not in ("solutions", "stats") and r.name in _FRAMES and not r.optional
 }
 #: polars dtypes each frame is cast to, so readers get the documented types whatever DuckDB returned: the
 #: views' from the store's schema, the two aggregates' (computed here) as documented on
 #: :class:`~solvelens.analysis.frames.Frames`.
 _DTYPES: dict[str, dict[str, pl.DataType]] = {
     "snapshots": _log_dtypes(_SNAPSHOT_COLUMNS),
-    **{name: _view_dtypes(resource, rank=name == "leaderboard") for name, resource in _VIEWS.items()},
+    **{name: _view_dtypes(resource, rank=resource.ranked) for name, resource in _VIEWS.items()},
     "solutions": _solution_dtypes(),
-    "platform_stats": {"snapshot_id": pl.Int64(), "metric": pl.String(), "value": pl.Float64()},
+    **{
+        r.name: {"snapshot_id": pl.Int64(), "metric": pl.String(), "value": pl.Float64()}
+        for r in RESOURCES
+        if r.write == "stats"
+    },
     "problem_counts": {
         "snapshot_id": pl.Int64(),
         "category": pl.String(),
@@ -137,7 +139,11 @@ def _history_dtypes(table: str, drop: tuple[str, ...] = ("platform", "raw")) -> 
 
 #: The optional resources' frames (:class:`~solvelens.analysis.frames.Frames`), each read from its view.
 _OPTIONAL_DTYPES: dict[str, dict[str, pl.DataType]] = {
-    "llm_leaderboard": _view_dtypes(LLM_LEADERBOARD, rank=True),
+    **{
+        r.name: _view_dtypes(r, rank=r.ranked)
+        for r in RESOURCES
+        if r.linked and r.optional and r.name in _FRAMES
+    },
     "activity": _history_dtypes(ACTIVITY_EVENTS),
     "activity_gaps": _history_dtypes(ACTIVITY_GAPS),
     "comparisons": _history_dtypes(COMPARISON_RECORDS),
@@ -182,8 +188,9 @@ def _optional_frames(
 
 #: The columns read from each view (every typed column, never ``raw``).
 _COLUMNS: dict[str, str] = {
-    name: ", ".join(_DTYPES[name])
-    for name in ("leaderboard", "bots", "bot_me", "categories", "platform_stats")
+    r.name: ", ".join(_DTYPES[r.name])
+    for r in RESOURCES
+    if r.linked and not r.optional and r.write not in ("problems", "solutions")
 }
 _PROBLEM_COLUMNS = ", ".join(_DTYPES["problems"])
 _SOLUTION_COLUMNS = ", ".join(_DTYPES["solutions"])
