@@ -115,14 +115,24 @@ def _heading(name: str, d: an.SnapshotDiff) -> str:
     return heading
 
 
+def largest_moves(moves: pl.DataFrame, limit: int) -> pl.DataFrame:
+    """The ``limit`` largest rank moves (by places, a gain before an equal drop, then by name), shown as top
+    gainers then top losers, each largest first: a table cut to ``limit`` rows keeps the largest moves in
+    both directions. ``moves``: the diff's ``rank_moves`` (``move`` Int64, up = positive; ``name``)."""
+    size = pl.col("move").abs()
+    kept = moves.sort([size, pl.col("move"), pl.col("name")], descending=[True, True, False]).head(limit)
+    return kept.sort([pl.col("move") < 0, size, pl.col("name")], descending=[False, True, False])
+
+
 def change_tables(d: an.SnapshotDiff) -> list[ChangeTable]:
     """The section's tables of one diff, in :data:`_TABLES` order, only those with rows; each shows at
-    most :data:`MAX_ROWS` rows."""
+    most :data:`MAX_ROWS` rows (rank moves: the largest, :func:`largest_moves`)."""
     tables = []
     for name, (columns, row) in _TABLES.items():
         frame: pl.DataFrame = getattr(d, name)
         if frame.height:
-            rows = [row(r) for r in frame.head(MAX_ROWS).iter_rows(named=True)]
+            shown = largest_moves(frame, MAX_ROWS) if name == "rank_moves" else frame.head(MAX_ROWS)
+            rows = [row(r) for r in shown.iter_rows(named=True)]
             tables.append(ChangeTable(_heading(name, d), columns, rows, frame.height - len(rows)))
     return tables
 
