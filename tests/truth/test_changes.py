@@ -8,8 +8,6 @@ from __future__ import annotations
 import html
 import re
 
-import pytest
-
 from tests.truth.conftest import snap_of
 from tests.truth.sandbox_truth import renamed_bots
 from tests.truth.scenario import Scenario
@@ -23,7 +21,6 @@ def _prev_block(report: str) -> str:
     return html.unescape(report[start : end if end > 0 else len(report)])
 
 
-@pytest.mark.xfail(strict=True, reason="issue 29: renames are left out of the report's What changed")
 def test_a_rename_shows_in_what_changed(history: Scenario, history_report: str) -> None:
     truth = renamed_bots(snap_of(history, "gap").truth, snap_of(history, "renamed").truth)
     assert [r["bot_id"] for r in truth] == [history.marks["renamed"]]

@@ -77,6 +77,10 @@ _TABLES: dict[str, tuple[list[str], Callable[[dict[str, Any]], list[str]]]] = {
             ("▲" if r["move"] > 0 else "▼") + f"{abs(r['move'])}",
         ],
     ),
+    "renamed_bots": (
+        ["Bot (name now)", "Name before"],
+        lambda r: [r["name_after"] or "–", r["name_before"] or "–"],
+    ),
     "new_bots": (
         ["Bot", "Status", "Rank now", "Points"],
         lambda r: [r["name"], r["status"] or "–", _rank(r["rank_after"]), fmt_int(r["points_after"])],
@@ -149,6 +153,7 @@ def change_summary(d: an.SnapshotDiff) -> str:
         (added, "new solution(s)"),
         (d.top_solution_changes.height, "problem(s) whose top solution changed hands"),
         (d.new_bots.height, "new bot(s)"),
+        (d.renamed_bots.height, "bot(s) renamed"),
         (d.top_entered.height, f"bot(s) entered the top {d.top_n}"),
         (d.top_left.height, f"bot(s) left the top {d.top_n}"),
         (d.rank_moves.height, f"rank move(s) of {d.min_move}+ places"),
