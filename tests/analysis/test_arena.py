@@ -23,6 +23,7 @@ from solvelens.analysis.arena import (
     fit_arena,
 )
 from solvelens.flows.steps import SnapshotPlan, run_snapshot
+from solvelens.report.sections import arena_caption
 from solvelens.sandbox.ids import IdCodec
 from solvelens.sandbox.process import SandboxServer
 from solvelens.sandbox.simulate import advance
@@ -354,9 +355,6 @@ def _one_sided(pairs: list[tuple[str, str, int]]) -> pl.DataFrame:
     )
 
 
-@pytest.mark.xfail(
-    strict=True, reason="issue 29: a diverged fit (perfect separation) is shown as plain numbers"
-)
 def test_a_fit_that_diverges_on_one_sided_votes_is_flagged() -> None:
     """Perfect separation (issue 29: 5,605 ... -2,461, "100 %" win rates): one model never lost, one never
     won; their maximum-likelihood strengths are infinite, and the result says so by name."""
@@ -370,3 +368,6 @@ def test_a_fit_that_diverges_on_one_sided_votes_is_flagged() -> None:
     group = _one_sided([("a", "b", 5), ("b", "a", 5), ("a", "c", 30), ("b", "c", 30)])
     grouped = fit_arena(group, bootstrap=50, max_windows=1)
     assert grouped.diverged and grouped.never_won == ("c",) and grouped.never_lost == ()
+    caption = arena_caption(result)
+    assert caption.startswith("The fit diverges") and "top never lost; low never won" in caption
+    assert "diverges" not in arena_caption(balanced)
