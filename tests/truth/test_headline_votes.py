@@ -10,7 +10,6 @@ import re
 import sqlite3
 
 import duckdb
-import pytest
 
 from tests.truth.scenario import Scenario
 
@@ -21,7 +20,6 @@ _FIGURE = re.compile(
 )
 
 
-@pytest.mark.xfail(strict=True, reason="issue 29: the headline shows the platform's undercounted figure")
 def test_the_headline_comparisons_are_the_stored_votes_beside_the_platforms_figure(
     votes: Scenario, votes_report: str
 ) -> None:
