@@ -7,13 +7,11 @@ from __future__ import annotations
 import re
 
 import duckdb
-import pytest
 
 from tests.truth.checks import _SUMMARY_ROW
 from tests.truth.scenario import Scenario
 
 
-@pytest.mark.xfail(strict=True, reason="issue 29: the summary's rows mix new votes with totals")
 def test_the_summary_keeps_totals_and_new_records_apart(votes: Scenario) -> None:
     snap = votes.snaps[-1]
     with duckdb.connect(str(votes.store), read_only=True) as con:
