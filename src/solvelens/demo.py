@@ -355,6 +355,8 @@ def print_summary(result: DemoResult, console: Console) -> None:
     """Print the one-screen summary: snapshots, records per resource, the top 5 bots with their rank change
     against the previous snapshot, 7 days and the first snapshot (the same changes as the report's table,
     from :func:`solvelens.analysis.current_leaderboard`), the demo bot, and the paths."""
+    import polars as pl
+
     from solvelens import analysis as an
     from solvelens.store import read_frame
 
@@ -367,8 +369,14 @@ def print_summary(result: DemoResult, console: Console) -> None:
         f"{snaps['taken_at'][0]:%Y-%m-%d} to {snaps['taken_at'][-1]:%Y-%m-%d} (not real dates), "
         f"in {result.seconds:.0f} s"
     )
-    counts = result.snapshots[-1].counts
-    console.print("Records in the last snapshot: " + ", ".join(f"{k} {v:,}" for k, v in counts.items()))
+    last = result.snapshots[-1]
+    console.print(
+        "Records in the last snapshot (totals): " + ", ".join(f"{k} {v:,}" for k, v in last.totals().items())
+    )
+    if last.new_line():
+        votes = int(store.comparisons.select(pl.len()).collect().item())
+        events = int(store.activity.select(pl.len()).collect().item())
+        console.print(f"{last.new_line()} (the store holds {votes:,} votes and {events:,} events in all)")
 
     top = an.current_leaderboard(an.rank_history(store.leaderboard, snaps), top=5)
     table = Table(title="Top 5 bots now, with rank change (+ = up; ties share a rank)")

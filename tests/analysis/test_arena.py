@@ -23,6 +23,7 @@ from solvelens.analysis.arena import (
     fit_arena,
 )
 from solvelens.flows.steps import SnapshotPlan, run_snapshot
+from solvelens.report.sections import arena_caption
 from solvelens.sandbox.ids import IdCodec
 from solvelens.sandbox.process import SandboxServer
 from solvelens.sandbox.simulate import advance
@@ -334,3 +335,39 @@ def test_since_keeps_the_votes_cast_from_then_on(evidence_store_db: Path) -> Non
     kept = votes.filter(pl.col("created_at") >= cut).height
     assert later.comparisons + later.skips + later.same_entry + later.unmatched == kept
     assert 0 < later.comparisons < every.comparisons
+
+
+def _one_sided(pairs: list[tuple[str, str, int]]) -> pl.DataFrame:
+    """Votes where, per (winner, loser, n), ``winner`` beat ``loser`` ``n`` times and never lost to it."""
+    rows = [(won, lost) for won, lost, n in pairs for _ in range(n)]
+    return pl.DataFrame(
+        {
+            "comparison_id": [f"c{i}" for i in range(len(rows))],
+            "first_snapshot_id": [1] * len(rows),
+            "created_at": [T0] * len(rows),
+            "entry_a": [w for w, _ in rows],
+            "label_a": [w for w, _ in rows],
+            "entry_b": [lost for _, lost in rows],
+            "label_b": [lost for _, lost in rows],
+            "winner": ["a"] * len(rows),
+        },
+        schema=OUTCOME_SCHEMA,
+    )
+
+
+def test_a_fit_that_diverges_on_one_sided_votes_is_flagged() -> None:
+    """Perfect separation (issue 29: 5,605 ... -2,461, "100 %" win rates): one model never lost, one never
+    won; their maximum-likelihood strengths are infinite, and the result says so by name."""
+    outcomes = _one_sided([("top", "mid", 40), ("mid", "low", 40), ("top", "low", 40)])
+    result = fit_arena(outcomes, bootstrap=50, max_windows=1)
+    assert result.diverged
+    assert result.never_lost == ("top",) and result.never_won == ("low",)
+    balanced = fit_arena(draw_outcomes([1.0, 0.0, -1.0], 3_000, seed=4), bootstrap=50, max_windows=1)
+    assert not balanced.diverged and balanced.never_lost == () and balanced.never_won == ()
+    # a group that only ever beat the others also diverges, though each of its members lost once
+    group = _one_sided([("a", "b", 5), ("b", "a", 5), ("a", "c", 30), ("b", "c", 30)])
+    grouped = fit_arena(group, bootstrap=50, max_windows=1)
+    assert grouped.diverged and grouped.never_won == ("c",) and grouped.never_lost == ()
+    caption = arena_caption(result)
+    assert caption.startswith("The fit diverges") and "top never lost; low never won" in caption
+    assert "diverges" not in arena_caption(balanced)

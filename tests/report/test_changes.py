@@ -78,9 +78,6 @@ def test_a_baseline_that_is_the_previous_snapshot_is_not_shown_twice(tmp_path: P
     assert prev.tables and not week.tables and "see above" in week.note
 
 
-@pytest.mark.xfail(
-    strict=True, reason="issue 29: rank moves sorted by signed move: a truncated table hides drops"
-)
 def test_rank_moves_are_ordered_by_size_so_a_truncated_table_keeps_the_largest(
     store_db: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

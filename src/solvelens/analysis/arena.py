@@ -123,6 +123,12 @@ class ArenaResult:
 
     Counts of the votes read: ``comparisons`` (used), ``skips``, ``same_entry`` (both solutions of one
     entry) and ``unmatched`` (a solution no snapshot stored), all left out of the fit.
+
+    Divergence: ``diverged`` is True when the votes are perfectly separated (their win graph is not
+    strongly connected: some group of entries never lost to the others), so the maximum-likelihood
+    strengths do not exist and the scores are set by the weak prior :data:`ALPHA` alone (issue 29: 5,605
+    ... -2,461, "100 %" win rates): such scores order the entries but measure nothing; ``never_lost`` /
+    ``never_won``: the labels of the entries that won (lost) every decisive vote they had.
     """
 
     by: str
@@ -137,6 +143,9 @@ class ArenaResult:
     seed: int
     min_comparisons: int
     confidence: float
+    diverged: bool = False
+    never_lost: tuple[str, ...] = ()
+    never_won: tuple[str, ...] = ()
 
     def is_empty(self) -> bool:
         """Whether no decisive comparison between two entries was stored (nothing to rank)."""
@@ -172,6 +181,37 @@ def bt_scores(wins: np.ndarray, *, initial: np.ndarray | None = None) -> np.ndar
     if n == 1:
         return np.zeros(1)
     return choix.ilsr_pairwise_dense(wins, alpha=ALPHA, initial_params=initial, max_iter=1000, tol=1e-6 * n)
+
+
+def separation(decisive: pl.DataFrame) -> tuple[bool, tuple[str, ...], tuple[str, ...]]:
+    """Whether decisive votes (:data:`OUTCOME_SCHEMA`, winner ``a``/``b``) are perfectly separated (their
+    win graph, an edge from each loser to its winner, is not strongly connected: the Bradley–Terry
+    maximum-likelihood estimate diverges), and the labels of the entries that never lost and never won,
+    sorted."""
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    sides = decisive.select(
+        won=pl.when(pl.col("winner") == "a").then("entry_a").otherwise("entry_b"),
+        lost=pl.when(pl.col("winner") == "a").then("entry_b").otherwise("entry_a"),
+        won_label=pl.when(pl.col("winner") == "a").then("label_a").otherwise("label_b"),
+        lost_label=pl.when(pl.col("winner") == "a").then("label_b").otherwise("label_a"),
+    )
+    entries = sorted(set(sides["won"].to_list()) | set(sides["lost"].to_list()))
+    if len(entries) < 2:
+        return False, (), ()
+    index = {e: i for i, e in enumerate(entries)}
+    rows = [index[e] for e in sides["lost"].to_list()]
+    cols = [index[e] for e in sides["won"].to_list()]
+    graph = csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(len(entries), len(entries)))
+    components, _ = connected_components(graph, directed=True, connection="strong")
+    labels = dict(zip(sides["won"], sides["won_label"], strict=True)) | dict(
+        zip(sides["lost"], sides["lost_label"], strict=True)
+    )
+    winners, losers = set(sides["won"].to_list()), set(sides["lost"].to_list())
+    never_lost = tuple(sorted(labels[e] for e in winners - losers))
+    never_won = tuple(sorted(labels[e] for e in losers - winners))
+    return components > 1, never_lost, never_won
 
 
 def bootstrap_scores(wins: np.ndarray, theta: np.ndarray, *, n_boot: int, seed: int) -> np.ndarray:
@@ -433,6 +473,7 @@ def fit_arena(
     decided = known.filter(pl.col("winner").is_in(["a", "b"]))
     decisive = decided.filter(pl.col("entry_a") != pl.col("entry_b"))
     snaps = None if snapshots is None else snapshots.lazy().select("snapshot_id", "taken_at").collect()
+    diverged, never_lost, never_won = separation(decisive)
     if decisive.is_empty():
         ranking, win_rate, over_time = (
             pl.DataFrame(schema=s) for s in (RANKING_SCHEMA, WIN_RATE_SCHEMA, OVER_TIME_SCHEMA)
@@ -466,6 +507,9 @@ def fit_arena(
         seed=seed,
         min_comparisons=min_comparisons,
         confidence=confidence,
+        diverged=diverged,
+        never_lost=never_lost,
+        never_won=never_won,
     )
 
 

@@ -220,9 +220,11 @@ def _print_summary(summary: SnapshotSummary) -> None:
     table.add_column("resource")
     table.add_column("rows", justify="right")
     table.add_column("new versions", justify="right")
-    for name, n in summary.counts.items():
+    for name, n in summary.totals().items():
         table.add_row(name, f"{n:,}", f"{summary.new_versions.get(name, 0):,}")
     console.print(table)
+    if summary.new_line():
+        console.print(summary.new_line(), highlight=False)
     if summary.mode == "prefect":
         run = summary.flow_run
         how = f"as Prefect flow run {run.get('name', '?')} ({run.get('id', '?')})"

@@ -122,8 +122,10 @@ def summary_markdown(summary: SnapshotSummary) -> str:
         "| resource | rows | new versions |",
         "|---|---:|---:|",
     ]
-    for name, n in summary.counts.items():
+    for name, n in summary.totals().items():
         lines.append(f"| {name} | {n} | {summary.new_versions.get(name, 0)} |")
+    if summary.new_line():
+        lines += ["", summary.new_line()]
     lines += ["", summary.carryover_line(), "", summary.optional_line()]
     lines += ["", "## Data quality", "", *(f"- {line}" for line in summary.quality_lines())]
     lines += ["", "## Schema drift", ""]

@@ -19,8 +19,11 @@ from typing import Any
 
 from solvelens.resources import RESOURCES
 
-__all__ = ["LOG_FIELDS", "LOG_MODE", "SnapshotSummary"]
+__all__ = ["LOG_FIELDS", "LOG_MODE", "NEW_ONLY", "SnapshotSummary"]
 
+#: Resources whose count is the records the snapshot stored first (feed events, votes: each kept once), never
+#: a total; a summary shows them apart from the totals ("New in this snapshot (not totals): ...").
+NEW_ONLY: tuple[str, ...] = tuple(r.name for r in RESOURCES if r.write == "history")
 #: ``mode`` of a summary read back from the store's snapshot log (:meth:`SnapshotSummary.from_log_row`).
 LOG_MODE = "log"
 #: The fields the snapshot log keeps (``db snapshots --json``: :meth:`SnapshotSummary.log_record`).
@@ -162,6 +165,21 @@ class SnapshotSummary:
             + f"; bot profiles refetched for {board.get('profiles_refetched', 0):,}, carried over for "
             f"{board.get('profiles_carried_over', 0):,}."
         )
+
+    def totals(self) -> dict[str, int]:
+        """The counts that are totals at this snapshot (rows per public view), without :data:`NEW_ONLY`."""
+        return {k: v for k, v in self.counts.items() if k not in NEW_ONLY}
+
+    def new_records(self) -> dict[str, int]:
+        """The counts of the records this snapshot stored first (:data:`NEW_ONLY`: events, votes)."""
+        return {k: self.counts[k] for k in NEW_ONLY if k in self.counts}
+
+    def new_line(self) -> str:
+        """``New in this snapshot (not totals): activity 12, comparisons 249``; ``""`` when none."""
+        new = self.new_records()
+        if not new:
+            return ""
+        return "New in this snapshot (not totals): " + ", ".join(f"{k} {v:,}" for k, v in new.items())
 
     def optional_line(self) -> str:
         """One sentence on the optional resources: what became of each, with the figures of those stored

@@ -77,6 +77,10 @@ _TABLES: dict[str, tuple[list[str], Callable[[dict[str, Any]], list[str]]]] = {
             ("▲" if r["move"] > 0 else "▼") + f"{abs(r['move'])}",
         ],
     ),
+    "renamed_bots": (
+        ["Bot (name now)", "Name before"],
+        lambda r: [r["name_after"] or "–", r["name_before"] or "–"],
+    ),
     "new_bots": (
         ["Bot", "Status", "Rank now", "Points"],
         lambda r: [r["name"], r["status"] or "–", _rank(r["rank_after"]), fmt_int(r["points_after"])],
@@ -115,14 +119,24 @@ def _heading(name: str, d: an.SnapshotDiff) -> str:
     return heading
 
 
+def largest_moves(moves: pl.DataFrame, limit: int) -> pl.DataFrame:
+    """The ``limit`` largest rank moves (by places, a gain before an equal drop, then by name), shown as top
+    gainers then top losers, each largest first: a table cut to ``limit`` rows keeps the largest moves in
+    both directions. ``moves``: the diff's ``rank_moves`` (``move`` Int64, up = positive; ``name``)."""
+    size = pl.col("move").abs()
+    kept = moves.sort([size, pl.col("move"), pl.col("name")], descending=[True, True, False]).head(limit)
+    return kept.sort([pl.col("move") < 0, size, pl.col("name")], descending=[False, True, False])
+
+
 def change_tables(d: an.SnapshotDiff) -> list[ChangeTable]:
     """The section's tables of one diff, in :data:`_TABLES` order, only those with rows; each shows at
-    most :data:`MAX_ROWS` rows."""
+    most :data:`MAX_ROWS` rows (rank moves: the largest, :func:`largest_moves`)."""
     tables = []
     for name, (columns, row) in _TABLES.items():
         frame: pl.DataFrame = getattr(d, name)
         if frame.height:
-            rows = [row(r) for r in frame.head(MAX_ROWS).iter_rows(named=True)]
+            shown = largest_moves(frame, MAX_ROWS) if name == "rank_moves" else frame.head(MAX_ROWS)
+            rows = [row(r) for r in shown.iter_rows(named=True)]
             tables.append(ChangeTable(_heading(name, d), columns, rows, frame.height - len(rows)))
     return tables
 
@@ -139,6 +153,7 @@ def change_summary(d: an.SnapshotDiff) -> str:
         (added, "new solution(s)"),
         (d.top_solution_changes.height, "problem(s) whose top solution changed hands"),
         (d.new_bots.height, "new bot(s)"),
+        (d.renamed_bots.height, "bot(s) renamed"),
         (d.top_entered.height, f"bot(s) entered the top {d.top_n}"),
         (d.top_left.height, f"bot(s) left the top {d.top_n}"),
         (d.rank_moves.height, f"rank move(s) of {d.min_move}+ places"),

@@ -59,6 +59,19 @@ def _leader(table: pl.DataFrame) -> Figure:
     )
 
 
+def _comparisons(frames: ReportFrames) -> Figure:
+    """The votes the store holds, with the platform's stated figure beside it (``/stats totalComparisons``
+    is the sum of the problems' counts: it undercounts votes whose counts never moved); the platform's
+    figure alone, said to be its, when no vote was stored."""
+    stated = fmt_int(frames.latest["totalComparisons"])
+    stored = int(
+        frames.store.comparisons.select(pl.col("comparison_id").n_unique()).collect().item()  # type: ignore[arg-type]
+    )
+    if not stored:
+        return Figure("Comparisons", stated, "as the platform states it (no votes stored)")
+    return Figure("Comparisons", fmt_int(stored), f"votes stored; the platform states {stated}")
+
+
 def report_headline(frames: ReportFrames, age: str) -> list[Figure]:
     """The headline figures; ``age`` is the newest snapshot's detail line (its age, or "simulated clock")."""
     growth, unit, gaps = frames.growth, frames.unit, frames.rate_gaps
@@ -76,5 +89,5 @@ def report_headline(frames: ReportFrames, age: str) -> list[Figure]:
         Figure("Newest snapshot", fmt_time(frames.fresh.last_taken_at), age),
     ]
     if "totalComparisons" in frames.latest:
-        figures.insert(4, Figure("Comparisons", fmt_int(frames.latest["totalComparisons"])))
+        figures.insert(4, _comparisons(frames))
     return figures

@@ -124,11 +124,31 @@ def model_section(f: ReportFrames) -> list[ChartSlot]:
     ]
 
 
-def _arena_caption(result: an.ArenaResult) -> str:
+def separation_note(result: an.ArenaResult) -> str:
+    """The sentence flagging a diverged fit (perfect separation, :attr:`ArenaResult.diverged`), or ""."""
+    if not result.diverged:
+        return ""
+    named = []
+    if result.never_lost:
+        named.append(f"{', '.join(result.never_lost)} never lost")
+    if result.never_won:
+        named.append(f"{', '.join(result.never_won)} never won")
+    who = f" ({'; '.join(named)})" if named else ""
+    return (
+        f"The fit diverges: the votes are perfectly separated{who}, so no finite Bradley–Terry scores fit "
+        "them; the scores below are set by the weak prior alone and only order these models: read neither "
+        "the gaps, the intervals nor the win rates as measured."
+    )
+
+
+def arena_caption(result: an.ArenaResult) -> str:
+    """The arena chart's caption: the votes fitted and left out, the scale, the intervals, the ranks, and
+    the :func:`separation_note` of a diverged fit first."""
     left_out = f"{result.skips:,} skips, {result.same_entry:,} votes between two solutions of one model"
     if result.unmatched:
         left_out += f", {result.unmatched:,} votes on solutions no longer listed"
-    return (
+    note = separation_note(result)
+    return (note + " " if note else "") + (
         f"Bradley–Terry scores of the models fitted to {result.comparisons:,} stored votes between two "
         f"models' solutions (left out: {left_out}), on the Elo scale: 400 points = 10 to 1 odds, the mean "
         f"ranked model at 1500. Bars: 95% intervals from {result.bootstrap:,} bootstrap resamples of the "
@@ -184,7 +204,7 @@ def arena_section(f: ReportFrames) -> list[ChartSlot]:
         slot(
             "arena_scores",
             "Arena scores with 95% intervals",
-            _arena_caption(result),
+            arena_caption(result),
             lambda: ch.arena_scores_chart(result.ranking, title=""),
             ranked > 0,
             f"No model has {result.min_comparisons} votes yet.",
