@@ -277,6 +277,19 @@ RESOURCES: Final[tuple[StoredResource, ...]] = (
             _c("unique_bots", "uniqueBots", "BIGINT"),
         ),
     ),
+    # ``/llm-leaderboard/families``: each model family and its number of models (one answer, no total).
+    StoredResource(
+        "llm_families",
+        "llm_families",
+        "LLM model families",
+        "linked",
+        phase=8,
+        unit="families",
+        code=8,
+        optional=True,
+        whole_list=True,
+        fields=(_c("family", "family"), _c("model_count", "count", "BIGINT")),
+    ),
     StoredResource("activity", "activity", "activity feed", "history", phase=9, unit="events", optional=True),
     StoredResource(
         "comparisons",

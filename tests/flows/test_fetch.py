@@ -112,6 +112,7 @@ def test_fetch_steps_stage_what_the_platform_holds(quiet_sandbox: SandboxServer,
         "platform",
         "activity",
         "llm_leaderboard",
+        "llm_families",
         "comparisons",
         "carryover",
     }

@@ -104,6 +104,16 @@ _ALL = (
         max_page_size=100,
         paging="offset",
     ),
+    Endpoint(
+        "llm_families",
+        "/llm-leaderboard/families",
+        "list",
+        "family",
+        id_field="family",
+        optional=True,
+        items_key="families",
+        paging="single_page",
+    ),
     Endpoint("solution", "/solutions/{id}", "single", "solution", optional=True),
     Endpoint(
         "comparisons",
