@@ -360,14 +360,15 @@ def _iso(ts: datetime) -> str:
 
 
 def _declared_platform(area: StagingArea) -> str | None:
-    """What the platform declared about itself (the ``platform`` step's ``declared`` info, a JSON object
+    """What the platform declared about itself (the ``platform`` step's report: ``declared``, a JSON object
     with ``id``, ``clock`` and ``time`` when given; plus ``"taken_at": "platform"`` when the snapshot's time
-    is the platform's, the staged ``clock`` part) as JSON text; ``None`` when the run staged neither."""
-    parts = area.parts()
-    declared = parts.get("platform", {}).get("info", {}).get("declared")
-    clock = parts.get("clock", {}).get("info", {})
-    if clock:
-        declared = {**(declared or {}), **clock}
+    is the platform's, a report's ``taken_at``) as JSON text; ``None`` when the run staged neither."""
+    reports = area.reports()
+    platform = reports.get("platform")
+    declared = None if platform is None or platform.declared is None else dict(platform.declared)
+    taken_at = next((r.taken_at for r in reports.values() if r.taken_at), None)
+    if taken_at:
+        declared = {**(declared or {}), "taken_at": taken_at}
     return None if declared is None else json.dumps(declared)
 
 
