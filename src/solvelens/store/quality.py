@@ -28,7 +28,7 @@ import orjson
 
 from solvelens.resources import RESOURCES
 from solvelens.store.connection import open_readonly
-from solvelens.store.reports import StepReport, VoteFetch
+from solvelens.store.reports import CAPPED, COUNT_DISAGREES, StepReport, VoteFetch
 from solvelens.store.schema import (
     COMPARISON_FETCHES,
     COMPARISON_RECORDS,
@@ -53,9 +53,9 @@ __all__ = [
     "write_quality",
 ]
 
-#: Reasons (kept in step with :mod:`solvelens.flows.completeness`, which the store does not import).
-_DISAGREES = "the platform's count disagrees with the rows it lists"
-_CAPPED = "the platform serves at most the newest 50 votes of a solution"
+#: Reasons (defined once with the rows' type, :mod:`solvelens.store.reports`; the fetch steps use them too).
+_DISAGREES = COUNT_DISAGREES
+_CAPPED = CAPPED
 #: The real platform's cap on a solution's ``/comparisons`` list.
 _CAP = 50
 

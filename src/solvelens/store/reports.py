@@ -13,9 +13,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Final
 
-__all__ = ["QualityRow", "StepReport", "VoteFetch"]
+__all__ = ["CAPPED", "COUNT_DISAGREES", "TOTAL_BELOW_ROWS", "QualityRow", "StepReport", "VoteFetch"]
+
+#: Reasons of data-quality rows (the ``reason`` column; a sentence each, so a reader needs no legend),
+#: defined once: the fetch steps (:mod:`solvelens.flows.completeness`) and the writer
+#: (:mod:`solvelens.store.quality`) both use these.
+CAPPED: Final = "the platform serves at most the newest 50 votes of a solution"
+COUNT_DISAGREES: Final = "the platform's count disagrees with the rows it lists"
+TOTAL_BELOW_ROWS: Final = "the list's announced total is below the records it served (after one re-walk)"
 
 
 def _int(value: Any) -> int | None:
