@@ -55,7 +55,7 @@ from solvelens.flows.optional import (
 )
 from solvelens.flows.preflight import check_taken_at_order, normalise_taken_at
 from solvelens.flows.summary import SnapshotSummary
-from solvelens.resources import RESOURCES
+from solvelens.resources import RESOURCES, checked_optional
 from solvelens.store import SnapshotResult, StagingArea, write_snapshot
 from solvelens.store.readers import previous_state
 from solvelens.store.reports import StepReport
@@ -223,15 +223,8 @@ class SnapshotPlan(BaseModel):
     @field_validator("resources")
     @classmethod
     def _known_resources(cls, value: list[str] | None) -> list[str] | None:
-        if value is None:
-            return None
-        names = [v.strip().lower().replace("-", "_") for v in value if v.strip()]
-        unknown = [n for n in names if n not in OPTIONAL_RESOURCES]
-        if unknown:
-            raise ValueError(
-                f"unknown optional resource {unknown[0]!r}: choose from {', '.join(OPTIONAL_RESOURCES)}"
-            )
-        return list(dict.fromkeys(names))
+        """Every name must be a declared optional resource (:func:`solvelens.resources.checked_optional`)."""
+        return None if value is None else checked_optional(value)
 
     def wants(self, resource: str) -> bool:
         """Whether this run fetches the optional ``resource`` (when the platform offers it)."""
