@@ -291,3 +291,7 @@ def test_the_optional_resources_in_another_wire_convention_are_stored_canonical(
     assert events["action"].null_count() == 0 and events["created_at"].null_count() == 0
     models = read_frame(db, "SELECT model_name, avg_bt_score FROM llm_leaderboard")
     assert models.height > 0 and models["model_name"].null_count() == 0
+    # Each optional list's request is recorded as sent: the model board's sort is read from here, never
+    # from the client's code.
+    sent = json.loads(read_frame(db, "SELECT requests FROM snapshots")["requests"][0])
+    assert sent == {"llm_leaderboard": {"path": "/llm-leaderboard", "params": {"sort": "avg_score"}}}

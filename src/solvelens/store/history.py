@@ -14,7 +14,8 @@ first saw it (tables in :data:`~solvelens.store.schema.HISTORY_COLUMNS`):
   afterwards (the ``comparison_coverage`` view shows those with fewer stored than counted).
 
 The snapshot row's ``resources`` JSON records what became of each optional resource (the fetch steps'
-``resources`` info: ``stored``, ``not offered``, ``not requested``, ``unchanged``).
+``resources``: ``stored``, ``not offered``, ``not requested``, ``unchanged``), its ``requests`` JSON each
+optional list's request as sent (``{<resource>: {"path", "params"}}``; ``{}`` when none was sent).
 """
 
 from __future__ import annotations
@@ -170,8 +171,9 @@ def write_history(
             _fetched, counts[name] = write(con, area, params)
             new_versions[name] = counts[name]
     resources = _resources(reports)
+    requests = {r.step: dict(r.request) for r in reports.values() if r.request is not None}
     con.execute(
-        f"UPDATE {INTERNAL}.snapshot_log SET resources = ?::JSON WHERE snapshot_id = ?",
-        [json.dumps(resources), sid],
+        f"UPDATE {INTERNAL}.snapshot_log SET resources = ?::JSON, requests = ?::JSON WHERE snapshot_id = ?",
+        [json.dumps(resources), json.dumps(dict(sorted(requests.items()))), sid],
     )
     write_quality(con, area, reports, sid, counts, str(params["platform"]), resources)

@@ -71,8 +71,9 @@ class StepReport:
     ``announced``: the total its list's walk announced (``None``: none); ``data_quality``: the rows it found;
     ``declared``: what the platform declared about itself (the ``platform`` step: ``{"id", "clock",
     "time"}``); ``taken_at``: ``"platform"`` when the snapshot's time is the platform's clock; ``votes``: the
-    comparisons step's figures; ``figures``: everything the step reported about itself (its ``info``: e.g.
-    ``refetched``, ``requests``), shown in the run's summary.
+    comparisons step's figures; ``request``: the request of an optional list as sent (``{"path",
+    "params"}``, recorded with the snapshot: ``snapshots.requests``); ``figures``: everything the step
+    reported about itself (its ``info``: e.g. ``refetched``, ``requests``), shown in the run's summary.
     """
 
     step: str
@@ -84,6 +85,7 @@ class StepReport:
     declared: Mapping[str, Any] | None = None
     taken_at: str | None = None
     votes: VoteFetch | None = None
+    request: Mapping[str, Any] | None = None
     figures: Mapping[str, Any] = field(default_factory=dict)
 
     @classmethod
@@ -118,6 +120,7 @@ class StepReport:
             declared=info.get("declared"),
             taken_at=info.get("taken_at"),
             votes=votes,
+            request=info.get("request"),
             figures=dict(info),
         )
 
@@ -139,5 +142,6 @@ class StepReport:
             declared=data.get("declared"),
             taken_at=data.get("taken_at"),
             votes=None if votes is None else VoteFetch(**votes),
+            request=data.get("request"),
             figures=dict(data.get("figures") or {}),
         )

@@ -62,9 +62,10 @@ _ITEMS = f"{INTERNAL}.solution_manifest_items"
 class SnapshotResult:
     """What one write produced.
 
-    ``counts``: rows per public view for this snapshot (``problems``, ``solutions``, ``categories``,
-    ``leaderboard``, ``bots``, ``platform_stats``, ``bot_me``; ``llm_leaderboard``, and the history views
-    ``activity`` and ``comparisons`` (items first seen by this snapshot) when staged). ``new_versions``:
+    ``counts``: rows per public view for this snapshot (every required resource of
+    :mod:`solvelens.resources`, ``solutions`` and the one read with the API key; an optional one, and
+    the history views ``activity`` and ``comparisons`` (items first seen by this snapshot), when
+    staged). ``new_versions``:
     record versions added per resource (history: items stored new). ``drift``: entries as in
     :mod:`solvelens.store.drift` (what changed since the previous snapshot is
     :func:`solvelens.analysis.diff`'s, read from the store). Times are ISO-8601 UTC strings; ``duration_s``
