@@ -47,10 +47,10 @@ from solvelens.resources import Field as _Field
 from solvelens.store.errors import SchemaVersionError
 
 #: Bumped when the internal tables change (2: ``snapshot_log.platform``; 3: ``snapshot_log.resources``, the
-#: platform's model board and the history tables; 4: ``data_quality`` and ``vote_coverage``); older
-#: stores are migrated in place by
-#: :func:`ensure_schema` (:data:`MIGRATIONS`).
-SCHEMA_VERSION = 4
+#: platform's model board and the history tables; 4: ``data_quality`` and ``vote_coverage``; 5:
+#: ``model_counts`` and the leaderboard's competition ranks, :data:`WRITE_TIME_MIGRATION`); older stores are
+#: migrated in place by :func:`ensure_schema` (:data:`MIGRATIONS`).
+SCHEMA_VERSION = 5
 #: The DuckDB schema holding the internal tables (views live in ``main``).
 INTERNAL = INTERNAL_SCHEMA
 #: The table linking snapshots to record versions (all resources).
@@ -287,6 +287,7 @@ def _tables_ddl(compression: str | None = None) -> list[str]:
         f"""CREATE TABLE IF NOT EXISTS {s}.stat_values (
             version_id UBIGINT NOT NULL, metric VARCHAR, value DOUBLE)""",
         ALERT_STATE_DDL,
+        MODEL_COUNTS_DDL,
     ]
     ddl.extend(_version_table_ddl(resource, compression=compression) for resource in LINKED_RESOURCES)
     ddl.extend(_history_ddl())
@@ -402,6 +403,75 @@ RERANK_MANIFESTS_SQL = f"""
               JOIN {SOLUTIONS.version_table} v2 USING (version_id) WHERE v2.score IS NULL)) r
     WHERE i.manifest_id = r.manifest_id AND i.version_id = r.version_id AND i.rank <> r.competition"""
 MIGRATIONS[3] = (*MIGRATIONS.get(3, ()), RERANK_MANIFESTS_SQL)
+
+
+#: Per snapshot and model, figures of the snapshot's solution lists that never change once it is written
+#: (schema version 5), computed by the writer (:func:`model_counts_sql`) so a reader of a long history never
+#: aggregates every solution row of every snapshot. The columns of
+#: :attr:`solvelens.analysis.frames.Frames.model_counts`.
+MODEL_COUNTS = f"{INTERNAL}.model_counts"
+MODEL_COUNTS_DDL = f"""CREATE TABLE IF NOT EXISTS {MODEL_COUNTS} (
+    snapshot_id BIGINT NOT NULL, llm_model VARCHAR NOT NULL, solutions BIGINT, contested_solutions BIGINT,
+    percentile_sum DOUBLE, top1 DOUBLE, top3 DOUBLE)"""
+#: Sum of top-k credits of contested solutions (rank; n solutions in the list, t sharing the rank): the tie
+#: shares the positions it spans (:func:`solvelens.analysis.solutions.top_k_credit`).
+_TOP_CREDIT = "coalesce(sum(least(greatest({k} + 1 - rank, 0), t)::DOUBLE / t) FILTER (WHERE n >= 2), 0)"
+
+
+def model_counts_sql(snapshots: str) -> str:
+    """``SELECT`` of the :data:`MODEL_COUNTS` rows of the snapshots ``snapshots`` names (a condition on
+    ``snapshot_id`` over the link rows; written or not): per snapshot and model (null as ``'unknown'``) the
+    solutions, those in lists of at least two (contested), the sum of their rank percentiles
+    ``(n - rank - (t - 1) / 2) / (n - 1)`` and of their top-1 and top-3 credits. Each distinct solution list
+    (manifest) is aggregated once and summed over the snapshots listing it."""
+    problems = f"FROM {LINKS} WHERE resource = {PROBLEMS.code} AND manifest_id IS NOT NULL AND ({snapshots})"
+    return f"""
+        WITH items AS (
+            SELECT i.manifest_id, coalesce(v.llm_model, 'unknown') AS llm_model, i.rank,
+                   count(*) OVER (PARTITION BY i.manifest_id) AS n,
+                   count(*) OVER (PARTITION BY i.manifest_id, i.rank) AS t
+            FROM {INTERNAL}.solution_manifest_items i JOIN {SOLUTIONS.version_table} v USING (version_id)
+            WHERE i.manifest_id IN (SELECT manifest_id {problems})),
+        per_list AS (
+            SELECT manifest_id, llm_model, count(*) AS solutions,
+                   count(*) FILTER (WHERE n >= 2) AS contested,
+                   coalesce(sum(greatest(0.0, least(1.0, (n - rank - (t - 1) / 2.0)::DOUBLE / (n - 1))))
+                            FILTER (WHERE n >= 2), 0) AS percentile_sum,
+                   {_TOP_CREDIT.format(k=1)} AS top1, {_TOP_CREDIT.format(k=3)} AS top3
+            FROM items GROUP BY ALL)
+        SELECT l.snapshot_id, p.llm_model, sum(p.solutions)::BIGINT, sum(p.contested)::BIGINT,
+               sum(p.percentile_sum)::DOUBLE, sum(p.top1)::DOUBLE, sum(p.top3)::DOUBLE
+        FROM (SELECT snapshot_id, manifest_id {problems}) l JOIN per_list p USING (manifest_id)
+        GROUP BY ALL"""
+
+
+def leaderboard_ranks_sql(links: str) -> str:
+    """``SELECT snapshot_id, version_id, competition`` over the leaderboard link rows of ``links`` (a table
+    or subquery with ``snapshot_id``, ``version_id``): the standard competition rank over the bots' points
+    within the snapshot (ties share the best rank: points 900, 850, 850, 850, 700 -> 1, 2, 2, 2, 5). A
+    snapshot with a bot without points keeps the positions of its walk (it has no rows here)."""
+    return f"""
+        SELECT l.snapshot_id, l.version_id,
+               rank() OVER (PARTITION BY l.snapshot_id ORDER BY v.points DESC)::INTEGER AS competition
+        FROM {links} l JOIN {LEADERBOARD.version_table} v USING (version_id)
+        WHERE l.snapshot_id NOT IN (SELECT l2.snapshot_id FROM {links} l2
+                                    JOIN {LEADERBOARD.version_table} v2 USING (version_id)
+                                    WHERE v2.points IS NULL)"""
+
+
+#: Migration 5: the model counts of every stored snapshot, and competition ranks (over points) in place of
+#: the list positions older stores hold as leaderboard ranks (bots tied on points listed as 2, 3, 4 are
+#: 2, 2, 2: the rank the report and the ``solutions`` view use).
+_UNCOUNTED = f"snapshot_id NOT IN (SELECT snapshot_id FROM {MODEL_COUNTS})"
+_BOARD_LINKS = f"(SELECT snapshot_id, version_id FROM {LINKS} WHERE resource = {LEADERBOARD.code})"
+WRITE_TIME_MIGRATION: tuple[str, ...] = (
+    MODEL_COUNTS_DDL,
+    f"INSERT INTO {MODEL_COUNTS} {model_counts_sql(_UNCOUNTED)}",
+    f"""UPDATE {LINKS} AS l SET rank = r.competition FROM ({leaderboard_ranks_sql(_BOARD_LINKS)}) r
+        WHERE l.resource = {LEADERBOARD.code} AND l.snapshot_id = r.snapshot_id
+          AND l.version_id = r.version_id AND l.rank IS DISTINCT FROM r.competition""",
+)
+MIGRATIONS[5] = WRITE_TIME_MIGRATION
 
 
 def _log_columns_ddl() -> list[str]:

@@ -41,13 +41,17 @@ from solvelens.store.schema import (
     LARGE_BLOCK_SIZE,
     LARGE_STORE_STAGED_BYTES,
     LAST_DELETED_KEY,
+    LEADERBOARD,
     LINKS,
+    MODEL_COUNTS,
     PROBLEMS,
     RAW_COMPRESSION,
     SMALL_BLOCK_SIZE,
     SOLUTIONS,
     ZSTD_STAGED_BYTES,
     Resource,
+    leaderboard_ranks_sql,
+    model_counts_sql,
 )
 from solvelens.store.staging import EMPTY_MANIFEST_ID, StagingArea
 
@@ -211,6 +215,28 @@ class _Transaction:
                 [self.sid],
             )
 
+    def write_leaderboard(self) -> None:
+        """The leaderboard, each bot linked with its competition rank over points (ties share the best rank;
+        the walk's positions when a bot has no points): :func:`~solvelens.store.schema.leaderboard_ranks_sql`,
+        computed once here because it never changes afterwards."""
+        if not self.stage(LEADERBOARD):
+            return
+        staged = f"(SELECT {self.sid}::BIGINT AS snapshot_id, version_id FROM stage)"
+        self.con.execute(
+            f"""UPDATE stage SET rank = r.competition FROM ({leaderboard_ranks_sql(staged)}) r
+                WHERE stage.version_id = r.version_id"""
+        )
+        self.con.execute(
+            f"INSERT INTO {LINKS} (snapshot_id, resource, version_id, rank) "
+            f"SELECT ?, {LEADERBOARD.code}, version_id, rank FROM stage",
+            [self.sid],
+        )
+
+    def write_model_counts(self) -> None:
+        """The snapshot's per-model counts (:data:`~solvelens.store.schema.MODEL_COUNTS`), from its problems'
+        link rows: computed once, when the snapshot is written."""
+        self.con.execute(f"INSERT INTO {MODEL_COUNTS} {model_counts_sql(f'snapshot_id = {self.sid}')}")
+
     def write_bots(self) -> None:
         """Bot profiles: the fetched ones (as :meth:`write_linked`) plus the carried-over stored versions of
         bots whose profile was not refetched (staged ``bot_carryover``)."""
@@ -242,7 +268,8 @@ class _Transaction:
 
     def write_problems(self) -> None:
         """Problems: link rows naming each problem's solution manifest (from :meth:`write_solutions`), then
-        the snapshot's solutions counted (:meth:`count_solutions`)."""
+        the snapshot's solutions counted (:meth:`count_solutions`) and its per-model counts written
+        (:meth:`write_model_counts`)."""
         self.stage(PROBLEMS)
         self.con.execute(
             f"""INSERT INTO {LINKS} (snapshot_id, resource, version_id, manifest_id)
@@ -252,6 +279,7 @@ class _Transaction:
             [self.sid],
         )
         self.count_solutions()
+        self.write_model_counts()
 
     def write_stats(self, resource: Resource) -> None:
         """``/stats``: link rows plus the flattened metric rows of each new version."""
@@ -400,6 +428,8 @@ def _phase(tx: _Transaction, resource: Resource) -> Callable[[], Any]:
         return tx.write_solutions
     if resource.write == "problems":
         return tx.write_problems
+    if resource.name == LEADERBOARD.name:
+        return tx.write_leaderboard
     if resource.write == "bots":
         return tx.write_bots
     if resource.write == "stats":
