@@ -24,6 +24,7 @@ Adding a stored resource: a :class:`StoredResource` here (and, for a new endpoin
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final, Literal
 
@@ -32,6 +33,7 @@ __all__ = [
     "Field",
     "StoredResource",
     "WriteKind",
+    "checked_optional",
     "optional_names",
     "resource",
 ]
@@ -277,6 +279,19 @@ RESOURCES: Final[tuple[StoredResource, ...]] = (
             _c("unique_bots", "uniqueBots", "BIGINT"),
         ),
     ),
+    # ``/llm-leaderboard/families``: each model family and its number of models (one answer, no total).
+    StoredResource(
+        "llm_families",
+        "llm_families",
+        "LLM model families",
+        "linked",
+        phase=8,
+        unit="families",
+        code=8,
+        optional=True,
+        whole_list=True,
+        fields=(_c("family", "family"), _c("model_count", "count", "BIGINT")),
+    ),
     StoredResource("activity", "activity", "activity feed", "history", phase=9, unit="events", optional=True),
     StoredResource(
         "comparisons",
@@ -300,6 +315,18 @@ def resource(name: str) -> StoredResource:
         return _BY_NAME[name]
     except KeyError:
         raise KeyError(f"unknown stored resource {name!r}; known: {', '.join(_BY_NAME)}") from None
+
+
+def checked_optional(names: Iterable[str]) -> list[str]:
+    """The optional resources ``names`` asks for, normalised (stripped, lower case, ``-`` as ``_``), each
+    once, in the order given; the one check of ``--resources`` and ``SnapshotPlan.resources``. Raises
+    ``ValueError`` in one line naming the first unknown one and the known ones."""
+    known = optional_names()
+    asked = [n.strip().lower().replace("-", "_") for n in names if n.strip()]
+    unknown = [n for n in asked if n not in known]
+    if unknown:
+        raise ValueError(f"unknown resource {unknown[0]!r}; choose from {', '.join(known)}")
+    return list(dict.fromkeys(asked))
 
 
 def optional_names() -> tuple[str, ...]:

@@ -138,3 +138,28 @@ def test_the_sentence_only_names_ranks_and_counts_the_table_shows() -> None:
     shown = f"d (arena rank {row['arena_rank']} of {arena_n}, platform rank {row['platform_rank']} of "
     shown += f"{platform_n})"
     assert shown == "d (arena rank 4 of 4, platform rank 1 of 5)" and shown in sentence
+
+
+def _snapshots(requests: list[str | None]) -> pl.DataFrame:
+    import datetime as dt
+
+    start = dt.datetime(2026, 3, 1, tzinfo=dt.UTC)
+    return pl.DataFrame(
+        {
+            "snapshot_id": list(range(1, len(requests) + 1)),
+            "taken_at": [start + dt.timedelta(hours=i) for i in range(len(requests))],
+            "requests": requests,
+        }
+    )
+
+
+def test_the_platform_sort_is_the_one_the_newest_snapshot_recorded_sending() -> None:
+    from solvelens.analysis.model_rankings import platform_sort
+
+    board = '{"llm_leaderboard": {"path": "/llm-leaderboard", "params": {"sort": "%s"}}}'
+    # The newest snapshot that asked for the board names the sort; one that did not ({}) is skipped.
+    assert platform_sort(_snapshots([board % "win_rate", board % "avg_score", "{}"])) == "avg_score"
+    # Snapshots written before requests were recorded (null) name none: the report says so.
+    assert platform_sort(_snapshots([None, None])) is None
+    assert platform_sort(_snapshots([])) is None
+    assert platform_sort(_snapshots([None, board % "best_score"]).lazy()) == "best_score"

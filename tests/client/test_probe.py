@@ -45,7 +45,7 @@ def test_probe_findings_requests_and_profile(
     by_name = {f.name: f for f in findings}
     assert list(by_name) == [
         *("problems", "solutions", "leaderboard", "categories", "problem", "bot", "stats"),
-        *("activity", "llm_leaderboard", "solution", "comparisons"),  # the optional endpoints
+        *("activity", "llm_leaderboard", "llm_families", "solution", "comparisons"),  # the optional endpoints
     ]
     assert all(f.error is None for f in findings)
     assert len(transport.paths) <= 20, transport.paths  # two small pages of each list, one of each resource
@@ -84,9 +84,12 @@ def test_probe_says_which_optional_endpoints_are_not_offered(
         findings, profile = probe(client)
     errors = {f.name: f.error for f in findings if f.error is not None}
     assert errors == {
-        name: "not offered (404)" for name in ("activity", "llm_leaderboard", "solution", "comparisons")
+        name: "not offered (404)"
+        for name in ("activity", "llm_leaderboard", "llm_families", "solution", "comparisons")
     }
-    assert not {"activity", "llm_leaderboard", "solution", "comparisons"} & set(profile.endpoints)
+    assert not {"activity", "llm_leaderboard", "llm_families", "solution", "comparisons"} & set(
+        profile.endpoints
+    )
 
 
 def test_probe_writes_the_feed_size_parameter_the_profile_then_asks_first(

@@ -105,17 +105,18 @@ def test_fetch_steps_stage_what_the_platform_holds(quiet_sandbox: SandboxServer,
         reports = asyncio.run(fetch(plan, run, run_step_inline))
     finally:
         progress_callback.reset(token)
-    assert {r["step"] for r in reports} == {
+    assert {r.step for r in reports} == {
         "problems",
         "leaderboard",
         "reference",
         "platform",
         "activity",
         "llm_leaderboard",
+        "llm_families",
         "comparisons",
         "carryover",
     }
-    assert all(r["warnings"] == [] for r in reports)
+    assert all(r.warnings == () for r in reports)
     assert not area.has_table("previous_problems")  # no store yet: nothing to carry over
     problems = _staged(area, "problems")
     ids = [pl.Series([r]).str.json_path_match("$.id")[0] for r in problems["raw"]]

@@ -89,7 +89,9 @@ def test_a_platform_without_the_optional_endpoints_still_gets_complete_snapshots
     requests = Requests(caplog)
     db = tmp_path / "store.duckdb"
     summary = _snap(server, db)
-    assert summary.resources == dict.fromkeys(("activity", "comparisons", "llm_leaderboard"), "not offered")
+    assert summary.resources == dict.fromkeys(
+        ("activity", "comparisons", "llm_families", "llm_leaderboard"), "not offered"
+    )
     sent = requests.take()
     # Discovery costs one request each: the first ask is the probe.
     assert sent["GET /activity"] == 1 and sent["GET /llm-leaderboard"] == 1 and sent[COMPARISONS] == 1
@@ -97,7 +99,7 @@ def test_a_platform_without_the_optional_endpoints_still_gets_complete_snapshots
     assert snaps["status"].to_list() == ["complete"]
     assert json.loads(snaps["resources"][0])["activity"] == "not offered"
     assert read_frame(db, "SELECT count(*) AS n FROM solutions")["n"][0] == summary.counts["solutions"] > 0
-    for view in ("activity", "comparisons", "llm_leaderboard", "activity_gaps"):
+    for view in ("activity", "comparisons", "llm_leaderboard", "llm_families", "activity_gaps"):
         assert read_frame(db, f"SELECT count(*) AS n FROM {view}")["n"][0] == 0, view
 
     # The CLI says so in its summary, and exits 0.
@@ -121,6 +123,7 @@ def test_a_subset_missing_and_resources_left_out(
     assert summary.resources == {
         "activity": "stored",
         "comparisons": "not requested",
+        "llm_families": "not requested",
         "llm_leaderboard": "not offered",
     }
     assert requests.take()[COMPARISONS] == 0
@@ -280,6 +283,7 @@ def test_the_optional_resources_in_another_wire_convention_are_stored_canonical(
     assert summary.resources == {
         "activity": "stored",
         "comparisons": "not requested",
+        "llm_families": "not requested",
         "llm_leaderboard": "stored",
     }
     events = read_frame(db, "SELECT event_id, action, created_at FROM activity")
@@ -287,3 +291,7 @@ def test_the_optional_resources_in_another_wire_convention_are_stored_canonical(
     assert events["action"].null_count() == 0 and events["created_at"].null_count() == 0
     models = read_frame(db, "SELECT model_name, avg_bt_score FROM llm_leaderboard")
     assert models.height > 0 and models["model_name"].null_count() == 0
+    # Each optional list's request is recorded as sent: the model board's sort is read from here, never
+    # from the client's code.
+    sent = json.loads(read_frame(db, "SELECT requests FROM snapshots")["requests"][0])
+    assert sent == {"llm_leaderboard": {"path": "/llm-leaderboard", "params": {"sort": "avg_score"}}}

@@ -87,7 +87,12 @@ def test_two_runs_match_the_platform_and_the_second_refetches_nothing(
     assert {k: v for k, v in second.counts.items() if k not in history} == {
         k: v for k, v in first.counts.items() if k not in history
     }
-    assert second.resources == {"activity": "stored", "comparisons": "stored", "llm_leaderboard": "stored"}
+    assert second.resources == {
+        "activity": "stored",
+        "comparisons": "stored",
+        "llm_families": "stored",
+        "llm_leaderboard": "stored",
+    }
     audit = second.fetch["comparisons"]  # only the audit share of lists trusted by their counts
     assert audit["requested"] == audit["audited"] > 0 and audit["pending"] == 0
     _assert_store_equals_platform(store_path, 2, truth)

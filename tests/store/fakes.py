@@ -154,6 +154,13 @@ class FakePlatform:
         mine = [v for v in self.votes if solution_id in (v["solutionAId"], v["solutionBId"])]
         return list(reversed(mine[-limit:]))
 
+    def families(self) -> list[dict[str, Any]]:
+        """``GET /llm-leaderboard/families``: each model family and its number of models."""
+        counts: dict[str, int] = {}
+        for model in self.models():
+            counts[model["modelFamily"]] = counts.get(model["modelFamily"], 0) + 1
+        return [{"family": f, "count": n} for f, n in sorted(counts.items())]
+
     def models(self) -> list[dict[str, Any]]:
         """``GET /llm-leaderboard``'s models, best average score first."""
         by_model: dict[str, list[dict[str, Any]]] = {}
@@ -326,7 +333,9 @@ def stage_run(
     area.write_records("platform_stats", [plat.stats()])
     if me is not None:
         area.write_records("bot_me", [me])
-    resources = {name: "not requested" for name in ("activity", "comparisons", "llm_leaderboard")}
+    resources = {
+        name: "not requested" for name in ("activity", "comparisons", "llm_families", "llm_leaderboard")
+    }
     if "activity" not in skip:
         area.write_records("activity", plat.activity())
         resources["activity"] = "stored"
@@ -334,6 +343,9 @@ def stage_run(
         models = plat.models()
         area.write_records("llm_leaderboard", models, rank=list(range(1, len(models) + 1)))
         resources["llm_leaderboard"] = "stored"
+    if "llm_families" not in skip:
+        area.write_records("llm_families", plat.families())
+        resources["llm_families"] = "stored"
     if "comparisons" not in skip:
         _stage_comparisons(area, plat)
         resources["comparisons"] = "stored"

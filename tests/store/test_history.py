@@ -66,7 +66,7 @@ def test_events_and_votes_are_stored_once_per_platform_and_their_first_snapshot(
     assert per_platform == [("platform-a", 52), ("platform-b", 50)]
     resources = read_frame(db, "SELECT resources FROM snapshots ORDER BY snapshot_id")["resources"]
     assert [json.loads(r) for r in resources] == [
-        dict.fromkeys(("activity", "comparisons", "llm_leaderboard"), "stored")
+        dict.fromkeys(("activity", "comparisons", "llm_families", "llm_leaderboard"), "stored")
     ] * 3
 
 

@@ -34,6 +34,7 @@ def test_first_snapshot_holds_every_record_typed_and_raw(db: Path, platform: Fak
         "platform_stats": 9,
         "bot_me": 1,
         "llm_leaderboard": 3,  # gpt-4o, claude-sonnet-4, unknown
+        "llm_families": 3,  # gpt, claude, unknown
         "activity": 50,  # the feed's newest 50 of 100 events (first seen now)
         "comparisons": 0,  # no votes yet
     }

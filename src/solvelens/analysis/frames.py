@@ -31,8 +31,9 @@ class Frames:
 
     - ``snapshots``: snapshot_id, taken_at, base_url, status, started_at (the run's wall-clock start),
       duration_s Float64, platform String (JSON of
-      what the platform declared, e.g. ``{"id": ..., "clock": "simulated"}``; ``{}`` none; null unknown)
-      (sorted by taken_at)
+      what the platform declared, e.g. ``{"id": ..., "clock": "simulated"}``; ``{}`` none; null unknown),
+      requests String (JSON of each optional list's request as sent, ``{<resource>: {"path", "params"}}``;
+      null when not recorded) (sorted by taken_at)
     - ``leaderboard``: snapshot_id, rank Int32, bot_id, name, points Int64, elo Float64,
       total_solutions Int64, total_votes Int64, vote_accuracy Float64, status
     - ``bots``: snapshot_id, bot_id, name, status, total_points Int64, total_solutions Int64,

@@ -89,8 +89,18 @@ def _log_dtypes(columns: tuple[str, ...]) -> dict[str, pl.DataType]:
     return {c: _POLARS_TYPES[SNAPSHOT_LOG_COLUMNS[c].split()[0]] for c in columns}
 
 
-#: Columns read from the ``snapshots`` view (``platform``: what the platform declared, JSON text or null).
-_SNAPSHOT_COLUMNS = ("snapshot_id", "taken_at", "base_url", "status", "started_at", "duration_s", "platform")
+#: Columns read from the ``snapshots`` view (``platform``: what the platform declared, JSON text or null;
+#: ``requests``: each optional list's request as sent, JSON text or null when not recorded).
+_SNAPSHOT_COLUMNS = (
+    "snapshot_id",
+    "taken_at",
+    "base_url",
+    "status",
+    "started_at",
+    "duration_s",
+    "platform",
+    "requests",
+)
 #: The frames :class:`~solvelens.analysis.frames.Frames` holds (a declared resource without one is not read).
 _FRAMES = frozenset(f.name for f in fields(Frames))
 #: The declared resources read from their views (:mod:`solvelens.resources`): per snapshot, every selected
@@ -260,7 +270,8 @@ def _snapshot_rows(con: duckdb.DuckDBPyConnection, path: Path, names: set[str] |
     missing = [view for view in CORE_VIEWS if view not in names]
     if missing:
         raise NotAStoreError(f"{path} is not a solvelens store (missing views: {', '.join(missing)})")
-    # A store of schema version 1 (not yet migrated by a write) has no ``platform``: unknown (null).
+    # A store of schema version 1 (not yet migrated by a write) has no ``platform``, one written before the
+    # requests were recorded no ``requests``: unknown (null).
     view = {r[0] for r in con.sql("SELECT column_name FROM (DESCRIBE snapshots)").fetchall()}
     columns = ", ".join(c if c in view else f"NULL::JSON AS {c}" for c in _SNAPSHOT_COLUMNS)
     rows = con.sql(f"SELECT {columns} FROM snapshots ORDER BY taken_at, snapshot_id").pl()

@@ -3,27 +3,43 @@
 ``llm_leaderboard``: its figures, no intervals) and the percentile leaderboard (rank percentile within
 problem, :func:`solvelens.analysis.model_leaderboard`), and one sentence on where they disagree.
 
-The platform's order: snapshots request ``sort=`` :data:`PLATFORM_SORT` (the flows send it), and the
-platform's rank here is the competition rank of :data:`PLATFORM_SORT_COLUMN` (descending): models with equal
+The platform's order: what each snapshot asked is recorded with it (``snapshots.requests``, read by
+:func:`platform_sort`: the newest snapshot's ``sort`` of ``/llm-leaderboard``), and the platform's rank
+here is the competition rank of :data:`PLATFORM_SORT_COLUMN` (descending): models with equal
 figures share a rank, whatever order the platform listed them in (a platform lists a tie in any order, and
 may list it differently on every call). The sentence reads only the ranks the table shows.
 """
 
 from __future__ import annotations
 
+import json
 from typing import Final
 
 import polars as pl
 
-from solvelens.client.endpoints import LLM_LEADERBOARD_SORT
-
 FrameLike = pl.DataFrame | pl.LazyFrame
 
-#: The ``sort`` every snapshot requests from ``GET /llm-leaderboard``, the stored column it orders by, and
-#: how the report names that order.
-PLATFORM_SORT: Final = LLM_LEADERBOARD_SORT
+#: The stored resource of the platform's board (its request is recorded under this name), the stored
+#: column its rank orders by, and how the report names that order.
+PLATFORM_BOARD: Final = "llm_leaderboard"
 PLATFORM_SORT_COLUMN: Final = "avg_bt_score"
 PLATFORM_SORT_LABEL: Final = "average solution score"
+
+
+def platform_sort(snapshots: FrameLike) -> str | None:
+    """The ``sort`` the newest snapshot that recorded its ``/llm-leaderboard`` request sent (``snapshots``:
+    :class:`~solvelens.analysis.frames.Frames`'s ``snapshots``, its ``requests`` JSON text), ``None`` when
+    no snapshot recorded one (stores written before requests were recorded) or the request had no sort."""
+    frame = snapshots.collect() if isinstance(snapshots, pl.LazyFrame) else snapshots
+    if "requests" not in frame.columns or not frame.height:
+        return None
+    for text in reversed(frame.sort("taken_at", "snapshot_id")["requests"].to_list()):
+        sent = json.loads(text).get(PLATFORM_BOARD) if text else None
+        if sent is not None:
+            sort = (sent.get("params") or {}).get("sort")
+            return None if sort is None else str(sort)
+    return None
+
 
 #: The platform's board as :func:`side_by_side` reads it (``Frames.llm_leaderboard`` has these and more).
 PLATFORM_COLUMNS: dict[str, pl.DataType] = {

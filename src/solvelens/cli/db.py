@@ -17,7 +17,7 @@ import typer
 from solvelens.cli.common import BadInputError, db_option, fail
 
 if TYPE_CHECKING:
-    from solvelens.flows.summary import SnapshotSummary
+    from solvelens.flows.summary import SnapshotLogEntry
 
 app = typer.Typer(
     rich_markup_mode=None,
@@ -73,12 +73,11 @@ def info(db: Path = db_option()) -> None:
         )
 
 
-def _snapshot_summaries(frame: Any) -> list[SnapshotSummary]:
-    """One :class:`~solvelens.flows.summary.SnapshotSummary` per row of the snapshot log (what the log
-    keeps: :meth:`~solvelens.flows.summary.SnapshotSummary.from_log_row`)."""
-    from solvelens.flows.summary import SnapshotSummary
+def _snapshot_summaries(frame: Any) -> list[SnapshotLogEntry]:
+    """One :class:`~solvelens.flows.summary.SnapshotLogEntry` per row of the snapshot log."""
+    from solvelens.flows.summary import SnapshotLogEntry
 
-    return [SnapshotSummary.from_log_row(row) for row in frame.iter_rows(named=True)]
+    return [SnapshotLogEntry.from_log_row(row) for row in frame.iter_rows(named=True)]
 
 
 #: Console width from which ``db snapshots`` adds the leaderboard and category counts.
@@ -109,7 +108,7 @@ def _warning_count(warnings: list[str]) -> int:
     return sum(1 for w in warnings if not str(w).startswith(_GAP_NOTE))
 
 
-def _snapshots_table(summaries: list[SnapshotSummary], width: int, platforms: list[str]) -> Any:
+def _snapshots_table(summaries: list[SnapshotLogEntry], width: int, platforms: list[str]) -> Any:
     """The snapshot log as a rich table that fits 80 columns: id, time to the second, problems, solutions,
     bots, how long it took, warnings, drift; ``plat`` (the number of the base URL in ``platforms``) when
     there are several, ``status`` when a row is not complete; from :data:`WIDE_COLUMNS` also the
@@ -189,7 +188,7 @@ def snapshots(
     console.print(_snapshots_table(summaries, console.width, platforms))
 
 
-def _print_csv(summaries: list[SnapshotSummary]) -> None:
+def _print_csv(summaries: list[SnapshotLogEntry]) -> None:
     import csv
     import sys
 

@@ -32,7 +32,7 @@ from solvelens.cli.common import (
     ProfileFile,
     on_failure,
 )
-from solvelens.resources import RESOURCES, optional_names
+from solvelens.resources import RESOURCES, checked_optional, optional_names
 
 if TYPE_CHECKING:
     from solvelens.flows.steps import SnapshotPlan
@@ -475,18 +475,17 @@ def _has_api_key(api_key: str | None) -> bool:
 
 def _checked_resources(value: str | None) -> list[str] | None:
     """``--resources`` as the plan's list (``None``: every one offered; ``[]`` for ``none``). Raises
-    :class:`BadInputError` naming an unknown resource and the known ones."""
+    :class:`BadInputError` naming an unknown resource and the known ones
+    (:func:`solvelens.resources.checked_optional`, the plan's own check)."""
     if value is None or value.strip().lower() in ("", "all"):
         return None
-    names = [v.strip().lower().replace("-", "_") for v in value.split(",") if v.strip()]
-    if names == ["none"]:
+    names = value.split(",")
+    if [n.strip().lower() for n in names if n.strip()] == ["none"]:
         return []
-    unknown = [n for n in names if n not in _OPTIONAL]
-    if unknown:
-        raise BadInputError(
-            f"--resources: unknown resource {unknown[0]!r}; choose from {', '.join(_OPTIONAL)}, or 'none'"
-        )
-    return list(dict.fromkeys(names))
+    try:
+        return checked_optional(names)
+    except ValueError as exc:
+        raise BadInputError(f"--resources: {exc}, or 'none'") from None
 
 
 def _checked_budget(value: str) -> str:

@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Final, Literal
+from typing import Literal
 
 __all__ = [
     "ENDPOINTS",
-    "LLM_LEADERBOARD_SORT",
     "PROFILE_NAMES",
     "Endpoint",
     "canonical_id",
@@ -104,6 +103,16 @@ _ALL = (
         max_page_size=100,
         paging="offset",
     ),
+    Endpoint(
+        "llm_families",
+        "/llm-leaderboard/families",
+        "list",
+        "family",
+        id_field="family",
+        optional=True,
+        items_key="families",
+        paging="single_page",
+    ),
     Endpoint("solution", "/solutions/{id}", "single", "solution", optional=True),
     Endpoint(
         "comparisons",
@@ -156,9 +165,3 @@ def endpoint_name(path: str) -> str | None:
     """Name of the list endpoint (``problems``, ``solutions``, ...) a path belongs to, or ``None``."""
     key = endpoint_key(path)
     return next((ep.name for ep in list_endpoints().values() if ep.path == key), None)
-
-
-#: The ``sort`` a snapshot sends to ``GET /llm-leaderboard`` (the real platform's average-score order), so the
-#: platform's model order a report shows is the one it asked for and names
-#: (:mod:`solvelens.analysis.model_rankings` labels it; :mod:`solvelens.flows.optional` sends it).
-LLM_LEADERBOARD_SORT: Final = "avg_score"

@@ -23,9 +23,10 @@ same error for a walk handed to it that ends short (and re-walks a list whose id
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Any
 
 from solvelens.client import IncompleteListError
+from solvelens.store.reports import CAPPED, COUNT_DISAGREES, TOTAL_BELOW_ROWS
 
 __all__ = [
     "CAPPED",
@@ -35,10 +36,7 @@ __all__ = [
     "quality_row",
 ]
 
-#: Reasons of data-quality rows (the ``reason`` column; a sentence each, so a reader needs no legend).
-CAPPED: Final = "the platform serves at most the newest 50 votes of a solution"
-COUNT_DISAGREES: Final = "the platform's count disagrees with the rows it lists"
-TOTAL_BELOW_ROWS: Final = "the list's announced total is below the records it served (after one re-walk)"
+#: The reasons of data-quality rows are defined once, with the rows' type (:mod:`solvelens.store.reports`).
 
 
 def quality_row(resource: str, scope: str, announced: int, stored: int, reason: str) -> dict[str, Any]:

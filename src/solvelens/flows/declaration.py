@@ -29,7 +29,8 @@ from solvelens.flows.preflight import PreflightError
 DECLARATION_HEADERS = {"X-Platform-Id": "id", "X-Platform-Clock": "clock", "X-Platform-Time": "time"}
 #: The ``X-Platform-Clock`` value of a platform whose dates are on a simulated clock.
 SIMULATED = "simulated"
-#: The declaration key a snapshot taken at its platform's time records (``snapshots.platform``).
+#: The declaration key a snapshot taken at its platform's time records (``snapshots.platform``; the store
+#: writes it from the flow's report, :attr:`solvelens.store.reports.StepReport.taken_at`).
 TAKEN_AT_KEY = "taken_at"
 #: Seconds allowed for the one request.
 TIMEOUT_S = 10.0

@@ -19,6 +19,7 @@ parameters, retry transient failures with a delay list and cache nothing.
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any
 
 from prefect import flow, get_run_logger, task
@@ -48,6 +49,7 @@ from solvelens.flows.steps import (
     write,
 )
 from solvelens.flows.summary import SnapshotSummary
+from solvelens.store import SnapshotResult
 
 __all__ = [
     "ARTIFACT_KEY",
@@ -97,9 +99,8 @@ async def _run_task(step: FetchStep, kwargs: dict[str, Any]) -> dict[str, Any]:
 
 
 @task(name="write-snapshot", **_task_options)
-async def write_snapshot_task(plan: SnapshotPlan, staging_dir: str) -> dict[str, Any]:
-    """Write the staged run as one atomic snapshot (in a worker thread); returns
-    ``SnapshotResult.as_dict()``."""
+async def write_snapshot_task(plan: SnapshotPlan, staging_dir: str) -> SnapshotResult:
+    """Write the staged run as one atomic snapshot (in a worker thread); returns what was written."""
     return await asyncio.to_thread(write, plan, staging_dir)
 
 
@@ -190,12 +191,14 @@ async def snapshot_flow(plan: SnapshotPlan) -> SnapshotSummary:
         result = await write_snapshot_task(plan, run.path)
     finally:
         discard(run)
-    summary = summarise(run, result, reports, "prefect")
+    duration_s = time.perf_counter() - run.t0
     # The run as the engine holds it (prefect.runtime.deployment.id would read it back from the API).
     run_record = _this_flow_run()
-    summary.flow_run = {"id": str(run_record.id), "name": str(run_record.name)}
-    after = await asyncio.to_thread(alerts_after_snapshot, plan, summary.snapshot_id, want_diff=True)
-    summary.alerts = after.summary
+    flow_run = {"id": str(run_record.id), "name": str(run_record.name)}
+    after = await asyncio.to_thread(alerts_after_snapshot, plan, result.snapshot_id, want_diff=True)
+    summary = summarise(
+        run, result, reports, "prefect", duration_s=duration_s, alerts=after.summary, flow_run=flow_run
+    )
     _log_alerts(logger, after.summary, from_deployment=run_record.deployment_id is not None)
     await acreate_markdown_artifact(
         summary_markdown(summary) + alerts_markdown(after),

@@ -34,7 +34,6 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from solvelens.flows.budget import DEFAULT_BUDGET, Budget, spent_by
 from solvelens.flows.carryover import verify_carryover_step
 from solvelens.flows.declaration import (
-    TAKEN_AT_KEY,
     check_platform_time_order,
     fetch_platform_step,
     platform_time,
@@ -56,9 +55,10 @@ from solvelens.flows.optional import (
 )
 from solvelens.flows.preflight import check_taken_at_order, normalise_taken_at
 from solvelens.flows.summary import SnapshotSummary
-from solvelens.resources import RESOURCES
-from solvelens.store import StagingArea, write_snapshot
+from solvelens.resources import RESOURCES, checked_optional
+from solvelens.store import SnapshotResult, StagingArea, write_snapshot
 from solvelens.store.readers import previous_state
+from solvelens.store.reports import StepReport
 
 #: Runs one fetch step: ``(step, kwargs) -> awaitable report`` (a plain call, or a Prefect task run).
 StepRunner = Callable[["FetchStep", dict[str, Any]], Coroutine[Any, Any, dict[str, Any]]]
@@ -223,15 +223,8 @@ class SnapshotPlan(BaseModel):
     @field_validator("resources")
     @classmethod
     def _known_resources(cls, value: list[str] | None) -> list[str] | None:
-        if value is None:
-            return None
-        names = [v.strip().lower().replace("-", "_") for v in value if v.strip()]
-        unknown = [n for n in names if n not in OPTIONAL_RESOURCES]
-        if unknown:
-            raise ValueError(
-                f"unknown optional resource {unknown[0]!r}: choose from {', '.join(OPTIONAL_RESOURCES)}"
-            )
-        return list(dict.fromkeys(names))
+        """Every name must be a declared optional resource (:func:`solvelens.resources.checked_optional`)."""
+        return None if value is None else checked_optional(value)
 
     def wants(self, resource: str) -> bool:
         """Whether this run fetches the optional ``resource`` (when the platform offers it)."""
@@ -312,13 +305,13 @@ def prepare(plan: SnapshotPlan) -> StagedRun:
         if data.num_rows:
             area.write_table(table, data)
     if clock is not None:  # recorded in the snapshot's declaration (store.writer)
-        area.write_part("clock", warnings=[], info={TAKEN_AT_KEY: "platform"})
+        area.write_report(StepReport("clock", taken_at="platform"))
     left_out = {r: NOT_REQUESTED for r in OPTIONAL_RESOURCES if r not in wanted}
-    area.write_part("resources", warnings=[], info={"resources": left_out})
+    area.write_report(StepReport("resources", resources=left_out))
     return StagedRun(area=area, taken_at=taken, started_at=started, t0=t0)
 
 
-async def fetch(plan: SnapshotPlan, run: StagedRun, run_step: StepRunner) -> list[dict[str, Any]]:
+async def fetch(plan: SnapshotPlan, run: StagedRun, run_step: StepRunner) -> list[StepReport]:
     """Run every fetch step of ``plan`` concurrently through ``run_step`` (a step with ``after`` starts once
     those steps finished) and record their reports in the staging area, with fewer garbage collections
     meanwhile (:mod:`solvelens.flows.gc_tuning`). Returns the reports; raises what the first failing step
@@ -341,15 +334,15 @@ async def fetch(plan: SnapshotPlan, run: StagedRun, run_step: StepRunner) -> lis
                     tasks[s.name] = group.create_task(after(s))
     except BaseExceptionGroup as failed:
         raise failed.exceptions[0] from None
-    reports = [t.result() for t in tasks.values()]
-    for r in reports:
-        run.area.write_part(r["step"], warnings=r["warnings"], info={**r["counts"], **r["info"]})
+    reports = [StepReport.of_step(**t.result()) for t in tasks.values()]
+    for report in reports:
+        run.area.write_report(report)
     return reports
 
 
-def write(plan: SnapshotPlan, staging_dir: str) -> dict[str, Any]:
-    """Write the staged run as one atomic snapshot; returns ``SnapshotResult.as_dict()``."""
-    return write_snapshot(plan.db_path, staging_dir, lock_timeout_s=plan.lock_timeout_s).as_dict()
+def write(plan: SnapshotPlan, staging_dir: str) -> SnapshotResult:
+    """Write the staged run as one atomic snapshot; returns what was written."""
+    return write_snapshot(plan.db_path, staging_dir, lock_timeout_s=plan.lock_timeout_s)
 
 
 def discard(run: StagedRun) -> None:
@@ -360,29 +353,40 @@ def discard(run: StagedRun) -> None:
 
 
 def summarise(
-    run: StagedRun, result: dict[str, Any], reports: list[dict[str, Any]], mode: str
+    run: StagedRun,
+    result: SnapshotResult,
+    reports: list[StepReport],
+    mode: str,
+    *,
+    duration_s: float,
+    alerts: dict[str, Any],
+    flow_run: dict[str, str] | None = None,
 ) -> SnapshotSummary:
-    """The run's :class:`~solvelens.flows.summary.SnapshotSummary` (built once, here) from the write's
-    ``SnapshotResult.as_dict()`` and the fetch steps' reports; ``mode`` ``plain`` or ``prefect``."""
+    """The run's :class:`~solvelens.flows.summary.SnapshotSummary`, built once, here, from the write's
+    :class:`~solvelens.store.SnapshotResult`, the fetch steps' typed reports and the alert check's summary;
+    ``mode`` ``plain`` or ``prefect``; ``duration_s`` (seconds, from the run's start to its write);
+    ``flow_run``: ``{"id", "name"}`` of the Prefect run."""
     resources = dict.fromkeys(OPTIONAL_RESOURCES, NOT_REQUESTED)
     for r in reports:
-        resources.update(r["info"].get("resources") or {})
+        resources.update(r.resources)
     return SnapshotSummary(
-        snapshot_id=result["snapshot_id"],
-        taken_at=result["taken_at"],
-        base_url=result["base_url"],
-        counts=result["counts"],
-        new_versions=result["new_versions"],
-        duration_s=time.perf_counter() - run.t0,
-        write_s=result["write_s"],
-        file_bytes=result["file_bytes"],
-        warnings=result["warnings"],
-        drift=result["drift"],
-        fetch={r["step"]: r["info"] for r in reports},
+        snapshot_id=result.snapshot_id,
+        taken_at=result.taken_at,
+        base_url=result.base_url,
+        counts=result.counts,
+        new_versions=result.new_versions,
+        duration_s=duration_s,
+        write_s=result.write_s,
+        file_bytes=result.file_bytes,
+        warnings=result.warnings,
+        drift=result.drift,
+        fetch={r.step: dict(r.figures) for r in reports},
         resources=resources,
         mode=mode,
-        data_quality=result.get("data_quality") or [],
-        vote_coverage=result.get("vote_coverage"),
+        flow_run=flow_run or {},
+        alerts=alerts,
+        data_quality=result.data_quality,
+        vote_coverage=result.vote_coverage,
     )
 
 
@@ -409,8 +413,8 @@ def run_snapshot(plan: SnapshotPlan) -> SnapshotSummary:
         result = write(plan, run.path)
     finally:
         discard(run)
-    summary = summarise(run, result, reports, "plain")
+    duration_s = time.perf_counter() - run.t0
     from solvelens.flows.alerts import alerts_after_snapshot
 
-    summary.alerts = alerts_after_snapshot(plan, summary.snapshot_id).summary
-    return summary
+    alerts = alerts_after_snapshot(plan, result.snapshot_id).summary
+    return summarise(run, result, reports, "plain", duration_s=duration_s, alerts=alerts)

@@ -19,14 +19,14 @@ from typing import Any
 
 from solvelens.resources import RESOURCES
 
-__all__ = ["LOG_FIELDS", "LOG_MODE", "NEW_ONLY", "SnapshotSummary"]
+__all__ = ["LOG_FIELDS", "LOG_MODE", "NEW_ONLY", "SnapshotLogEntry", "SnapshotSummary"]
 
 #: Resources whose count is the records the snapshot stored first (feed events, votes: each kept once), never
 #: a total; a summary shows them apart from the totals ("New in this snapshot (not totals): ...").
 NEW_ONLY: tuple[str, ...] = tuple(r.name for r in RESOURCES if r.write == "history")
-#: ``mode`` of a summary read back from the store's snapshot log (:meth:`SnapshotSummary.from_log_row`).
+#: ``mode`` of a summary not made by a run (the default; a run's is ``plain`` or ``prefect``).
 LOG_MODE = "log"
-#: The fields the snapshot log keeps (``db snapshots --json``: :meth:`SnapshotSummary.log_record`).
+#: The fields the snapshot log keeps (``db snapshots --json``: :meth:`SnapshotLogEntry.log_record`).
 LOG_FIELDS: tuple[str, ...] = (
     "snapshot_id",
     "taken_at",
@@ -77,12 +77,9 @@ class SnapshotSummary:
       stored, reason) and ``vote_coverage`` (:func:`solvelens.store.quality.vote_coverage`'s row or
       ``None``), read by the writer on its connection right after the commit
       (:func:`solvelens.store.quality.snapshot_quality`);
-    - ``status`` (``complete`` for a run's summary), ``started_at``/``finished_at`` (ISO-8601 UTC): set when
-      read back from the snapshot log.
+    - ``status`` (``complete`` for a run's summary), ``started_at``/``finished_at`` (ISO-8601 UTC; unset).
 
-    A summary read back from the log (:meth:`from_log_row`, ``mode`` :data:`LOG_MODE`) holds only what the
-    log keeps (:data:`LOG_FIELDS`): ``new_versions``, ``fetch``, ``resources`` stay empty and ``write_s``,
-    ``file_bytes`` ``None``; ``duration_s`` is ``None`` for a run that never completed.
+    What the store's snapshot log keeps of a run is :class:`SnapshotLogEntry`, not this type.
     """
 
     snapshot_id: int
@@ -109,29 +106,6 @@ class SnapshotSummary:
     def as_dict(self) -> dict[str, Any]:
         """Every field as plain JSON values (e.g. for ``json.dumps``)."""
         return asdict(self)
-
-    @classmethod
-    def from_log_row(cls, row: Mapping[str, Any]) -> SnapshotSummary:
-        """The summary of one stored snapshot from a row of the store's snapshot log (as
-        :func:`solvelens.store.list_snapshots` returns it: ``taken_at``/``started_at``/``finished_at``
-        datetimes (UTC), ``counts``/``warnings``/``drift`` JSON text; other columns ignored). Raises
-        ``KeyError`` when ``snapshot_id``, ``taken_at``, ``base_url`` or ``status`` is missing."""
-        return cls(
-            snapshot_id=int(row["snapshot_id"]),
-            taken_at=str(_iso(row["taken_at"])),
-            base_url=row["base_url"],
-            status=row["status"],
-            started_at=_iso(row.get("started_at")),
-            finished_at=_iso(row.get("finished_at")),
-            duration_s=row.get("duration_s"),
-            counts=_json(row.get("counts"), {}),
-            warnings=_json(row.get("warnings"), []),
-            drift=_json(row.get("drift"), []),
-        )
-
-    def log_record(self) -> dict[str, Any]:
-        """The fields the snapshot log keeps (:data:`LOG_FIELDS`, in that order) as plain JSON values."""
-        return {name: getattr(self, name) for name in LOG_FIELDS}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> SnapshotSummary:
@@ -228,3 +202,46 @@ class SnapshotSummary:
             lines.append("data quality: every list holds what the platform announced")
         coverage = coverage_line(self.vote_coverage)
         return [*lines, *([coverage] if coverage else [])]
+
+
+@dataclass(frozen=True)
+class SnapshotLogEntry:
+    """One row of the store's snapshot log, as ``solvelens db snapshots`` shows it (:data:`LOG_FIELDS`):
+    ``snapshot_id``; ``taken_at``, ``started_at``, ``finished_at`` (ISO-8601 UTC; the last two ``None`` when
+    unknown); ``base_url``; ``status`` (``complete``, or ``writing`` for a run that never completed);
+    ``duration_s`` (seconds, ``None`` for a run that never completed); ``counts`` (rows per view),
+    ``warnings``, ``drift``."""
+
+    snapshot_id: int
+    taken_at: str
+    base_url: str
+    status: str
+    started_at: str | None
+    finished_at: str | None
+    duration_s: float | None
+    counts: dict[str, int]
+    warnings: list[str]
+    drift: list[dict[str, Any]]
+
+    @classmethod
+    def from_log_row(cls, row: Mapping[str, Any]) -> SnapshotLogEntry:
+        """The entry of one row of the store's snapshot log (as :func:`solvelens.store.list_snapshots`
+        returns it: ``taken_at``/``started_at``/``finished_at`` datetimes (UTC), ``counts``/``warnings``/
+        ``drift`` JSON text; other columns ignored). Raises ``KeyError`` when ``snapshot_id``, ``taken_at``,
+        ``base_url`` or ``status`` is missing."""
+        return cls(
+            snapshot_id=int(row["snapshot_id"]),
+            taken_at=str(_iso(row["taken_at"])),
+            base_url=row["base_url"],
+            status=row["status"],
+            started_at=_iso(row.get("started_at")),
+            finished_at=_iso(row.get("finished_at")),
+            duration_s=row.get("duration_s"),
+            counts=_json(row.get("counts"), {}),
+            warnings=_json(row.get("warnings"), []),
+            drift=_json(row.get("drift"), []),
+        )
+
+    def log_record(self) -> dict[str, Any]:
+        """The fields the snapshot log keeps (:data:`LOG_FIELDS`, in that order) as plain JSON values."""
+        return {name: getattr(self, name) for name in LOG_FIELDS}

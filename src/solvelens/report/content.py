@@ -200,6 +200,7 @@ def report_content(
         me=me,
         arena_models=model_table_rows(f.model_table) if f.arena is not None else [],
         arena_disagreement=an.disagreement(f.model_table),
+        arena_models_caption=f.model_caption,
         arena_note=f.arena_note,
         activity_note=f.activity_note,
         changes=change_blocks(f.changes, an.format_duration(f.window)),

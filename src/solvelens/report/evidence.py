@@ -12,7 +12,7 @@ import polars as pl
 from solvelens import analysis as an
 from solvelens.analysis.arena import MIN_COMPARISONS, RANKING_SCHEMA, ArenaResult
 from solvelens.analysis.frames import Frames
-from solvelens.analysis.model_rankings import PLATFORM_SORT, PLATFORM_SORT_LABEL
+from solvelens.analysis.model_rankings import PLATFORM_SORT_LABEL, platform_sort
 
 #: Notes shown instead of a section whose data is absent.
 NO_VOTES = (
@@ -38,7 +38,8 @@ def evidence_frames(
     (:func:`solvelens.analysis.side_by_side` with ``board``, the percentile leaderboard), ``timeline``
     (:func:`solvelens.analysis.activity_timeline`: rates per covered hour, the history ending at the newest
     snapshot), ``activity_gaps``, ``activity_note`` (why no timeline is drawn: no event stored, or the
-    events on the platform's simulated clock while the snapshots carry wall-clock times)."""
+    events on the platform's simulated clock while the snapshots carry wall-clock times), ``model_caption``
+    (the three-rankings table's caption, naming the ``sort`` the snapshots recorded sending)."""
     arena: ArenaResult | None = an.arena(store, by="model", min_comparisons=min_comparisons)
     if arena is not None and arena.is_empty():
         arena = None
@@ -57,17 +58,26 @@ def evidence_frames(
         "timeline": timeline,
         "activity_gaps": store.activity_gaps.collect(),
         "activity_note": activity_note,
+        "model_caption": model_table_caption(platform_sort(snapshots)),
     }
 
 
-#: The caption of the three-rankings table: each rank's rule as applied.
-MODEL_TABLE_CAPTION = (
-    "The arena (Bradley–Terry on the votes, 95% interval), the platform's own /llm-leaderboard (requested "
-    f"with sort={PLATFORM_SORT}: ranked by its {PLATFORM_SORT_LABEL}, "
-    "models with equal scores share a rank; no intervals) and the percentile leaderboard above (rank "
-    "percentile within problem). Arena and percentile rank: 1 + the number of models whose interval lies "
-    "entirely above the model's own."
-)
+def model_table_caption(sort: str | None) -> str:
+    """The caption of the three-rankings table: each rank's rule as applied; ``sort``: the ``sort`` the
+    snapshots recorded sending to ``/llm-leaderboard``
+    (:func:`solvelens.analysis.model_rankings.platform_sort`; ``None``: not recorded)."""
+    asked = f"requested with sort={sort}" if sort is not None else "its request's sort not recorded"
+    return (
+        "The arena (Bradley–Terry on the votes, 95% interval), the platform's own /llm-leaderboard "
+        f"({asked}: ranked by its {PLATFORM_SORT_LABEL}, "
+        "models with equal scores share a rank; no intervals) and the percentile leaderboard above (rank "
+        "percentile within problem). Arena and percentile rank: 1 + the number of models whose interval "
+        "lies entirely above the model's own."
+    )
+
+
+#: The caption before any snapshot is read (no request recorded).
+MODEL_TABLE_CAPTION = model_table_caption(None)
 
 
 #: How far (seconds) an event may lie outside the snapshots that could have first seen it and still be on

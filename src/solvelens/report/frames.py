@@ -29,7 +29,7 @@ class ReportFrames:
     ``prev`` and the movers' baseline ``7d`` or ``first`` -> :class:`solvelens.analysis.SnapshotDiff`, None
     when that baseline does not exist); the platform's own evidence
     (:func:`solvelens.report.evidence.evidence_frames`): ``arena``, ``arena_note``, ``platform_models``,
-    ``model_table``, ``timeline``, ``activity_gaps``, ``activity_note``.
+    ``model_table``, ``timeline``, ``activity_gaps``, ``activity_note``, ``model_caption``.
     """
 
     store: Frames
@@ -68,6 +68,7 @@ class ReportFrames:
     timeline: pl.DataFrame
     activity_gaps: pl.DataFrame
     activity_note: str
+    model_caption: str
 
     @property
     def multi(self) -> bool:

@@ -14,7 +14,8 @@ first saw it (tables in :data:`~solvelens.store.schema.HISTORY_COLUMNS`):
   afterwards (the ``comparison_coverage`` view shows those with fewer stored than counted).
 
 The snapshot row's ``resources`` JSON records what became of each optional resource (the fetch steps'
-``resources`` info: ``stored``, ``not offered``, ``not requested``, ``unchanged``).
+``resources``: ``stored``, ``not offered``, ``not requested``, ``unchanged``), its ``requests`` JSON each
+optional list's request as sent (``{<resource>: {"path", "params"}}``; ``{}`` when none was sent).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from typing import Any
 import duckdb
 
 from solvelens.store.quality import write_quality
+from solvelens.store.reports import StepReport
 from solvelens.store.schema import (
     ACTIVITY_EVENTS,
     ACTIVITY_GAPS,
@@ -137,11 +139,11 @@ def _write_comparisons(
     return fetched, new
 
 
-def _resources(area: StagingArea) -> dict[str, str]:
-    """What became of each optional resource, merged from the fetch steps' reports (``info.resources``)."""
+def _resources(reports: dict[str, StepReport]) -> dict[str, str]:
+    """What became of each optional resource, merged from the fetch steps' reports (``resources``)."""
     out: dict[str, str] = {}
-    for part in area.parts().values():
-        out.update(part.get("info", {}).get("resources") or {})
+    for report in reports.values():
+        out.update(report.resources)
     return dict(sorted(out.items()))
 
 
@@ -160,15 +162,18 @@ def write_history(
     what the platform announced). A run that staged none of the optional resources (every one left out or
     not offered) writes no history rows."""
     run = area.run_info()
-    declared = area.parts().get("platform", {}).get("info", {}).get("declared")
+    reports = area.reports()
+    platform = reports.get("platform")
+    declared = None if platform is None else platform.declared
     params = {"sid": sid, "platform": platform_key(declared, run["base_url"])}
     for name, write in (("activity", _write_activity), ("comparisons", _write_comparisons)):
         if area.has_table(name):
             _fetched, counts[name] = write(con, area, params)
             new_versions[name] = counts[name]
-    resources = _resources(area)
+    resources = _resources(reports)
+    requests = {r.step: dict(r.request) for r in reports.values() if r.request is not None}
     con.execute(
-        f"UPDATE {INTERNAL}.snapshot_log SET resources = ?::JSON WHERE snapshot_id = ?",
-        [json.dumps(resources), sid],
+        f"UPDATE {INTERNAL}.snapshot_log SET resources = ?::JSON, requests = ?::JSON WHERE snapshot_id = ?",
+        [json.dumps(resources), json.dumps(dict(sorted(requests.items()))), sid],
     )
-    write_quality(con, area, sid, counts, str(params["platform"]), resources)
+    write_quality(con, area, reports, sid, counts, str(params["platform"]), resources)

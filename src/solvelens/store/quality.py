@@ -28,6 +28,7 @@ import orjson
 
 from solvelens.resources import RESOURCES
 from solvelens.store.connection import open_readonly
+from solvelens.store.reports import CAPPED, COUNT_DISAGREES, StepReport, VoteFetch
 from solvelens.store.schema import (
     COMPARISON_FETCHES,
     COMPARISON_RECORDS,
@@ -52,9 +53,9 @@ __all__ = [
     "write_quality",
 ]
 
-#: Reasons (kept in step with :mod:`solvelens.flows.completeness`, which the store does not import).
-_DISAGREES = "the platform's count disagrees with the rows it lists"
-_CAPPED = "the platform serves at most the newest 50 votes of a solution"
+#: Reasons (defined once with the rows' type, :mod:`solvelens.store.reports`; the fetch steps use them too).
+_DISAGREES = COUNT_DISAGREES
+_CAPPED = CAPPED
 #: The real platform's cap on a solution's ``/comparisons`` list.
 _CAP = 50
 
@@ -114,11 +115,11 @@ def _votes_stored(con: duckdb.DuckDBPyConnection, platform: str, problem_ids: li
     return int(stored)
 
 
-def _comparisons_reason(info: dict[str, Any], capped: int) -> str:
+def _comparisons_reason(votes: VoteFetch, capped: int) -> str:
     parts = []
-    pending = info.get("pending") or 0
+    pending = votes.pending
     if pending:
-        to_go = info.get("snapshots_to_go")
+        to_go = votes.snapshots_to_go
         when = f"~{to_go} more snapshots at this budget" if to_go is not None else "not at this budget"
         parts.append(f"{pending} vote lists left for the next snapshots ({when})")
     if capped:
@@ -132,7 +133,7 @@ _STATS = next(r for r in RESOURCES if r.write == "stats")
 
 
 def _list_rows(
-    parts: dict[str, dict[str, Any]],
+    reports: dict[str, StepReport],
     problems: list[dict[str, Any]],
     stats: dict[str, Any],
     counts: dict[str, int],
@@ -142,14 +143,14 @@ def _list_rows(
     snapshot, and the solutions against their problems' ``solutionCount``) and the ``/stats`` totals but
     votes."""
     rows: list[tuple[Any, ...]] = []
-    for part in parts.values():
-        for q in part.get("info", {}).get("data_quality") or []:
-            rows.append((q["resource"], q["scope"], q["announced"], q["stored"], q["reason"]))
+    for report in reports.values():
+        rows.extend(q.as_tuple() for q in report.data_quality)
     solutions = sum(_int(p.get("solutionCount")) or 0 for p in problems)
     rows.append(_whole(SOLUTIONS.name, "", solutions, counts.get(SOLUTIONS.name, 0)))
     for r in RESOURCES:
         if r.whole_list and r.name in counts and (not r.optional or resources.get(r.name) == "stored"):
-            announced = _int(parts.get(r.name, {}).get("info", {}).get("announced"))
+            listed = reports.get(r.name)
+            announced = None if listed is None else listed.announced
             rows.append(_whole(r.name, "", announced, counts[r.name]))
     for r in RESOURCES:
         for metric in r.stats_checks if r.write != "history" and r.name in counts else ():
@@ -164,50 +165,51 @@ def _vote_section(
     platform: str,
     problems: list[dict[str, Any]],
     stats: dict[str, Any],
-    info: dict[str, Any],
+    votes: VoteFetch,
 ) -> list[tuple[Any, ...]]:
     """The votes' rows (the whole, each solution whose count its stored votes disagree with, the ``/stats``
     total) and the snapshot's ``vote_coverage`` row."""
-    votes = sum(_int(p.get("comparisonCount")) or 0 for p in problems)
+    announced = sum(_int(p.get("comparisonCount")) or 0 for p in problems)
     stored = _votes_stored(con, platform, [str(p.get("id")) for p in problems])
     per_solution = _vote_rows(con, sid, platform)
     capped = sum(1 for r in per_solution if r[4] == _CAPPED)
-    reason = None if votes == stored else _comparisons_reason(info, capped)
-    rows = [("comparisons", "", votes, stored, reason), *per_solution]
+    reason = None if announced == stored else _comparisons_reason(votes, capped)
+    rows = [("comparisons", "", announced, stored, reason), *per_solution]
     total = _int(stats.get("totalComparisons"))
     if total is not None:  # when the platform's two counts agree, the gap is the comparisons row's
-        why = reason if total == votes else _DISAGREES
+        why = reason if total == announced else _DISAGREES
         rows.append((_STATS.name, "totalComparisons", total, stored, None if total == stored else why))
-    _write_coverage(con, sid, votes, stored, info)
+    _write_coverage(con, sid, announced, stored, votes)
     return rows
 
 
 def write_quality(
     con: duckdb.DuckDBPyConnection,
     area: StagingArea,
+    reports: dict[str, StepReport],
     sid: int,
     counts: dict[str, int],
     platform: str,
     resources: dict[str, str],
 ) -> None:
     """Inside snapshot ``sid``'s open transaction (after its lists and votes are written): the snapshot's
-    ``data_quality`` rows (the fetch steps' own, from their reports' ``info["data_quality"]``, and the
+    ``data_quality`` rows (the fetch steps' own, from their ``reports``' ``data_quality``, and the
     whole-list and per-solution checks of the module docstring) and, when comparisons were fetched, its
     ``vote_coverage`` row. ``counts``: rows per view of the snapshot; ``platform``: the history rows'
     platform key; ``resources``: what became of each optional resource."""
-    parts = area.parts()
-    problems = _staged_json(area, "problems")
+    problems = _staged_json(area, PROBLEMS.name)
     stats = next(iter(_staged_json(area, _STATS.name)), {})
-    rows = _list_rows(parts, problems, stats, counts, resources)
+    rows = _list_rows(reports, problems, stats, counts, resources)
     if resources.get("comparisons") in ("stored", "unchanged"):
-        info = parts.get("comparisons", {}).get("info", {})
-        rows += _vote_section(con, sid, platform, problems, stats, info)
+        fetched = reports.get("comparisons")
+        votes = fetched.votes if fetched is not None and fetched.votes is not None else VoteFetch()
+        rows += _vote_section(con, sid, platform, problems, stats, votes)
     if rows:
         con.executemany(f"INSERT INTO {DATA_QUALITY} VALUES ({sid}, ?, ?, ?, ?, ?)", [list(r) for r in rows])
 
 
 def _write_coverage(
-    con: duckdb.DuckDBPyConnection, sid: int, announced: int, stored: int, info: dict[str, Any]
+    con: duckdb.DuckDBPyConnection, sid: int, announced: int, stored: int, votes: VoteFetch
 ) -> None:
     con.execute(
         f"INSERT INTO {VOTE_COVERAGE} VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -215,12 +217,12 @@ def _write_coverage(
             sid,
             announced,
             stored,
-            info.get("requested", 0),
-            info.get("budget"),
-            info.get("pending", 0),
-            info.get("snapshots_to_go", 0),
-            info.get("audited", 0),
-            info.get("audit_cycle"),
+            votes.requested,
+            votes.budget,
+            votes.pending,
+            votes.snapshots_to_go,
+            votes.audited,
+            votes.audit_cycle,
         ],
     )
 

@@ -47,7 +47,7 @@ from solvelens.resources import Field as _Field
 from solvelens.store.errors import SchemaVersionError
 
 #: Bumped when the internal tables change (2: ``snapshot_log.platform``; 3: ``snapshot_log.resources``, the
-#: ``llm_leaderboard`` resource and the history tables; 4: ``data_quality`` and ``vote_coverage``; 5:
+#: platform's model board and the history tables; 4: ``data_quality`` and ``vote_coverage``; 5:
 #: ``model_counts`` and the leaderboard's competition ranks, :data:`WRITE_TIME_MIGRATION`); older stores are
 #: migrated in place by :func:`ensure_schema` (:data:`MIGRATIONS`).
 SCHEMA_VERSION = 5
@@ -115,8 +115,11 @@ def snapshot_column(view: str) -> str:
 #: ``{"id": str, "clock": "simulated" | ...}`` from its ``X-Platform-Id`` / ``X-Platform-Clock`` response
 #: headers; ``{}`` when it declared nothing, as the real platform; NULL when unknown: not read, or written
 #: before schema version 2). ``resources``: what became of each optional resource (JSON ``{"activity":
-#: "stored" | "not offered" | "not requested" | "unchanged", "comparisons": ..., "llm_leaderboard": ...}``,
-#: see :mod:`solvelens.flows.optional`; NULL when written before schema version 3).
+#: "stored" | "not offered" | "not requested" | "unchanged", ...}`` by resource name,
+#: see :mod:`solvelens.flows.optional`; NULL when written before schema version 3). ``requests``: each
+#: optional list's request as sent (JSON ``{<resource>: {"path": str, "params": {...}}}``, e.g. the model
+#: board's ``sort``; NULL when written before it was recorded; added to an older store by
+#: :func:`ensure_schema` without a version bump, as every log column: :func:`_log_columns_ddl`).
 SNAPSHOT_LOG_COLUMNS: dict[str, str] = {
     "snapshot_id": "BIGINT PRIMARY KEY",
     "taken_at": "TIMESTAMPTZ NOT NULL",
@@ -131,6 +134,7 @@ SNAPSHOT_LOG_COLUMNS: dict[str, str] = {
     "changes": "JSON",
     "platform": "JSON",
     "resources": "JSON",
+    "requests": "JSON",
 }
 #: The columns of the public ``snapshots`` view (the log's, without ``changes``).
 SNAPSHOTS_VIEW_COLUMNS: tuple[str, ...] = tuple(c for c in SNAPSHOT_LOG_COLUMNS if c != "changes")
@@ -470,6 +474,25 @@ WRITE_TIME_MIGRATION: tuple[str, ...] = (
 MIGRATIONS[5] = WRITE_TIME_MIGRATION
 
 
+def _log_columns_ddl() -> list[str]:
+    """``ADD COLUMN IF NOT EXISTS`` of every snapshot log column but the key (idempotent): a column added
+    since a store was written arrives with the next write, as a declared view does."""
+    return [
+        f"ALTER TABLE {INTERNAL}.snapshot_log ADD COLUMN IF NOT EXISTS {name} {sql_type}"
+        for name, sql_type in SNAPSHOT_LOG_COLUMNS.items()
+        if "PRIMARY KEY" not in sql_type and "NOT NULL" not in sql_type
+    ]
+
+
+def _log_columns_missing(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether the snapshot log lacks one of :data:`SNAPSHOT_LOG_COLUMNS`."""
+    present = con.execute(
+        "SELECT count(*) FROM duckdb_columns() WHERE schema_name = ? AND table_name = 'snapshot_log'",
+        [INTERNAL],
+    ).fetchall()[0][0]
+    return int(present) < len(SNAPSHOT_LOG_COLUMNS)
+
+
 def _views_missing(con: duckdb.DuckDBPyConnection) -> bool:
     """Whether a public view is missing: a resource declared since the store was written
     (:mod:`solvelens.resources`) gets its table and view from the idempotent DDL, no version bump."""
@@ -504,7 +527,7 @@ def ensure_schema(con: duckdb.DuckDBPyConnection, *, raw_compression: str | None
                 f"the store was written by schema version {row[0][0]}; "
                 f"this solvelens knows up to {SCHEMA_VERSION}"
             )
-        if version == SCHEMA_VERSION and not _views_missing(con):
+        if version == SCHEMA_VERSION and not _views_missing(con) and not _log_columns_missing(con):
             return
     # One transaction: a process interrupted here leaves either no schema or all of it (never a version row
     # without its views, which the early return above would then keep forever).
@@ -515,6 +538,8 @@ def ensure_schema(con: duckdb.DuckDBPyConnection, *, raw_compression: str | None
         for step in range(version + 1, SCHEMA_VERSION + 1) if exists else ():
             for statement in MIGRATIONS.get(step, ()):
                 con.execute(statement)
+        for statement in _log_columns_ddl():
+            con.execute(statement)
         con.execute(
             f"INSERT OR REPLACE INTO {INTERNAL}.meta VALUES ('schema_version', ?)", [str(SCHEMA_VERSION)]
         )

@@ -19,7 +19,7 @@ Every table with a ``raw`` column also gets ``version_id``: the record version's
 raw JSON bytes; for solutions of ``problem_id + "\n" + raw``; for problems of a canonical form in which a
 tie switch of ``topSolution`` is no change, :mod:`solvelens.store.canonical`), computed here while fetching
 so the writer holds the store file for less time.
-    part-<name>.json              {"warnings": [str], "info": {...}} reported by one fetch step
+    part-<name>.json              what one fetch step reported (:class:`solvelens.store.reports.StepReport`)
 
 A ``.parquet`` file appears only when its writer closed cleanly (written as ``.tmp``, then renamed).
 """
@@ -40,6 +40,7 @@ import pyarrow.parquet as pq
 
 from solvelens.resources import RESOURCES
 from solvelens.store.canonical import KEY_FORMS
+from solvelens.store.reports import StepReport
 
 #: Staged tables and their Arrow columns. ``raw`` is the record's JSON exactly as fetched (keys in order).
 _RAW = [("version_id", pa.uint64()), ("raw", pa.string())]
@@ -291,18 +292,23 @@ class StagingArea:
             w.append(raw=raw, **columns)
         return len(raw)
 
-    def write_part(self, name: str, *, warnings: list[str], info: Mapping[str, Any] | None = None) -> None:
-        """Record what one fetch step reported (warnings and free-form info such as counts)."""
-        part = {"warnings": list(warnings), "info": dict(info or {})}
-        (self.path / f"part-{name}.json").write_text(json.dumps(part), encoding="utf-8")
+    def write_report(self, report: StepReport) -> None:
+        """Stage what one fetch step (or the flow) reported (``part-<step>.json``)."""
+        path = self.path / f"part-{report.step}.json"
+        path.write_text(json.dumps(report.to_json()), encoding="utf-8")
 
-    def parts(self) -> dict[str, dict[str, Any]]:
-        """All reported parts by step name, in name order."""
-        out: dict[str, dict[str, Any]] = {}
+    def write_part(self, name: str, *, warnings: list[str], info: Mapping[str, Any] | None = None) -> None:
+        """Stage a report given as a step's plain ``info`` (:meth:`StepReport.of_step`, no counts)."""
+        self.write_report(StepReport.of_step(name, {}, warnings, info or {}))
+
+    def reports(self) -> dict[str, StepReport]:
+        """Every staged report by step name, in name order."""
+        out: dict[str, StepReport] = {}
         for p in sorted(self.path.glob("part-*.json")):
-            out[p.stem.removeprefix("part-")] = json.loads(p.read_text(encoding="utf-8"))
+            report = StepReport.from_json(json.loads(p.read_text(encoding="utf-8")))
+            out[report.step] = report
         return out
 
     def warnings(self) -> list[str]:
-        """Every warning of every part, in part-name order."""
-        return [w for part in self.parts().values() for w in part["warnings"]]
+        """Every warning of every report, in step-name order."""
+        return [w for report in self.reports().values() for w in report.warnings]

@@ -66,9 +66,10 @@ _ITEMS = f"{INTERNAL}.solution_manifest_items"
 class SnapshotResult:
     """What one write produced.
 
-    ``counts``: rows per public view for this snapshot (``problems``, ``solutions``, ``categories``,
-    ``leaderboard``, ``bots``, ``platform_stats``, ``bot_me``; ``llm_leaderboard``, and the history views
-    ``activity`` and ``comparisons`` (items first seen by this snapshot) when staged). ``new_versions``:
+    ``counts``: rows per public view for this snapshot (every required resource of
+    :mod:`solvelens.resources`, ``solutions`` and the one read with the API key; an optional one, and
+    the history views ``activity`` and ``comparisons`` (items first seen by this snapshot), when
+    staged). ``new_versions``:
     record versions added per resource (history: items stored new). ``drift``: entries as in
     :mod:`solvelens.store.drift` (what changed since the previous snapshot is
     :func:`solvelens.analysis.diff`'s, read from the store). Times are ISO-8601 UTC strings; ``duration_s``
@@ -388,14 +389,15 @@ def _iso(ts: datetime) -> str:
 
 
 def _declared_platform(area: StagingArea) -> str | None:
-    """What the platform declared about itself (the ``platform`` step's ``declared`` info, a JSON object
+    """What the platform declared about itself (the ``platform`` step's report: ``declared``, a JSON object
     with ``id``, ``clock`` and ``time`` when given; plus ``"taken_at": "platform"`` when the snapshot's time
-    is the platform's, the staged ``clock`` part) as JSON text; ``None`` when the run staged neither."""
-    parts = area.parts()
-    declared = parts.get("platform", {}).get("info", {}).get("declared")
-    clock = parts.get("clock", {}).get("info", {})
-    if clock:
-        declared = {**(declared or {}), **clock}
+    is the platform's, a report's ``taken_at``) as JSON text; ``None`` when the run staged neither."""
+    reports = area.reports()
+    platform = reports.get("platform")
+    declared = None if platform is None or platform.declared is None else dict(platform.declared)
+    taken_at = next((r.taken_at for r in reports.values() if r.taken_at), None)
+    if taken_at:
+        declared = {**(declared or {}), "taken_at": taken_at}
     return None if declared is None else json.dumps(declared)
 
 
