@@ -6,7 +6,6 @@ import datetime as dt
 from pathlib import Path
 
 import polars as pl
-import pytest
 
 from solvelens import analysis as an
 from solvelens import charts as ch
@@ -117,9 +116,6 @@ def test_the_stored_feed_is_counted_and_a_store_without_one_gives_nothing(
     assert events.height > 400 and out["events"].sum() == events.height
 
 
-@pytest.mark.xfail(
-    strict=True, reason="issue 29: a bucket without covered time is divided by a 0.1-hour floor"
-)
 def test_a_bucket_without_enough_covered_time_gives_no_rate() -> None:
     """Issue 29: the tallest Activity bar was 9 events divided by a 0.1-hour floor for a bucket with no
     covered time. Below the stated minimum covered span (:data:`MIN_RATE_SPAN`) the bucket keeps its count

@@ -82,7 +82,6 @@ def test_rates_and_intervals():
     assert suggested_interval_s(100.0, 50) == pytest.approx(SAFETY_FACTOR * 0.5 * 3600)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 29: 58,198.6 events/hour derived from a 3-second burst")
 def test_a_burst_of_seconds_gives_no_rate_and_the_summary_says_too_short_to_rate():
     """Issue 29: a page of 50 events cast within 3 seconds of platform time read "58,198.6 events/hour".
     Below the stated minimum span (:data:`MIN_RATE_SPAN`) there is no rate; the cadence that would have
