@@ -38,7 +38,6 @@ def renamed_voter(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Scenario
         scenario.stop()
 
 
-@pytest.mark.xfail(strict=True, reason="issue 29: votes keep the voter name of their first read")
 def test_stored_votes_show_the_voters_current_name(renamed_voter: Scenario) -> None:
     codec = renamed_voter.codec()
     with sqlite3.connect(f"file:{renamed_voter.snaps[-1].truth}?mode=ro", uri=True) as con:
