@@ -6,6 +6,7 @@ import datetime as dt
 from pathlib import Path
 
 import polars as pl
+import pytest
 
 from solvelens import analysis as an
 
@@ -46,9 +47,14 @@ def test_activity_on_the_generated_store(store_db: Path) -> None:
     assert activity["bot_id"].n_unique() == store.bots.collect()["bot_id"].n_unique()
 
 
-def test_snapshots_minutes_apart_give_rates_per_snapshot() -> None:
+@pytest.mark.parametrize(("minutes", "rates"), [((0, 1, 2), [None, None]), ((0, 20, 40), [3.0, 6.0])])
+def test_rates_are_per_hour_of_platform_time_and_none_over_minutes(
+    minutes: tuple[int, ...], rates: list[float | None]
+) -> None:
+    """Snapshots a minute apart are too short to rate (never extrapolated, never "per snapshot"); twenty
+    minutes apart, per hour."""
     snaps = pl.DataFrame(
-        {"snapshot_id": [1, 2, 3], "taken_at": [T0 + dt.timedelta(minutes=m) for m in (0, 1, 2)]}
+        {"snapshot_id": [1, 2, 3], "taken_at": [T0 + dt.timedelta(minutes=m) for m in minutes]}
     )
     bots = pl.DataFrame(
         {
@@ -60,6 +66,6 @@ def test_snapshots_minutes_apart_give_rates_per_snapshot() -> None:
         }
     )
     activity = an.bot_activity(bots, snaps)
-    assert activity["solutions_rate"].to_list() == [1.0, 2.0], "no extrapolation of a minute to a day"
-    assert activity["votes_rate"].to_list() == [0.0, 60.0]
-    assert set(activity["rate_unit"]) == {"snapshot"}
+    assert activity["solutions_rate"].to_list() == rates
+    assert activity["solutions_delta"].to_list() == [1, 2], "the changes themselves are kept"
+    assert set(activity["rate_unit"]) == {"hour"}

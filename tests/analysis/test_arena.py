@@ -371,3 +371,19 @@ def test_a_fit_that_diverges_on_one_sided_votes_is_flagged() -> None:
     caption = arena_caption(result)
     assert caption.startswith("The fit diverges") and "top never lost; low never won" in caption
     assert "diverges" not in arena_caption(balanced)
+
+
+@pytest.mark.xfail(
+    strict=True, reason="issue 29: a fit to part of the votes does not say older votes will move it"
+)
+def test_the_caption_says_the_scores_move_as_older_votes_arrive() -> None:
+    """Issue 29 ("fitted to 889 of 1,662 votes"): when the store holds fewer votes than the platform states,
+    the caption names both and says the scores move as the others arrive, though no model changed; when it
+    holds them all, no such note."""
+    result = fit_arena(draw_outcomes([1.0, 0.0, -1.0], 900, seed=4), bootstrap=50, max_windows=1)
+    partial = arena_caption(result, stored=900, stated=1_662)
+    assert "900 of the 1,662 votes the platform states" in partial, partial
+    assert "762 not stored yet" in partial and "move" in partial
+    assert f"fitted to {result.comparisons:,} stored votes between two models' solutions" in partial
+    whole = arena_caption(result, stored=900, stated=880)
+    assert "not stored yet" not in whole and "of the 880" not in whole

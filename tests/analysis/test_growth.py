@@ -65,7 +65,8 @@ def test_growth_per_day_divides_by_the_days_between_snapshots() -> None:
 @pytest.mark.parametrize(
     ("offsets_h", "unit", "rates"),
     [
-        ([0, 1 / 60, 2 / 60], "snapshot", [None, 2.0, 6.0]),  # three snapshots a minute apart
+        ([0, 1 / 60, 2 / 60], "hour", [None, None, None]),  # a minute apart: too short to rate
+        ([0, 1 / 3, 2 / 3], "hour", [None, 6.0, 18.0]),  # 20 minutes apart: per hour, never per snapshot
         ([0, 2, 6], "hour", [None, 1.0, 1.5]),  # hours apart, less than a day in all
         ([0, 24, 96], "day", [None, 2.0, 2.0]),
     ],

@@ -114,3 +114,24 @@ def test_the_stored_feed_is_counted_and_a_store_without_one_gives_nothing(
     events = an.load(evidence_store_db).activity.collect()
     out = an.activity_timeline(events)
     assert events.height > 400 and out["events"].sum() == events.height
+
+
+def test_a_bucket_without_enough_covered_time_gives_no_rate() -> None:
+    """Issue 29: the tallest Activity bar was 9 events divided by a 0.1-hour floor for a bucket with no
+    covered time. Below the stated minimum covered span (:data:`MIN_RATE_SPAN`) the bucket keeps its count
+    and has no rate."""
+    from solvelens.analysis.timescale import MIN_RATE_SPAN
+
+    times = [T0 + dt.timedelta(minutes=m) for m in (0, 30)] + [
+        T0 + dt.timedelta(hours=1, seconds=s) for s in range(9)
+    ]
+    # the history ends 9 seconds into the second hour: that bucket's covered part is seconds
+    out = an.activity_timeline(
+        _events(times, ["a"] * len(times)),
+        snapshots=_snapshots([T0 + dt.timedelta(hours=1, seconds=9)]),
+    )
+    rows = out.select("start", "events", "covered_hours", "events_per_hour").rows()
+    assert rows[0] == (T0, 2, 1.0, 2.0)
+    start, events, covered, rate = rows[1]
+    assert (start, events) == (T0 + dt.timedelta(hours=1), 9)
+    assert covered * 3600 < MIN_RATE_SPAN.total_seconds() and rate is None

@@ -74,6 +74,42 @@ def test_the_unit_follows_the_longest_stretch_without_a_gap():
     snaps = _snapshots(hours)
     assert longest_stretch(snaps) == dt.timedelta(hours=0.15)
     unit = an.rate_unit(snaps)
-    assert unit.name == "snapshot" and unit.max_elapsed_s == MIN_GAP.total_seconds()
+    assert unit.name == "hour" and unit.max_elapsed_s == MIN_GAP.total_seconds()
     growth = an.platform_growth(_counts([1, 2, 3, 4, 100, 101, 102]), snaps)
-    assert growth["solutions_rate"].to_list() == [None, 1.0, 1.0, 1.0, None, 1.0, 1.0]
+    # 3-minute intervals are too short to rate; the days' pause is a gap: no rate anywhere
+    assert growth["solutions_rate"].to_list() == [None] * 7
+
+
+def _growth(minutes: list[float], problems: list[int]) -> pl.DataFrame:
+    return pl.DataFrame(
+        {"taken_at": [T0 + dt.timedelta(minutes=m) for m in minutes], "problems": problems},
+        schema={"taken_at": pl.Datetime("us", "UTC"), "problems": pl.Int64},
+    )
+
+
+def test_rates_are_per_unit_of_platform_time_never_per_snapshot() -> None:
+    """Issue 29 (+20.6 -> +17.2 problems per snapshot): a snapshot taken at the same platform time, with
+    nothing changed, leaves the headline's rate as it was; a history shorter than the stated minimum span
+    (:data:`MIN_RATE_SPAN`) gives no rate at all."""
+    from solvelens.analysis.timescale import MIN_RATE_SPAN
+    from solvelens.report.headline import growth_detail
+
+    minutes = [0, 20, 40]
+    snaps = _snapshots([m / 60 for m in minutes])
+    unit = an.rate_unit(snaps)
+    assert unit.name == "hour" and unit.seconds == 3600.0
+    before = growth_detail(_growth(minutes, [100, 110, 120]), "problems", unit)
+    after = growth_detail(_growth([*minutes, 40], [100, 110, 120, 120]), "problems", unit)
+    assert before == after == "+30.0 per hour (over 40 min)"
+    # every interval is platform time: two snapshots at the same clock give no rate, never a change "per 0"
+    growth = an.platform_growth(_counts([1, 2, 3, 3]), _snapshots([0, 20 / 60, 40 / 60, 40 / 60]))
+    assert growth["solutions_rate"].to_list() == [None, 3.0, 3.0, None]
+    assert set(growth["rate_unit"]) == {"hour"}
+    # a burst of minutes is too short to rate: no rate, said so, never extrapolated
+    short = MIN_RATE_SPAN.total_seconds() / 60 / 2
+    detail = growth_detail(
+        _growth([0, short], [1, 50]), "problems", an.rate_unit(_snapshots([0, short / 60]))
+    )
+    assert detail.startswith("too short to rate"), detail
+    burst = an.platform_growth(_counts([1, 50]), _snapshots([0, short / 60]))
+    assert burst["solutions_rate"].to_list() == [None, None]

@@ -80,3 +80,32 @@ def test_rates_and_intervals():
     assert suggested_interval_s(None, 50) is None
     assert suggested_interval_s(0.0, 50) is None
     assert suggested_interval_s(100.0, 50) == pytest.approx(SAFETY_FACTOR * 0.5 * 3600)
+
+
+def test_a_burst_of_seconds_gives_no_rate_and_the_summary_says_too_short_to_rate():
+    """Issue 29: a page of 50 events cast within 3 seconds of platform time read "58,198.6 events/hour".
+    Below the stated minimum span (:data:`MIN_RATE_SPAN`) there is no rate; the cadence that would have
+    caught a gap still follows from the page's span (the feed filled in 3 s)."""
+    from solvelens.analysis.timescale import MIN_RATE_SPAN
+    from solvelens.flows.summary import SnapshotSummary
+
+    burst = _page(1, 50, minutes_apart=3 / 49 / 60)
+    assert events_per_hour(burst) is None
+    long_enough = _page(1, 50, minutes_apart=MIN_RATE_SPAN.total_seconds() / 60 / 49)
+    assert events_per_hour(long_enough) == pytest.approx(49 / (MIN_RATE_SPAN.total_seconds() / 3600))
+    gap = find_gap(burst, _stored(-100))
+    assert gap is not None and gap.events_per_hour is None
+    assert gap.suggested_interval_s == pytest.approx(SAFETY_FACTOR * 3 * 50 / 49)
+    summary = SnapshotSummary(
+        snapshot_id=2,
+        taken_at=_iso(0),
+        base_url="http://127.0.0.1:1/api/v1",
+        counts={"activity": 50},
+        duration_s=1.0,
+        warnings=[],
+        drift=[],
+        fetch={"activity": {"fetched": 50, "events_per_hour": events_per_hour(burst), "span_s": 3.0}},
+        resources={"activity": "stored"},
+    )
+    line = summary.optional_line()
+    assert "events/hour" not in line and "too short to rate" in line, line

@@ -173,18 +173,18 @@ def test_three_snapshots_a_minute_apart_never_extrapolate_to_a_day(
     minutes_store_db: Path, tmp_path: Path
 ) -> None:
     content = report_content(an.load(minutes_store_db), now=dt.datetime(2026, 5, 1, 12, 5, tzinfo=dt.UTC))
-    assert content.rate_unit.name == "snapshot"
+    assert content.rate_unit.name == "hour"
     html = build_report(minutes_store_db, tmp_path / "m.html").read_text(encoding="utf-8")
     assert "per day" not in html and "/ day" not in html
-    assert "per snapshot" in html
+    assert not re.search(r"[+-][\d,.]+ per snapshot", html), "rates are per platform time, never per snapshot"
     specs = _specs(html)
-    growth = json.dumps(specs["platform_growth"])
-    assert "per snapshot" in growth and "per day" not in growth
+    assert "platform_growth" not in specs, "a minute is too short to rate: no rate is drawn"
+    assert "too short to rate" in html
     assert specs["rank_history"]["layer"][0]["encoding"]["x"]["axis"]["format"] == "%H:%M"
     assert "points_trend" in specs, "one day of snapshots still draws the trend"
     assert "Simulated data" not in html, "a real platform's snapshots are not labelled simulated"
     problems = next(f for f in content.headline if f.label == "Problems")
-    assert "per snapshot" in problems.detail
+    assert problems.detail.startswith("too short to rate"), problems.detail
 
 
 def test_simulated_data_is_labelled_with_its_simulated_dates(report_html: str) -> None:

@@ -19,7 +19,8 @@ Every helper's docstring lists its output columns and dtypes. Ranks: 1 = top, ti
 bots with equal points, solutions with equal scores); a positive rank change means the bot moved up. Every
 measure on ranks (percentiles, top-1/top-3 rates) counts a tie as its expected value under a random order of
 the tie (:mod:`solvelens.analysis.solutions`), so the order the platform lists a tie in moves nothing.
-Rates are per day, per hour or per snapshot depending on how long the history spans (:func:`rate_unit`);
+Rates are per day or per hour of platform time depending on how long the history spans (:func:`rate_unit`;
+none over less than :data:`MIN_RATE_SPAN`);
 each rate frame says which in its ``rate_unit`` column.
 No rate is taken across a gap in the history (:func:`history_gaps`: an interval over 3 times the usual
 one and over an hour): it is null there.
@@ -76,6 +77,7 @@ from solvelens.analysis.stability import rank_volatility
 from solvelens.analysis.timeline import activity_timeline
 from solvelens.analysis.timescale import (
     GAP_FACTOR,
+    MIN_RATE_SPAN,
     RateUnit,
     format_duration,
     format_time,
@@ -84,6 +86,7 @@ from solvelens.analysis.timescale import (
     history_span,
     rate_unit,
     time_resolution,
+    too_short,
 )
 
 __all__ = [
@@ -91,6 +94,7 @@ __all__ = [
     "BASELINE_LABELS",
     "DIFF_FRAMES",
     "GAP_FACTOR",
+    "MIN_RATE_SPAN",
     "ArenaResult",
     "BotNotFoundError",
     "BotSummary",
@@ -160,6 +164,7 @@ __all__ = [
     "snapshot_gaps",
     "thin_snapshots",
     "time_resolution",
+    "too_short",
     "top_bots",
     "top_movers",
     "with_rank_percentile",

@@ -3,8 +3,8 @@
 Input is the store's ``bots`` frame (snapshot_id, bot_id, name, total_solutions, total_votes) and
 ``snapshots`` (snapshot_id, taken_at). Between two consecutive snapshots of a bot the counter change is
 divided by the elapsed time in the history's rate unit (:func:`solvelens.analysis.timescale.rate_unit`:
-per day, per hour or per snapshot). A counter that went DOWN (a reset on the platform) gives a null delta
-instead of negative activity.
+per day or per hour; none over less than ``MIN_RATE_SPAN``). A counter that went DOWN (a reset on the
+platform) gives a null delta instead of negative activity.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ def bot_activity(bots: FrameLike, snapshots: FrameLike, *, unit: RateUnit | None
     ``unit`` defaults to :func:`~solvelens.analysis.timescale.rate_unit` of ``snapshots``.
     Output columns: snapshot_id Int64, taken_at, bot_id, name, elapsed_s Float64 (seconds since the bot's
     previous snapshot), solutions_delta Int64, votes_delta Int64, solutions_rate Float64, votes_rate
-    Float64 (in ``unit``), rate_unit String ("day" | "hour" | "snapshot"); sorted by taken_at, bot_id.
+    Float64 (in ``unit``), rate_unit String ("day" | "hour"); sorted by taken_at, bot_id.
     """
     unit = unit or rate_unit(snapshots)
     times = snapshots.lazy().select("snapshot_id", "taken_at")

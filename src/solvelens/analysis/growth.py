@@ -4,8 +4,8 @@ Input is ``problem_counts`` (one row per snapshot x category x status x author_t
 :class:`solvelens.analysis.frames.Frames`), either read from the store or computed from full ``problems``
 rows by :func:`problem_counts`. Rates divide the change between consecutive snapshots by the time between
 them in the history's rate unit (:func:`solvelens.analysis.timescale.rate_unit`: per day when the history
-spans a day or more, per hour when an hour or more, else per snapshot), so gaps in the snapshot series do not
-inflate them and minutes are never extrapolated to a day.
+spans a day or more, else per hour; none over less than ``MIN_RATE_SPAN`` of platform time), so gaps in the
+snapshot series do not inflate them and minutes are never extrapolated.
 """
 
 from __future__ import annotations
@@ -53,9 +53,9 @@ def platform_growth(counts: FrameLike, snapshots: FrameLike, *, unit: RateUnit |
     Output columns: snapshot_id Int64, taken_at, problems Int64, solutions Int64, comparisons Int64,
     mature Int64, elapsed_s Float64 (seconds since the previous snapshot; null for the first),
     problems_added Int64, solutions_added Int64 (change since the previous snapshot), problems_rate Float64,
-    solutions_rate Float64 (the change in ``unit``: per day, per hour or per snapshot; null for the first
-    snapshot), rate_unit String ("day" | "hour" | "snapshot"); sorted by taken_at. Snapshots without
-    problem rows count zero.
+    solutions_rate Float64 (the change in ``unit``: per day or per hour; null for the first snapshot and
+    over less than ``MIN_RATE_SPAN``), rate_unit String ("day" | "hour"); sorted by taken_at. Snapshots
+    without problem rows count zero.
     """
     unit = unit or rate_unit(snapshots)
     totals = (

@@ -19,6 +19,8 @@ import datetime as dt
 
 import polars as pl
 
+from solvelens.config import MIN_RATE_SPAN
+
 FrameLike = pl.DataFrame | pl.LazyFrame
 _UTC = pl.Datetime("us", "UTC")
 
@@ -33,9 +35,11 @@ TIMELINE_SCHEMA: dict[str, pl.DataType] = {
 #: At most this many time buckets: an hour each while the history is short, a day beyond ~17 days, a week
 #: beyond ~13 months.
 MAX_BUCKETS = 400
-#: The least covered time (hours) a rate is divided by: a bucket whose covered part is ~0 (the history's
-#: first event late in its hour, an event on the very edge of a gap) keeps a finite rate.
-MIN_COVERED_HOURS = 0.1
+#: The least covered time (hours) a bucket's rate is taken over (:data:`solvelens.config.MIN_RATE_SPAN`): a
+#: bucket covered less (the history's first event late in its hour, the newest snapshot seconds into it, an
+#: event on the very edge of a gap) keeps its count and has no rate ("too short to rate"), never its
+#: events divided by a floor.
+MIN_COVERED_HOURS = MIN_RATE_SPAN.total_seconds() / 3600
 
 
 def unseen_spans(gaps: FrameLike | None, snapshots: FrameLike | None) -> pl.DataFrame:
@@ -107,7 +111,8 @@ def activity_timeline(
     events UInt32, bucket_hours Float64 (1 while the history spans at most ``max_buckets`` hours, else 24
     while it spans at most ``max_buckets`` days, else 168: a week, so a history of any length stays bounded),
     covered_hours Float64 (the hours of the bucket the stored history covers: see the module docstring),
-    events_per_hour Float64 (events / covered_hours, covered hours floored at :data:`MIN_COVERED_HOURS`);
+    events_per_hour Float64 (events / covered_hours; null where the bucket is covered less than
+    :data:`MIN_COVERED_HOURS`: too short to rate);
     only non-empty buckets; sorted by start, action.
 
     Input: events with ``created_at`` and ``action`` (``Frames.activity``); a null action counts as
@@ -148,7 +153,9 @@ def activity_timeline(
     return (
         counted.join(covered, on="start")
         .with_columns(
-            events_per_hour=pl.col("events") / pl.col("covered_hours").clip(lower_bound=MIN_COVERED_HOURS),
+            events_per_hour=pl.when(pl.col("covered_hours") >= MIN_COVERED_HOURS - 1e-9)
+            .then(pl.col("events") / pl.col("covered_hours"))
+            .otherwise(None),
             bucket_hours=pl.lit(float(hours)),
         )
         .select(list(TIMELINE_SCHEMA))

@@ -5,8 +5,12 @@ apart extrapolates a few minutes to a day (a change of 60 in one minute reads as
 helper that reports a rate picks its unit here:
 
 - the history spans at least one day: per **day** (change divided by elapsed days);
-- at least one hour: per **hour** (change divided by elapsed hours);
-- shorter: per **snapshot** (the change between consecutive snapshots, no division).
+- shorter: per **hour** (change divided by elapsed hours).
+
+Rates are always per unit of the platform's time (``taken_at``: the platform's simulated clock where it
+declares one), never per snapshot: a snapshot taken while nothing on the platform changed (the same clock)
+leaves every rate as it was. No rate is taken over less than :data:`MIN_RATE_SPAN` (10 minutes) of platform
+time: such a change is "too short to rate" (null), never extrapolated to an hour.
 
 A rate is never taken across a **gap** in the history: an interval between consecutive snapshots longer
 than :data:`GAP_FACTOR` (3) times the typical interval (the lower median of all intervals) and longer than
@@ -27,9 +31,11 @@ from typing import Literal
 
 import polars as pl
 
+from solvelens.config import MIN_RATE_SPAN as MIN_RATE_SPAN
+
 FrameLike = pl.DataFrame | pl.LazyFrame
 
-UnitName = Literal["day", "hour", "snapshot"]
+UnitName = Literal["day", "hour"]
 Resolution = Literal["minute", "hour", "day"]
 
 
@@ -37,29 +43,27 @@ Resolution = Literal["minute", "hour", "day"]
 class RateUnit:
     """The unit of every rate in one analysis.
 
-    ``name`` is ``"day"``, ``"hour"`` or ``"snapshot"``; ``seconds`` the length of the unit in seconds
-    (``None`` for ``"snapshot"``: rates are changes between consecutive snapshots); ``label`` reads
-    ``"per day"``, ``"per hour"`` or ``"per snapshot"``; ``max_elapsed_s`` the longest interval a rate is
-    taken over (longer ones are gaps: rate null; ``None`` = no limit).
+    ``name`` is ``"day"`` or ``"hour"``; ``seconds`` the length of the unit in seconds of platform time;
+    ``label`` reads ``"per day"`` or ``"per hour"``; ``max_elapsed_s`` the longest interval a rate is taken
+    over (longer ones are gaps: rate null; ``None`` = no limit). The shortest is :data:`MIN_RATE_SPAN`.
     """
 
     name: UnitName
-    seconds: float | None
+    seconds: float
     max_elapsed_s: float | None = None
 
     @property
     def label(self) -> str:
-        """``"per day"``, ``"per hour"`` or ``"per snapshot"``."""
+        """``"per day"`` or ``"per hour"``."""
         return f"per {self.name}"
 
     def rate(self, change: pl.Expr, elapsed_seconds: pl.Expr) -> pl.Expr:
-        """The polars expression of ``change`` in this unit: divided by the elapsed units, or unchanged per
-        snapshot. Null where the elapsed time is zero or null, or longer than ``max_elapsed_s`` (a gap)."""
-        valid = elapsed_seconds > 0
+        """The polars expression of ``change`` in this unit: divided by the elapsed units of platform time.
+        Null where the elapsed time is null or shorter than :data:`MIN_RATE_SPAN` (zero: a snapshot at the
+        same platform time; seconds: too short to rate), or longer than ``max_elapsed_s`` (a gap)."""
+        valid = elapsed_seconds >= MIN_RATE_SPAN.total_seconds()
         if self.max_elapsed_s is not None:
             valid = valid & (elapsed_seconds <= self.max_elapsed_s)
-        if self.seconds is None:
-            return pl.when(valid).then(change.cast(pl.Float64)).otherwise(None)
         units = elapsed_seconds / self.seconds
         return pl.when(valid).then(change.cast(pl.Float64) / units).otherwise(None)
 
@@ -70,7 +74,15 @@ class RateUnit:
 
 DAY = RateUnit("day", 86400.0)
 HOUR = RateUnit("hour", 3600.0)
-PER_SNAPSHOT = RateUnit("snapshot", None)
+
+
+def too_short(span: dt.timedelta) -> str:
+    """``"too short to rate: 3 s of platform time (a rate needs at least 10 min)"``: the line where a rate
+    would stand over less than :data:`MIN_RATE_SPAN`."""
+    return (
+        f"too short to rate: {format_duration(span)} of platform time (a rate needs at least "
+        f"{format_duration(MIN_RATE_SPAN)})"
+    )
 
 
 def history_span(snapshots: FrameLike) -> dt.timedelta:
@@ -156,19 +168,15 @@ def longest_stretch(snapshots: FrameLike) -> dt.timedelta:
 
 def rate_unit(snapshots: FrameLike) -> RateUnit:
     """The rate unit for a snapshot history (``snapshots``: taken_at): per day when its longest gap-free
-    stretch spans at least a day, per hour when at least an hour, else per snapshot; rates across a gap
-    are refused (:attr:`RateUnit.max_elapsed_s` = :func:`gap_threshold_s`)."""
+    stretch spans at least a day, else per hour; rates across a gap are refused
+    (:attr:`RateUnit.max_elapsed_s` = :func:`gap_threshold_s`)."""
     return unit_for_span(longest_stretch(snapshots)).across_gaps(gap_threshold_s(snapshots))
 
 
 def unit_for_span(span: dt.timedelta) -> RateUnit:
-    """:data:`DAY` for a span of at least a day, :data:`HOUR` for at least an hour, else
-    :data:`PER_SNAPSHOT`."""
-    if span >= dt.timedelta(days=1):
-        return DAY
-    if span >= dt.timedelta(hours=1):
-        return HOUR
-    return PER_SNAPSHOT
+    """:data:`DAY` for a span of at least a day, else :data:`HOUR` (a span shorter than
+    :data:`MIN_RATE_SPAN` gives no rate at all: :func:`too_short`)."""
+    return DAY if span >= dt.timedelta(days=1) else HOUR
 
 
 def time_resolution(snapshots: FrameLike) -> Resolution:

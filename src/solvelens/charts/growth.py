@@ -1,5 +1,5 @@
 """Platform growth: problems and solutions added, and bot activity (solutions and votes), each as a rate in
-the history's own unit (per day, per hour or per snapshot; see :mod:`solvelens.analysis.timescale`)."""
+the history's own unit of platform time (per day or per hour; see :mod:`solvelens.analysis.timescale`)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from solvelens.charts.theme import DEFAULT_WIDTH, PALETTE, si_axis, snapshot_too
 
 
 def _unit(frame: pl.DataFrame) -> str:
-    """The frame's rate unit ("day", "hour" or "snapshot"; "day" for an empty frame)."""
+    """The frame's rate unit ("day" or "hour"; "day" for an empty frame)."""
     if frame.height and "rate_unit" in frame.columns:
         return str(frame["rate_unit"].drop_nulls().first() or "day")
     return "day"
@@ -51,7 +51,8 @@ def growth_chart(
 ) -> alt.VConcatChart:
     """Two bar panels: problems and solutions added at each snapshot, as a rate in the frame's unit (the
     change since the previous snapshot divided by the time between them, so a gap does not show as a
-    spike; per snapshot when the history spans less than an hour). Axis titles name the unit.
+    spike; per hour when the history spans less than a day; none over an interval too short to rate).
+    Axis titles name the unit.
 
     Input: :func:`solvelens.analysis.platform_growth` (taken_at, elapsed_s, problems_rate,
     solutions_rate, rate_unit).

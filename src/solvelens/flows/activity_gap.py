@@ -18,6 +18,8 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from solvelens.config import MIN_RATE_SPAN
+
 __all__ = [
     "SAFETY_FACTOR",
     "ActivityGap",
@@ -25,6 +27,8 @@ __all__ = [
     "events_per_hour",
     "find_gap",
     "gap_sentence",
+    "page_interval_s",
+    "page_span_s",
     "suggested_interval_s",
 ]
 
@@ -72,14 +76,27 @@ def _when(value: Any) -> dt.datetime | None:
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=dt.UTC)
 
 
-def events_per_hour(events: Sequence[dict[str, Any]]) -> float | None:
-    """Events per hour over one page (``n - 1`` intervals between its newest and oldest ``createdAt``);
-    ``None`` for fewer than two dated events or no time between them."""
+def page_span_s(events: Sequence[dict[str, Any]]) -> float | None:
+    """Seconds of platform time between one page's oldest and newest ``createdAt``; ``None`` for fewer
+    than two dated events."""
     times = [t for t in (_when(e.get("createdAt")) for e in events) if t is not None]
     if len(times) < 2:
         return None
-    span_h = (max(times) - min(times)).total_seconds() / 3600
-    return (len(times) - 1) / span_h if span_h > 0 else None
+    return (max(times) - min(times)).total_seconds()
+
+
+def _dated(events: Sequence[dict[str, Any]]) -> int:
+    return sum(1 for e in events if _when(e.get("createdAt")) is not None)
+
+
+def events_per_hour(events: Sequence[dict[str, Any]]) -> float | None:
+    """Events per hour over one page (``n - 1`` intervals between its newest and oldest ``createdAt``);
+    ``None`` for fewer than two dated events or a span under :data:`solvelens.config.MIN_RATE_SPAN` (a burst
+    of seconds is too short to rate, never extrapolated to an hour)."""
+    span_s = page_span_s(events)
+    if span_s is None or span_s < MIN_RATE_SPAN.total_seconds():
+        return None
+    return (_dated(events) - 1) / (span_s / 3600)
 
 
 def suggested_interval_s(rate_per_hour: float | None, page_size: int) -> float | None:
@@ -88,6 +105,16 @@ def suggested_interval_s(rate_per_hour: float | None, page_size: int) -> float |
     if not rate_per_hour or rate_per_hour <= 0:
         return None
     return SAFETY_FACTOR * page_size / rate_per_hour * 3600
+
+
+def page_interval_s(events: Sequence[dict[str, Any]]) -> float | None:
+    """:func:`suggested_interval_s` from the page's own span (the time its ``n - 1`` intervals took), so a
+    burst too short to rate still tells how often to snapshot (seconds); ``None`` when the page has no
+    span."""
+    span_s = page_span_s(events)
+    if not span_s:
+        return None
+    return SAFETY_FACTOR * len(events) * span_s / (_dated(events) - 1)
 
 
 def _after(event: dict[str, Any], stored: StoredEvent) -> bool:
@@ -120,13 +147,14 @@ def find_gap(events: Sequence[dict[str, Any]], newest_stored: StoredEvent | None
     if len(numeric) == len(events):
         oldest = min(events, key=lambda e: int(str(e.get("id"))))
     rate = events_per_hour(events)
+    interval = page_interval_s(events)
     return ActivityGap(
         newest_stored_event_id=newest_stored.event_id,
         oldest_fetched_event_id=str(oldest.get("id")),
         gap_from=newest_stored.created_at,
         gap_to=oldest.get("createdAt") if isinstance(oldest.get("createdAt"), str) else None,
         events_per_hour=rate,
-        suggested_interval_s=suggested_interval_s(rate, len(events)),
+        suggested_interval_s=interval,
         window=len(events),
     )
 
@@ -156,6 +184,11 @@ def gap_sentence(gap: dict[str, Any] | ActivityGap) -> str:
     if rate and interval:
         line += (
             f"; at the measured {rate:,.1f} events/hour (platform time) a snapshot at least every "
+            f"{_duration(interval)} would have caught them"
+        )
+    elif interval:  # a burst too short to rate: the page's own span still gives the cadence
+        line += (
+            f"; the page's events span too little platform time to rate, a snapshot at least every "
             f"{_duration(interval)} would have caught them"
         )
     return line

@@ -37,7 +37,13 @@ import pyarrow as pa
 from solvelens.client import APIStatusError, NotFoundError, Page, UnrecognizedResponseError
 from solvelens.client.endpoints import ENDPOINTS
 from solvelens.client.walk import endpoint_key
-from solvelens.flows.activity_gap import StoredEvent, events_per_hour, find_gap, gap_sentence
+from solvelens.flows.activity_gap import (
+    StoredEvent,
+    events_per_hour,
+    find_gap,
+    gap_sentence,
+    page_span_s,
+)
 from solvelens.flows.budget import DEFAULT_BUDGET, Budget, Spent, VoteShare
 from solvelens.flows.fetch import (
     DEFAULT_CONCURRENCY,
@@ -118,7 +124,8 @@ async def fetch_activity_step(
     feed no longer reaches the newest event stored before (staged ``previous_activity``), ``activity_gap``
     (one row; a warning says which cadence would have caught the events). An event without ``id`` raises
     :class:`UnrecognizedResponseError` (nothing written). ``info``: ``resources``, ``fetched`` (events in
-    the page), ``events_per_hour`` (measured over the page, platform time; ``None`` when it cannot tell),
+    the page), ``events_per_hour`` (measured over the page, platform time; ``None`` when it cannot tell or the
+    page spans less than ``MIN_RATE_SPAN``: too short to rate), ``span_s`` (the page's span, seconds),
     ``gap`` (the :class:`~solvelens.flows.activity_gap.ActivityGap` as a dict, or ``None``)."""
     area = StagingArea(staging_dir)
     async with _client(base_url, profile=profile, max_rps=max_rps) as client:
@@ -152,6 +159,7 @@ async def fetch_activity_step(
         resources={"activity": STORED},
         fetched=len(events),
         events_per_hour=events_per_hour(events),
+        span_s=page_span_s(events),
         gap=None if gap is None else gap.as_dict(),
     )
 

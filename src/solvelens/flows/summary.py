@@ -166,9 +166,13 @@ class SnapshotSummary:
     def _optional_detail(self, name: str, status: str) -> str:
         info, counts = self.fetch.get(name, {}), self.counts
         if name == "activity" and status == "stored":
-            rate = info.get("events_per_hour")
+            rate, span_s = info.get("events_per_hour"), info.get("span_s")
             detail = f" ({info.get('fetched', 0)} events in the feed, {counts.get('activity', 0)} new"
-            return detail + (f"; {rate:,.1f} events/hour)" if rate else ")")
+            if rate:
+                return detail + f"; {rate:,.1f} events/hour)"
+            if span_s is not None:  # a page spanning less than MIN_RATE_SPAN of platform time
+                return detail + f"; too short to rate: they span {span_s:,.0f} s of platform time)"
+            return detail + ")"
         if name == "comparisons" and status == "unchanged":
             return " (no solution's vote count moved: no request)"
         if name == "comparisons" and status == "stored":

@@ -10,8 +10,8 @@
 - :mod:`solvelens.report.rows`, :mod:`solvelens.report.table`: the tables;
 - :mod:`solvelens.report.bot`: the key's own bot when ``bot_me`` history exists.
 
-Rates are per day only when the history spans a day or more (else per hour or per snapshot). Dates are
-labelled simulated when the snapshots' platform declared a simulated clock
+Rates are per day only when the history spans a day or more (else per hour), per unit of platform time.
+Dates are labelled simulated when the snapshots' platform declared a simulated clock
 (:func:`solvelens.analysis.simulated_label`), never because of its address.
 """
 

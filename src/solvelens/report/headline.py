@@ -16,9 +16,11 @@ from solvelens.report.slots import Figure, fmt_int, fmt_time
 def growth_detail(
     growth: pl.DataFrame, column: str, unit: an.RateUnit, gaps: pl.DataFrame | None = None
 ) -> str:
-    """The headline's growth line in the history's unit: per day over the last 7 days, per hour over the
-    history, or per snapshot; never across a gap (``gaps``: :func:`solvelens.analysis.history_gaps`): only
-    the snapshots since the newest gap count, and with fewer than two of them the line says so."""
+    """The headline's growth line per unit of platform time (``taken_at``): per day over the last 7 days,
+    else per hour over the history; never per snapshot (a snapshot at the same platform time changes
+    nothing), never across a gap (``gaps``: :func:`solvelens.analysis.history_gaps`: only the snapshots
+    since the newest gap count, and with fewer than two of them the line says so), and never over less than
+    :data:`solvelens.analysis.MIN_RATE_SPAN` ("too short to rate: ...")."""
     if growth.height < 2:
         return ""
     frame = growth
@@ -29,18 +31,17 @@ def growth_detail(
             return f"no rate: a gap of {an.format_duration(last['elapsed_s'])} before the newest snapshot"
         growth = frame
         since_gap = unit_for_span(frame["taken_at"][-1] - frame["taken_at"][0])
-        if (since_gap.seconds or 0.0) < (unit.seconds or 0.0):  # never extrapolate a short stretch
+        if since_gap.seconds < unit.seconds:  # never extrapolate a short stretch
             unit = since_gap
     if unit.name == "day":
         frame = growth.filter(pl.col("taken_at") >= growth["taken_at"][-1] - dt.timedelta(days=7))
         if frame.height < 2:
             frame = growth.tail(2)
     span = frame["taken_at"][-1] - frame["taken_at"][0]
+    if span < an.MIN_RATE_SPAN:
+        return an.too_short(span)
     change = float(frame[column][-1] - frame[column][0])
-    if unit.name == "snapshot":
-        steps = frame.height - 1
-        return f"{change / steps:+,.1f} per snapshot ({steps} interval(s) over {an.format_duration(span)})"
-    units = span.total_seconds() / (unit.seconds or 1.0)
+    units = span.total_seconds() / unit.seconds
     window = (
         "last 7 days"
         if unit.name == "day" and span >= dt.timedelta(days=7)

@@ -285,15 +285,26 @@ def category_section(f: ReportFrames) -> list[ChartSlot]:
     ]
 
 
+def _rated(frame: pl.DataFrame, *columns: str) -> bool:
+    """Whether any of ``columns`` of ``frame`` holds a rate (not every interval too short or a gap)."""
+    return frame.height > 0 and any(frame[c].drop_nulls().len() > 0 for c in columns)
+
+
+def _unrated(f: ReportFrames) -> str:
+    """Why no interval of the history has a rate: each too short (or a gap)."""
+    return (
+        f"No rate: every interval between snapshots is under {an.format_duration(an.MIN_RATE_SPAN)} of "
+        "platform time (too short to rate) or a gap."
+    )
+
+
 def growth_section(f: ReportFrames) -> list[ChartSlot]:
     """Problems and solutions added per unit of time, bot activity, the platform's ``/stats``."""
     unit = f.unit
     growth_caption = (
-        "Change since the previous snapshot divided by the time in between (so gaps do not show as spikes), "
-        f"{unit.label}."
-        if unit.name != "snapshot"
-        else "Change since the previous snapshot: the history spans less than an hour, so nothing is "
-        "extrapolated to an hour or a day."
+        "Change since the previous snapshot divided by the platform time in between (so gaps do not show "
+        f"as spikes), {unit.label}; no rate over less than {an.format_duration(an.MIN_RATE_SPAN)} of "
+        "platform time (too short to rate) or across a gap."
     )
     return [
         slot(
@@ -301,16 +312,16 @@ def growth_section(f: ReportFrames) -> list[ChartSlot]:
             f"Problems and solutions added {unit.label}",
             growth_caption,
             lambda: ch.growth_chart(f.growth, title=""),
-            f.multi,
-            NEEDS_TWO,
+            f.multi and _rated(f.growth, "problems_rate", "solutions_rate"),
+            NEEDS_TWO if not f.multi else _unrated(f),
         ),
         slot(
             "bot_activity",
             "Bot activity",
             f"Solutions and votes {unit.label}, summed over bots, from changes in their profile counters.",
             lambda: ch.activity_chart(f.activity, title=""),
-            f.activity.height > 0,
-            NEEDS_TWO,
+            _rated(f.activity, "solutions_rate", "votes_rate"),
+            NEEDS_TWO if f.activity.is_empty() else _unrated(f),
         ),
         slot(
             "platform_stats",

@@ -366,6 +366,14 @@ def _visible(column: str) -> str:
     )
 
 
+def _voter_columns(columns: list[str]) -> str:
+    """The ``comparisons`` view's select list over ``comparison_records c`` and the newest names ``n``."""
+    return ", ".join(
+        "coalesce(n.name, c.voter_bot_name) AS voter_bot_name" if col == "voter_bot_name" else f"c.{col}"
+        for col in columns
+    )
+
+
 def _history_views_ddl() -> list[str]:
     activity = [c for c in HISTORY_COLUMNS[ACTIVITY_EVENTS] if c != "platform"]
     comparisons = [c for c in HISTORY_COLUMNS[COMPARISON_RECORDS] if c != "platform"]
@@ -375,8 +383,15 @@ def _history_views_ddl() -> list[str]:
             FROM {ACTIVITY_EVENTS} WHERE {_visible("first_snapshot_id")}""",
         f"""CREATE OR REPLACE VIEW main.activity_gaps AS SELECT {", ".join(gaps)}
             FROM {ACTIVITY_GAPS} WHERE {_visible("snapshot_id")}""",
-        f"""CREATE OR REPLACE VIEW main.comparisons AS SELECT {", ".join(comparisons)}
-            FROM {COMPARISON_RECORDS} WHERE {_visible("first_snapshot_id")}""",
+        # Votes answer the voter's current name (the platform's answer after a rename): the newest name the
+        # store holds for the voter's bot id on the vote's platform, else the name of the vote's first read.
+        f"""CREATE OR REPLACE VIEW main.comparisons AS SELECT {_voter_columns(comparisons)}
+            FROM {COMPARISON_RECORDS} c LEFT JOIN (
+                SELECT {PLATFORM_KEY_SQL} AS platform, b.bot_id, arg_max(b.name, b.snapshot_id) AS name
+                FROM main.bots b JOIN {INTERNAL}.snapshot_log USING (snapshot_id)
+                WHERE b.name IS NOT NULL GROUP BY ALL
+            ) n ON n.platform = c.platform AND n.bot_id = c.voter_bot_id
+            WHERE {_visible("c.first_snapshot_id")}""",
         *(
             f"""CREATE OR REPLACE VIEW main.{table.split(".")[-1]} AS SELECT * FROM {table}
                 WHERE snapshot_id IN (SELECT snapshot_id FROM {INTERNAL}.snapshot_log
