@@ -326,6 +326,23 @@ CASES: list[Case] = [
         ],
         "Invalid value for '--timeout'",
     ),
+    (
+        "bot-run-solver-no-such-module",
+        lambda d, url: [
+            "bot",
+            "run",
+            "--base-url",
+            url,
+            "--api-key",
+            "sl_key_abcdefghijklmnop",
+            "--solver",
+            "nosuchmod:solve",
+            "--app-dir",
+            str(d),
+        ],
+        "cannot import solver module 'nosuchmod'",
+    ),
+    ("root-unknown-option", lambda d, url: ["--nope"], "No such option: --nope (see `"),
 ]
 
 

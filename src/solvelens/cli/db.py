@@ -229,8 +229,8 @@ def export(
 
         An earlier export in DIR gets only the snapshots it lacks; it is written anew when it is of another
         store or schema version. An interrupted export leaves the previous manifest valid. A folder holding
-        anything else, or a file, is refused (exit 2) and left unchanged. Exit codes: 0 done (also when
-        nothing was new), 1 failed (store busy or unreadable, target not writable), 2 bad input.
+        anything else, or a file, is refused (exit 2) and left unchanged; a store busy for 60 s or a target
+        that cannot be written ends it with exit 1, the earlier export whole.
     """
     from solvelens.store.export import export_snapshots
 
