@@ -275,3 +275,25 @@ def test_build_bot_report_default_path_and_suspended_bot(store_db: Path, tmp_pat
     suspended = bots.filter(pl.col("status") == "suspended")["name"][0]
     out = build_bot_report(store_db, suspended, tmp_path / "s.html")
     assert "not on the leaderboard at the newest snapshot" in out.read_text(encoding="utf-8")
+
+
+def test_a_dash_in_the_rank_change_columns_means_not_on_the_leaderboard_then(
+    report_html: str, store_db: Path
+) -> None:
+    """The caption explains "–", and it stands exactly where the bot had no rank at the first snapshot
+    (the truth from the store's leaderboard view, in SQL written here)."""
+    import duckdb
+
+    assert "– not on the leaderboard then" in report_html
+    content = report_content(an.load(store_db), now=dt.datetime(2026, 2, 10, tzinfo=dt.UTC))
+    con = duckdb.connect(str(store_db), read_only=True)
+    ranked_first = {
+        r[0]
+        for r in con.execute(
+            "SELECT bot_id FROM leaderboard WHERE rank IS NOT NULL "
+            "AND snapshot_id = (SELECT min(snapshot_id) FROM snapshots)"
+        ).fetchall()
+    }
+    con.close()
+    for row in content.leaderboard:
+        assert (row["move_first"] == "–") == (row["bot_id"] not in ranked_first), row
