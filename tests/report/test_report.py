@@ -191,6 +191,8 @@ def test_simulated_data_is_labelled_with_its_simulated_dates(report_html: str) -
     assert "Simulated data" in report_html
     assert "Simulated dates run from 2026-01-01" in report_html
     assert "days old" not in report_html, "no age against the wall clock for a simulated clock"
+    # Every time axis over simulated dates says so (none says plain "Time (UTC").
+    assert "Simulated time (UTC)" in report_html and '"Time (UTC' not in report_html
 
 
 def test_a_real_platform_on_loopback_is_not_labelled_simulated(tmp_path: Path) -> None:
@@ -199,10 +201,11 @@ def test_a_real_platform_on_loopback_is_not_labelled_simulated(tmp_path: Path) -
     db = write_store(tmp_path / "real.duckdb", spec)
     html = build_report(db, tmp_path / "r.html").read_text(encoding="utf-8")
     assert "Simulated data" not in html and "simulated clock" not in html
+    assert "Simulated time" not in html and '"Time (UTC)"' in html
     assert " old</" in html or " old<" in html  # the newest snapshot's age against the wall clock
     bot = an.load(db).leaderboard.collect()["name"][0]
     page = build_bot_report(db, bot, tmp_path / "b.html").read_text(encoding="utf-8")
-    assert "Simulated data" not in page
+    assert "Simulated data" not in page and "Simulated time" not in page
 
 
 def test_table_lists_every_bot_with_three_changes_and_a_csv_beside_it(store_db: Path, tmp_path: Path) -> None:
