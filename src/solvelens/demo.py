@@ -315,6 +315,7 @@ def run_demo(
     from solvelens.report import build_report
     from solvelens.sandbox.process import SandboxStartError, start_sandbox
     from solvelens.store import compact, write_store_meta
+    from solvelens.store.units import mib
 
     write_store_meta(db_path, MARK_KEY, MARK_VALUE)
     write_store_meta(db_path, SNAPSHOTS_KEY, "[]")
@@ -334,10 +335,7 @@ def run_demo(
         server.stop()
 
     compacted = compact(db_path)
-    console.print(
-        f"Store compacted: {compacted['before_bytes'] / 1e6:.1f} MB -> "
-        f"{compacted['after_bytes'] / 1e6:.1f} MB"
-    )
+    console.print(f"Store compacted: {mib(compacted['before_bytes'])} -> {mib(compacted['after_bytes'])}")
     report_path = reports_dir / "leaderboard.html"
     console.print("Writing the leaderboard history report ...")
     build_report(db_path, report_path)

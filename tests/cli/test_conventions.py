@@ -86,6 +86,15 @@ def test_snapshot_summary_quiet_json_and_text(sandbox: SandboxServer, tmp_path: 
     assert not [line for line in lines if UUID.search(line)], text.stdout
     assert len(lines) < 30, text.stdout
 
+    # One unit for file sizes everywhere (MiB, as db compact and DuckDB count), never MB beside it.
+    info = subprocess.run(
+        [sys.executable, "-m", "solvelens", "db", "info", "--db", str(db)], capture_output=True, text=True
+    )
+    size = db.stat().st_size / 2**20
+    assert f"{size:.2f} MiB" in info.stdout, info.stdout
+    for output in (quiet.stdout, text.stdout, info.stdout):
+        assert " MiB" in output and not re.search(r"\d MB\b", output), output
+
     both = _snapshot(sandbox, db, "--quiet", "--json")
     assert both.returncode == 2 and both.stderr.strip() == (
         "error: --quiet and --json: choose one (one line, or one JSON object)"

@@ -222,6 +222,7 @@ def _one_line(summary: SnapshotSummary) -> str:
     long, the store's size, the vote coverage, and how many warnings, drifts, data-quality lines and alerts
     (the full summary: ``solvelens db snapshots`` and ``db check``)."""
     from solvelens.store.quality import coverage_line
+    from solvelens.store.units import mib
 
     counts = ", ".join(
         f"{summary.counts[name]:,} {name}"
@@ -232,7 +233,7 @@ def _one_line(summary: SnapshotSummary) -> str:
     if summary.duration_s is not None:
         parts.append(f"{summary.duration_s:.1f} s")
     if summary.file_bytes is not None:
-        parts.append(f"store {summary.file_bytes / 1e6:.1f} MB")
+        parts.append(f"store {mib(summary.file_bytes)}")
     coverage = coverage_line(summary.vote_coverage).split(";", 1)[0]
     if coverage:
         parts.append(coverage)
@@ -262,6 +263,8 @@ def _print_summary(summary: SnapshotSummary, output: str = "text") -> None:
     from rich.console import Console
     from rich.table import Table
 
+    from solvelens.store.units import mib
+
     console = Console()
     table = Table(title=f"snapshot {summary.snapshot_id} taken at {summary.taken_at}")
     table.add_column("resource")
@@ -276,7 +279,7 @@ def _print_summary(summary: SnapshotSummary, output: str = "text") -> None:
     else:
         how = "in-process (no Prefect API configured; --prefect records it as a flow run)"
     took = "" if summary.duration_s is None else f" in {summary.duration_s:.1f} s"
-    size = "" if summary.file_bytes is None else f"; store {summary.file_bytes / 1e6:.1f} MB"
+    size = "" if summary.file_bytes is None else f"; store {mib(summary.file_bytes)}"
     console.print(f"complete{took}, {how}{size}")
     console.print(summary.carryover_line())
     if summary.optional_line():
