@@ -300,6 +300,11 @@ CASES: list[Case] = [
         "is a directory",
     ),
     (
+        "sandbox-rename-bot-db-folder",
+        lambda d, url: ["sandbox", "rename-bot", "SomeBot", "OtherBot", "--db", str(d)],
+        "is a directory",
+    ),
+    (
         "sandbox-activate-db-folder",
         lambda d, url: ["sandbox", "activate", "SomeBot", "--db", str(d)],
         "is a directory",

@@ -42,7 +42,7 @@ db check           0     tests/store/test_cli_db_check.py::test_a_snapshot_holdi
 db check           1     tests/store/test_cli_db_check.py::test_bad_input_and_an_empty_store
 db check           2     tests/store/test_cli_db_check.py::test_bad_input_and_an_empty_store
 db check           3     tests/store/test_cli_db_check.py::test_gaps_and_pending_votes_exit_3_and_name_why
-sandbox serve      0     tests/sandbox/test_serve.py::test_ctrl_c_stops_the_server_quietly_with_exit_0
+sandbox serve      0     tests/sandbox/test_serve.py::test_ctrl_c_and_sigterm_stop_the_server_quietly_with_...
 sandbox serve      1     tests/sandbox/test_serve.py::test_an_unreadable_sqlite_file_makes_the_server_fail_...
 sandbox serve      2     tests/sandbox/test_serve.py::test_a_port_out_of_range_is_one_line_naming_the_range
 bot run            0     tests/client/test_runner.py::test_cli_runs_tasks
@@ -133,7 +133,10 @@ PRODUCED_BY: dict[str, dict[int, str]] = {
         3: "tests/store/test_cli_db_check.py::test_gaps_and_pending_votes_exit_3_and_name_why",
     },
     "sandbox serve": {
-        0: "tests/sandbox/test_serve.py::test_ctrl_c_stops_the_server_quietly_with_exit_0",
+        0: (
+            "tests/sandbox/test_serve.py::"
+            "test_ctrl_c_and_sigterm_stop_the_server_quietly_with_exit_0_and_a_whole_file[sigterm]"
+        ),
         1: "tests/sandbox/test_serve.py::test_an_unreadable_sqlite_file_makes_the_server_fail_with_exit_1",
         2: "tests/sandbox/test_serve.py::test_a_port_out_of_range_is_one_line_naming_the_range",
     },
