@@ -95,6 +95,24 @@ def test_demo_summary_names_top_bots_and_paths(demo_run) -> None:
     assert "simulated" in text and "vs previous" in text and "vs first" in text
 
 
+def test_demo_hints_write_inside_the_demo_folder_with_this_environments_commands(demo_run) -> None:
+    """The hints' commands are this environment's scripts (not a bare `solvelens` off the PATH) and every
+    path they write or serve lies in the demo's folder."""
+    import re
+
+    result, console, root = demo_run
+    print_summary(result, console)
+    text = " ".join(console.export_text(clear=False).split())
+    bot = re.search(r"One bot: (\S+) report --db (\S+) --bot NAME_OR_ID --out (\S+)", text)
+    serve = re.search(r"serve it again: (\S+) sandbox serve --db (\S+)\)", text)
+    lab = re.search(r"SOLVELENS_DB=(\S+) (\S+) lab ", text)
+    assert bot and serve and lab, text
+    for command in (bot[1], serve[1], lab[2]):
+        assert Path(command).is_file() and os.access(command, os.X_OK), command  # e.g. .venv/bin/solvelens
+    for path in (bot[2], bot[3], serve[2], lab[1]):
+        assert Path(path).resolve().is_relative_to(root.resolve()), path
+
+
 def test_demo_summary_and_report_use_one_definition_of_change(demo_run) -> None:
     from solvelens import analysis as an
     from solvelens.report import report_content

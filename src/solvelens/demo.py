@@ -315,6 +315,7 @@ def run_demo(
     from solvelens.report import build_report
     from solvelens.sandbox.process import SandboxStartError, start_sandbox
     from solvelens.store import compact, write_store_meta
+    from solvelens.store.units import mib
 
     write_store_meta(db_path, MARK_KEY, MARK_VALUE)
     write_store_meta(db_path, SNAPSHOTS_KEY, "[]")
@@ -334,10 +335,7 @@ def run_demo(
         server.stop()
 
     compacted = compact(db_path)
-    console.print(
-        f"Store compacted: {compacted['before_bytes'] / 1e6:.1f} MB -> "
-        f"{compacted['after_bytes'] / 1e6:.1f} MB"
-    )
+    console.print(f"Store compacted: {mib(compacted['before_bytes'])} -> {mib(compacted['after_bytes'])}")
     report_path = reports_dir / "leaderboard.html"
     console.print("Writing the leaderboard history report ...")
     build_report(db_path, report_path)
@@ -413,12 +411,33 @@ def print_summary(result: DemoResult, console: Console) -> None:
     console.print(f"DuckDB store:  {result.db_path}")
     console.print(f"Report:        {result.report_path}")
     console.print(f"Bot table:     {result.report_path.with_suffix('.csv')} (every bot, CSV)")
-    console.print(f"One bot:       solvelens report --db {result.db_path} --bot NAME_OR_ID")
+    # The hints write only inside the demo's own folders and name this environment's commands (a bare
+    # `solvelens` is not on the PATH of a user who ran `make demo`).
+    sl = script_command("solvelens")
+    bot_page = result.report_path.parent / "bot.html"
+    console.print(f"One bot:       {sl} report --db {result.db_path} --bot NAME_OR_ID --out {bot_page}")
     console.print(
-        f"Sandbox data:  {result.sandbox_db} "
-        f"(serve it again: solvelens sandbox serve --db {result.sandbox_db})"
+        f"Sandbox data:  {result.sandbox_db} (serve it again: {sl} sandbox serve --db {result.sandbox_db})"
     )
     console.print(
-        "Next: open the report in a browser, or `SOLVELENS_DB="
-        f"{result.db_path} .venv/bin/jupyter lab notebooks/leaderboard_history.ipynb`"
+        f"Next: open the report in a browser, or `SOLVELENS_DB={result.db_path} "
+        f"{script_command('jupyter')} lab notebooks/leaderboard_history.ipynb`"
     )
+
+
+def script_command(name: str) -> str:
+    """How to run console script ``name`` of the environment running solvelens: its path beside the
+    interpreter (relative to the current folder when inside it, e.g. ``.venv/bin/solvelens``), else
+    ``name`` when it is on the PATH, else ``<python> -m <name>``."""
+    import shutil
+    import sys
+
+    beside = Path(sys.executable).parent / name
+    if beside.exists():
+        try:
+            return str(beside.relative_to(Path.cwd()))
+        except ValueError:
+            return str(beside)
+    if shutil.which(name):
+        return name
+    return f"{sys.executable} -m {name}"

@@ -23,6 +23,7 @@ import polars as pl
 
 from solvelens import analysis as an
 from solvelens.charts import enable_notebook_charts
+from solvelens.charts.theme import use_simulated_time
 
 #: The store a notebook reads when neither the argument nor ``SOLVELENS_DB`` names one.
 DEFAULT_DB = "data/solvelens.duckdb"
@@ -87,6 +88,7 @@ def setup(
     pl.Config.set_tbl_rows(table_rows)
     snapshots = store.snapshots.collect()
     unit = an.rate_unit(snapshots)
+    use_simulated_time(bool(an.simulated_label(snapshots)))  # time axes: "Simulated time (UTC)" then
     first, last = snapshots["taken_at"][0], snapshots["taken_at"][-1]
     others = store.other_platforms.height if store.other_platforms is not None else 0
     print(

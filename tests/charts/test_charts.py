@@ -181,3 +181,22 @@ def test_si_ticks_have_no_shared_prefix_and_small_shares_get_a_fitted_axis() -> 
     _axis, scale = ch.share_axis(0.08)
     assert scale.to_dict()["domain"][1] < 0.1
     assert ch.share_axis(0.01)[0].to_dict()["format"] == ".1~%"
+
+
+def test_time_axes_over_simulated_dates_say_simulated_time(store_db: Path) -> None:
+    """``Time (UTC)`` by default; ``Simulated time (UTC)`` inside ``simulated_time()`` (the report, for a
+    platform that declared a simulated clock) and after a notebook's ``setup`` of such a store."""
+    from solvelens.charts.theme import simulated_time, time_title, time_x, use_simulated_time
+    from solvelens.notebook import setup
+
+    assert time_x().to_dict()["title"] == "Time (UTC)"
+    with simulated_time():
+        assert time_x().to_dict()["title"] == "Simulated time (UTC)"
+        assert time_title("one bar per hour") == "Simulated time (UTC, one bar per hour)"
+    assert time_title() == "Time (UTC)"
+    try:
+        setup(store_db)  # the fixture store's platform declared a simulated clock
+        assert time_x().to_dict()["title"] == "Simulated time (UTC)"
+    finally:
+        use_simulated_time(False)
+    assert time_x().to_dict()["title"] == "Time (UTC)"

@@ -300,6 +300,11 @@ CASES: list[Case] = [
         "is a directory",
     ),
     (
+        "sandbox-rename-bot-db-folder",
+        lambda d, url: ["sandbox", "rename-bot", "SomeBot", "OtherBot", "--db", str(d)],
+        "is a directory",
+    ),
+    (
         "sandbox-activate-db-folder",
         lambda d, url: ["sandbox", "activate", "SomeBot", "--db", str(d)],
         "is a directory",
@@ -326,6 +331,23 @@ CASES: list[Case] = [
         ],
         "Invalid value for '--timeout'",
     ),
+    (
+        "bot-run-solver-no-such-module",
+        lambda d, url: [
+            "bot",
+            "run",
+            "--base-url",
+            url,
+            "--api-key",
+            "sl_key_abcdefghijklmnop",
+            "--solver",
+            "nosuchmod:solve",
+            "--app-dir",
+            str(d),
+        ],
+        "cannot import solver module 'nosuchmod'",
+    ),
+    ("root-unknown-option", lambda d, url: ["--nope"], "No such option: --nope (see `"),
 ]
 
 

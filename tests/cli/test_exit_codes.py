@@ -42,11 +42,12 @@ db check           0     tests/store/test_cli_db_check.py::test_a_snapshot_holdi
 db check           1     tests/store/test_cli_db_check.py::test_bad_input_and_an_empty_store
 db check           2     tests/store/test_cli_db_check.py::test_bad_input_and_an_empty_store
 db check           3     tests/store/test_cli_db_check.py::test_gaps_and_pending_votes_exit_3_and_name_why
-sandbox serve      0     tests/sandbox/test_serve.py::test_ctrl_c_stops_the_server_quietly_with_exit_0
+sandbox serve      0     tests/sandbox/test_serve.py::test_ctrl_c_and_sigterm_stop_the_server_quietly_with_...
 sandbox serve      1     tests/sandbox/test_serve.py::test_an_unreadable_sqlite_file_makes_the_server_fail_...
 sandbox serve      2     tests/sandbox/test_serve.py::test_a_port_out_of_range_is_one_line_naming_the_range
 bot run            0     tests/client/test_runner.py::test_cli_runs_tasks
 bot run            1     tests/client/test_runner.py::test_cli_connection_refused_is_one_clear_line
+bot run            2     tests/cli/test_bad_input.py::...[bot-run-solver-no-such-module]
 bot run            130   tests/client/test_runner.py::test_cli_second_signal_aborts_and_names_the_task_in_hand
 =================  ====  ================================================================================
 
@@ -132,13 +133,20 @@ PRODUCED_BY: dict[str, dict[int, str]] = {
         3: "tests/store/test_cli_db_check.py::test_gaps_and_pending_votes_exit_3_and_name_why",
     },
     "sandbox serve": {
-        0: "tests/sandbox/test_serve.py::test_ctrl_c_stops_the_server_quietly_with_exit_0",
+        0: (
+            "tests/sandbox/test_serve.py::"
+            "test_ctrl_c_and_sigterm_stop_the_server_quietly_with_exit_0_and_a_whole_file[sigterm]"
+        ),
         1: "tests/sandbox/test_serve.py::test_an_unreadable_sqlite_file_makes_the_server_fail_with_exit_1",
         2: "tests/sandbox/test_serve.py::test_a_port_out_of_range_is_one_line_naming_the_range",
     },
     "bot run": {
         0: "tests/client/test_runner.py::test_cli_runs_tasks",
         1: "tests/client/test_runner.py::test_cli_connection_refused_is_one_clear_line",
+        2: (
+            "tests/cli/test_bad_input.py::"
+            "test_a_bad_input_is_one_line_and_exit_2[bot-run-solver-no-such-module]"
+        ),
         130: "tests/client/test_runner.py::test_cli_second_signal_aborts_and_names_the_task_in_hand",
     },
 }
@@ -203,7 +211,7 @@ def _helps() -> dict[str, str]:
 def test_the_table_holds_every_code_each_help_names() -> None:
     helps = _helps()
     named = {command: codes for command, text in helps.items() if (codes := _codes_named(text))}
-    assert named["db check"] == {0, 1, 2, 3} and named["bot run"] == {0, 1, 130}  # the reader reads them
+    assert named["db check"] == {0, 1, 2, 3} and named["bot run"] == {0, 1, 2, 130}  # the reader reads them
     assert {command: set(codes) for command, codes in PRODUCED_BY.items()} == named
 
 

@@ -28,6 +28,9 @@ def test_committed_notebook_has_no_outputs_and_a_parameters_cell(name: str) -> N
     params = [cell for cell in code if "parameters" in cell.metadata.get("tags", [])]
     assert len(params) == 1
     assert "SOLVELENS_DB" in params[0].source and "data/solvelens.duckdb" in params[0].source
+    # It says how to set the parameters, and names no tool the project does not ship (no papermill command).
+    assert "SOLVELENS_DB=data/demo/solvelens.duckdb .venv/bin/jupyter lab" in params[0].source
+    assert "papermill" not in params[0].source.lower()
     source = "".join(cell.source for cell in code)
     assert source.count("setup(DB_PATH") == 1, "one call of the shared setup helper"
     assert "an.load(" not in source and "renderers.enable" not in source, "no copied setup code"

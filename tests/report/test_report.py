@@ -191,6 +191,8 @@ def test_simulated_data_is_labelled_with_its_simulated_dates(report_html: str) -
     assert "Simulated data" in report_html
     assert "Simulated dates run from 2026-01-01" in report_html
     assert "days old" not in report_html, "no age against the wall clock for a simulated clock"
+    # Every time axis over simulated dates says so (none says plain "Time (UTC").
+    assert "Simulated time (UTC)" in report_html and '"Time (UTC' not in report_html
 
 
 def test_a_real_platform_on_loopback_is_not_labelled_simulated(tmp_path: Path) -> None:
@@ -199,10 +201,11 @@ def test_a_real_platform_on_loopback_is_not_labelled_simulated(tmp_path: Path) -
     db = write_store(tmp_path / "real.duckdb", spec)
     html = build_report(db, tmp_path / "r.html").read_text(encoding="utf-8")
     assert "Simulated data" not in html and "simulated clock" not in html
+    assert "Simulated time" not in html and '"Time (UTC)"' in html
     assert " old</" in html or " old<" in html  # the newest snapshot's age against the wall clock
     bot = an.load(db).leaderboard.collect()["name"][0]
     page = build_bot_report(db, bot, tmp_path / "b.html").read_text(encoding="utf-8")
-    assert "Simulated data" not in page
+    assert "Simulated data" not in page and "Simulated time" not in page
 
 
 def test_table_lists_every_bot_with_three_changes_and_a_csv_beside_it(store_db: Path, tmp_path: Path) -> None:
@@ -275,3 +278,25 @@ def test_build_bot_report_default_path_and_suspended_bot(store_db: Path, tmp_pat
     suspended = bots.filter(pl.col("status") == "suspended")["name"][0]
     out = build_bot_report(store_db, suspended, tmp_path / "s.html")
     assert "not on the leaderboard at the newest snapshot" in out.read_text(encoding="utf-8")
+
+
+def test_a_dash_in_the_rank_change_columns_means_not_on_the_leaderboard_then(
+    report_html: str, store_db: Path
+) -> None:
+    """The caption explains "–", and it stands exactly where the bot had no rank at the first snapshot
+    (the truth from the store's leaderboard view, in SQL written here)."""
+    import duckdb
+
+    assert "– not on the leaderboard then" in report_html
+    content = report_content(an.load(store_db), now=dt.datetime(2026, 2, 10, tzinfo=dt.UTC))
+    con = duckdb.connect(str(store_db), read_only=True)
+    ranked_first = {
+        r[0]
+        for r in con.execute(
+            "SELECT bot_id FROM leaderboard WHERE rank IS NOT NULL "
+            "AND snapshot_id = (SELECT min(snapshot_id) FROM snapshots)"
+        ).fetchall()
+    }
+    con.close()
+    for row in content.leaderboard:
+        assert (row["move_first"] == "–") == (row["bot_id"] not in ranked_first), row

@@ -308,3 +308,28 @@ def test_an_export_to_s3_appends_and_reads_as_the_store(
         lake.execute(PROBLEMS_SQL.format(problems="problems")).fetchall(),
     )
     assert got == _store_figures(db)
+
+
+def test_a_second_export_into_the_same_target_waits_for_none_and_writes_nothing(
+    db: Path, platform: FakePlatform, tmp_path: Path
+):
+    """Two exports into one target at once (a slow hourly run overlapped by the next): the second ends at
+    once in one line, exit 1, and leaves the export as the first one has it."""
+    _snapshot(db, platform, tmp_path, 1)
+    out = tmp_path / "export"
+    export_snapshots(db, out)
+    _snapshot(db, platform, tmp_path, 2)
+    manifest = (out / MANIFEST).read_bytes()
+    fs, root = export_module._target(out)
+    with export_module._export_lock(fs, root, str(out)):  # the first export, still running
+        proc = subprocess.run(
+            [sys.executable, "-m", "solvelens", "db", "export", "--db", str(db), "--parquet", str(out)],
+            capture_output=True,
+            text=True,
+        )
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert proc.stderr.strip() == (
+        f"error: another export into {out} is running; nothing written (run it again once that one ends)"
+    )
+    assert (out / MANIFEST).read_bytes() == manifest
+    assert export_snapshots(db, out).appended == [2]  # once it ended

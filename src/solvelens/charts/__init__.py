@@ -18,7 +18,15 @@ from solvelens.charts.movers import movers_chart
 from solvelens.charts.platform import platform_stats_chart
 from solvelens.charts.renderer import enable_notebook_charts
 from solvelens.charts.scores import llm_share_chart, score_distribution_chart
-from solvelens.charts.theme import THEME_NAME, enable_theme, share_axis, si_axis, time_x
+from solvelens.charts.theme import (
+    THEME_NAME,
+    enable_theme,
+    share_axis,
+    si_axis,
+    simulated_time,
+    time_title,
+    time_x,
+)
 from solvelens.charts.trends import points_trend_chart
 
 __all__ = [
@@ -55,6 +63,8 @@ __all__ = [
     "score_distribution_chart",
     "share_axis",
     "si_axis",
+    "simulated_time",
+    "time_title",
     "time_x",
     "vega_javascript",
     "vegalite_version",

@@ -7,7 +7,7 @@ import altair as alt
 import polars as pl
 
 from solvelens.charts.data import chart_data, span_days
-from solvelens.charts.theme import DEFAULT_WIDTH, GAP_COLOUR, time_x
+from solvelens.charts.theme import DEFAULT_WIDTH, GAP_COLOUR, time_title, time_x
 
 
 def activity_timeline_chart(
@@ -31,7 +31,7 @@ def activity_timeline_chart(
             "start", "action", "events", "events_per_hour", "covered_hours"
         )
     )
-    x = time_x("start", title=f"Time (UTC, one bar per {bucket})", span_days=span_days(timeline, "start"))
+    x = time_x("start", title=time_title(f"one bar per {bucket}"), span_days=span_days(timeline, "start"))
     bars = (
         alt.Chart(data)
         .mark_bar()

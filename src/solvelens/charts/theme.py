@@ -7,6 +7,10 @@ the same in the report, in PNGs and in notebooks.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+
 import altair as alt
 
 THEME_NAME = "solvelens"
@@ -104,19 +108,53 @@ def _time_format(span_days: float | None) -> str:
     return "%H:%M" if span_days * 1440 >= 1 else "%H:%M:%S"
 
 
+_SIMULATED: ContextVar[bool | None] = ContextVar("solvelens_simulated_time", default=None)
+#: The default outside :func:`simulated_time` blocks (a notebook's kernel: :func:`use_simulated_time`).
+_session_simulated = False
+
+
+def use_simulated_time(simulated: bool) -> None:
+    """For a whole session (a notebook's kernel, where a context variable set in one cell may not reach
+    the next): the time axes say "Simulated time (UTC)" from now on when ``simulated``."""
+    global _session_simulated
+    _session_simulated = simulated
+
+
+@contextmanager
+def simulated_time(simulated: bool = True) -> Iterator[None]:
+    """Within the block, the time axes built by :func:`time_x` (and titles from :func:`time_title`) say
+    "Simulated time (UTC)": for the snapshots of a platform that declared a simulated clock, whose dates
+    are not the wall clock's."""
+    token = _SIMULATED.set(simulated)
+    try:
+        yield
+    finally:
+        _SIMULATED.reset(token)
+
+
+def time_title(detail: str = "") -> str:
+    """The time axis's title: ``Time (UTC)``, or ``Simulated time (UTC)`` inside :func:`simulated_time`;
+    ``detail`` goes inside the brackets (``Time (UTC, one bar per hour)``)."""
+    inside = "UTC" + (f", {detail}" if detail else "")
+    simulated = _SIMULATED.get()
+    if simulated is None:
+        simulated = _session_simulated
+    return f"Simulated time ({inside})" if simulated else f"Time ({inside})"
+
+
 def time_x(field: str = "taken_at", title: str | None = None, *, span_days: float | None = None) -> alt.X:
     """The shared time axis: a UTC time scale labelled at the data's own resolution.
 
     ``span_days`` (the data's time span, see :func:`solvelens.charts.data.span_days`) picks the tick unit:
     minutes or hours (labels ``HH:MM``, with the date when the span crosses days) for histories shorter
     than a few days, calendar days, weeks or months beyond; without it Vega picks about 8 ticks. The
-    default title says the times are UTC (and gives the day of a history shorter than a day).
+    default title says the times are UTC, and simulated inside :func:`simulated_time`.
     """
     ticks = _ticks(span_days)
     label = _time_format(span_days)
     return alt.X(
         f"{field}:T",
-        title=title if title is not None else "Time (UTC)",
+        title=title if title is not None else time_title(),
         scale=alt.Scale(type="utc", padding=10),
         axis=alt.Axis(format=label, labelAngle=0, tickCount=ticks, labelOverlap=True),  # type: ignore[arg-type]
     )

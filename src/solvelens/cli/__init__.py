@@ -34,6 +34,23 @@ for module in (demo, snapshot, probe, report, diff, db, sandbox, bot):
     module.register(app)
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        from importlib.metadata import version
+
+        typer.echo(f"solvelens {version('solvelens')}")
+        raise typer.Exit()
+
+
+@app.callback()
+def root(
+    version: bool = typer.Option(
+        False, "--version", callback=_print_version, is_eager=True, help="Print the version and exit."
+    ),
+) -> None:
+    """The root command: only ``--version``; everything else is a command."""
+
+
 def main() -> None:
     """Entry point for ``python -m solvelens``."""
     app()

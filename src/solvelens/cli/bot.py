@@ -214,7 +214,8 @@ def run(
     Exit code 0 on a normal end (--max-tasks, --stop-when-idle, a signal); 1 when stopped by an error
     (rejected key, suspended bot, unreachable platform, a platform down for --max-outage, 3 polls answered
     with a body that is neither a task nor "no task", --max-rejections rejected answers or --max-errors
-    errors in a row); 130 when a second signal aborted a task in hand. Each retry of a request is logged as
+    errors in a row); 2 bad input (a --solver that cannot be loaded, a malformed option); 130 when a second
+    signal aborted a task in hand. Each retry of a request is logged as
     one line on stderr.
     """
     from solvelens.client import PlatformClient, PlatformError
@@ -237,8 +238,8 @@ def run(
     with client:
         try:
             solve = load_solver(solver, app_dir=app_dir)
-        except SolverLoadError as exc:
-            fail(str(exc))
+        except SolverLoadError as exc:  # bad input, as every other command's (exit 2)
+            fail(str(exc), 2)
         runner = BotRunner(
             client,
             solve,

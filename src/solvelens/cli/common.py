@@ -287,7 +287,17 @@ def _usage_line(exc: Exception) -> str | None:
 class SolvelensGroup(typer.core.TyperGroup):
     """The root command group: every command's exception goes through :func:`exit_for` (one line on
     stderr and the rule's exit code, no traceback); a usage error of a command (an unknown option, a value of
-    the wrong type, a missing option) is one line and exit 2 too."""
+    the wrong type, a missing option) is one line and exit 2 too, as is one of the root command itself
+    (``solvelens --nope``)."""
+
+    def make_context(self, info_name: str | None, args: list[str], parent: Any = None, **extra: Any) -> Any:
+        try:
+            return super().make_context(info_name, args, parent=parent, **extra)
+        except typer.TyperException as exc:  # a usage error of the root command: one line, exit 2
+            usage = None if type(exc).__name__ == "NoArgsIsHelpError" else _usage_line(exc)
+            if usage is None:
+                raise
+            fail(usage, 2)
 
     def invoke(self, ctx: typer.Context) -> Any:  # type: ignore[override]
         try:

@@ -49,12 +49,13 @@ def info(db: Path = db_option()) -> None:
     from rich.table import Table
 
     from solvelens.store import store_info
+    from solvelens.store.units import mib
 
     with _store_failures():
         data = store_info(db)
     console = Console()
     console.print(
-        f"{data['path']}: {data['file_bytes'] / 1e6:.2f} MB, {data['snapshots']} complete snapshots "
+        f"{data['path']}: {mib(data['file_bytes'], 2)}, {data['snapshots']} complete snapshots "
         f"({data['first_taken_at']} .. {data['last_taken_at']})"
     )
     table = Table()
@@ -67,7 +68,7 @@ def info(db: Path = db_option()) -> None:
     free = data["free_bytes"]
     if free:
         console.print(
-            f"{free / 2**20:.1f} MiB of the file are free blocks (reused by later snapshots); "
+            f"{mib(free)} of the file are free blocks (reused by later snapshots); "
             f"`solvelens db compact --db {db}` gives them back to the disk",
             highlight=False,
         )
@@ -228,8 +229,8 @@ def export(
 
         An earlier export in DIR gets only the snapshots it lacks; it is written anew when it is of another
         store or schema version. An interrupted export leaves the previous manifest valid. A folder holding
-        anything else, or a file, is refused (exit 2) and left unchanged. Exit codes: 0 done (also when
-        nothing was new), 1 failed (store busy or unreadable, target not writable), 2 bad input.
+        anything else, or a file, is refused (exit 2) and left unchanged; a store busy for 60 s or a target
+        that cannot be written ends it with exit 1, the earlier export whole.
     """
     from solvelens.store.export import export_snapshots
 
@@ -278,29 +279,30 @@ def _offer_compact(db: Path, compact_now: bool | None, *, ask: bool = True) -> N
     import sys
 
     from solvelens.store import store_info
+    from solvelens.store.units import mib
 
     with _store_failures():
         free = store_info(db)["free_bytes"]
     if compact_now is None and ask and sys.stdin.isatty() and free:
-        compact_now = _confirm(f"The file holds {free / 2**20:.1f} MiB of free blocks; compact it now?")
+        compact_now = _confirm(f"The file holds {mib(free)} of free blocks; compact it now?")
     if compact_now:
         _run_compact(db)
     elif free:
         typer.echo(
-            f"{db} keeps its size ({free / 2**20:.1f} MiB of free blocks are reused by later snapshots); "
+            f"{db} keeps its size ({mib(free)} of free blocks are reused by later snapshots); "
             f"`solvelens db compact --db {db}` gives them back to the disk"
         )
 
 
 def _run_compact(db: Path) -> None:
     from solvelens.store import compact as compact_store
+    from solvelens.store.units import mib
 
     with _store_failures():
         result = compact_store(db)
-    mib = 2**20
     typer.echo(
-        f"compacted {db}: {result['before_bytes'] / mib:.1f} MiB -> {result['after_bytes'] / mib:.1f} MiB, "
-        f"{result['reclaimed_bytes'] / mib:.1f} MiB given back in {result['seconds']:.1f} s"
+        f"compacted {db}: {mib(result['before_bytes'])} -> {mib(result['after_bytes'])}, "
+        f"{mib(result['reclaimed_bytes'])} given back in {result['seconds']:.1f} s"
     )
 
 

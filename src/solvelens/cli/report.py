@@ -75,6 +75,9 @@ def report(
         check_output_file(target.with_suffix(".csv"), "--out (the bot table's CSV beside it)")
     if png is not None:
         check_output_dir(png, "--png")
+    from solvelens.store.connection import check_store_file
+
+    check_store_file(db)  # a missing store is said at once, before the report's libraries load (~5 s)
     from solvelens.report import build_bot_report, build_report, csv_path
 
     if bot is not None:

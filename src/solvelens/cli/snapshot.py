@@ -211,9 +211,53 @@ def _cancel_all_tasks(loop: asyncio.AbstractEventLoop) -> None:
         task.cancel("interrupted (Ctrl-C)")
 
 
-def _print_summary(summary: SnapshotSummary) -> None:
+def _one_line(summary: SnapshotSummary) -> str:
+    """The summary as one line (``--quiet``, for cron logs): snapshot id and time, the main counts, how
+    long, the store's size, the vote coverage, and how many warnings, drifts, data-quality lines and alerts
+    (the full summary: ``solvelens db snapshots`` and ``db check``)."""
+    from solvelens.store.quality import coverage_line
+    from solvelens.store.units import mib
+
+    counts = ", ".join(
+        f"{summary.counts[name]:,} {name}"
+        for name in ("problems", "solutions", "bots")
+        if name in summary.counts
+    )
+    parts = [f"snapshot {summary.snapshot_id} complete, taken at {summary.taken_at}: {counts}"]
+    if summary.duration_s is not None:
+        parts.append(f"{summary.duration_s:.1f} s")
+    if summary.file_bytes is not None:
+        parts.append(f"store {mib(summary.file_bytes)}")
+    coverage = coverage_line(summary.vote_coverage).split(";", 1)[0]
+    if coverage:
+        parts.append(coverage)
+    flagged = sum(1 for r in summary.data_quality if r.get("reason"))
+    for n, what in (
+        (len(summary.warnings), "warnings"),
+        (len(summary.drift), "drift"),
+        (flagged, "data-quality rows"),
+        (len(summary.fired), "alerts fired"),
+    ):
+        if n:
+            parts.append(f"{n} {what}")
+    return "; ".join(parts)
+
+
+def _print_summary(summary: SnapshotSummary, output: str = "text") -> None:
+    """Print the summary: ``text`` (a table and a few lines), ``quiet`` (:func:`_one_line`) or ``json`` (one
+    object: :meth:`SnapshotSummary.as_dict`, plus ``quality_lines``)."""
+    if output == "quiet":
+        typer.echo(_one_line(summary))
+        return
+    if output == "json":
+        import json
+
+        typer.echo(json.dumps({**summary.as_dict(), "quality_lines": summary.quality_lines()}, default=str))
+        return
     from rich.console import Console
     from rich.table import Table
+
+    from solvelens.store.units import mib
 
     console = Console()
     table = Table(title=f"snapshot {summary.snapshot_id} taken at {summary.taken_at}")
@@ -231,7 +275,7 @@ def _print_summary(summary: SnapshotSummary) -> None:
     else:
         how = "in-process (no Prefect API configured; --prefect records it as a flow run)"
     took = "" if summary.duration_s is None else f" in {summary.duration_s:.1f} s"
-    size = "" if summary.file_bytes is None else f"; store {summary.file_bytes / 1e6:.1f} MB"
+    size = "" if summary.file_bytes is None else f"; store {mib(summary.file_bytes)}"
     console.print(f"complete{took}, {how}{size}")
     console.print(summary.carryover_line())
     if summary.optional_line():
@@ -246,6 +290,24 @@ def _print_summary(summary: SnapshotSummary) -> None:
 
 
 # -- snapshot ---------------------------------------------------------------------------------------------
+
+Quiet = Annotated[
+    bool,
+    typer.Option(
+        "--quiet",
+        "-q",
+        envvar="SOLVELENS_QUIET",
+        help="Print the summary as one line (for cron logs); errors are still one line on stderr.",
+    ),
+]
+JsonOutput = Annotated[
+    bool,
+    typer.Option(
+        "--json",
+        envvar="SOLVELENS_JSON",
+        help="Print the summary as one JSON object (every field of the snapshot's summary).",
+    ),
+]
 
 BotMe = Annotated[
     bool,
@@ -531,6 +593,8 @@ def snapshot(
     alerts_file: AlertsFile = None,
     notify: Notify = None,
     alert_exit_code: AlertExitCode = None,
+    quiet: Quiet = False,
+    json_output: JsonOutput = False,
 ) -> None:
     """Take one complete snapshot of every public resource into the DuckDB store.
 
@@ -586,8 +650,13 @@ def snapshot(
         db=db,
         base_url=fields["base_url"],
     )
+    if quiet and json_output:
+        raise BadInputError("--quiet and --json: choose one (one line, or one JSON object)")
     use_prefect = prefect if prefect is not None else prefect_api_url() is not None
-    _take_snapshot({**fields, **alert_fields}, {**env, **notify_env}, use_prefect, verbose, alert_exit_code)
+    output = "json" if json_output else "quiet" if quiet else "text"
+    _take_snapshot(
+        {**fields, **alert_fields}, {**env, **notify_env}, use_prefect, verbose, alert_exit_code, output
+    )
 
 
 def _take_snapshot(
@@ -596,6 +665,7 @@ def _take_snapshot(
     use_prefect: bool,
     verbose: bool,
     alert_exit_code: int | None,
+    output: str = "text",
 ) -> None:
     """Probe the platform, run the snapshot (a Prefect flow run or the plain steps) with ``env`` set, print
     its summary. A Ctrl-C ends it: exit 0 with "snapshot N kept" when its transaction committed, else 130
@@ -616,7 +686,7 @@ def _take_snapshot(
     except KeyboardInterrupt:
         _kept_after_interrupt(plan_fields["db_path"], plan_fields["base_url"], started)
         return
-    _print_summary(summary)
+    _print_summary(summary, output)
     if summary.fired and alert_exit_code is not None:
         raise typer.Exit(alert_exit_code)
 

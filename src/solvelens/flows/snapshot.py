@@ -50,6 +50,7 @@ from solvelens.flows.steps import (
 )
 from solvelens.flows.summary import SnapshotSummary
 from solvelens.store import SnapshotResult
+from solvelens.store.units import mib
 
 __all__ = [
     "ARTIFACT_KEY",
@@ -118,7 +119,7 @@ def summary_markdown(summary: SnapshotSummary) -> str:
         f"- taken at: `{summary.taken_at}`  ",
         f"- base URL: `{summary.base_url}`  ",
         f"- duration: {_seconds(summary.duration_s)} (store held {_seconds(summary.write_s)})  ",
-        f"- store size: {'unknown' if summary.file_bytes is None else f'{summary.file_bytes / 1e6:.2f} MB'}",
+        f"- store size: {'unknown' if summary.file_bytes is None else mib(summary.file_bytes, 2)}",
         "",
         "| resource | rows | new versions |",
         "|---|---:|---:|",

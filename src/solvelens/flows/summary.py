@@ -189,22 +189,30 @@ class SnapshotSummary:
         return ""
 
     def quality_lines(self) -> list[str]:
-        """The lines on exactness: one per data-quality row whose counts differ (``resource scope: announced
-        N, stored M: reason``; the first 20, then how many more) and the vote coverage sentence; ``["data
-        quality: every list holds what the platform announced"]`` when nothing differs."""
+        """The lines on exactness, a few whatever the snapshot: per resource and reason, one line (``resource
+        scope: announced N, stored M: reason`` for a single list; for several, how many lists and their
+        totals, never their ids: `solvelens db check` lists them); then the vote coverage sentence, once,
+        with the count of solutions whose votes the platform caps (the whole vote list's own data-quality
+        row says the same and is left out); ``["data quality: every list holds what the platform
+        announced"]`` when nothing differs."""
         from solvelens.store.quality import coverage_line
 
-        rows = [r for r in self.data_quality if r.get("reason")]
-        lines = [
-            f"data quality: {r['resource']}{' ' + r['scope'] if r['scope'] else ''}: announced "
-            f"{r['announced']:,}, stored {r['stored']:,}: {r['reason']}"
-            for r in rows[:20]
-        ]
-        if len(rows) > 20:
-            lines.append(f"data quality: {len(rows) - 20} more rows: `solvelens db check` lists them all")
-        if not rows and self.data_quality:
-            lines.append("data quality: every list holds what the platform announced")
         coverage = coverage_line(self.vote_coverage)
+        flagged = [r for r in self.data_quality if r.get("reason")]
+        votes = [r for r in flagged if coverage and _is_vote_row(r)]
+        groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        for r in flagged:
+            if not any(r is v for v in votes):
+                groups.setdefault((r["resource"], r["reason"]), []).append(r)
+        lines = [_group_line(resource, reason, group) for (resource, reason), group in groups.items()]
+        if self.data_quality and not flagged:
+            lines.append("data quality: every list holds what the platform announced")
+        capped = sum(1 for r in votes if r["resource"] == "comparisons" and r["scope"])
+        if capped:
+            many = "solutions have" if capped > 1 else "solution has"
+            coverage += (
+                f"; {capped:,} {many} more votes than the platform serves (`solvelens db check` lists them)"
+            )
         return [*lines, *([coverage] if coverage else [])]
 
 
@@ -249,3 +257,25 @@ class SnapshotLogEntry:
     def log_record(self) -> dict[str, Any]:
         """The fields the snapshot log keeps (:data:`LOG_FIELDS`, in that order) as plain JSON values."""
         return {name: getattr(self, name) for name in LOG_FIELDS}
+
+
+def _is_vote_row(row: dict[str, Any]) -> bool:
+    """A data-quality row the vote coverage sentence says already: a solution's capped vote list, or the
+    whole vote list (``comparisons`` without scope, or the ``/stats`` total of votes)."""
+    return row["resource"] == "comparisons" or (
+        row["resource"] == "platform_stats" and row["scope"] == "totalComparisons"
+    )
+
+
+def _group_line(resource: str, reason: str, group: list[dict[str, Any]]) -> str:
+    """One summary line for the data-quality rows of one resource and reason: the list itself when it is
+    one, else how many lists and their totals (`solvelens db check` lists them)."""
+    if len(group) == 1:
+        r = group[0]
+        where = f"{resource} {r['scope']}" if r["scope"] else resource
+        return f"data quality: {where}: announced {r['announced']:,}, stored {r['stored']:,}: {reason}"
+    announced, stored = sum(r["announced"] for r in group), sum(r["stored"] for r in group)
+    return (
+        f"data quality: {resource}: {len(group):,} lists hold fewer than announced ({announced:,} announced, "
+        f"{stored:,} stored): {reason} (`solvelens db check` lists them)"
+    )

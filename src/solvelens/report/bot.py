@@ -235,8 +235,11 @@ def bot_page_content(
         ["snapshot_id", "bot_id"], keep="first"
     )
     bot_id, name = an.find_bot(query, history, profiles)
-    section = bot_section(store, history, bot_id, name=name, profiles=profiles, top_n=top_n, window=window)
     simulated = an.simulated_label(snapshots)
+    with ch.simulated_time(bool(simulated)):  # the time axes say "Simulated time (UTC)" then
+        section = bot_section(
+            store, history, bot_id, name=name, profiles=profiles, top_n=top_n, window=window
+        )
     notices = [simulated] if simulated else []
     if store.points is not None and store.points.rule:
         notices.append(store.points.rule)

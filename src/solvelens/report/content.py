@@ -24,6 +24,7 @@ from typing import Any
 import polars as pl
 
 from solvelens import analysis as an
+from solvelens import charts as ch
 from solvelens.analysis.frames import EmptyStoreError, Frames
 from solvelens.report.bot import BotSection, bot_section
 from solvelens.report.changes import ChangeBlock, change_blocks
@@ -172,8 +173,9 @@ def report_content(
     )
     simulated = an.simulated_label(f.snapshots)
     age = _age(f)
-    sections = chart_sections(f)
-    me = own_bot_section(f)
+    with ch.simulated_time(bool(simulated)):  # the time axes say "Simulated time (UTC)" then
+        sections = chart_sections(f)
+        me = own_bot_section(f)
     if me is not None:
         sections["me"] = me.charts
     return ReportContent(

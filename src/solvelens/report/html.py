@@ -74,7 +74,7 @@ def _common(specs: dict[str, object]) -> dict[str, object]:
 def render_html(
     content: ReportContent, *, title: str = "Leaderboard history", csv_name: str = "leaderboard.csv"
 ) -> str:
-    """The report page as a string (UTF-8 text, ~1 MB of which ~900 KB is the inlined Vega JavaScript).
+    """The report page as a string (UTF-8 text, ~1 MiB of which ~0.9 MiB is the inlined Vega JavaScript).
 
     ``csv_name`` is the file name of the bot table's CSV written beside the page (linked from it).
     """

@@ -210,10 +210,45 @@ def export_snapshots(
         raise ValueError(f"not public views: {sorted(unknown)}; choose from {list(PUBLIC_VIEWS)}")
     fs, root = _target(target)
     shown = os.fspath(target)
-    earlier = _check_target(
-        fs, root, shown
-    )  # the cheap check first: a bad target fails before the store opens
+    _check_target(fs, root, shown)  # the cheap check first: a bad target fails before anything else
     since = None if min_snapshot_id is None else int(min_snapshot_id)
+    with _export_lock(fs, root, shown):
+        return _export(db_path, fs, root, shown, views=views, since=since, keep_removed=keep_removed)
+
+
+@contextmanager
+def _export_lock(fs: AbstractFileSystem, root: str, shown: str) -> Iterator[None]:
+    """One export into a target at a time on this machine (an hourly cron run overlapping a slow one would
+    remove the files the other placed before its manifest): the store locks' folder holds a lock per
+    target. Raises :class:`StoreError` at once when another export holds it; nothing is written then."""
+    from solvelens.store.errors import StoreLockTimeout
+    from solvelens.store.lock import store_lock
+
+    protocol = fs.protocol if isinstance(fs.protocol, str) else fs.protocol[0]
+    key = root if _is_local(fs) else f"/solvelens-export/{protocol}/{root}"
+    held = ExitStack()
+    try:
+        held.enter_context(store_lock(key, exclusive=True, timeout_s=0))
+    except StoreLockTimeout:
+        raise StoreError(
+            f"another export into {shown} is running; nothing written (run it again once that one ends)"
+        ) from None
+    with held:
+        yield
+
+
+def _export(
+    db_path: str | os.PathLike[str],
+    fs: AbstractFileSystem,
+    root: str,
+    shown: str,
+    *,
+    views: tuple[str, ...],
+    since: int | None,
+    keep_removed: bool,
+) -> ExportResult:
+    """:func:`export_snapshots` once the target is checked and locked."""
+    earlier = _check_target(fs, root, shown)  # again under the lock: another export may have just finished
     run = datetime.now(UTC)
     with ExitStack() as staged:
         with open_readonly(db_path) as con:  # closed before the upload: the writer waits only for the COPY
