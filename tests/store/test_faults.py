@@ -19,10 +19,6 @@ from solvelens.store import latest_solution_state, write_snapshot
 from tests.store.fakes import BASE_URL, make_platform, stage_run
 
 runner = CliRunner()
-#: Until the store tells damage from a foreign file (issue 33).
-XFAIL = pytest.mark.xfail(
-    strict=True, reason="issue 33: damage is a traceback, exit 2 or 'not a DuckDB file'"
-)
 HEADER, BLOCK = 3 * 4096, 16 * 1024
 
 
@@ -92,7 +88,6 @@ def _one_error_line(result, code: int) -> str:
     return lines[0]
 
 
-@XFAIL
 def test_db_check_reads_every_block_and_exits_1_on_a_damaged_block(damaged: Path, pristine: Path):
     before = damaged.read_bytes()
     assert runner.invoke(app, ["db", "check", "--db", str(pristine)]).exit_code in (0, 3)
@@ -102,7 +97,6 @@ def test_db_check_reads_every_block_and_exits_1_on_a_damaged_block(damaged: Path
     assert damaged.read_bytes() == before
 
 
-@XFAIL
 @pytest.mark.parametrize(
     "argv",
     [["db", "info"], ["db", "check"], ["db", "compact"], ["db", "prune", "--keep", "1", "--yes"]],
@@ -115,7 +109,6 @@ def test_a_damaged_block_is_one_line_exit_1_and_nothing_changed(argv: list[str],
     assert damaged.read_bytes() == before
 
 
-@XFAIL
 def test_a_damaged_catalog_block_is_one_line_for_db_info(pristine: Path, tmp_path: Path):
     db = tmp_path / "catalog.duckdb"
     shutil.copyfile(pristine, db)
@@ -125,14 +118,12 @@ def test_a_damaged_catalog_block_is_one_line_for_db_info(pristine: Path, tmp_pat
     assert f"{db} is damaged (DuckDB: Corrupt database file: computed checksum" in line
 
 
-@XFAIL
 def test_report_on_a_damaged_store_exits_1_not_2(damaged: Path, tmp_path: Path):
     result = runner.invoke(app, ["report", "--db", str(damaged), "--out", str(tmp_path / "r.html")])
     assert "is damaged" in _one_error_line(result, 1)
     assert not (tmp_path / "r.html").exists()
 
 
-@XFAIL
 @pytest.mark.parametrize(
     "argv", [["db", "info"], ["db", "snapshots"], ["db", "check"], ["db", "compact"], ["diff"]]
 )

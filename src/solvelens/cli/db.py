@@ -222,8 +222,11 @@ def export(
         An earlier export in DIR is replaced (only what it wrote); a folder holding anything else, or a file,
         is refused (exit 2) and left unchanged.
     """
+    from solvelens.cli.common import check_output_dir
     from solvelens.store import export_parquet
 
+    if parquet.is_dir() or not parquet.exists():  # a file given instead: the store's own line (exit 2)
+        check_output_dir(parquet, "--parquet")
     with _store_failures():
         written = export_parquet(db, parquet, min_snapshot_id=since)
     for view, n in written.items():
@@ -440,15 +443,21 @@ def check(
     """What a snapshot holds against what the platform announced (the data_quality view), and the votes'
     coverage under the optional resources' budget.
 
+    First it reads every block of the store in use (every column of every table: DuckDB verifies each
+    block's checksum on read), so a damaged store fails here, naming the block, however the snapshot looks.
+
     Exit codes: 0 every list holds what the platform announced and no vote list is pending; 3 the snapshot
     is complete but records gaps the platform cannot fill (a list capped at 50 votes, a count its rows
-    disagree with) or vote lists left for the next snapshots; 1 the store cannot be read or holds no
-    complete snapshot; 2 bad input (--db not a store, no such snapshot).
+    disagree with) or vote lists left for the next snapshots; 1 the store cannot be read, is damaged (a
+    block whose checksum does not match, cut short) or holds no complete snapshot; 2 bad input (--db not a
+    store, no such snapshot).
     """
     from solvelens.store import list_snapshots
     from solvelens.store.quality import coverage_line, data_quality, gaps, vote_coverage
+    from solvelens.store.readers import verify_blocks
 
     with _store_failures():
+        verify_blocks(db)
         ids = list_snapshots(db)["snapshot_id"].to_list()
         if not ids:
             fail(f"{db} holds no complete snapshot: take one with `solvelens snapshot --db {db}`")

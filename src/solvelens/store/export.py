@@ -23,8 +23,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import duckdb
+
 from solvelens.store.connection import open_readonly
-from solvelens.store.errors import StoreInputError
+from solvelens.store.errors import StoreError, StoreInputError
 from solvelens.store.schema import CORE_VIEWS, PUBLIC_VIEWS, snapshot_column
 
 #: The manifest file that marks a folder as written by :func:`export_parquet`.
@@ -106,6 +108,12 @@ def export_parquet(
                 int(r[0])
                 for r in con.execute(f"SELECT snapshot_id FROM snapshots {where} ORDER BY 1").fetchall()
             ]
+    except StoreError:  # the store's own (missing, damaged, busy): as it is
+        shutil.rmtree(incoming, ignore_errors=True)
+        raise
+    except (duckdb.Error, OSError) as exc:  # writing the export: a full disk, a refused write
+        shutil.rmtree(incoming, ignore_errors=True)
+        raise _export_fault(out, exc) from exc
     except BaseException:
         shutil.rmtree(incoming, ignore_errors=True)
         raise
@@ -125,6 +133,16 @@ def export_parquet(
     _swap_in(out, incoming, earlier, written)
     _write_manifest(out, {**manifest, "complete": True})
     return written
+
+
+def _export_fault(out: Path, exc: BaseException) -> StoreError:
+    """Writing the export under ``out`` failed (a full disk, a refused write, ...): one line naming the
+    folder, the cause and that the store and any earlier export there are unchanged."""
+    detail = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return StoreError(
+        f"exporting into {out} failed ({detail}); the store and any earlier export there are unchanged: free "
+        "space (a full disk) or give --parquet a writable folder, and retry"
+    )
 
 
 def _present(con: Any, views: tuple[str, ...]) -> list[str]:

@@ -44,6 +44,7 @@ from typing import Any
 import duckdb
 
 from solvelens.store.errors import SchemaVersionError
+from solvelens.store.faults import rollback
 
 #: Bumped when the internal tables change (2: ``snapshot_log.platform``; 3: ``snapshot_log.resources``, the
 #: ``llm_leaderboard`` resource and the history tables; 4: ``data_quality`` and ``vote_coverage``); older
@@ -566,5 +567,5 @@ def ensure_schema(con: duckdb.DuckDBPyConnection, *, raw_compression: str | None
             con.execute(statement)
         con.execute("COMMIT")
     except BaseException:
-        con.execute("ROLLBACK")
+        rollback(con)
         raise
