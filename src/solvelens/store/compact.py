@@ -125,7 +125,7 @@ def compact(
     wal = path.with_name(path.name + ".wal")
     with store_lock(path, exclusive=True, timeout_s=lock_timeout_s):
         # Checkpoint (closing a read-write connection folds the WAL into the file) and check it is a store.
-        with open_writer(path, existing=True, lock=False):
+        with open_writer(path, existing=True, lock=False, verify=True):
             pass
         before = path.stat().st_size + (wal.stat().st_size if wal.exists() else 0)
         for stale in (tmp, tmp.with_name(tmp.name + ".wal")):

@@ -17,7 +17,7 @@ from pathlib import Path
 import duckdb
 
 from solvelens.store.errors import NotAStoreError, StoreDamagedError, StoreNotFoundError
-from solvelens.store.faults import check_writable, store_fault
+from solvelens.store.faults import check_writable, read_every_block, store_fault
 from solvelens.store.lock import store_lock
 from solvelens.store.schema import INTERNAL, SMALL_BLOCK_SIZE, ensure_schema
 
@@ -124,6 +124,7 @@ def open_writer(
     raw_compression: str | None = None,
     existing: bool = False,
     lock: bool = True,
+    verify: bool = False,
 ) -> Iterator[duckdb.DuckDBPyConnection]:
     """Hold the exclusive store lock and a read-write connection with the schema ensured; close on exit.
 
@@ -136,7 +137,9 @@ def open_writer(
     and no file), :class:`StoreBusyError`, :class:`NotAStoreError` (not a DuckDB file, another
     application's DuckDB file, or with ``existing`` a DuckDB file without a store) and
     :class:`solvelens.store.errors.SchemaVersionError`. ``lock=False``: the caller already holds the
-    exclusive store lock (:func:`solvelens.store.lock.store_lock`).
+    exclusive store lock (:func:`solvelens.store.lock.store_lock`). ``verify``: read every block in use
+    before anything is written (:func:`solvelens.store.faults.read_every_block`): a damaged store raises
+    :class:`solvelens.store.errors.StoreDamagedError` and is left as it is.
     """
     if existing:
         check_store_file(db_path)
@@ -147,6 +150,8 @@ def open_writer(
             check_not_foreign(con, db_path)
             if existing and not _has_solvelens_schema(con):
                 raise _not_a_store(db_path, "is a DuckDB file without the store's tables (empty)")
+            if verify:  # before anything is written, a schema migration included
+                read_every_block(con, db_path)
             ensure_schema(con, raw_compression=raw_compression)
             yield con
         finally:

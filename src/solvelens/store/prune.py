@@ -17,7 +17,7 @@ import duckdb
 
 from solvelens.store.connection import DEFAULT_LOCK_TIMEOUT_S, open_writer
 from solvelens.store.errors import SnapshotNotFoundError
-from solvelens.store.faults import read_every_block, rollback
+from solvelens.store.faults import rollback
 from solvelens.store.schema import (
     INTERNAL,
     LAST_DELETED_KEY,
@@ -83,8 +83,8 @@ def prune(
     """
     if keep < 1:
         raise ValueError("keep must be at least 1")
-    with open_writer(db_path, lock_timeout_s=lock_timeout_s, existing=True) as con:
-        read_every_block(con, db_path)  # a damaged store is left as it is, for its owner to recover
+    # verify: a damaged store is left as it is, for its owner to recover
+    with open_writer(db_path, lock_timeout_s=lock_timeout_s, existing=True, verify=True) as con:
         con.execute("BEGIN TRANSACTION")
         try:
             kept = [
@@ -118,8 +118,8 @@ def delete_snapshot(
     ``lock_timeout_s`` seconds, and :class:`solvelens.store.errors.StoreDamagedError` (nothing changed)
     when a block of it is damaged: every block in use is read first.
     """
-    with open_writer(db_path, lock_timeout_s=lock_timeout_s, existing=True) as con:
-        read_every_block(con, db_path)  # a damaged store is left as it is, for its owner to recover
+    # verify: a damaged store is left as it is, for its owner to recover
+    with open_writer(db_path, lock_timeout_s=lock_timeout_s, existing=True, verify=True) as con:
         con.execute("BEGIN TRANSACTION")
         try:
             row = con.execute(
