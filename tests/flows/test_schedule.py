@@ -161,3 +161,41 @@ def test_schedule_stops_cleanly_and_cancels_stale_runs(tmp_path: Path):
         assert lines[-1] == "stopped; no run was in progress" and not _lines(err), (lines, err)
     finally:
         server.stop()
+
+
+def _wait_for(check: Any, timeout_s: float = 120, every_s: float = 0.02) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not check():
+        assert time.monotonic() < deadline, "the phase was never reached"
+        time.sleep(every_s)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("phase", ["idle", "starting", "writing"])
+def test_sigterm_stops_schedule_within_5_s_in_one_line_at_each_phase(phase: str, tmp_path: Path):
+    """SIGTERM lands while nothing runs (idle), as a run starts (the runner has just claimed it: PENDING),
+    or while a run writes the store (the writer has just created the store file): exit 0 within the
+    README's 5 s (bounded by :data:`STOP_BOUND_S` on a loaded host), one line at the end of stdout, nothing
+    on stderr."""
+    server = start_sandbox(tmp_path / "plat.sqlite", latency_ms=0 if phase == "writing" else 150)
+    db = tmp_path / "store.duckdb"
+    try:
+        proc = _schedule(tmp_path, "--base-url", server.base_url, "--db", str(db))
+        started = _read_until(proc, "serving ")
+        api = started[0].removeprefix("Prefect API and UI: ") + "/api"
+        if phase != "idle":
+            deployment = _deployment(api, server.base_url)
+            url = f"{api}/deployments/{deployment['id']}/create_flow_run"
+            run = api_post(url, json={}, timeout=10).json()
+            if phase == "starting":
+                _wait_for(lambda: _state(api, run["id"]) != "SCHEDULED")
+            else:  # the writer creates the store file when it starts writing the first snapshot
+                _wait_for(db.exists, every_s=0.005)
+        seconds, lines, err = _stop(proc, signal.SIGTERM)
+        print(f"SIGTERM while {phase}: exit {proc.returncode} after {seconds:.1f} s: {lines[-1:]}")
+        assert proc.returncode == 0, (phase, lines, err)
+        assert lines[-1].startswith("stopped"), lines
+        assert "Traceback" not in err and not _lines(err), err
+        assert seconds < STOP_BOUND_S, (phase, seconds)
+    finally:
+        server.stop()

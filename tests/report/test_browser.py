@@ -425,3 +425,90 @@ def test_every_text_can_be_read_on_a_phone_and_a_desktop(evidence_probe: Path, w
     _shot(
         page, evidence_probe / f"profile-shot-{width}", window, 3000, evidence_probe / f"readable-{width}.png"
     )
+
+
+#: Appended to a copy of the report framed at a phone's width: once every chart has rendered, reports each
+#: table of the page: its caption (or id), the columns hidden by data-fit and the note naming them, whether
+#: its box scrolls sideways and the note saying so, and every shown cell whose text is cut: wider than the
+#: cell (text clipped inside it) or ending past the edge of a box that does not say it scrolls.
+_PHONE = """
+<script>
+(function () {
+  function scroller(table) {
+    return getComputedStyle(table).overflowX !== "visible" ? table : table.parentElement;
+  }
+  function notes(table) {
+    var box = table.parentElement.classList.contains("table-scroll") ? table.parentElement : table;
+    var found = {}; var el = box.previousElementSibling;
+    while (el && el.classList.contains("table-note")) {
+      found[el.getAttribute("data-kind")] = el.textContent; el = el.previousElementSibling;
+    }
+    return found;
+  }
+  function measure() {
+    var root = document.documentElement;
+    if (root.getAttribute("data-rendered") !== "true") { setTimeout(measure, 50); return; }
+    setTimeout(function () {
+      var tables = Array.prototype.map.call(document.querySelectorAll("main table"), function (table) {
+        var box = scroller(table);
+        var right = box.getBoundingClientRect().right;
+        var scrolls = box.scrollWidth > box.clientWidth + 1;
+        var headers = Array.prototype.slice.call(table.tHead ? table.tHead.rows[0].cells : []);
+        var first = table.tBodies.length && table.tBodies[0].rows[0];
+        // A column is hidden when its header and its cells are (a card layout hides only the header row).
+        var hidden = headers.filter(function (th, i) {
+          var cell = first && first.cells[i];
+          return th.getClientRects().length === 0 && !(cell && cell.getClientRects().length);
+        }).map(function (th) { return th.textContent.trim(); });
+        var cut = [];
+        Array.prototype.forEach.call(table.querySelectorAll("th, td"), function (cell) {
+          if (!cell.getClientRects().length || !cell.textContent.trim()) { return; }
+          var r = cell.getBoundingClientRect();
+          var text = cell.textContent.trim();
+          if (cell.scrollWidth > cell.clientWidth + 1) { cut.push({text: text, why: "clipped"}); }
+          else if (r.right > right + 1 && !scrolls) { cut.push({text: text, why: "past the edge"}); }
+        });
+        var caption = table.caption ? table.caption.textContent.trim() : (table.id || "");
+        return {caption: caption, hidden: hidden, scrolls: scrolls, notes: notes(table), cut: cut,
+          page_right: right <= window.innerWidth + 1};
+      });
+      parent.postMessage(JSON.stringify({width: window.innerWidth, tables: tables}), "*");
+    }, 300);
+  }
+  measure();
+})();
+</script>
+"""
+
+
+def test_phone_tables_name_what_they_hide_and_say_when_they_scroll(store_db: Path, tmp_path: Path) -> None:
+    """At 390 px (framed): a table that hides columns to fit names how many and which, above it; a table
+    whose box scrolls sideways says so; no shown cell has its text cut (clipped inside the cell, or past the
+    edge of a box that does not scroll); "Top solution changed hands" shows all its columns. Screenshot:
+    ``phone-tables.png`` in the test's folder."""
+    _chromium()
+    html = build_report(store_db, tmp_path / "report.html").read_text(encoding="utf-8")
+    head, tail = html.rsplit("</body>", 1)
+    (tmp_path / "probe.html").write_text(head + _PHONE + "</body>" + tail, encoding="utf-8")
+    frame = tmp_path / "frame.html"
+    frame.write_text(_FRAME.format(width=390), encoding="utf-8")
+    dom, _ = _render(frame, tmp_path / "profile", "--window-size=500,3000")
+    found = re.search(r'<pre id="measured">(.*?)</pre>', dom, re.S)
+    assert found, "the measuring script ran after every chart rendered"
+    m = json.loads(unescape(found.group(1)))
+    assert m["width"] == 390
+    tables = {t["caption"]: t for t in m["tables"]}
+    bot = tables["bot-table"]
+    assert len(bot["hidden"]) >= 3, "a phone cannot show the leaderboard's 9 columns"
+    note = bot["notes"].get("hidden", "")
+    assert note.startswith(f"{len(bot['hidden'])} more columns (") and "wider screen" in note, note
+    assert all(name in note for name in bot["hidden"]), (bot["hidden"], note)
+    for t in m["tables"]:
+        assert not t["hidden"] or str(len(t["hidden"])) in t["notes"].get("hidden", ""), t
+        assert not t["scrolls"] or "scrolls sideways" in t["notes"].get("scrolls", ""), t
+        assert t["cut"] == [], t
+        assert t["page_right"], t
+    assert any(t["scrolls"] for t in m["tables"]), "at 390 px some table scrolls (and says so)"
+    hands = tables["Top solution changed hands"]
+    assert not hands["hidden"] and not hands["scrolls"], hands
+    _shot(frame, tmp_path / "profile-shot", 500, 3000, tmp_path / "phone-tables.png")

@@ -252,7 +252,14 @@ def rule_for(exc: BaseException) -> ExitRule | None:
     return None
 
 
+#: errno values of a full disk (or the process's file size limit, RLIMIT_FSIZE, or a quota).
+_DISK_FULL = {28, 27, 122}  # ENOSPC, EFBIG, EDQUOT
+
+
 def _first_line(exc: BaseException) -> str:
+    if isinstance(exc, OSError) and exc.errno in _DISK_FULL:
+        where = f" writing {exc.filename}" if exc.filename is not None else ""
+        return f"the disk is full{where} ({exc.strerror}); free space and retry"
     if isinstance(exc, OSError) and exc.strerror and exc.filename is not None:  # not "[Errno 17] ..."
         return f"{exc.filename}: {exc.strerror}"
     text = str(exc).strip()

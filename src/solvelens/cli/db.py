@@ -232,8 +232,12 @@ def export(
         anything else, or a file, is refused (exit 2) and left unchanged; a store busy for 60 s or a target
         that cannot be written ends it with exit 1, the earlier export whole.
     """
+    from solvelens.cli.common import check_output_dir
     from solvelens.store.export import export_snapshots
 
+    local = Path(parquet)
+    if "://" not in parquet and (local.is_dir() or not local.exists()):  # a file: the store's line (exit 2)
+        check_output_dir(local, "--parquet")
     with _store_failures():
         result = export_snapshots(db, parquet, min_snapshot_id=since, keep_removed=keep_removed)
     if result.removed:
@@ -464,15 +468,21 @@ def check(
     """What a snapshot holds against what the platform announced (the data_quality view), and the votes'
     coverage under the optional resources' budget.
 
+    First it reads every block of the store in use (every column of every table: DuckDB verifies each
+    block's checksum on read), so a damaged store fails here, naming the block, however the snapshot looks.
+
     Exit codes: 0 every list holds what the platform announced and no vote list is pending; 3 the snapshot
     is complete but records gaps the platform cannot fill (a list capped at 50 votes, a count its rows
-    disagree with) or vote lists left for the next snapshots; 1 the store cannot be read or holds no
-    complete snapshot; 2 bad input (--db not a store, no such snapshot).
+    disagree with) or vote lists left for the next snapshots; 1 the store cannot be read, is damaged (a
+    block whose checksum does not match, cut short) or holds no complete snapshot; 2 bad input (--db not a
+    store, no such snapshot).
     """
     from solvelens.store import list_snapshots
     from solvelens.store.quality import coverage_line, data_quality, gaps, vote_coverage
+    from solvelens.store.readers import verify_blocks
 
     with _store_failures():
+        verify_blocks(db)
         ids = list_snapshots(db)["snapshot_id"].to_list()
         if not ids:
             fail(f"{db} holds no complete snapshot: take one with `solvelens snapshot --db {db}`")

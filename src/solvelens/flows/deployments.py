@@ -329,6 +329,7 @@ async def _serve(
     # The flow runs' subprocesses inherit this: their logs go to the Prefect API only.
     os.environ["PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL"] = "CRITICAL"
     logging.getLogger("prefect.runner").setLevel(logging.WARNING)
+    _quiet_console()
     runner = Runner(limit=limit, pause_on_shutdown=True)
     ids = [await runner.aadd_deployment(d) for d in deployments]
     names = {i: d.name for i, d in zip(ids, deployments, strict=True)}
@@ -380,6 +381,26 @@ async def _serve(
     return "stopped; no run was in progress"
 
 
+def _quiet_console() -> None:
+    """This process's Prefect console handlers print nothing below CRITICAL (the runner's per-run lines,
+    e.g. "Downloading flow code", would land on the terminal as a run starts); the runs' logs still go to
+    the Prefect API. The environment variable above only reaches processes started after it is set."""
+    from prefect.logging.handlers import APILogHandler
+
+    for name in ("prefect", "prefect.flow_runs", "prefect.task_runs", ""):
+        for handler in logging.getLogger(name).handlers:
+            if not isinstance(handler, APILogHandler):
+                handler.setLevel(logging.CRITICAL)
+
+
+def _drain_api_logs(timeout_s: float = 1.0) -> None:
+    """Send the log lines still queued for the Prefect API while it is up (a local server stops next; at
+    exit Prefect would try again and print "Error logging to API" on stderr)."""
+    from prefect.logging.handlers import APILogWorker
+
+    APILogWorker.drain_all(timeout=timeout_s, at_exit=False)
+
+
 def serve_deployments(
     deployments: list[Any], *, limit: int | None = 1, watch: StaleWatch | None = None
 ) -> str:
@@ -396,6 +417,9 @@ def serve_deployments(
         try:
             with prefect_api(stop=stop) as url:
                 print(f"Prefect API and UI: {url.removesuffix('/api')}", flush=True)
-                return asyncio.run(_serve(deployments, limit, stop, watch))
+                try:
+                    return asyncio.run(_serve(deployments, limit, stop, watch))
+                finally:
+                    _drain_api_logs()
         except ServeStopped:
             return "stopped before serving"

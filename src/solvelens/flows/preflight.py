@@ -133,6 +133,12 @@ def check_db_path(db_path: str | os.PathLike[str]) -> Path:
             )
         if not os.access(path, os.W_OK):
             raise PreflightError(f"--db {path} is not writable; check its permissions")
+        folder = path.resolve().parent
+        if not os.access(folder, os.W_OK | os.X_OK):
+            raise PreflightError(
+                f"--db {path}: its folder {folder} is not writable (a snapshot stages its data and DuckDB "
+                "its WAL beside the store); make it writable or copy the store to a writable folder"
+            )
         return path
     folder = path.parent
     while not folder.exists():

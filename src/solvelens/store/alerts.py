@@ -20,6 +20,7 @@ from typing import Any
 import duckdb
 
 from solvelens.store.connection import DEFAULT_LOCK_TIMEOUT_S, open_readonly, open_writer
+from solvelens.store.faults import rollback
 from solvelens.store.schema import ALERT_STATE, ALERT_STATE_DDL, INTERNAL
 
 __all__ = ["ALERT_STATE", "StateDecision", "read_alert_state", "update_alert_state"]
@@ -82,6 +83,6 @@ def update_alert_state(
                 )
             con.execute("COMMIT")
         except BaseException:
-            con.execute("ROLLBACK")
+            rollback(con)
             raise
     return rows

@@ -24,6 +24,7 @@ import duckdb
 
 from solvelens.store.connection import DEFAULT_LOCK_TIMEOUT_S, check_store_file, open_writer
 from solvelens.store.errors import StoreError
+from solvelens.store.faults import check_writable, store_fault
 from solvelens.store.lock import store_lock
 from solvelens.store.schema import RAW_COMPRESSION, ensure_schema
 
@@ -118,12 +119,13 @@ def compact(
     """
     path = Path(db_path)
     check_store_file(path)
+    check_writable(path)  # the copy is written beside the store, then replaces it
     t0 = time.perf_counter()
     tmp = temp_path_for(path)
     wal = path.with_name(path.name + ".wal")
     with store_lock(path, exclusive=True, timeout_s=lock_timeout_s):
         # Checkpoint (closing a read-write connection folds the WAL into the file) and check it is a store.
-        with open_writer(path, existing=True, lock=False):
+        with open_writer(path, existing=True, lock=False, verify=True):
             pass
         before = path.stat().st_size + (wal.stat().st_size if wal.exists() else 0)
         for stale in (tmp, tmp.with_name(tmp.name + ".wal")):
@@ -134,6 +136,9 @@ def compact(
             os.replace(tmp, path)
         except (duckdb.Error, OSError) as exc:
             tmp.unlink(missing_ok=True)
+            fault = store_fault(path, exc)
+            if fault is not None:
+                raise fault from exc
             raise StoreError(
                 f"compacting {path} failed ({type(exc).__name__}: {str(exc).splitlines()[0]}); the store was "
                 f"left unchanged (check the free disk space beside it: the copy needs up to its size)"

@@ -16,7 +16,8 @@ from pathlib import Path
 
 import duckdb
 
-from solvelens.store.errors import NotAStoreError, StoreBusyError, StoreNotFoundError
+from solvelens.store.errors import NotAStoreError, StoreDamagedError, StoreNotFoundError
+from solvelens.store.faults import check_writable, read_every_block, store_fault
 from solvelens.store.lock import store_lock
 from solvelens.store.schema import INTERNAL, SMALL_BLOCK_SIZE, ensure_schema
 
@@ -27,13 +28,6 @@ WRITER_MEMORY_LIMIT = "512MB"
 DEFAULT_LOCK_TIMEOUT_S = 60.0
 #: Default bounded wait for a reader while a writer holds the store, in seconds.
 DEFAULT_READ_TIMEOUT_S = 60.0
-
-
-def _busy(db_path: str | os.PathLike[str], exc: Exception) -> StoreBusyError:
-    return StoreBusyError(
-        f"the store {os.fspath(db_path)} is open in another process that does not use the solvelens lock; "
-        "close it (DuckDB allows one read-write process per file) and retry"
-    )
 
 
 def _not_a_store(db_path: str | os.PathLike[str], what: str) -> NotAStoreError:
@@ -50,18 +44,39 @@ def connect_readwrite(
     with ``block_size`` (bytes).
 
     Call only while holding the exclusive store lock. Raises :class:`StoreBusyError` when another process
-    holds the file outside the solvelens lock, :class:`NotAStoreError` when the file is not a DuckDB file.
+    holds the file outside the solvelens lock, :class:`NotAStoreError` when the file is not a DuckDB file,
+    :class:`solvelens.store.errors.StoreDamagedError` when it is a DuckDB file that cannot be read whole,
+    :class:`solvelens.store.errors.StoreUnwritableError` when the file or its folder is read-only.
     """
     Path(db_path).parent.mkdir(parents=True, exist_ok=True)
+    check_writable(db_path)
     try:
         con = duckdb.connect(os.fspath(db_path), config={"default_block_size": str(block_size)})
-    except duckdb.IOException as exc:
-        if "lock" in str(exc).lower():
-            raise _busy(db_path, exc) from exc
-        raise _not_a_store(db_path, "is not a DuckDB file") from exc
+    except duckdb.Error as exc:
+        raise _fault(db_path, exc) from exc
     con.execute("SET TimeZone = 'UTC'")
     con.execute(f"SET memory_limit = '{WRITER_MEMORY_LIMIT}'")
     return con
+
+
+def _fault(db_path: str | os.PathLike[str], exc: duckdb.Error) -> Exception:
+    """What a DuckDB error opening the file means (:func:`solvelens.store.faults.store_fault`); any other
+    error opening it: the file is not a DuckDB file DuckDB can open."""
+    return store_fault(db_path, exc) or _not_a_store(db_path, f"cannot be opened by DuckDB ({exc})")
+
+
+@contextmanager
+def _faults_named(db_path: str | os.PathLike[str], *, writing: bool) -> Iterator[None]:
+    """A damaged block (and, ``writing``, a full disk or a refused write) met while the store is open raises
+    the store's own exception (:func:`solvelens.store.faults.store_fault`); other errors pass unchanged (a
+    reader's full disk or refused write concerns what it writes elsewhere, e.g. an export)."""
+    try:
+        yield
+    except (duckdb.Error, OSError) as exc:
+        fault = store_fault(db_path, exc)
+        if fault is None or fault is exc or not (writing or isinstance(fault, StoreDamagedError)):
+            raise
+        raise fault from exc
 
 
 def _count(con: duckdb.DuckDBPyConnection, sql: str, params: list[str] | None = None) -> int:
@@ -109,6 +124,7 @@ def open_writer(
     raw_compression: str | None = None,
     existing: bool = False,
     lock: bool = True,
+    verify: bool = False,
 ) -> Iterator[duckdb.DuckDBPyConnection]:
     """Hold the exclusive store lock and a read-write connection with the schema ensured; close on exit.
 
@@ -121,17 +137,21 @@ def open_writer(
     and no file), :class:`StoreBusyError`, :class:`NotAStoreError` (not a DuckDB file, another
     application's DuckDB file, or with ``existing`` a DuckDB file without a store) and
     :class:`solvelens.store.errors.SchemaVersionError`. ``lock=False``: the caller already holds the
-    exclusive store lock (:func:`solvelens.store.lock.store_lock`).
+    exclusive store lock (:func:`solvelens.store.lock.store_lock`). ``verify``: read every block in use
+    before anything is written (:func:`solvelens.store.faults.read_every_block`): a damaged store raises
+    :class:`solvelens.store.errors.StoreDamagedError` and is left as it is.
     """
     if existing:
         check_store_file(db_path)
     held = store_lock(db_path, exclusive=True, timeout_s=lock_timeout_s) if lock else nullcontext()
-    with held:
+    with held, _faults_named(db_path, writing=True):
         con = connect_readwrite(db_path, block_size=block_size)
         try:
             check_not_foreign(con, db_path)
             if existing and not _has_solvelens_schema(con):
                 raise _not_a_store(db_path, "is a DuckDB file without the store's tables (empty)")
+            if verify:  # before anything is written, a schema migration included
+                read_every_block(con, db_path)
             ensure_schema(con, raw_compression=raw_compression)
             yield con
         finally:
@@ -163,20 +183,20 @@ def open_readonly(
     view (an empty or another application's DuckDB file),
     :class:`solvelens.store.errors.StoreLockTimeout` when a writer holds the store longer than
     ``lock_timeout_s`` seconds, and :class:`StoreBusyError` when a process outside the solvelens lock holds
-    it read-write.
+    it read-write; a damaged block met while reading raises
+    :class:`solvelens.store.errors.StoreDamagedError`.
     """
     check_store_file(db_path)
     with store_lock(db_path, exclusive=False, timeout_s=lock_timeout_s):
         try:
             con = duckdb.connect(os.fspath(db_path), read_only=True)
-        except duckdb.IOException as exc:
-            if "lock" in str(exc).lower():
-                raise _busy(db_path, exc) from exc
-            raise _not_a_store(db_path, "is not a DuckDB file") from exc
-        try:
-            con.execute("SET TimeZone = 'UTC'")
-            if require_store:
-                _check_readable_store(con, db_path)
-            yield con
-        finally:
-            con.close()
+        except duckdb.Error as exc:
+            raise _fault(db_path, exc) from exc
+        with _faults_named(db_path, writing=False):
+            try:
+                con.execute("SET TimeZone = 'UTC'")
+                if require_store:
+                    _check_readable_store(con, db_path)
+                yield con
+            finally:
+                con.close()

@@ -22,9 +22,25 @@ class NotAStoreError(StoreError):
     """The file exists but is not a DuckDB file with the public views of a solvelens store."""
 
 
+class StoreDamagedError(StoreError):
+    """The file is a DuckDB file but cannot be read whole: cut short (a full disk, an interrupted copy) or a
+    block whose checksum does not match (exit 1). The file is left unchanged; the message names what to do
+    (an earlier copy, the Parquet export)."""
+
+
+class StoreDiskFullError(StoreError):
+    """Writing the store (or its WAL, or a copy beside it) ran out of space or hit the file size limit
+    (exit 1); what was stored before is unchanged."""
+
+
 class StoreInputError(StoreError, ValueError):
     """Bad input to a store command, found before anything changed (an export target that is a file or a
     folder solvelens did not write, ``keep < 1``); the message names the problem and the fix (exit 2)."""
+
+
+class StoreUnwritableError(StoreInputError):
+    """A command that writes was given a store it cannot write: a read-only file, or a file in a read-only
+    folder (DuckDB writes its WAL, and ``db compact`` its copy, beside the file) (exit 2)."""
 
 
 class SnapshotNotFoundError(StoreError, LookupError):

@@ -263,7 +263,7 @@ def _export(
             staging = staged.enter_context(_staging(fs, root))
             tag = run.strftime("%Y%m%dT%H%M%S%fZ")
             ids = None if rewrite else new_ids
-            written = {v: _copy_view(con, v, ids, since, staging, tag) for v in present}
+            written = _copy_views(con, present, ids, since, staging, tag, shown)
         try:
             new_files = _publish(fs, root, staging, new_ids if not rewrite else [])
         except OSError as exc:
@@ -371,6 +371,31 @@ def _must_rewrite(earlier: dict[str, Any] | None, state: dict[str, Any]) -> bool
     if newest is None:
         return False
     return state["by_id"].get(int(newest["snapshot_id"])) != (newest["taken_at"], newest["base_url"])
+
+
+def _copy_views(
+    con: duckdb.DuckDBPyConnection,
+    views: list[str],
+    ids: list[int] | None,
+    since: int | None,
+    staging: Path,
+    tag: str,
+    shown: str,
+) -> dict[str, int]:
+    """:func:`_copy_view` of each view; a write that fails (a full disk, a refused write) raises
+    :class:`StoreError` in one line naming the target, the cause and that nothing changed."""
+    import duckdb
+
+    try:
+        return {v: _copy_view(con, v, ids, since, staging, tag) for v in views}
+    except (duckdb.Error, OSError) as exc:
+        detail = (
+            str(exc).strip().splitlines()[0].split(" {", 1)[0] if str(exc).strip() else type(exc).__name__
+        )
+        raise StoreError(
+            f"exporting into {shown} failed ({detail}); the store and any earlier export there are "
+            "unchanged: free space (a full disk) or give --parquet a writable folder, and retry"
+        ) from exc
 
 
 def _present(con: Any, views: tuple[str, ...]) -> list[str]:

@@ -17,6 +17,7 @@ import duckdb
 
 from solvelens.store.connection import DEFAULT_LOCK_TIMEOUT_S, open_writer
 from solvelens.store.errors import SnapshotNotFoundError
+from solvelens.store.faults import rollback
 from solvelens.store.schema import (
     INTERNAL,
     LAST_DELETED_KEY,
@@ -76,11 +77,14 @@ def prune(
     Returns ``{"kept": [snapshot_id...], "removed_snapshots": n, "removed_versions": {resource: n},
     "removed_manifest_items": n}``. Takes the exclusive store lock like a writer (bounded wait of
     ``lock_timeout_s`` seconds). Raises ``ValueError`` for ``keep < 1`` and a
-    :class:`solvelens.store.StoreError` when the file is missing or not a store.
+    :class:`solvelens.store.StoreError` when the file is missing or not a store, and
+    :class:`solvelens.store.errors.StoreDamagedError` (nothing changed) when a block of it is damaged: every
+    block in use is read first.
     """
     if keep < 1:
         raise ValueError("keep must be at least 1")
-    with open_writer(db_path, lock_timeout_s=lock_timeout_s, existing=True) as con:
+    # verify: a damaged store is left as it is, for its owner to recover
+    with open_writer(db_path, lock_timeout_s=lock_timeout_s, existing=True, verify=True) as con:
         con.execute("BEGIN TRANSACTION")
         try:
             kept = [
@@ -95,7 +99,7 @@ def prune(
             result = _remove(con, f"snapshot_id NOT IN {keep_list}", [])
             con.execute("COMMIT")
         except BaseException:
-            con.execute("ROLLBACK")
+            rollback(con)
             raise
         con.execute("CHECKPOINT")
     return {"kept": sorted(kept), **result}
@@ -111,9 +115,11 @@ def delete_snapshot(
     "removed_versions": {resource: n}, "removed_manifest_items": n}``. Raises
     :class:`SnapshotNotFoundError` when there is no such snapshot (nothing changed) and a
     :class:`solvelens.store.StoreError` when the file is missing, not a store, or locked longer than
-    ``lock_timeout_s`` seconds.
+    ``lock_timeout_s`` seconds, and :class:`solvelens.store.errors.StoreDamagedError` (nothing changed)
+    when a block of it is damaged: every block in use is read first.
     """
-    with open_writer(db_path, lock_timeout_s=lock_timeout_s, existing=True) as con:
+    # verify: a damaged store is left as it is, for its owner to recover
+    with open_writer(db_path, lock_timeout_s=lock_timeout_s, existing=True, verify=True) as con:
         con.execute("BEGIN TRANSACTION")
         try:
             row = con.execute(
@@ -133,7 +139,7 @@ def delete_snapshot(
             )
             con.execute("COMMIT")
         except BaseException:
-            con.execute("ROLLBACK")
+            rollback(con)
             raise
         con.execute("CHECKPOINT")
     taken_at, base_url = row[0]

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     import polars as pl
 
 from solvelens.store.connection import DEFAULT_READ_TIMEOUT_S, check_not_foreign, open_readonly
+from solvelens.store.faults import read_every_block
 from solvelens.store.schema import (
     ACTIVITY_EVENTS,
     BOTS,
@@ -350,3 +351,11 @@ def store_info(db_path: str | os.PathLike[str]) -> dict[str, Any]:
         "versions": versions,
         "free_bytes": int(free or 0),
     }
+
+
+def verify_blocks(db_path: str | os.PathLike[str]) -> int:
+    """Read every column of every table of the store read-only, so DuckDB verifies the checksum of every block
+    in use; return the number of tables read. Raises :class:`solvelens.store.errors.StoreDamagedError`
+    (exit 1) naming the first damaged block, and the errors of :func:`open_readonly`."""
+    with open_readonly(db_path) as con:
+        return read_every_block(con, db_path)

@@ -45,6 +45,7 @@ import duckdb
 from solvelens.resources import INTERNAL_SCHEMA, RESOURCES, StoredResource
 from solvelens.resources import Field as _Field
 from solvelens.store.errors import SchemaVersionError
+from solvelens.store.faults import rollback
 
 #: Bumped when the internal tables change (2: ``snapshot_log.platform``; 3: ``snapshot_log.resources``, the
 #: platform's model board and the history tables; 4: ``data_quality`` and ``vote_coverage``; 5:
@@ -562,5 +563,5 @@ def ensure_schema(con: duckdb.DuckDBPyConnection, *, raw_compression: str | None
             con.execute(statement)
         con.execute("COMMIT")
     except BaseException:
-        con.execute("ROLLBACK")
+        rollback(con)
         raise

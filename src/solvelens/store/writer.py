@@ -31,6 +31,7 @@ from solvelens.resources import RESOURCES
 from solvelens.store.connection import DEFAULT_LOCK_TIMEOUT_S, open_writer
 from solvelens.store.drift import compare_fields, observed_fields
 from solvelens.store.errors import IncompleteStagingError, StaleCarryoverError
+from solvelens.store.faults import rollback
 from solvelens.store.history import write_history
 from solvelens.store.metrics import flatten_metrics
 from solvelens.store.quality import snapshot_quality
@@ -521,7 +522,7 @@ def write_snapshot(
             con.execute("COMMIT")
             timings["commit"] = time.perf_counter() - started_phase
         except BaseException:
-            con.execute("ROLLBACK")
+            rollback(con)
             raise
         quality, coverage = snapshot_quality(con, sid)
         started_phase = time.perf_counter()

@@ -1,0 +1,144 @@
+"""A damaged store, a foreign file and a store cut short, told apart by every command (issue 33): one line,
+the documented exit code (1 damaged, 2 not a store), what to do, no traceback, and the file's bytes unchanged.
+
+The damage is laid out here: one 16 KiB block overwritten (found by SQL of this test: the first block whose
+damage a full read of every table finds while the file still opens, i.e. a data block; and block 0, in the
+catalog, which DuckDB reads when it opens the file), or the file cut to half its size."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import duckdb
+import pytest
+from typer.testing import CliRunner
+
+from solvelens.cli import app
+from solvelens.store import latest_solution_state, write_snapshot
+from tests.store.fakes import BASE_URL, make_platform, stage_run
+
+runner = CliRunner()
+HEADER, BLOCK = 3 * 4096, 16 * 1024
+
+
+@pytest.fixture(scope="module")
+def pristine(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A store of three snapshots written by the store's writer."""
+    folder = tmp_path_factory.mktemp("pristine")
+    db = folder / "store.duckdb"
+    plat = make_platform()
+    for day in range(1, 4):
+        plat.vote(plat.problems[day % len(plat.problems)])
+        plat.add_problem(4)
+        carry = latest_solution_state(db, BASE_URL) if db.exists() else None
+        write_snapshot(
+            db, stage_run(folder / f"s{day}", plat, taken_at=f"2026-02-0{day}T00:00:00Z", carry=carry)
+        )
+    return db
+
+
+def _damage(path: Path, block: int) -> None:
+    with path.open("r+b") as f:
+        f.seek(HEADER + block * BLOCK)
+        f.write(b"\xa5" * BLOCK)
+
+
+def _reads_whole(path: Path) -> bool | None:
+    """True: opens and every column of every table reads; False: opens, a read fails; None: does not open."""
+    try:
+        con = duckdb.connect(str(path), read_only=True)
+    except duckdb.Error:
+        return None
+    try:
+        for schema, table in con.execute("SELECT schema_name, table_name FROM duckdb_tables()").fetchall():
+            con.execute(f'SELECT bit_xor(hash(t)) FROM "{schema}"."{table}" AS t').fetchall()
+        return True
+    except duckdb.Error:
+        return False
+    finally:
+        con.close()
+
+
+@pytest.fixture(scope="module")
+def data_block(pristine: Path, tmp_path_factory: pytest.TempPathFactory) -> int:
+    probe = tmp_path_factory.mktemp("probe") / "probe.duckdb"
+    for block in range((pristine.stat().st_size - HEADER) // BLOCK):
+        shutil.copyfile(pristine, probe)
+        _damage(probe, block)
+        if _reads_whole(probe) is False:
+            return block
+    raise AssertionError("no data block whose damage a full read finds")
+
+
+@pytest.fixture
+def damaged(pristine: Path, data_block: int, tmp_path: Path) -> Path:
+    db = tmp_path / "damaged.duckdb"
+    shutil.copyfile(pristine, db)
+    _damage(db, data_block)
+    return db
+
+
+def _one_error_line(result, code: int) -> str:
+    assert result.exit_code == code, (result.exit_code, result.output)
+    assert "Traceback" not in result.output, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
+    return lines[0]
+
+
+def test_db_check_reads_every_block_and_exits_1_on_a_damaged_block(damaged: Path, pristine: Path):
+    before = damaged.read_bytes()
+    assert runner.invoke(app, ["db", "check", "--db", str(pristine)]).exit_code in (0, 3)
+    line = _one_error_line(runner.invoke(app, ["db", "check", "--db", str(damaged)]), 1)
+    assert f"{damaged} is damaged (DuckDB: Corrupt database file" in line
+    assert "restore an earlier copy" in line and "Parquet export" in line
+    assert damaged.read_bytes() == before
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["db", "info"], ["db", "check"], ["db", "compact"], ["db", "prune", "--keep", "1", "--yes"]],
+    ids=["info", "check", "compact", "prune"],
+)
+def test_a_damaged_block_is_one_line_exit_1_and_nothing_changed(argv: list[str], damaged: Path):
+    before = damaged.read_bytes()
+    line = _one_error_line(runner.invoke(app, [*argv, "--db", str(damaged)]), 1)
+    assert "is damaged" in line and "left unchanged" in line, line
+    assert damaged.read_bytes() == before
+
+
+def test_a_damaged_catalog_block_is_one_line_for_db_info(pristine: Path, tmp_path: Path):
+    db = tmp_path / "catalog.duckdb"
+    shutil.copyfile(pristine, db)
+    _damage(db, 0)
+    assert _reads_whole(db) is None, "block 0 holds the catalog: DuckDB cannot open the file"
+    line = _one_error_line(runner.invoke(app, ["db", "info", "--db", str(db)]), 1)
+    assert f"{db} is damaged (DuckDB: Corrupt database file: computed checksum" in line
+
+
+def test_report_on_a_damaged_store_exits_1_not_2(damaged: Path, tmp_path: Path):
+    result = runner.invoke(app, ["report", "--db", str(damaged), "--out", str(tmp_path / "r.html")])
+    assert "is damaged" in _one_error_line(result, 1)
+    assert not (tmp_path / "r.html").exists()
+
+
+@pytest.mark.parametrize(
+    "argv", [["db", "info"], ["db", "snapshots"], ["db", "check"], ["db", "compact"], ["diff"]]
+)
+def test_a_store_cut_short_is_called_damaged_not_foreign(argv: list[str], pristine: Path, tmp_path: Path):
+    db = tmp_path / "cut.duckdb"
+    db.write_bytes(pristine.read_bytes()[: pristine.stat().st_size // 2])
+    before = db.read_bytes()
+    line = _one_error_line(runner.invoke(app, [*argv, "--db", str(db)]), 1)
+    assert f"{db} is damaged (cut short at {len(before):,} bytes" in line, line
+    assert "not a DuckDB file" not in line
+    assert db.read_bytes() == before
+
+
+def test_a_foreign_file_is_still_not_a_duckdb_file_exit_2(tmp_path: Path):
+    other = tmp_path / "notes.duckdb"
+    other.write_text("a text file\n" * 2000)
+    line = _one_error_line(runner.invoke(app, ["db", "info", "--db", str(other)]), 2)
+    assert "is not a DuckDB file, so it is not a solvelens store" in line
