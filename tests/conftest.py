@@ -232,9 +232,9 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
 
 
 def _hand_out_order(items: list[pytest.Item]) -> dict[str, tuple[int, int, int]]:
-    """Per group its place in the hand-out order (smaller first): :data:`_FIRST_GROUPS` in their order, then
-    the groups holding ``slow`` tests (most first), then the rest by test count (most first), as xdist's own
-    reordering would."""
+    """Per group its place in the hand-out order (smaller first): :data:`_FIRST_GROUPS` in their order, the
+    other groups of ``tests/truth`` (modules with a harness of their own), then the groups holding ``slow``
+    tests (most first), then the rest by test count (most first), as xdist's own reordering would."""
     first = {group: i for i, group in enumerate(_FIRST_GROUPS)}
     slow: dict[str, int] = {}
     count: dict[str, int] = {}
@@ -242,7 +242,11 @@ def _hand_out_order(items: list[pytest.Item]) -> dict[str, tuple[int, int, int]]
         group = _group(item)
         count[group] = count.get(group, 0) + 1
         slow[group] = slow.get(group, 0) + (item.get_closest_marker("slow") is not None)
-    return {group: (first.get(group, len(first)), -slow[group], -count[group]) for group in count}
+    after = len(first)  # a truth harness of its own in tests/truth (a module group): right after them
+    place = {
+        group: first.get(group, after if group.startswith("tests/truth/") else after + 1) for group in count
+    }
+    return {group: (place[group], -slow[group], -count[group]) for group in count}
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist's own hook, which reads the marks into the node ids
