@@ -28,8 +28,8 @@ modules of :data:`_PREFECT_MODULES`); every other test is grouped with its modul
 are built once). The groups are scheduled by :func:`pytest_xdist_make_scheduler`, which reads the groups the
 workers wrote at collection: xdist's own ``loadgroup`` stopped grouping with pytest 9.2 (each test was its
 own group). The costliest groups are handed out first, so the two workers finish close together:
-:data:`_FIRST_GROUPS` (the truth scenarios, the truth harnesses outside ``tests/truth``, the Prefect
-harness), then the groups holding tests marked ``slow``
+:data:`_FIRST_GROUPS` (the Prefect harness, the truth scenarios, the notebooks, the truth harnesses
+outside ``tests/truth``), then the groups holding tests marked ``slow``
 (a Prefect server, a benchmark run), then the rest by their number of tests. xdist would otherwise reorder
 the groups by their number of tests alone (``--loadscope-reorder``, on by default), which sends the
 few-test modules that take a minute or more (``tests/flows/test_schedule.py``, the benchmark tests) last,
@@ -117,17 +117,20 @@ _SCENARIOS = {
     "tied": "tied",
 }
 #: The groups handed out first, in this order (the costliest first, so the workers finish close together):
-#: the truth scenarios (modes: 12 snapshots on 4 servers; history: 4 snapshots, a simulation and a report;
-#: votes: 3 snapshots and a report with its arena; tied: 3 snapshots and 4 pages), the truth harnesses outside
-#: ``tests/truth`` (module-scoped sandboxes driven through snapshots), then the Prefect harness.
+#: the Prefect harness (its server, the 30-day demo, the Prefect flow tests: the largest group), the truth
+#: scenarios (modes: 12 snapshots on 4 servers; history: 4 snapshots, a simulation and a report; votes: 3
+#: snapshots and a report with its arena; tied: 3 snapshots and 4 pages) with the notebooks (a kernel each,
+#: 15-30 s) among them, and the truth harnesses outside ``tests/truth`` (module-scoped sandboxes driven
+#: through snapshots). A costly group handed out last would leave the other worker idle until it ends.
 _FIRST_GROUPS = (
+    "prefect",
     "truth:modes",
     "truth:history",
+    "tests/notebooks/test_notebooks.py",
     "truth:votes",
     "truth:tied",
     "tests/report/test_truth.py",
     "tests/analysis/test_diff_truth.py",
-    "prefect",
 )
 #: ``workerinput`` key: the folder where each xdist worker writes the group of every test it collected.
 _GROUPS_KEY = "solvelens_groups"
@@ -230,9 +233,9 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
 
 
 def _hand_out_order(items: list[pytest.Item]) -> dict[str, tuple[int, int, int]]:
-    """Per group its place in the hand-out order (smaller first): :data:`_FIRST_GROUPS` in their order, then
-    the groups holding ``slow`` tests (most first), then the rest by test count (most first), as xdist's own
-    reordering would."""
+    """Per group its place in the hand-out order (smaller first): :data:`_FIRST_GROUPS` in their order, the
+    other groups of ``tests/truth`` (modules with a harness of their own), then the groups holding ``slow``
+    tests (most first), then the rest by test count (most first), as xdist's own reordering would."""
     first = {group: i for i, group in enumerate(_FIRST_GROUPS)}
     slow: dict[str, int] = {}
     count: dict[str, int] = {}
@@ -240,7 +243,11 @@ def _hand_out_order(items: list[pytest.Item]) -> dict[str, tuple[int, int, int]]
         group = _group(item)
         count[group] = count.get(group, 0) + 1
         slow[group] = slow.get(group, 0) + (item.get_closest_marker("slow") is not None)
-    return {group: (first.get(group, len(first)), -slow[group], -count[group]) for group in count}
+    after = len(first)  # a truth harness of its own in tests/truth (a module group): right after them
+    place = {
+        group: first.get(group, after if group.startswith("tests/truth/") else after + 1) for group in count
+    }
+    return {group: (place[group], -slow[group], -count[group]) for group in count}
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist's own hook, which reads the marks into the node ids

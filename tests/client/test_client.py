@@ -919,9 +919,9 @@ def test_sandbox_401_and_403(kind: str, sandbox: SandboxServer) -> None:
 
 @pytest.mark.parametrize("style", ["offset", "cursor"])
 def test_sandbox_other_pagination_styles(
-    kind: str, make_sandbox: Callable[..., SandboxServer], style: str
+    kind: str, module_sandbox: Callable[..., SandboxServer], style: str
 ) -> None:
-    server = make_sandbox(pagination=style)
+    server = module_sandbox(pagination=style)
     expected = _restrict(_expected(server))
     with open_client(kind, server.base_url, read_env=False) as c:
         assert _full_paging(c, problems=9, solutions=4, leaderboard=6) == expected
@@ -933,13 +933,13 @@ def test_sandbox_other_pagination_styles(
 
 
 def test_sandbox_solutions_paged_by_offset_are_walked_completely(
-    kind: str, make_sandbox: Callable[..., SandboxServer], caplog: pytest.LogCaptureFixture
+    kind: str, module_sandbox: Callable[..., SandboxServer], caplog: pytest.LogCaptureFixture
 ) -> None:
     """Another implementation of the interface (``--solutions-paging offset``: offset/limit answered
     ``{"items", "has_more", "total"}``, page ignored): every problem's solutions come back complete, in rank
     order, with the style found once and reused."""
     caplog.set_level(logging.INFO, logger="solvelens.client")
-    server = make_sandbox(solutions_paging="offset")
+    server = module_sandbox(solutions_paging="offset")
     expected = _restrict(_expected(server))
     with open_client(kind, server.base_url, read_env=False) as c:
         assert _full_paging(c) == expected  # asks for 100 a page, gets at most 10 with has_more: true
@@ -1051,14 +1051,14 @@ def test_async_concurrent_pages_stop_when_an_answer_ends_the_walk_early() -> Non
 
 
 def test_snapshot_fetch_collects_offset_paged_solutions_completely(
-    make_sandbox: Callable[..., SandboxServer],
+    module_sandbox: Callable[..., SandboxServer],
 ) -> None:
     """The snapshot's own fetch step (``solvelens.flows.fetch.collect_pages``) over the async client's
     ``solution_pages`` against the other implementation (100 asked, 10 served a page with ``has_more``,
     ``page`` ignored): every solution, no warning."""
     from solvelens.flows.fetch import collect_pages
 
-    server = make_sandbox(solutions_paging="offset")
+    server = module_sandbox(solutions_paging="offset")
     expected = _restrict(_expected(server))
 
     async def run() -> tuple[dict[str, list[str]], list[str]]:

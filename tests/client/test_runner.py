@@ -365,11 +365,11 @@ def test_duplicate_title_creates_are_counted_as_duplicates(
 
 
 def test_polls_answered_500_stop_the_run_with_a_summary(
-    make_sandbox: Callable[..., SandboxServer], caplog: pytest.LogCaptureFixture
+    module_sandbox: Callable[..., SandboxServer], caplog: pytest.LogCaptureFixture
 ) -> None:
     """The platform's task queue is down (every /tasks/next is a 500; reads and /bot/me work)."""
     caplog.set_level(logging.WARNING, logger="solvelens.client")
-    server = make_sandbox(fault_rate=1.0, fault_kinds="500", fault_paths="/tasks/next")
+    server = module_sandbox(fault_rate=1.0, fault_kinds="500", fault_paths="/tasks/next")
     _, key = _bot(server)
     with _client(server, key) as client:
         runner, out = _runner(client, max_errors=3)
@@ -426,8 +426,10 @@ def test_cli_string_solver_and_declared_model(sandbox: SandboxServer) -> None:
     assert models <= {"my-model-1"}
 
 
-def test_cli_stops_on_500_polls_with_readable_retry_lines(make_sandbox: Callable[..., SandboxServer]) -> None:
-    server = make_sandbox(fault_rate=1.0, fault_kinds="500", fault_paths="/tasks/next")
+def test_cli_stops_on_500_polls_with_readable_retry_lines(
+    module_sandbox: Callable[..., SandboxServer],
+) -> None:
+    server = module_sandbox(fault_rate=1.0, fault_kinds="500", fault_paths="/tasks/next")
     _, key = _bot(server)
     solver = "solvelens.client.example_solver:solve"
     result = _cli(
@@ -606,10 +608,10 @@ def _time_to_exit(proc: subprocess.Popen[str], sig: int) -> float:
     return time.monotonic() - sent
 
 
-def test_cli_sigterm_during_retry_backoff_exits_at_once(make_sandbox: Callable[..., SandboxServer]) -> None:
+def test_cli_sigterm_during_retry_backoff_exits_at_once(module_sandbox: Callable[..., SandboxServer]) -> None:
     """Every poll answered 500: SIGTERM while the client sleeps before its 4th attempt (a 4-5 s back-off)
     ends the run at once (the issue measured 83 s), exit 0, no task lost."""
-    server = make_sandbox(fault_rate=1.0, fault_kinds="500", fault_paths="/tasks/next")
+    server = module_sandbox(fault_rate=1.0, fault_kinds="500", fault_paths="/tasks/next")
     _, key = _bot(server)
     proc, out, err = _start_cli(
         "--base-url", server.base_url, "--api-key", key, "--solver", "solvelens.client.example_solver:solve",
@@ -626,10 +628,10 @@ def test_cli_sigterm_during_retry_backoff_exits_at_once(make_sandbox: Callable[.
 
 
 def test_cli_sigint_during_the_runner_backoff_exits_at_once(
-    make_sandbox: Callable[..., SandboxServer],
+    module_sandbox: Callable[..., SandboxServer],
 ) -> None:
     """Polls fail after one attempt each; Ctrl-C during the runner's own 4 s back-off ends the run at once."""
-    server = make_sandbox(fault_rate=1.0, fault_kinds="500", fault_paths="/tasks/next")
+    server = module_sandbox(fault_rate=1.0, fault_kinds="500", fault_paths="/tasks/next")
     _, key = _bot(server)
     proc, out, err = _start_cli(
         "--base-url", server.base_url, "--api-key", key, "--solver", "solvelens.client.example_solver:solve",
@@ -642,10 +644,10 @@ def test_cli_sigint_during_the_runner_backoff_exits_at_once(
 
 
 def test_request_stop_from_another_thread_ends_a_poll_s_retries(
-    make_sandbox: Callable[..., SandboxServer],
+    module_sandbox: Callable[..., SandboxServer],
 ) -> None:
     """Without signals (a runner in a thread), request_stop() stops the poll's retries at the next failure."""
-    server = make_sandbox(fault_rate=1.0, fault_kinds="500", fault_paths="/tasks/next")
+    server = module_sandbox(fault_rate=1.0, fault_kinds="500", fault_paths="/tasks/next")
     _, key = _bot(server)
     slow = RetryPolicy(attempts=100, wait_initial=0.2, wait_max=0.2, wait_jitter=0.0)
     with PlatformClient(server.base_url, api_key=key, retry=slow, read_env=False) as client:
@@ -678,9 +680,9 @@ def test_runner_stops_when_the_platform_is_down_longer_than_max_outage(
     assert summary.me_end is None  # no end record against a platform that is down
 
 
-def test_max_outage_cuts_a_poll_s_retries(make_sandbox: Callable[..., SandboxServer]) -> None:
+def test_max_outage_cuts_a_poll_s_retries(module_sandbox: Callable[..., SandboxServer]) -> None:
     """One poll would retry for ~60 s; --max-outage 1.5 ends the run after its deadline, not after them."""
-    server = make_sandbox(fault_rate=1.0, fault_kinds="500", fault_paths="/tasks/next")
+    server = module_sandbox(fault_rate=1.0, fault_kinds="500", fault_paths="/tasks/next")
     _, key = _bot(server)
     slow = RetryPolicy(attempts=60, wait_initial=1.0, wait_max=1.0, wait_jitter=0.0)
     with PlatformClient(server.base_url, api_key=key, retry=slow, read_env=False) as client:
@@ -690,8 +692,8 @@ def test_max_outage_cuts_a_poll_s_retries(make_sandbox: Callable[..., SandboxSer
     assert 1.5 <= summary.duration_s < 20  # the deadline, plus at most one 1 s back-off and the request
 
 
-def test_cli_max_outage_is_one_line_and_exit_1(make_sandbox: Callable[..., SandboxServer]) -> None:
-    server = make_sandbox(fault_rate=1.0, fault_kinds="500", fault_paths="/tasks/next")
+def test_cli_max_outage_is_one_line_and_exit_1(module_sandbox: Callable[..., SandboxServer]) -> None:
+    server = module_sandbox(fault_rate=1.0, fault_kinds="500", fault_paths="/tasks/next")
     _, key = _bot(server)
     result = _cli(
         "--base-url", server.base_url, "--api-key", key, "--solver", "solvelens.client.example_solver:solve",

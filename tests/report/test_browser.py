@@ -23,6 +23,7 @@ import duckdb
 import pytest
 
 from solvelens.report import build_report
+from tests.fixtures.store import FEW_RESAMPLES
 
 FLAGS = [
     "--headless",
@@ -382,7 +383,9 @@ def _overlaps(items: list[dict]) -> list[tuple[dict, dict]]:
 def evidence_probe(evidence_store_db: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The evidence report (arena, heatmap, activity) with the measuring script, and a frame page."""
     folder = tmp_path_factory.mktemp("readable")
-    html = build_report(evidence_store_db, folder / "report.html").read_text(encoding="utf-8")
+    html = build_report(evidence_store_db, folder / "report.html", bootstrap=FEW_RESAMPLES).read_text(
+        encoding="utf-8"
+    )
     head, tail = html.rsplit("</body>", 1)
     (folder / "probe.html").write_text(head + _READ + "</body>" + tail, encoding="utf-8")
     return folder

@@ -14,6 +14,7 @@ from solvelens import analysis as an
 from solvelens.report import build_report, report_content
 from solvelens.report.evidence import NO_ACTIVITY, NO_VOTES, OTHER_CLOCK
 from tests.fixtures.evidence import MODEL_STRENGTH
+from tests.fixtures.store import FEW_RESAMPLES as FEW
 
 EVIDENCE_CHARTS = {"arena_scores", "arena_win_rate", "arena_rank", "activity_timeline"}
 
@@ -27,7 +28,7 @@ def _specs(html: str) -> dict:
 @pytest.fixture(scope="module")
 def evidence_html(evidence_store_db: Path, tmp_path_factory: pytest.TempPathFactory) -> str:
     out = tmp_path_factory.mktemp("evidence-report") / "report.html"
-    build_report(evidence_store_db, out)
+    build_report(evidence_store_db, out, bootstrap=FEW)
     return out.read_text(encoding="utf-8")
 
 
@@ -110,6 +111,6 @@ def test_events_on_another_clock_than_the_snapshots_are_not_drawn_on_their_axis(
     shutil.copyfile(evidence_store_db, path)
     with duckdb.connect(str(path)) as con:
         con.execute("UPDATE activity SET created_at = created_at - INTERVAL 200 DAY")
-    content = report_content(an.load(path))
+    content = report_content(an.load(path), bootstrap=FEW)
     assert content.activity_note == OTHER_CLOCK and content.sections["activity"] == []
-    assert report_content(an.load(evidence_store_db)).activity_note == ""
+    assert report_content(an.load(evidence_store_db), bootstrap=FEW).activity_note == ""

@@ -7,6 +7,7 @@ import datetime as dt
 from pathlib import Path
 
 from solvelens.analysis import load
+from solvelens.analysis.models import N_BOOT
 from solvelens.charts import save_png
 from solvelens.report.bot import bot_page_content
 from solvelens.report.content import report_content
@@ -37,11 +38,13 @@ def build_report(
     movers_window: dt.timedelta = dt.timedelta(days=7),
     now: dt.datetime | None = None,
     platform: str | None = None,
+    bootstrap: int = N_BOOT,
 ) -> Path:
     """Write the leaderboard history report for the store at ``db_path`` to ``out_path`` and return it.
 
     One platform: ``platform`` (an id, a unique id prefix or a base URL), by default the newest snapshot's;
-    the page names it and lists the store's other platforms.
+    the page names it and lists the store's other platforms. The intervals of the model leaderboard and the
+    arena come from ``bootstrap`` resamples (default 1,000, as the page says; fewer is faster and coarser).
 
     The store is opened read-only and closed before any rendering. The HTML file is self-contained (Vega
     inlined, no network). The full bot table is written beside it as CSV (:func:`csv_path`, columns
@@ -55,7 +58,7 @@ def build_report(
     :class:`solvelens.analysis.PlatformNotFoundError` (``platform`` names none of the store's platforms).
     """
     store = load(db_path, platform=platform)
-    content = report_content(store, top_n=top_n, movers_window=movers_window, now=now)
+    content = report_content(store, top_n=top_n, movers_window=movers_window, now=now, bootstrap=bootstrap)
     out = Path(out_path)
     out.parent.mkdir(parents=True, exist_ok=True)
     table = csv_path(out)

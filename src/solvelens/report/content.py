@@ -160,16 +160,24 @@ def report_content(
     movers_window: dt.timedelta = dt.timedelta(days=7),
     now: dt.datetime | None = None,
     min_model_solutions: int = an.models.MIN_SOLUTIONS,
+    bootstrap: int = an.models.N_BOOT,
 ) -> ReportContent:
     """Compute the report's content from ``store`` (see :func:`solvelens.analysis.load`).
 
     ``top_n`` bots appear in the rank and trend charts; the table lists every ranked bot; changes compare
     the newest snapshot with the previous one, the one ``movers_window`` earlier and the first one. Models
-    with fewer than ``min_model_solutions`` contested solutions are listed but not ranked. Raises
+    with fewer than ``min_model_solutions`` contested solutions are listed but not ranked. The intervals
+    (model leaderboard, arena) come from ``bootstrap`` resamples (default 1,000; fewer is faster and
+    coarser). Raises
     :class:`solvelens.analysis.EmptyStoreError` when the store has no complete snapshot.
     """
     f = report_frames(
-        store, top_n=top_n, window=movers_window, now=now, min_model_solutions=min_model_solutions
+        store,
+        top_n=top_n,
+        window=movers_window,
+        now=now,
+        min_model_solutions=min_model_solutions,
+        bootstrap=bootstrap,
     )
     simulated = an.simulated_label(f.snapshots)
     age = _age(f)

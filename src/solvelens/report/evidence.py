@@ -10,7 +10,7 @@ from typing import Any
 import polars as pl
 
 from solvelens import analysis as an
-from solvelens.analysis.arena import MIN_COMPARISONS, RANKING_SCHEMA, ArenaResult
+from solvelens.analysis.arena import MIN_COMPARISONS, N_BOOT, RANKING_SCHEMA, WINDOW_BOOTSTRAP, ArenaResult
 from solvelens.analysis.frames import Frames
 from solvelens.analysis.model_rankings import PLATFORM_SORT_LABEL, platform_sort
 
@@ -31,7 +31,7 @@ NO_ACTIVITY = (
 
 
 def evidence_frames(
-    store: Frames, board: pl.DataFrame, *, min_comparisons: int = MIN_COMPARISONS
+    store: Frames, board: pl.DataFrame, *, min_comparisons: int = MIN_COMPARISONS, bootstrap: int = N_BOOT
 ) -> dict[str, Any]:
     """``arena`` (:class:`ArenaResult` of the models, or None), ``arena_note`` (why not, or ""),
     ``platform_models`` (the newest stored ``/llm-leaderboard``; empty without one), ``model_table``
@@ -39,8 +39,15 @@ def evidence_frames(
     (:func:`solvelens.analysis.activity_timeline`: rates per covered hour, the history ending at the newest
     snapshot), ``activity_gaps``, ``activity_note`` (why no timeline is drawn: no event stored, or the
     events on the platform's simulated clock while the snapshots carry wall-clock times), ``model_caption``
-    (the three-rankings table's caption, naming the ``sort`` the snapshots recorded sending)."""
-    arena: ArenaResult | None = an.arena(store, by="model", min_comparisons=min_comparisons)
+    (the three-rankings table's caption, naming the ``sort`` the snapshots recorded sending). The arena's
+    intervals: ``bootstrap`` resamples (the windows over time: at most :data:`WINDOW_BOOTSTRAP`)."""
+    arena: ArenaResult | None = an.arena(
+        store,
+        by="model",
+        min_comparisons=min_comparisons,
+        bootstrap=bootstrap,
+        window_bootstrap=min(bootstrap, WINDOW_BOOTSTRAP),
+    )
     if arena is not None and arena.is_empty():
         arena = None
     platform = an.platform_leaderboard(store.llm_leaderboard)

@@ -37,6 +37,7 @@ class ReportFrames:
     top_n: int
     window: dt.timedelta
     min_model_solutions: int
+    bootstrap: int
     snapshots: pl.DataFrame
     history: pl.DataFrame
     fresh: an.Freshness
@@ -92,7 +93,7 @@ def _history_frames(
 
 
 def _platform_frames(
-    store: Frames, snapshots: pl.DataFrame, unit: an.RateUnit, min_solutions: int
+    store: Frames, snapshots: pl.DataFrame, unit: an.RateUnit, min_solutions: int, bootstrap: int
 ) -> dict[str, Any]:
     """Growth, activity, solutions, models and ``/stats`` over time, rates in ``unit``."""
     counts = store.problem_counts.collect()
@@ -104,7 +105,7 @@ def _platform_frames(
         "activity": an.platform_activity(an.bot_activity(store.bots, snapshots, unit=unit)),
         "solutions": solutions,
         "distribution": an.score_distribution(solutions),
-        "board": an.model_leaderboard(solutions, min_solutions=min_solutions),
+        "board": an.model_leaderboard(solutions, min_solutions=min_solutions, n_boot=bootstrap),
         "model_trend": an.model_trend(store.model_counts, snapshots),
         "stats": an.platform_stats_over_time(store.platform_stats, snapshots, unit=unit),
         "latest": an.latest_stats(store.platform_stats, snapshots),
@@ -144,9 +145,11 @@ def report_frames(
     window: dt.timedelta = dt.timedelta(days=7),
     now: dt.datetime | None = None,
     min_model_solutions: int = an.models.MIN_SOLUTIONS,
+    bootstrap: int = an.models.N_BOOT,
 ) -> ReportFrames:
-    """Compute every frame of the report from ``store``. Raises
-    :class:`solvelens.analysis.EmptyStoreError` when the store has no complete snapshot."""
+    """Compute every frame of the report from ``store``; the model leaderboard's and the arena's intervals
+    from ``bootstrap`` resamples. Raises :class:`solvelens.analysis.EmptyStoreError` when the store has no
+    complete snapshot."""
     store.require_snapshots()
     generated = now or dt.datetime.now(dt.UTC)
     snapshots = store.snapshots.collect()
@@ -157,13 +160,14 @@ def report_frames(
     history = _history_frames(store, drawn, top_n, window)
     refs = history["refs"] if history["history"].height else an.reference_snapshots(drawn, window=window)
     newest = int(snapshots["snapshot_id"][-1])
-    platform = _platform_frames(store, drawn, points.rate_unit(unit), min_model_solutions)
+    platform = _platform_frames(store, drawn, points.rate_unit(unit), min_model_solutions, bootstrap)
     return ReportFrames(
         store=store,
         generated=generated,
         top_n=top_n,
         window=window,
         min_model_solutions=min_model_solutions,
+        bootstrap=bootstrap,
         snapshots=snapshots,
         fresh=an.freshness(snapshots, now=generated),
         unit=unit,
@@ -174,5 +178,5 @@ def report_frames(
         changes=change_frames(store, refs, newest, top_n=top_n),
         **history,
         **platform,
-        **evidence_frames(store, platform["board"]),
+        **evidence_frames(store, platform["board"], bootstrap=bootstrap),
     )

@@ -99,8 +99,9 @@ def model_section(f: ReportFrames) -> list[ChartSlot]:
             "model_leaderboard",
             "Mean rank percentile with 95% intervals",
             "Mean rank percentile within problem of each model's solutions at the newest snapshot (100% = "
-            "always the best solution of its problem), with 95% bootstrap intervals: 1,000 replicates "
-            "resampling problems with replacement (seeded, so the same store gives the same intervals). "
+            "always the best solution of its problem), with 95% bootstrap intervals: "
+            f"{f.bootstrap:,} replicates resampling problems with replacement (seeded, so the same store "
+            "gives the same intervals). "
             "A model's rank is 1 + the number of ranked models whose interval lies entirely above its own "
             "(as on the Chatbot Arena leaderboard), so models whose intervals overlap usually share a rank. "
             "Solutions with equal scores share a rank in their problem: a tied solution counts as beating "
@@ -224,7 +225,7 @@ def arena_section(f: ReportFrames) -> list[ChartSlot]:
             "Arena rank over time",
             "The arena ranking as it stood at each snapshot (from every vote stored up to it), for today's "
             "best-ranked models; rank 1 at the top. Earlier snapshots use "
-            f"{WINDOW_BOOTSTRAP} resamples each.",
+            f"{min(result.bootstrap, WINDOW_BOOTSTRAP)} resamples each.",
             lambda: ch.arena_rank_chart(result.over_time, title=""),
             windows > 1 and ranked > 0,
             "Needs votes stored by at least two snapshots.",
