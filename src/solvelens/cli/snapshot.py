@@ -32,6 +32,7 @@ from solvelens.cli.common import (
     ProfileFile,
     on_failure,
 )
+from solvelens.flows.budget import DEFAULT_BUDGET
 
 if TYPE_CHECKING:
     from solvelens.flows.steps import SnapshotPlan
@@ -321,10 +322,11 @@ BudgetOption = Annotated[
     typer.Option(
         "--budget",
         envvar="SOLVELENS_BUDGET",
-        help="Most extra requests the optional resources may send per snapshot: a number (200), a "
-        "multiple of the interface's own requests of the snapshot (2x), or all. Vote lists not read now "
-        "are read by the next snapshots, most unseen votes first; the summary says how many snapshots that "
-        "takes.",
+        help="What a snapshot may spend on the optional resources: Nx (default 1.25x: the snapshot sends at "
+        "most N full reads of the interface in all, its own requests included), a number of requests (200), "
+        "or all. Under a quota the platform announces, a bounded budget spends only what the quota leaves "
+        "without waiting, after a reserve for the next snapshot. Vote lists not read now are read by the "
+        "next snapshots, most unseen votes first; the summary says how many snapshots that takes.",
     ),
 ]
 Verbose = Annotated[
@@ -530,7 +532,7 @@ def snapshot(
     profile: ProfileFile = None,
     max_rps: MaxRps = None,
     resources: Resources = None,
-    budget: BudgetOption = "1x",
+    budget: BudgetOption = DEFAULT_BUDGET,
     alert: AlertRules = None,
     alerts_file: AlertsFile = None,
     notify: Notify = None,

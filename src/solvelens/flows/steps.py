@@ -103,18 +103,27 @@ FETCH_STEPS: tuple[FetchStep, ...] = (
         concurrent=False,
         resource="llm_leaderboard",
     ),
+    # Carried solution lists checked against the bots' names served now (solvelens.flows.carryover).
+    FetchStep("carryover", "verify-carried-lists", verify_carryover_step, after=("problems", "leaderboard")),
     # After every other step: it reads the problems step's staged solutions and spends what the budget
-    # leaves after the requests the others sent (solvelens.flows.budget).
+    # (and an announced quota) leaves after the requests the others sent (solvelens.flows.budget).
     FetchStep(
         "comparisons",
         "fetch-comparisons",
         fetch_comparisons_step,
         resource="comparisons",
-        after=("problems", "leaderboard", "reference", "bot_me", "platform", "activity", "llm_leaderboard"),
+        after=(
+            "problems",
+            "leaderboard",
+            "reference",
+            "bot_me",
+            "platform",
+            "activity",
+            "llm_leaderboard",
+            "carryover",
+        ),
         budgeted=True,
     ),
-    # Carried solution lists checked against the bots' names served now (solvelens.flows.carryover).
-    FetchStep("carryover", "verify-carried-lists", verify_carryover_step, after=("problems", "leaderboard")),
 )
 
 
@@ -190,8 +199,8 @@ class SnapshotPlan(BaseModel):
 
     budget: str = Field(
         default=DEFAULT_BUDGET,
-        description="Most requests the optional resources may send: N, Nx (a multiple of the interface's "
-        "own requests of the snapshot) or all (solvelens.flows.budget).",
+        description="What the optional resources may send: N requests, Nx (the snapshot sends at most N "
+        "full reads of the interface in all) or all (solvelens.flows.budget).",
     )
 
     @field_validator("budget")
