@@ -419,9 +419,7 @@ class Pacer:
         with self._lock:
             now = self._clock()
             state = self._state
-            return [
-                (max(0, w.remaining - state.since_anchor), w.limit) for w in state.windows if now < w.end
-            ]
+            return [(max(0, w.remaining - state.since_anchor), w.limit) for w in state.windows if now < w.end]
 
     # -- reading answers -----------------------------------------------------------------------------------
 
