@@ -294,6 +294,16 @@ Concurrency = Annotated[
         "--concurrency", envvar="SOLVELENS_CONCURRENCY", min=1, help="Requests in flight per fan-out."
     ),
 ]
+ReadTimeout = Annotated[
+    float | None,
+    typer.Option(
+        "--read-timeout",
+        envvar="SOLVELENS_READ_TIMEOUT",
+        help="Seconds to wait for each answer of the platform (default 30). The preflight waits this long "
+        "for its first answer: a platform that answers slowly is slow, not down; one where nothing answers "
+        "(refused, unknown host, no route) fails in seconds.",
+    ),
+]
 LockTimeout = Annotated[
     float,
     typer.Option(
@@ -528,6 +538,7 @@ def snapshot(
     prefect: UsePrefect = None,
     concurrency: Concurrency = 8,
     lock_timeout: LockTimeout = 60.0,
+    read_timeout: ReadTimeout = None,
     verbose: Verbose = False,
     profile: ProfileFile = None,
     max_rps: MaxRps = None,
@@ -564,9 +575,11 @@ def snapshot(
     store's newest snapshot, --budget, an alert rule or notification URL), nothing written; 130
     interrupted (Ctrl-C), nothing written; --alert-exit-code N: complete, and an alert fired.
     """
-    from solvelens.flows.preflight import prefect_api_url
+    from solvelens.flows.preflight import READ_TIMEOUT_ENV, prefect_api_url
+    from solvelens.flows.preflight import read_timeout as checked_read_timeout
 
     on_failure(ctx, "snapshot", "no snapshot was written")
+    timeout_env = {READ_TIMEOUT_ENV: f"{checked_read_timeout(read_timeout):g}"}
     fields, env = _checked_inputs(
         base_url,
         db,
@@ -593,7 +606,13 @@ def snapshot(
         base_url=fields["base_url"],
     )
     use_prefect = prefect if prefect is not None else prefect_api_url() is not None
-    _take_snapshot({**fields, **alert_fields}, {**env, **notify_env}, use_prefect, verbose, alert_exit_code)
+    _take_snapshot(
+        {**fields, **alert_fields},
+        {**env, **notify_env, **timeout_env},
+        use_prefect,
+        verbose,
+        alert_exit_code,
+    )
 
 
 def _take_snapshot(
@@ -607,13 +626,15 @@ def _take_snapshot(
     its summary. A Ctrl-C ends it: exit 0 with "snapshot N kept" when its transaction committed, else 130
     (:func:`_kept_after_interrupt`); ``alert_exit_code`` is the exit code when an alert fired."""
     from solvelens.flows.gc_tuning import no_collection_at_exit
-    from solvelens.flows.preflight import probe
+    from solvelens.flows.preflight import READ_TIMEOUT_ENV, probe, read_timeout
 
     no_collection_at_exit()
     started = datetime.now(UTC)
     try:
         with _interruptible():
-            probe(plan_fields["base_url"])
+            answered = probe(plan_fields["base_url"], read_timeout_s=read_timeout(env.get(READ_TIMEOUT_ENV)))
+            if answered.slow:
+                typer.echo(f"preflight: {answered.line}", err=True)
             from solvelens.flows.steps import SnapshotPlan
 
             plan = SnapshotPlan(**plan_fields)
