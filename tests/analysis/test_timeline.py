@@ -8,6 +8,7 @@ from pathlib import Path
 import polars as pl
 
 from solvelens import analysis as an
+from solvelens import charts as ch
 from solvelens.analysis.timeline import TIMELINE_SCHEMA
 
 T0 = dt.datetime(2026, 3, 1, tzinfo=dt.UTC)
@@ -39,6 +40,16 @@ def test_a_long_history_is_counted_per_day_as_a_rate_per_hour() -> None:
         (T0, 2, 2 / 24, 24.0),
         (T0 + dt.timedelta(days=30), 1, 1 / 24, 24.0),
     ]
+
+
+def test_a_history_longer_than_max_buckets_days_is_counted_per_week() -> None:
+    """Two years of hourly events: weekly bars (at most ~105 buckets per action), never a chart over its rows."""
+    times = [T0 + dt.timedelta(hours=h) for h in range(0, 2 * 365 * 24, 7)]
+    out = an.activity_timeline(_events(times, ["a"] * len(times)))
+    assert set(out["bucket_hours"]) == {168.0}
+    assert out.height <= 2 * 365 / 7 + 2
+    assert out["events"].sum() == len(times)
+    ch.activity_timeline_chart(out)  # within the chart's row limit
 
 
 def _gaps(*spans: tuple[dt.datetime, dt.datetime], snapshot_id: int | None = None) -> pl.DataFrame:

@@ -27,7 +27,13 @@ PAGINGS = (
     "jsonapi_pages",
     "offset_limit",
     "skip_take",
+    "skip_take_header",
     "odata",
+    "odata_header",
+    "start_rows",
+    "start_rows_header",
+    "from_size",
+    "from_size_header",
     "cursor",
     "page_token",
     "next_token",
@@ -37,6 +43,15 @@ PAGINGS = (
     "next_relative",
     "hal_links",
 )
+#: Offset vocabularies (offset parameter, size parameter) of the styles that read only their own names.
+_VOCABULARIES = {
+    "skip_take_header": ("skip", "take"),
+    "odata_header": ("$skip", "$top"),
+    "start_rows": ("start", "rows"),
+    "start_rows_header": ("start", "rows"),
+    "from_size": ("from", "size"),
+    "from_size_header": ("from", "size"),
+}
 #: Record styles.
 RECORD_STYLES = ("camel", "camel_resid", "snake", "pascal", "resource_object")
 
@@ -86,7 +101,9 @@ def wire_record(rec: dict[str, Any], style: str) -> dict[str, Any]:
 
 def compatible(envelope: str, paging: str, record: str) -> bool:
     """Whether the combination is one a server could send (metadata needs a place to go)."""
-    header_only = paging in ("page_plain", "page_per_page_link", "page_zero_header")
+    header_only = paging in ("page_plain", "page_per_page_link", "page_zero_header") or paging.endswith(
+        "_header"
+    )
     if envelope == "bare" and not header_only:
         return False
     if (envelope == "relay") != (paging == "relay"):
@@ -142,6 +159,9 @@ class ConventionServer:
             return int(q.get("skip", 0)), self._size(q.get("take") or q.get("limit"))
         if p == "odata":
             return int(q.get("$skip", 0)), self._size(q.get("$top") or q.get("limit"))
+        if p in _VOCABULARIES:  # each reads its own names only (``limit`` is not one of them)
+            offset, size = _VOCABULARIES[p]
+            return int(q.get(offset, 0)), self._size(q.get(size))
         if p == "relay":
             after = q.get("after")
             return (int(after[1:]) if after else 0), self._size(q.get("first") or q.get("limit"))
@@ -197,6 +217,12 @@ class ConventionServer:
             return {"offset": start, "limit": size, "total": total}, {}
         if p == "skip_take":
             return {"skip": start, "take": size}, {"X-Total-Count": str(total)}
+        if p.endswith("_header"):  # a bare list: the total only in X-Total-Count
+            return {}, {"X-Total-Count": str(total)}
+        if p == "start_rows":  # Solr's vocabulary
+            return {"start": start, "rows": size, "numFound": total}, {}
+        if p == "from_size":  # Elasticsearch's vocabulary
+            return {"from": start, "size": size, "total": total}, {}
         if p == "odata":
             meta: dict[str, Any] = {"@odata.count": total}
             if more:

@@ -380,13 +380,17 @@ def test_server_ignoring_every_paging_parameter_raises_instead_of_looping(client
     rec = Recorder(lambda r, n: httpx.Response(200, json={"solutions": rows}))
     with pytest.raises(PaginationError) as info:
         list(client(rec).list_solutions("p1"))
-    # page 1 (a repeat: numbered from 1?) and 2 by number, then by offset (the detected style was not
-    # declared), then a clear error
+    # page 1 (a repeat: numbered from 1?) and 2 by number, then by offset under each common vocabulary (the
+    # detected style was not declared), then a clear error
     assert rec.params == [
         {"limit": "100"},
         {"limit": "100", "page": "1"},
         {"limit": "100", "page": "2"},
         {"limit": "100", "offset": "100"},
+        {"take": "100", "skip": "100"},
+        {"$top": "100", "$skip": "100"},
+        {"rows": "100", "start": "100"},
+        {"size": "100", "from": "100"},
     ]
     message = str(info.value)
     assert "GET /problems/{id}/solutions" in message

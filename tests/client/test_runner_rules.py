@@ -202,7 +202,8 @@ def test_sandbox_content_rules_stated_in_the_task_are_never_sent_broken(
     server = make_sandbox(tasks="content", task_types="solve")
     key = server.create_bot("content-rules")
     summary, out = _run(server.base_url, key, lambda task: "x" * 2500)
-    assert (summary.rejected, summary.refused) == (0, 3), out
+    # the task stays assigned and is served again: refused twice, then the run stops (no loop)
+    assert (summary.rejected, summary.refused, summary.stopped_by) == (0, 2, "held"), out
     assert (
         "content has 2500 characters; the platform's rule: 60-2000 characters (the task's constraints)" in out
     )

@@ -2,8 +2,8 @@
 
 A fake server (:mod:`tests.client.conventions_server`, httpx.MockTransport) serves a list of canonical
 records in one combination, capping pages at its own size when asked; the client, told nothing, must hand
-every record back once, in order, in the canonical form, with at most 3 detection requests on top of the
-pages.
+every record back once, in order, in the canonical form, with at most ``MAX_DETECTION_REQUESTS`` detection
+requests on top of the pages.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from solvelens.client import PaginationError, PlatformClient, RetryPolicy
+from solvelens.client.detect import MAX_DETECTION_REQUESTS
 from tests.client.conventions_server import (
     BASE,
     ENVELOPES,
@@ -67,7 +68,10 @@ def test_walk_returns_every_record_once_in_order_canonical(
         return
     assert items == canonical_records(n), (combination, cap)
     pages = max(1, math.ceil(n / effective))
-    assert len(server.requests) <= pages + 1 + 3, (combination, [str(r.url) for r in server.requests])
+    assert len(server.requests) <= pages + 1 + MAX_DETECTION_REQUESTS, (
+        combination,
+        [str(r.url) for r in server.requests],
+    )
 
 
 def test_capped_server_with_a_header_total_is_walked_to_the_end() -> None:

@@ -7,9 +7,10 @@ import datetime as dt
 from pathlib import Path
 
 import polars as pl
+import pytest
 
 from solvelens import analysis as an
-from solvelens.report import build_report, report_content
+from solvelens.report import build_report, changes, report_content
 from solvelens.report.frames import report_frames
 from solvelens.report.headline import report_headline
 from tests.fixtures.store import StoreSpec, write_store
@@ -75,3 +76,25 @@ def test_a_baseline_that_is_the_previous_snapshot_is_not_shown_twice(tmp_path: P
     content = report_content(an.load(write_store(tmp_path / "gap.duckdb", spec)))
     prev, week = content.changes
     assert prev.tables and not week.tables and "see above" in week.note
+
+
+@pytest.mark.xfail(
+    strict=True, reason="issue 29: rank moves sorted by signed move: a truncated table hides drops"
+)
+def test_rank_moves_are_ordered_by_size_so_a_truncated_table_keeps_the_largest(
+    store_db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The 7-day block has moves of +3, -3 and -5 places: cut to two rows, the table keeps -5 and one of the
+    3s (sorted by signed move it kept +3 and -3 and hid -5), gainers first, then losers, largest first."""
+    monkeypatch.setattr(changes, "MAX_ROWS", 2)
+    store = an.load(store_db)
+    week = report_frames(store).changes["7d"]
+    assert week is not None
+    moves = sorted(week.rank_moves["move"].to_list(), key=lambda m: (-abs(m), -m))
+    assert len(moves) > 2
+    block = next(b for b in report_content(store).changes if b.key == "7d")
+    table = next(t for t in block.tables if t.heading.startswith("Rank moves"))
+    shown = [int(row[3].replace("▲", "").replace("▼", "-")) for row in table.rows]
+    assert sorted(shown, key=abs, reverse=True) == sorted(moves[:2], key=abs, reverse=True)
+    assert shown == sorted(shown, key=lambda m: (m < 0, -abs(m)))
+    assert table.more == len(moves) - 2

@@ -86,3 +86,55 @@ def test_the_notebook_setup_prints_the_data_quality_line(
     setup(quality_db, interactive=False)
     lines = capsys.readouterr().out.splitlines()
     assert lines[1].startswith("2 list(s) of snapshot #") and "24 record(s) missing in all" in lines[1]
+
+
+def _missing_once(path: Path) -> int:
+    """Records missing at the newest snapshot, each shortfall once: per resource, the largest of its whole
+    list's shortfall, the ``/stats`` total counting the same records, and its parts' shortfalls summed."""
+    with duckdb.connect(str(path), read_only=True) as con:
+        row = con.execute(
+            """
+            WITH newest AS (SELECT snapshot_id FROM snapshots ORDER BY taken_at DESC LIMIT 1),
+            q AS (
+                SELECT CASE WHEN resource <> 'platform_stats' THEN resource
+                            WHEN scope = 'totalComparisons' THEN 'comparisons'
+                            WHEN scope = 'totalProblems' THEN 'problems'
+                            WHEN scope = 'totalSolutions' THEN 'solutions'
+                            WHEN scope = 'totalBots' THEN 'leaderboard' ELSE scope END AS counted,
+                       resource = 'platform_stats' OR coalesce(scope, '') = '' AS whole,
+                       greatest(announced - stored, 0) AS short
+                FROM data_quality
+                WHERE snapshot_id = (SELECT snapshot_id FROM newest) AND announced IS NOT NULL
+            )
+            SELECT sum(m) FROM (
+                SELECT greatest(coalesce(max(short) FILTER (WHERE whole), 0),
+                                coalesce(sum(short) FILTER (WHERE NOT whole), 0)) AS m
+                FROM q GROUP BY counted
+            )
+            """
+        ).fetchone()
+    return int(row[0]) if row and row[0] is not None else 0
+
+
+def test_a_shortfall_is_counted_once(quality_db: Path, tmp_path: Path) -> None:
+    """The comparisons list and ``/stats totalComparisons`` are the same votes (issue 29: "1,974 record(s)
+    missing" = 2 x 987); a solution's short list is part of the whole list's shortfall."""
+    path = tmp_path / "twice.duckdb"
+    shutil.copyfile(quality_db, path)
+    with duckdb.connect(str(path)) as con:
+        newest = con.execute("SELECT snapshot_id FROM snapshots ORDER BY taken_at DESC LIMIT 1").fetchone()[0]
+        con.execute("DELETE FROM data_quality WHERE snapshot_id = ?", [newest])
+        con.executemany(
+            "INSERT INTO data_quality VALUES (?, ?, ?, ?, ?, ?)",
+            [
+                (newest, "comparisons", "", 1601, 614, "votes beyond the lists' reach"),
+                (newest, "comparisons", "sol-3", 60, 50, "the platform serves the newest 50 votes only"),
+                (newest, "platform_stats", "totalComparisons", 1601, 614, "votes beyond the lists' reach"),
+                (newest, "problems", "", 203, 203, None),
+                (newest, "platform_stats", "totalProblems", 210, 203, "the total moved"),
+            ],
+        )
+    missing = _missing_once(path)
+    assert missing == 994
+    line = report_content(an.load(path)).data_quality_line
+    assert f"({missing:,} record(s) missing in all)" in line, line

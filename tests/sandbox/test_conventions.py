@@ -138,8 +138,8 @@ def database_ids(db_path: Any) -> dict[str, list[str]]:
 
 
 @pytest.mark.parametrize("mode", MODES)
-def test_lists_walked_by_their_own_paging_equal_the_database(mode, convention_sandbox) -> None:
-    server = convention_sandbox(mode)
+def test_lists_walked_by_their_own_paging_equal_the_database(mode, module_convention_sandbox) -> None:
+    server = module_convention_sandbox(mode)
     expected = database_ids(server.db_path)
     with httpx.Client(base_url=server.base_url, timeout=10) as client:
         first = client.get("/problems", params={"sort": "most_solutions"}).json()
@@ -163,8 +163,8 @@ def test_lists_walked_by_their_own_paging_equal_the_database(mode, convention_sa
 
 
 @pytest.mark.parametrize("mode", MODES)
-def test_foreign_paging_parameters_are_ignored_and_pages_capped(mode, convention_sandbox) -> None:
-    server = convention_sandbox(mode)
+def test_foreign_paging_parameters_are_ignored_and_pages_capped(mode, module_convention_sandbox) -> None:
+    server = module_convention_sandbox(mode)
     with httpx.Client(base_url=server.base_url, timeout=10) as client:
         plain = client.get("/problems").json()
         foreign = {k: v for k, v in FOREIGN.items() if k not in OWN[mode]}
@@ -187,8 +187,8 @@ def test_foreign_paging_parameters_are_ignored_and_pages_capped(mode, convention
 
 
 @pytest.mark.parametrize("mode", MODES)
-def test_totals_where_each_convention_puts_them(mode, convention_sandbox) -> None:
-    server = convention_sandbox(mode)
+def test_totals_where_each_convention_puts_them(mode, module_convention_sandbox) -> None:
+    server = module_convention_sandbox(mode)
     total = len(database_ids(server.db_path)["problems"])
     response = httpx.get(f"{server.base_url}/problems")
     body = response.json()
@@ -220,8 +220,8 @@ def error_message(mode: str, response: httpx.Response) -> str:
 
 
 @pytest.mark.parametrize("mode", MODES)
-def test_errors_in_the_mode_shape(mode, convention_sandbox) -> None:
-    server = convention_sandbox(mode)
+def test_errors_in_the_mode_shape(mode, module_convention_sandbox) -> None:
+    server = module_convention_sandbox(mode)
     with httpx.Client(base_url=server.base_url, timeout=10) as client:
         missing = client.get("/problems/not-a-problem")
         assert missing.status_code == 404 and error_message(mode, missing) == "Problem not found"
@@ -342,8 +342,8 @@ def test_single_resources_search_and_bot_me(mode, convention_sandbox) -> None:
 
 
 @pytest.mark.parametrize("mode", MODES)
-def test_openapi_documents_the_mode(mode, convention_sandbox) -> None:
-    server = convention_sandbox(mode)
+def test_openapi_documents_the_mode(mode, module_convention_sandbox) -> None:
+    server = module_convention_sandbox(mode)
     spec = httpx.get(f"{server.root_url}/openapi.json").json()
     schemathesis = pytest.importorskip("schemathesis", reason="schemathesis is a test-only dependency")
     schemathesis.openapi.from_dict(spec).validate()  # the OpenAPI 3.1 meta-schema

@@ -128,8 +128,8 @@ def truth(db_path: Any) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("mode", MODES)
-def test_optional_endpoints_serve_the_platforms_records_in_the_mode(mode, convention_sandbox) -> None:
-    server = convention_sandbox(mode)
+def test_optional_endpoints_serve_the_platforms_records_in_the_mode(mode, module_convention_sandbox) -> None:
+    server = module_convention_sandbox(mode)
     expected = truth(server.db_path)
     sid = expected["solution"]["id"]
     with httpx.Client(base_url=server.base_url, timeout=10) as c:
@@ -166,8 +166,8 @@ def test_optional_endpoints_serve_the_platforms_records_in_the_mode(mode, conven
 
 
 @pytest.mark.parametrize("mode", MODES)
-def test_envelopes_and_totals_of_the_optional_lists(mode, convention_sandbox) -> None:
-    server = convention_sandbox(mode)
+def test_envelopes_and_totals_of_the_optional_lists(mode, module_convention_sandbox) -> None:
+    server = module_convention_sandbox(mode)
     with httpx.Client(base_url=server.base_url, timeout=10) as c:
         feed = c.get("/activity", params={SIZE[mode]: 5})
         board = c.get("/llm-leaderboard", params={SIZE[mode]: 2})
@@ -205,8 +205,10 @@ def c_get(server: Any, path: str) -> Any:
 
 
 @pytest.mark.parametrize("mode", MODES)
-def test_without_answers_the_modes_unknown_route(mode, convention_sandbox) -> None:
-    server = convention_sandbox(mode, without=("activity", "comparisons", "solution", "llm-leaderboard"))
+def test_without_answers_the_modes_unknown_route(mode, module_convention_sandbox) -> None:
+    server = module_convention_sandbox(
+        mode, without=("activity", "comparisons", "solution", "llm-leaderboard")
+    )
     with httpx.Client(base_url=server.base_url, timeout=10) as c:
         gone = [
             c.get(p)

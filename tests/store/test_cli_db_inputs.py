@@ -166,12 +166,13 @@ def test_a_failed_export_leaves_the_earlier_export_whole(
     out = tmp_path / "export"
     export_parquet(db, out)
     before = sorted(str(p.relative_to(out)) for p in out.rglob("*"))
+    _store(db, platform, tmp_path, 3)  # a new snapshot for the next export to append
     copy_view = export_module._copy_view
 
-    def fail_on_solutions(con: object, view: str, where: str, incoming: Path) -> int:
+    def fail_on_solutions(con: object, view: str, *args: object) -> int:
         if view == "solutions":
             raise KeyboardInterrupt
-        return copy_view(con, view, where, incoming)
+        return int(copy_view(con, view, *args))
 
     monkeypatch.setattr(export_module, "_copy_view", fail_on_solutions)
     with pytest.raises(KeyboardInterrupt):

@@ -69,6 +69,7 @@ from solvelens.analysis.models import model_leaderboard, model_trend
 from solvelens.analysis.pick import SnapshotRef, SnapshotSelectionError
 from solvelens.analysis.platform_stats import latest_stats, platform_stats_over_time
 from solvelens.analysis.platforms import PlatformNotFoundError, PlatformSelection, platforms, select_platform
+from solvelens.analysis.points import HistoryPoints, history_points
 from solvelens.analysis.quality import data_quality_line, data_quality_of
 from solvelens.analysis.solutions import llm_model_share, score_distribution, with_rank_percentile
 from solvelens.analysis.stability import rank_volatility
@@ -96,6 +97,7 @@ __all__ = [
     "EmptyStoreError",
     "Frames",
     "Freshness",
+    "HistoryPoints",
     "NotAStoreError",
     "PlatformNotFoundError",
     "PlatformSelection",
@@ -127,6 +129,7 @@ __all__ = [
     "freshness",
     "gap_threshold_s",
     "history_gaps",
+    "history_points",
     "history_span",
     "latest_stats",
     "leader_changes",

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import polars as pl
 
+from solvelens.analysis.points import HistoryPoints
 from solvelens.store.errors import StoreError
 
 __all__ = ["EmptyStoreError", "Frames"]
@@ -111,6 +112,9 @@ class Frames:
     clock_note: str = ""
     #: Whether the store has the ``data_quality`` view (an empty frame then means nothing was short).
     has_data_quality: bool = False
+    #: The snapshots the per-snapshot frames hold (:mod:`solvelens.analysis.points`): every snapshot of a
+    #: history of at most 480, else a bounded selection and the rule a page states (``points.rule``).
+    points: HistoryPoints | None = None
 
     def require_snapshots(self) -> None:
         """Raise :class:`EmptyStoreError` when the store has no complete snapshot."""

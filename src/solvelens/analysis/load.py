@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import fields
 from pathlib import Path
 
 import duckdb
@@ -18,6 +19,7 @@ import polars as pl
 
 from solvelens.analysis.frames import EmptyStoreError, Frames
 from solvelens.analysis.platforms import PlatformSelection, select_platform
+from solvelens.analysis.points import HistoryPoints, history_points
 from solvelens.store import (
     NotAStoreError,
     StoreError,
@@ -28,15 +30,12 @@ from solvelens.store import (
 from solvelens.store.schema import (
     ACTIVITY_EVENTS,
     ACTIVITY_GAPS,
-    BOT_ME,
-    BOTS,
-    CATEGORIES,
     COMPARISON_RECORDS,
     CORE_VIEWS,
     HISTORY_COLUMNS,
-    LEADERBOARD,
-    LLM_LEADERBOARD,
-    PROBLEMS,
+    INTERNAL,
+    MODEL_COUNTS,
+    RESOURCES,
     SNAPSHOT_LOG_COLUMNS,
     SOLUTIONS,
     Resource,
@@ -92,21 +91,27 @@ def _log_dtypes(columns: tuple[str, ...]) -> dict[str, pl.DataType]:
 
 #: Columns read from the ``snapshots`` view (``platform``: what the platform declared, JSON text or null).
 _SNAPSHOT_COLUMNS = ("snapshot_id", "taken_at", "base_url", "status", "started_at", "duration_s", "platform")
+#: The frames :class:`~solvelens.analysis.frames.Frames` holds (a declared resource without one is not read).
+_FRAMES = frozenset(f.name for f in fields(Frames))
+#: The declared resources read from their views (:mod:`solvelens.resources`): per snapshot, every selected
+#: snapshot (:data:`_COLUMNS`) or the optional ones (:data:`_OPTIONAL_DTYPES`).
 _VIEWS: dict[str, Resource] = {
-    "leaderboard": LEADERBOARD,
-    "bots": BOTS,
-    "bot_me": BOT_ME,
-    "categories": CATEGORIES,
-    "problems": PROBLEMS,
+    r.name: r
+    for r in RESOURCES
+    if r.linked and r.write not in ("solutions", "stats") and r.name in _FRAMES and not r.optional
 }
 #: polars dtypes each frame is cast to, so readers get the documented types whatever DuckDB returned: the
 #: views' from the store's schema, the two aggregates' (computed here) as documented on
 #: :class:`~solvelens.analysis.frames.Frames`.
 _DTYPES: dict[str, dict[str, pl.DataType]] = {
     "snapshots": _log_dtypes(_SNAPSHOT_COLUMNS),
-    **{name: _view_dtypes(resource, rank=name == "leaderboard") for name, resource in _VIEWS.items()},
+    **{name: _view_dtypes(resource, rank=resource.ranked) for name, resource in _VIEWS.items()},
     "solutions": _solution_dtypes(),
-    "platform_stats": {"snapshot_id": pl.Int64(), "metric": pl.String(), "value": pl.Float64()},
+    **{
+        r.name: {"snapshot_id": pl.Int64(), "metric": pl.String(), "value": pl.Float64()}
+        for r in RESOURCES
+        if r.write == "stats"
+    },
     "problem_counts": {
         "snapshot_id": pl.Int64(),
         "category": pl.String(),
@@ -134,7 +139,11 @@ def _history_dtypes(table: str, drop: tuple[str, ...] = ("platform", "raw")) -> 
 
 #: The optional resources' frames (:class:`~solvelens.analysis.frames.Frames`), each read from its view.
 _OPTIONAL_DTYPES: dict[str, dict[str, pl.DataType]] = {
-    "llm_leaderboard": _view_dtypes(LLM_LEADERBOARD, rank=True),
+    **{
+        r.name: _view_dtypes(r, rank=r.ranked)
+        for r in RESOURCES
+        if r.linked and r.optional and r.name in _FRAMES
+    },
     "activity": _history_dtypes(ACTIVITY_EVENTS),
     "activity_gaps": _history_dtypes(ACTIVITY_GAPS),
     "comparisons": _history_dtypes(COMPARISON_RECORDS),
@@ -158,18 +167,19 @@ _DTYPES.update(_OPTIONAL_DTYPES)
 
 
 def _optional_frames(
-    con: duckdb.DuckDBPyConnection, views: set[str], keep: str, filtered: bool
+    con: duckdb.DuckDBPyConnection, views: set[str], keep: str, filtered: bool, window: str
 ) -> dict[str, pl.DataFrame]:
-    """The optional resources' frames: of the selected snapshots (``keep``, a condition on ``snapshot_id``)
-    for the per-snapshot views, every item for the history when no time filter was given (``filtered``);
-    empty (with its columns) for a view the store does not have yet."""
+    """The optional resources' frames: of the drawn snapshots (``keep``, a condition on ``snapshot_id``)
+    for the per-snapshot views, for the history (items once) the items first seen by a snapshot of the window
+    (``window``) when a time filter was given (``filtered``), else every item; empty (with its columns) for a
+    view the store does not have yet."""
     out: dict[str, pl.DataFrame] = {}
     for name, dtypes in _OPTIONAL_DTYPES.items():
         if name not in views:
             out[name] = pl.DataFrame(schema=dtypes)
             continue
         column = snapshot_column(name)
-        where = keep.replace("snapshot_id IN", f"{column} IN")
+        where = (keep if column == "snapshot_id" else window).replace("snapshot_id IN", f"{column} IN")
         if column != "snapshot_id" and not filtered:
             where = "TRUE"
         out[name] = con.sql(f"SELECT {', '.join(dtypes)} FROM {name} WHERE {where}").pl()
@@ -178,16 +188,49 @@ def _optional_frames(
 
 #: The columns read from each view (every typed column, never ``raw``).
 _COLUMNS: dict[str, str] = {
-    name: ", ".join(_DTYPES[name])
-    for name in ("leaderboard", "bots", "bot_me", "categories", "platform_stats")
+    r.name: ", ".join(_DTYPES[r.name])
+    for r in RESOURCES
+    if r.linked and not r.optional and r.write not in ("problems", "solutions")
 }
 _PROBLEM_COLUMNS = ", ".join(_DTYPES["problems"])
 _SOLUTION_COLUMNS = ", ".join(_DTYPES["solutions"])
+
+
 #: Sum of top-k credits of contested solutions (``s``: rank, n per problem, t per rank; the rule of
 #: :func:`solvelens.analysis.solutions.top_k_credit`).
 _TOP_CREDIT = (
     "coalesce(sum(least(greatest({k} + 1 - rank, 0), t)::DOUBLE / t) FILTER (WHERE n >= 2), 0)::DOUBLE"
 )
+#: The model counts computed from the ``solutions`` view, for a store without the writer's rows (one of
+#: schema version 4 or older, read-only here, or a file holding only the public views).
+_MODEL_COUNTS_FROM_VIEW = (
+    "WITH s AS (SELECT snapshot_id, coalesce(llm_model, 'unknown') AS llm_model, rank, "
+    "count(*) OVER (PARTITION BY snapshot_id, problem_id) AS n, "
+    "count(*) OVER (PARTITION BY snapshot_id, problem_id, rank) AS t "
+    "FROM solutions WHERE {keep}) "
+    "SELECT snapshot_id, llm_model, count(*)::BIGINT AS solutions, "
+    "count(*) FILTER (WHERE n >= 2)::BIGINT AS contested_solutions, "
+    "coalesce(sum(greatest(0.0, least(1.0, (n - rank - (t - 1) / 2.0)::DOUBLE / (n - 1)))) "
+    "FILTER (WHERE n >= 2), 0) AS percentile_sum, "
+    f"{_TOP_CREDIT.format(k=1)} AS top1, {_TOP_CREDIT.format(k=3)} AS top3 "
+    "FROM s GROUP BY ALL"
+)
+
+
+def _model_counts(con: duckdb.DuckDBPyConnection, keep: str) -> pl.DataFrame:
+    """The ``model_counts`` frame of the selected snapshots (``keep``): the writer's rows (schema version 5,
+    :data:`~solvelens.store.schema.MODEL_COUNTS`), else computed from the ``solutions`` view."""
+    has_table = con.execute(
+        "SELECT count(*) FROM duckdb_tables() WHERE schema_name = ? AND table_name = 'model_counts'",
+        [INTERNAL],
+    ).fetchall()[0][0]
+    source = (
+        f"SELECT * FROM {MODEL_COUNTS} WHERE {keep}"
+        if has_table
+        else _MODEL_COUNTS_FROM_VIEW.format(keep=keep)
+    )
+    columns = ", ".join(_DTYPES["model_counts"])
+    return con.sql(f"SELECT {columns} FROM ({source}) ORDER BY snapshot_id, llm_model").pl()
 
 
 def _typed(name: str, frame: pl.DataFrame) -> pl.DataFrame:
@@ -259,6 +302,7 @@ def load(
     since: dt.datetime | None = None,
     platform: str | None = None,
     lock_timeout_s: float = 60.0,
+    every_snapshot: bool = False,
 ) -> Frames:
     """Read the store at ``db_path`` read-only into :class:`~solvelens.analysis.frames.Frames`; close it.
 
@@ -275,6 +319,13 @@ def load(
     :class:`~solvelens.analysis.platforms.PlatformNotFoundError` when ``platform`` matches none of its
     platforms. An empty store (no complete snapshot) is not an error: its frames are empty and
     ``snapshot_count`` is 0.
+
+    Bounded reads (issue 30): ``snapshots`` holds every snapshot of the window, but the per-snapshot frames
+    (``leaderboard``, ``bots``, ``bot_me``, ``categories``, ``platform_stats``, ``problem_counts``,
+    ``model_counts``, ``llm_leaderboard``, ``comparison_coverage``, ``data_quality``) hold only the snapshots
+    :func:`solvelens.analysis.points.history_points` draws (every snapshot of a history of at most 480; of a
+    longer one the recent days and one snapshot per day, week or month before: ``Frames.points`` says which
+    and states the rule). ``every_snapshot=True`` reads every snapshot of the window instead.
     """
     path = Path(db_path)
     with _connect(path, lock_timeout_s) as con:
@@ -282,8 +333,13 @@ def load(
         every = _snapshot_rows(con, path, names)
         chosen: PlatformSelection = select_platform(every, platform)
         snapshots = _window(chosen.snapshots.select(_SNAPSHOT_COLUMNS), since, last_days)
-        con.register("_selected", snapshots.select("snapshot_id").to_arrow())
+        points = history_points(snapshots)
+        if every_snapshot:
+            points = HistoryPoints(snapshots["snapshot_id"], complete=True)
+        con.register("_window", snapshots.select("snapshot_id").to_arrow())
+        con.register("_selected", pl.DataFrame({"snapshot_id": points.snapshot_ids}).to_arrow())
         keep = "snapshot_id IN (SELECT snapshot_id FROM _selected)"
+        window = "snapshot_id IN (SELECT snapshot_id FROM _window)"
         frames = {
             name: con.sql(f"SELECT {cols} FROM {name} WHERE {keep}").pl() for name, cols in _COLUMNS.items()
         }
@@ -293,18 +349,7 @@ def load(
             "coalesce(sum(comparison_count), 0)::BIGINT AS comparisons "
             f"FROM problems WHERE {keep} GROUP BY ALL ORDER BY ALL"
         ).pl()
-        frames["model_counts"] = con.sql(
-            "WITH s AS (SELECT snapshot_id, coalesce(llm_model, 'unknown') AS llm_model, rank, "
-            "count(*) OVER (PARTITION BY snapshot_id, problem_id) AS n, "
-            "count(*) OVER (PARTITION BY snapshot_id, problem_id, rank) AS t "
-            f"FROM solutions WHERE {keep}) "
-            "SELECT snapshot_id, llm_model, count(*)::BIGINT AS solutions, "
-            "count(*) FILTER (WHERE n >= 2)::BIGINT AS contested_solutions, "
-            "coalesce(sum(greatest(0.0, least(1.0, (n - rank - (t - 1) / 2.0)::DOUBLE / (n - 1)))) "
-            "FILTER (WHERE n >= 2), 0) AS percentile_sum, "
-            f"{_TOP_CREDIT.format(k=1)} AS top1, {_TOP_CREDIT.format(k=3)} AS top3 "
-            "FROM s GROUP BY ALL ORDER BY ALL"
-        ).pl()
+        frames["model_counts"] = _model_counts(con, keep)
         latest = int(snapshots["snapshot_id"][-1]) if snapshots.height else None
         latest_filter = f"snapshot_id = {latest}" if latest is not None else "FALSE"
         frames["problems"] = con.sql(f"SELECT {_PROBLEM_COLUMNS} FROM problems WHERE {latest_filter}").pl()
@@ -314,7 +359,7 @@ def load(
         narrowed = (
             since is not None or last_days is not None or chosen.left_out > 0 or chosen.others.height > 0
         )
-        frames.update(_optional_frames(con, names, keep, narrowed))
+        frames.update(_optional_frames(con, names, keep, narrowed, window))
         frames = {name: _typed(name, frame) for name, frame in frames.items()}
     return Frames(
         path=path,
@@ -327,5 +372,6 @@ def load(
         other_platforms=chosen.others,
         clock_note=chosen.clock_note,
         has_data_quality="data_quality" in names,
+        points=points,
         **{name: frame.lazy() for name, frame in frames.items()},
     )

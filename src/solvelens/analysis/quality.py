@@ -47,16 +47,49 @@ def data_quality_of(frames: Frames, snapshot_id: int | None = None) -> pl.DataFr
     )
 
 
+#: The ``/stats`` totals -> the list whose records they count (a shortfall of both is one shortfall).
+STATS_LISTS: dict[str, str] = {
+    "totalComparisons": "comparisons",
+    "totalProblems": "problems",
+    "totalSolutions": "solutions",
+    "totalBots": "leaderboard",
+}
+
+
+def missing_records(table: pl.DataFrame) -> int:
+    """Records missing in a :func:`data_quality_of` table, each shortfall counted once: per list, the
+    largest of its whole list's shortfall, the ``/stats`` total counting the same records (``/stats
+    totalComparisons`` and the comparisons list are the same votes) and its parts' shortfalls summed (a
+    solution's short vote list is part of the whole list's)."""
+    if table.is_empty():
+        return 0
+    rows = table.with_columns(
+        counted=pl.when(pl.col("resource") == "platform_stats")
+        .then(pl.col("scope").replace(STATS_LISTS))
+        .otherwise(pl.col("resource")),
+        whole=(pl.col("resource") == "platform_stats") | (pl.col("scope") == ""),
+        short=(-pl.col("difference")).clip(lower_bound=0),
+    )
+    per_list = rows.group_by("counted").agg(
+        pl.max_horizontal(
+            pl.col("short").filter(pl.col("whole")).max().fill_null(0),
+            pl.col("short").filter(~pl.col("whole")).sum(),
+        ).alias("missing")
+    )
+    return int(per_list["missing"].sum())
+
+
 def data_quality_line(frames: Frames) -> str:
     """One sentence on the newest snapshot's data quality: every list complete, N lists differing (with
-    the records missing in all), or that the store predates the table."""
+    the records missing in all, each shortfall once: :func:`missing_records`), or that the store predates
+    the table."""
     if not frames.has_data_quality:
         return "This store predates the data-quality table: announced and stored counts were not recorded."
     table = data_quality_of(frames)
     newest = frames.latest_snapshot_id
     if table.is_empty():
         return f"Every list of snapshot #{newest} holds as many records as the platform announced."
-    missing = int(-table.filter(pl.col("difference") < 0)["difference"].sum())
+    missing = missing_records(table)
     return (
         f"{table.height} list(s) of snapshot #{newest} hold another count than the platform announced "
         f"({missing:,} record(s) missing in all)."

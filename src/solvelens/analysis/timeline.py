@@ -30,7 +30,8 @@ TIMELINE_SCHEMA: dict[str, pl.DataType] = {
     "bucket_hours": pl.Float64(),
     "covered_hours": pl.Float64(),
 }
-#: At most this many time buckets: an hour each while the history is short, a day beyond ~14 days.
+#: At most this many time buckets: an hour each while the history is short, a day beyond ~17 days, a week
+#: beyond ~13 months.
 MAX_BUCKETS = 400
 #: The least covered time (hours) a rate is divided by: a bucket whose covered part is ~0 (the history's
 #: first event late in its hour, an event on the very edge of a gap) keeps a finite rate.
@@ -103,7 +104,8 @@ def activity_timeline(
     max_buckets: int = MAX_BUCKETS,
 ) -> pl.DataFrame:
     """Events per time bucket and action (:data:`TIMELINE_SCHEMA`): start (the bucket's UTC start), action,
-    events UInt32, bucket_hours Float64 (1 while the history spans at most ``max_buckets`` hours, else 24),
+    events UInt32, bucket_hours Float64 (1 while the history spans at most ``max_buckets`` hours, else 24
+    while it spans at most ``max_buckets`` days, else 168: a week, so a history of any length stays bounded),
     covered_hours Float64 (the hours of the bucket the stored history covers: see the module docstring),
     events_per_hour Float64 (events / covered_hours, covered hours floored at :data:`MIN_COVERED_HOURS`);
     only non-empty buckets; sorted by start, action.
@@ -120,7 +122,7 @@ def activity_timeline(
     first: dt.datetime = frame["created_at"].min()  # type: ignore[assignment]
     last: dt.datetime = frame["created_at"].max()  # type: ignore[assignment]
     span_s = (last - first).total_seconds()
-    hours = 1 if span_s <= max_buckets * 3600 else 24
+    hours = 1 if span_s <= max_buckets * 3600 else 24 if span_s <= max_buckets * 86_400 else 168
     newest_bucket_end = frame.select(pl.col("created_at").max().dt.truncate(f"{hours}h")).item()
     newest_bucket_end += dt.timedelta(hours=hours)
     end = newest_bucket_end

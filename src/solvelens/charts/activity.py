@@ -17,14 +17,15 @@ def activity_timeline_chart(
     title: str = "Platform activity",
     width: int = DEFAULT_WIDTH,
 ) -> alt.LayerChart:
-    """Stacked bars of events per covered hour by action, one bar per time bucket (an hour, or a day for
-    long histories: the axis title says which); ``gaps`` (gap_from, gap_to) are shaded as "events missed".
+    """Stacked bars of events per covered hour by action, one bar per time bucket (an hour, a day for
+    long histories, a week beyond ~13 months: the axis title says which); ``gaps`` (gap_from, gap_to) are
+    shaded as "events missed".
 
     Input: :func:`solvelens.analysis.activity_timeline` (start, action, events, events_per_hour,
     bucket_hours, covered_hours) and ``Frames.activity_gaps`` (gap_from, gap_to).
     """
     hours = float(timeline["bucket_hours"].max() or 1.0) if timeline.height else 1.0  # type: ignore[arg-type]
-    bucket = "hour" if hours == 1 else "day"
+    bucket = "hour" if hours == 1 else "day" if hours == 24 else "week"
     data = chart_data(timeline.select("start", "action", "events", "events_per_hour", "covered_hours"))
     x = time_x("start", title=f"Time (UTC, one bar per {bucket})", span_days=span_days(timeline, "start"))
     bars = (

@@ -204,31 +204,54 @@ def _print_csv(summaries: list[SnapshotSummary]) -> None:
 
 @app.command()
 def export(
-    parquet: Path = typer.Option(
+    parquet: str = typer.Option(
         ...,
         "--parquet",
         envvar="SOLVELENS_EXPORT_DIR",
-        help="Output folder (Hive partitions by snapshot): new, empty, or holding an earlier export, which "
-        "is replaced.",
+        help="Output folder or fsspec URL (s3://bucket/prefix with the s3 extra; endpoint and credentials "
+        "from fsspec's and the AWS SDK's settings, e.g. FSSPEC_S3_ENDPOINT_URL, AWS_ACCESS_KEY_ID): new, "
+        "empty, or holding an earlier export, to which the snapshots it lacks are appended.",
     ),
     db: Path = db_option(),
     since: int | None = typer.Option(
         None, "--since", envvar="SOLVELENS_EXPORT_SINCE", help="Only snapshots with id >= this."
     ),
+    keep_removed: bool = typer.Option(
+        False,
+        "--keep-removed",
+        envvar="SOLVELENS_EXPORT_KEEP_REMOVED",
+        help="Keep in the export the snapshots the store no longer holds (pruned to stay small, or deleted); "
+        "default: the export follows the store.",
+    ),
 ) -> None:
     """Export every public view to Parquet: DIR/<view>/snapshot_id=<n>/*.parquet, and a manifest
-    DIR/solvelens-export.json.
+    DIR/solvelens-export.json written last, listing the files (read those, not a glob).
 
-        An earlier export in DIR is replaced (only what it wrote); a folder holding anything else, or a file,
-        is refused (exit 2) and left unchanged.
+        An earlier export in DIR gets only the snapshots it lacks; it is written anew when it is of another
+        store or schema version. An interrupted export leaves the previous manifest valid. A folder holding
+        anything else, or a file, is refused (exit 2) and left unchanged. Exit codes: 0 done (also when
+        nothing was new), 1 failed (store busy or unreadable, target not writable), 2 bad input.
     """
-    from solvelens.store import export_parquet
+    from solvelens.store.export import export_snapshots
 
     with _store_failures():
-        written = export_parquet(db, parquet, min_snapshot_id=since)
-    for view, n in written.items():
+        result = export_snapshots(db, parquet, min_snapshot_id=since, keep_removed=keep_removed)
+    if result.removed:
+        shown = ", ".join(map(str, result.removed))
+        typer.echo(f"took out {len(result.removed)} snapshots the store no longer holds ({shown})")
+    holds = len(result.snapshot_ids)
+    if not result.appended:
+        what = "nothing new" if not result.removed else "nothing to append"
+        typer.echo(f"{what}: the export holds {holds} snapshots ({parquet})")
+        return
+    for view, n in result.written.items():
         typer.echo(f"{view}: {n:,} rows")
-    typer.echo(f"written under {parquet}")
+    ids = result.appended
+    span = f"snapshot {ids[0]}" if len(ids) == 1 else f"{len(ids)} snapshots ({ids[0]}..{ids[-1]})"
+    how = f"wrote the export anew with {span}" if result.rewritten else f"appended {span}"
+    typer.echo(f"{how}; it holds {holds} snapshots; manifest written last: {parquet}")
+    if result.not_in_store:
+        typer.echo(f"kept {len(result.not_in_store)} snapshots the store no longer holds (--keep-removed)")
 
 
 def _confirm(question: str) -> bool:

@@ -5,6 +5,7 @@ Heavy libraries (FastAPI, uvicorn) are imported inside the commands so ``solvele
 
 from __future__ import annotations
 
+import inspect
 import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -14,10 +15,10 @@ import typer
 if TYPE_CHECKING:
     from starlette.types import ASGIApp
 
-    from solvelens.sandbox.http import SandboxOptions
-    from solvelens.sandbox.ratelimit import RateLimit as RateLimitQuota
+    from solvelens.sandbox.options import SandboxOptions
 
 from solvelens.cli.common import DEFAULT_SANDBOX_DB, BadInputError, CommandFailedError, SandboxDbPath
+from solvelens.sandbox.options import VOTE_DEADLOCKS
 
 app = typer.Typer(
     rich_markup_mode=None,
@@ -41,212 +42,69 @@ Scale = Annotated[
         envvar="SOLVELENS_SANDBOX_SCALE", help="empty|small|medium|large, used when the DB must be built."
     ),
 ]
-TaskTtl = Annotated[float, typer.Option(envvar="SOLVELENS_SANDBOX_TASK_TTL", help="Task lifetime (seconds).")]
-TaskShape = Annotated[
-    str,
-    typer.Option(
-        envvar="SOLVELENS_SANDBOX_TASK_SHAPE",
-        help="real ({taskType,taskId,payload}; typed submit bodies only, as the real platform) or interface "
-        "({id,prompt} tasks; {'content': ...} submissions accepted too).",
-    ),
-]
-Tasks = Annotated[
-    str,
-    typer.Option(
-        "--tasks",
-        envvar="SOLVELENS_SANDBOX_TASKS",
-        help="typed (the real platform's typed tasks and bodies) or content ({id, kind, prompt, choices, "
-        "constraints} tasks of the kinds answer/vote/review/propose, answered {'content': ...} under the "
-        "length and enum rules each states; in every --conventions mode).",
-    ),
-]
-TaskTypes = Annotated[
-    str, typer.Option(envvar="SOLVELENS_SANDBOX_TASK_TYPES", help="Comma-separated task kinds handed out.")
-]
-Pagination = Annotated[
-    str,
-    typer.Option(envvar="SOLVELENS_SANDBOX_PAGINATION", help="List envelope style: page, offset or cursor."),
-]
-SolutionsPaging = Annotated[
-    str,
-    typer.Option(
-        envvar="SOLVELENS_SANDBOX_SOLUTIONS_PAGING",
-        help="A problem's solutions: default (as --pagination) or offset (another implementation: "
-        'offset/limit, answered {"items": [...], "has_more": ..., "total": N}; page ignored; at most 10 a '
-        "page).",
-    ),
-]
-TieOrder = Annotated[
-    str,
-    typer.Option(
-        envvar="SOLVELENS_SANDBOX_TIE_ORDER",
-        help="Order of solutions with equal scores: stable (createdAt, then id; default, so listings compare "
-        "between calls) or shuffle (at random on every call, as the real platform does).",
-    ),
-]
-FaultRate = Annotated[
-    float, typer.Option(envvar="SOLVELENS_SANDBOX_FAULT_RATE", help="Probability of a fault.")
-]
-FaultKinds = Annotated[str, typer.Option(envvar="SOLVELENS_SANDBOX_FAULT_KINDS", help="Fault kinds to draw.")]
-FaultSeed = Annotated[
-    int, typer.Option(envvar="SOLVELENS_SANDBOX_FAULT_SEED", help="Seed of the fault draws.")
-]
-FaultSchedule = Annotated[
-    str,
-    typer.Option(
-        envvar="SOLVELENS_SANDBOX_FAULT_SCHEDULE", help="Faults of the first requests, e.g. 503,ok,429."
-    ),
-]
-FaultPaths = Annotated[
-    str,
-    typer.Option(
-        envvar="SOLVELENS_SANDBOX_FAULT_PATHS",
-        help="Inject faults only on these path prefixes (comma-separated, e.g. /tasks/next); default: every "
-        "/api/ route.",
-    ),
-]
-LatencyMs = Annotated[float, typer.Option(envvar="SOLVELENS_SANDBOX_LATENCY_MS", help="Added latency (ms).")]
-SlowMs = Annotated[float, typer.Option(envvar="SOLVELENS_SANDBOX_SLOW_MS", help="Latency of a 'slow' fault.")]
-RetryAfter = Annotated[
-    int, typer.Option(envvar="SOLVELENS_SANDBOX_RETRY_AFTER", help="Retry-After of 429/503.")
-]
-MaxBodyBytes = Annotated[
-    int,
-    typer.Option(
-        envvar="SOLVELENS_SANDBOX_MAX_BODY_BYTES",
-        help="Request body cap in bytes (413, with or without Content-Length); 0 = the default 64 KiB.",
-    ),
-]
-RateLimit = Annotated[
-    str,
-    typer.Option(
-        envvar="SOLVELENS_SANDBOX_RATE_LIMIT",
-        help="Announce and enforce a quota per client address on every /api/v1 route, like the real "
-        "platform (5000/hour): N/hour, N/minute or N/second (also N/10 seconds). Answers carry "
-        "X-RateLimit-Limit/-Remaining/-Reset, RateLimit-Policy and RateLimit; over quota: 429 with "
-        "Retry-After. A bare N means N per --rate-window seconds. Empty or 0: no quota.",
-    ),
-]
-RateWindow = Annotated[
-    float,
-    typer.Option(envvar="SOLVELENS_SANDBOX_RATE_WINDOW", help="Window in seconds of a bare --rate-limit N."),
-]
-Conventions = Annotated[
-    str,
-    typer.Option(
-        envvar="SOLVELENS_SANDBOX_CONVENTIONS",
-        help="Wire convention: platform (the real platform's shapes), jsonapi (JSON:API, page[number]/"
-        "page[size]), hal (HAL, page_token cursors, X-Total-Count, problem details), odata (value/"
-        "@odata.nextLink, $top/$skip, the server's own page size, PascalCase) or relay (edges/pageInfo, "
-        "first/after). Each reads only its own paging parameters; see /openapi.json.",
-    ),
-]
-
-Paging = Annotated[
-    str,
-    typer.Option(
-        envvar="SOLVELENS_SANDBOX_PAGING",
-        help="List paging of problems, solutions and the leaderboard: default (the real platform's) or zero "
-        "(another implementation's: pages numbered from 0, at most 15 a page whatever limit asks, the total "
-        "only in X-Total-Count). --conventions platform only.",
-    ),
-]
-Refs = Annotated[
-    str,
-    typer.Option(
-        envvar="SOLVELENS_SANDBOX_REFS",
-        help="List entries: flat (the real platform's ids and names) or nested (references as objects: "
-        'leaderboard {"position", "botRef": {"id", "displayName"}, ...}, solutions bot: {id, name}, problems '
-        "author: {id, ...}). --conventions platform only.",
-    ),
-]
-Without = Annotated[
-    str,
-    typer.Option(
-        envvar="SOLVELENS_SANDBOX_WITHOUT",
-        help="Optional endpoints to leave out, comma-separated: activity, llm-leaderboard, comparisons "
-        "(/solutions/{id}/comparisons), solution (/solutions/{id}). Their routes answer 404 like unknown "
-        "routes: a platform without them.",
-    ),
-]
 
 
-@app.command()
+def _switch_parameters() -> list[inspect.Parameter]:
+    """The typer options of every server switch, derived from their declaration
+    (:class:`~solvelens.sandbox.options.SandboxOptions`, :func:`solvelens.sandbox.switches.specs`): flag,
+    ``SOLVELENS_SANDBOX_*`` variable, type, default and help."""
+    from solvelens.sandbox.options import SandboxOptions
+    from solvelens.sandbox.switches import specs
+
+    return [
+        inspect.Parameter(
+            spec.key,
+            inspect.Parameter.KEYWORD_ONLY,
+            default=spec.default,
+            annotation=Annotated[spec.kind, typer.Option(spec.flag, envvar=spec.envvar, help=spec.help)],
+        )
+        for spec in specs(SandboxOptions)
+    ]
+
+
 def serve(
-    host: Host = "127.0.0.1",
-    port: Port = 8000,
-    db: SandboxDbPath = DEFAULT_SANDBOX_DB,
-    seed: Seed = 0,
-    scale: Scale = "small",
-    task_ttl: TaskTtl = 180.0,
-    task_shape: TaskShape = "real",
-    task_types: TaskTypes = "flag,solve,vote,create",
-    pagination: Pagination = "page",
-    solutions_paging: SolutionsPaging = "default",
-    fault_rate: FaultRate = 0.0,
-    fault_kinds: FaultKinds = "429,500,502,503,slow,truncate,html",
-    fault_seed: FaultSeed = 0,
-    fault_schedule: FaultSchedule = "",
-    fault_paths: FaultPaths = "",
-    latency_ms: LatencyMs = 0.0,
-    slow_ms: SlowMs = 1500.0,
-    retry_after: RetryAfter = 1,
-    max_body_bytes: MaxBodyBytes = 0,
-    rate_limit: RateLimit = "",
-    rate_window: RateWindow = 60.0,
-    conventions: Conventions = "platform",
-    without: Without = "",
-    tie_order: TieOrder = "stable",
-    tasks: Tasks = "typed",
-    paging: Paging = "default",
-    refs: Refs = "flat",
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    db: Path = DEFAULT_SANDBOX_DB,
+    seed: int = 0,
+    scale: str = "small",
+    **switches: object,
 ) -> None:
     """Serve the platform in DB on HOST:PORT (builds it first when the file does not exist).
 
-    Exit codes: 0 stopped (Ctrl-C); 1 the server failed (e.g. --db is an SQLite file that cannot be read);
-    2 bad input (an option's value, --db not a sandbox database, the port in use or out of range).
+    Ctrl-C and SIGTERM (systemd, docker stop, the demo) stop it alike: the SQLite WAL is folded into DB,
+    which is then whole by itself.
+
+    Exit codes: 0 stopped (Ctrl-C or SIGTERM); 1 the server failed (e.g. --db is an SQLite file that
+    cannot be read); 2 bad input (an option's value, --db not a sandbox database, the port in use or out
+    of range).
     """
     from solvelens.sandbox.app import check_options
-    from solvelens.sandbox.faults import FaultConfig
-    from solvelens.sandbox.http import SandboxOptions
+    from solvelens.sandbox.options import SandboxOptions
+    from solvelens.sandbox.switches import from_values
 
     try:
-        faults = FaultConfig(
-            rate=fault_rate,
-            kinds=_names(fault_kinds),
-            seed=fault_seed,
-            schedule=_names(fault_schedule),
-            latency_ms=latency_ms,
-            slow_ms=slow_ms,
-            retry_after_seconds=retry_after,
-            max_body_bytes=max_body_bytes or None,
-            paths=_names(fault_paths),
-        )
-        opts = SandboxOptions(
-            task_ttl_seconds=task_ttl,
-            task_shape=task_shape,  # type: ignore[arg-type]
-            pagination=pagination,  # type: ignore[arg-type]
-            solutions_paging=solutions_paging,  # type: ignore[arg-type]
-            task_types=_names(task_types),
-            faults=faults,
-            conventions=conventions,
-            without=tuple(dict.fromkeys(_names(without))),
-            tie_order=tie_order,  # type: ignore[arg-type]
-            tasks=tasks,  # type: ignore[arg-type]
-            paging=paging,  # type: ignore[arg-type]
-            refs=refs,  # type: ignore[arg-type]
-        )
+        opts = from_values(SandboxOptions, switches)
         check_options(opts)
-        quota = _rate_limit(rate_limit, rate_window)
     except ValueError as exc:
         raise BadInputError(str(exc)) from exc
     port = _ready(db, seed, scale, host, port)
-    _run_server(_app(db, opts, quota), host, port)
+    _run_server(_app(db, opts), host, port, db)
 
 
-def _names(text: str) -> tuple[str, ...]:
-    """The names of a comma-separated option (blanks dropped)."""
-    return tuple(name.strip() for name in text.split(",") if name.strip())
+_SERVE_PARAMETERS = [
+    inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation)
+    for name, default, annotation in (
+        ("host", "127.0.0.1", Host),
+        ("port", 8000, Port),
+        ("db", DEFAULT_SANDBOX_DB, SandboxDbPath),
+        ("seed", 0, Seed),
+        ("scale", "small", Scale),
+    )
+]
+serve.__signature__ = inspect.Signature([*_SERVE_PARAMETERS, *_switch_parameters()])  # type: ignore[attr-defined]
+app.command()(serve)
 
 
 def _ready(db: Path, seed: int, scale: str, host: str, port: int) -> int:
@@ -267,7 +125,7 @@ def _ready(db: Path, seed: int, scale: str, host: str, port: int) -> int:
     return port
 
 
-def _app(db: Path, opts: SandboxOptions, quota: RateLimitQuota | None) -> ASGIApp:
+def _app(db: Path, opts: SandboxOptions) -> ASGIApp:
     """The app serving ``db``: an SQLite file that is no sandbox platform is bad input (exit 2), one that
     cannot be read (corrupt) makes the server fail (exit 1)."""
     import sqlite3
@@ -275,7 +133,7 @@ def _app(db: Path, opts: SandboxOptions, quota: RateLimitQuota | None) -> ASGIAp
     from solvelens.sandbox.app import build_app
 
     try:
-        return build_app(db, opts, quota)
+        return build_app(db, opts)
     except ValueError as exc:
         raise BadInputError(
             f"--db {exc}; give the sandbox's SQLite file, or a new path to build one"
@@ -284,28 +142,43 @@ def _app(db: Path, opts: SandboxOptions, quota: RateLimitQuota | None) -> ASGIAp
         raise CommandFailedError(f"the server failed: cannot read --db {db} ({exc})") from exc
 
 
-def _run_server(application: ASGIApp, host: str, port: int) -> None:
+def _terminated(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt  # SIGTERM ends the server as Ctrl-C does
+
+
+def _checkpoint(db: Path) -> None:
+    """Fold the SQLite WAL into ``db`` and empty it (``PRAGMA wal_checkpoint(TRUNCATE)``), so the file is
+    whole by itself (copied alone, it holds every committed change)."""
+    import sqlite3
+
+    con = sqlite3.connect(db)
+    try:
+        con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    finally:
+        con.close()
+
+
+def _run_server(application: ASGIApp, host: str, port: int, db: Path) -> None:
     """Serve ``application`` with uvicorn until Ctrl-C or SIGTERM, which end it quietly (exit 0, as the
-    help says): uvicorn shuts down gracefully, then re-raises the signal as ``KeyboardInterrupt``."""
+    help says): uvicorn shuts down gracefully, then re-raises the signal, which ends in ``KeyboardInterrupt``
+    for both (SIGTERM's default action would end the process at once); then the WAL of ``db`` is
+    checkpointed (:func:`_checkpoint`)."""
+    import signal
+
     import uvicorn
 
     typer.echo(f"http://{host}:{port}/api/v1")
     config = uvicorn.Config(
         application, host=host, port=port, log_level="warning", access_log=False, lifespan="off"
     )
+    previous = signal.signal(signal.SIGTERM, _terminated)
     try:
         uvicorn.Server(config).run()
     except KeyboardInterrupt:
-        return
-
-
-def _rate_limit(text: str, window: float) -> RateLimitQuota | None:
-    """The ``--rate-limit`` quota, ``None`` for none; raises :class:`ValueError` naming the accepted forms."""
-    from solvelens.sandbox.ratelimit import parse_rate_limit
-
-    if text.strip() in ("", "0"):
-        return None
-    return parse_rate_limit(text, default_window=window)
+        pass
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        _checkpoint(db)
 
 
 @app.command("create-bot")
@@ -341,6 +214,21 @@ def revoke_key(
 
     _need(db)
     typer.echo(f"Revoked {revoke(db, name)} key(s) of {name}.")
+
+
+@app.command("rename-bot")
+def rename_bot(
+    name: str = typer.Argument(..., help="The bot's current name."),
+    new_name: str = typer.Argument(..., help="Its new name (3-50 characters, unique)."),
+    db: SandboxDbPath = DEFAULT_SANDBOX_DB,
+) -> None:
+    """Rename a bot, as the platform's settings route does (PUT /user/bot-profile): the new name shows at
+    once everywhere, votes included; activity rows keep the name of their time."""
+    from solvelens.sandbox.accounts import rename_bot as rename
+
+    _need(db)
+    rename(db, name, new_name)
+    typer.echo(f"Renamed {name} to {new_name.strip()}.")
 
 
 @app.command()
@@ -382,6 +270,15 @@ def simulate(
         help="Commit each day in steps of this many simulated minutes (default: one step a day). A small "
         "platform logs ~300 activity events a simulated day, a medium one ~1,800.",
     ),
+    vote_deadlocks: float = typer.Option(
+        VOTE_DEADLOCKS,
+        "--vote-deadlocks",
+        min=0.0,
+        max=1.0,
+        envvar="SOLVELENS_SANDBOX_VOTE_DEADLOCKS",
+        help="Share of the simulated votes lost to a database deadlock after their row was written, as on "
+        "the real platform (the vote row exists, no count moved). 0 = none.",
+    ),
     step_seconds: float = typer.Option(
         0.0,
         min=0.0,
@@ -409,7 +306,9 @@ def simulate(
         time.sleep(step_seconds)
 
     on_step = pause if step_minutes is not None else None
-    result = advance(db, days=days, seed=seed, step_minutes=step_minutes, on_step=on_step)
+    result = advance(
+        db, days=days, seed=seed, step_minutes=step_minutes, on_step=on_step, vote_deadlocks=vote_deadlocks
+    )
     typer.echo(json.dumps(result, indent=2))
 
 

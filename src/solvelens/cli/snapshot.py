@@ -33,21 +33,15 @@ from solvelens.cli.common import (
     on_failure,
 )
 from solvelens.flows.budget import DEFAULT_BUDGET
+from solvelens.resources import RESOURCES, optional_names
 
 if TYPE_CHECKING:
     from solvelens.flows.steps import SnapshotPlan
     from solvelens.flows.summary import SnapshotSummary
 
-_STEP_LABELS = {
-    "problems": "problems (pages)",
-    "solutions": "solution lists",
-    "leaderboard": "leaderboard (pages)",
-    "bots": "bot profiles",
-    "reference": "categories + stats",
-    "activity": "activity feed",
-    "llm_leaderboard": "LLM leaderboard (pages)",
-    "comparisons": "comparisons (solutions whose votes moved)",
-}
+#: The progress display's label of each step's progress (a declared resource's ``label``; the reference
+#: step fetches two small resources at once).
+_STEP_LABELS = {r.name: r.label for r in RESOURCES} | {"reference": "categories + stats"}
 
 
 @contextmanager
@@ -312,18 +306,19 @@ LockTimeout = Annotated[
         help="Seconds to wait while another writer holds the store.",
     ),
 ]
-#: The optional resources ``--resources`` names (as :data:`solvelens.flows.optional.OPTIONAL_RESOURCES`; kept
-#: here so that ``--help`` and the check import no flow module).
-_OPTIONAL = ("activity", "comparisons", "llm_leaderboard")
+#: The optional resources ``--resources`` names (declared in :mod:`solvelens.resources`, which imports
+#: nothing: ``--help`` and the check import no flow module).
+_OPTIONAL = optional_names()
 Resources = Annotated[
     str | None,
     typer.Option(
         "--resources",
         envvar="SOLVELENS_RESOURCES",
         show_default=False,
-        help="Optional resources beyond the interface's, comma-separated: activity (the event feed, kept "
-        "as a history), comparisons (pairwise votes of the solutions whose vote count moved), "
-        "llm_leaderboard; 'none' for none. Default: every one the platform offers (one it does not is "
+        help="Optional resources beyond the interface's, comma-separated: "
+        + ", ".join(_OPTIONAL)
+        + " (activity: the event feed, kept as a history; comparisons: pairwise votes of the solutions whose "
+        "vote count moved); 'none' for none. Default: every one the platform offers (one it does not is "
         "recorded 'not offered').",
     ),
 ]

@@ -15,10 +15,12 @@ Detectors (confidence): ``header_link`` (0.95) ``Link: <...>; rel="next"``; ``js
 ``relay_connection`` (0.9) ``pageInfo.endCursor`` -> cursor ``after`` with ``first``; ``cursor_token`` (0.85)
 ``next_cursor``, ``nextPageToken``, ``next_token``, ``continuation``, a ``next`` token -> the matching
 request parameter; ``stripe_list`` (0.85) ``{"object": "list", "has_more"}`` -> ``starting_after=<last id>``;
-``offset_fields`` (0.8) ``offset``/``skip``/``$skip``; ``page_fields`` (0.8) ``page``, ``page[number]``,
-``totalPages``, ``X-Total-Pages`` (0-based when the first page says 0); ``complete_list`` (0.3) a bare list
-shorter than asked -> single page; ``page_guess`` (0.2) nothing: page numbers (the real platform's
-solutions); ``offset_guess`` (0.1); ``cursor_alternative`` (0.05) a found cursor under other parameter names.
+``offset_fields`` (0.8) ``offset``/``skip``/``$skip``, ``start`` with ``rows``, ``from`` with ``size``;
+``page_fields`` (0.8) ``page``, ``page[number]``, ``totalPages``, ``X-Total-Pages`` (0-based when the first
+page says 0); ``complete_list`` (0.3) a bare list shorter than asked -> single page; ``page_guess`` (0.2)
+nothing: page numbers (the real platform's solutions); ``offset_guess`` (0.1-0.06) offsets under each common
+vocabulary (``offset``/``limit``, ``skip``/``take``, ``$skip``/``$top``, ``start``/``rows``,
+``from``/``size``); ``cursor_alternative`` (0.05) a found cursor under other parameter names.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ from solvelens.client.pagination import (
 __all__ = [
     "DETECTORS",
     "MAX_DETECTION_REQUESTS",
+    "OFFSET_VOCABULARIES",
     "Answer",
     "Detection",
     "Detector",
@@ -57,7 +60,19 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 #: Most extra requests detection may spend on one endpoint (trying another style after a repeated page).
-MAX_DETECTION_REQUESTS = 3
+#: 6: the page-number guess's repeat, then offsets under each common vocabulary (:data:`OFFSET_VOCABULARIES`)
+#: when nothing in the answers names one (a bare list with its total only in ``X-Total-Count``).
+MAX_DETECTION_REQUESTS = 6
+#: The common offset vocabularies (offset parameter -> page-size parameter), in the order they are guessed:
+#: ``offset``/``limit``, ``skip``/``take`` (NestJS, Prisma), ``$skip``/``$top`` (OData), ``start``/``rows``
+#: (Solr), ``from``/``size`` (Elasticsearch).
+OFFSET_VOCABULARIES: dict[str, str] = {
+    "offset": "limit",
+    "skip": "take",
+    "$skip": "$top",
+    "start": "rows",
+    "from": "size",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -288,16 +303,22 @@ def stripe_list(answer: Answer) -> Detection | None:
 
 
 def offset_fields(answer: Answer) -> Detection | None:
-    """``offset``/``skip``/``$skip`` in the metadata (or the request): offset paging under those names."""
+    """``offset``/``skip``/``$skip`` in the metadata (or the request), or ``start`` beside ``rows`` (Solr),
+    ``from`` beside ``size`` (Elasticsearch): offset paging under those names."""
     if not isinstance(answer.body, dict):
         return None
-    for key, value in _meta_items(answer.body):
-        if norm_key(key) in ("offset", "skip", "pageoffset") and not isinstance(value, dict | list | bool):
-            param = _param_name(key, answer.body)
-            options = {"offset_param": param, "limit_param": _limit_param(answer)}
-            if norm_key(key) == "skip":
-                options["limit_param"] = {"skip": "take", "$skip": "$top"}.get(key, options["limit_param"])
-            return Detection(PaginatorSpec("offset", options), 0.8, f"{key} in the answer")
+    items = _meta_items(answer.body)
+    names = {norm_key(key) for key, _ in items}
+    for key, value in items:
+        norm = norm_key(key)
+        paired = (norm == "start" and "rows" in names) or (norm == "from" and "size" in names)
+        if isinstance(value, dict | list | bool) or not (norm in ("offset", "skip", "pageoffset") or paired):
+            continue
+        param = _param_name(key, answer.body)
+        options = {"offset_param": param, "limit_param": _limit_param(answer)}
+        if norm in ("skip", "start", "from"):
+            options["limit_param"] = OFFSET_VOCABULARIES.get(key, options["limit_param"])
+        return Detection(PaginatorSpec("offset", options), 0.8, f"{key} in the answer")
     return None
 
 
@@ -351,9 +372,14 @@ def page_guess(answer: Answer) -> Detection:
     return Detection(spec, 0.2, "no paging metadata: the real platform's page/limit")
 
 
-def offset_guess(answer: Answer) -> Detection:
-    """No hint at all: offsets, tried when page numbers repeat a page."""
-    return Detection(PaginatorSpec("offset"), 0.1, "no paging metadata")
+def offset_guess(answer: Answer) -> list[Detection]:
+    """No hint at all: offsets under each common vocabulary (:data:`OFFSET_VOCABULARIES`, in order), tried
+    when page numbers repeat a page."""
+    guesses = [Detection(PaginatorSpec("offset"), 0.1, "no paging metadata")]
+    for rank, (offset, size) in enumerate(list(OFFSET_VOCABULARIES.items())[1:], start=1):
+        spec = PaginatorSpec("offset", {"offset_param": offset, "limit_param": size})
+        guesses.append(Detection(spec, 0.1 - rank / 100, f"no paging metadata: {offset}/{size}"))
+    return guesses
 
 
 #: Every detector, in no particular order (the confidence ranks their findings).
@@ -392,6 +418,7 @@ TOTAL_PATHS: tuple[str, ...] = (
     "totalCount",
     "total_count",
     "@odata.count",
+    "numFound",
     "meta.totalCount",
     "count",
     "header:X-Total-Count",

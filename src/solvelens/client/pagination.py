@@ -68,6 +68,7 @@ TOTAL_KEYS: tuple[str, ...] = (
     "totalresults",
     "totalrecords",
     "odatacount",
+    "numfound",
 )
 #: Normalised metadata keys of a page count.
 TOTAL_PAGES_KEYS: tuple[str, ...] = ("totalpages", "pagecount", "pages", "lastpage")

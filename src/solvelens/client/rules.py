@@ -22,14 +22,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Final
 
 from solvelens.client.pagination import norm_key
 
 __all__ = [
     "FieldRule",
+    "Guidance",
     "check_rules",
+    "guidance_from_text",
     "rules_from_constraints",
     "rules_from_declared",
     "rules_from_error",
@@ -44,6 +46,7 @@ class FieldRule:
     ``field``: the body field (``content``, ``solution_text``, ...); ``min_length`` / ``max_length``:
     bounds in characters (``None``: not stated); ``choices``: the values the field may take (``None``: not
     stated);
+    ``stated``: ``False`` for a solver's own declared limit (never called the platform's rule);
     ``source``: where the rule was read, in words (``"the task's instruction"``, ``"the platform's 400 answer
     to task …9f3a1c2e"``).
     """
@@ -53,6 +56,8 @@ class FieldRule:
     max_length: int | None = None
     choices: tuple[str, ...] | None = None
     source: str = ""
+    #: Whether the platform stated the rule (its task, its validation answer); ``False``: the solver's own.
+    stated: bool = True
 
     def describe(self) -> str:
         """The rule in words: ``10-2000 characters``, ``at most 2000 characters``, ``one of A, B``."""
@@ -69,7 +74,8 @@ class FieldRule:
         broken = self._broken(value)
         if broken is None:
             return None
-        return f"{self.field} {broken}; the platform's rule: {self.describe()} ({self.source})"
+        whose = "the platform's rule" if self.stated else "the solver's own limit"
+        return f"{self.field} {broken}; {whose}: {self.describe()} ({self.source})"
 
     def _broken(self, value: Any) -> str | None:
         if self.choices is not None:
@@ -185,38 +191,116 @@ def _bounds(text: str) -> list[tuple[int, int, int | None, int | None, bool]]:
     return sorted(found)
 
 
-def rules_from_text(
-    text: Any, fields: Mapping[str, str], *, single: str | None = None, source: str
-) -> tuple[FieldRule, ...]:
-    """Length bounds stated in a task's text: ``"(50-5000 characters)"``, ``"title 5-200"``, ``"between 10
-    and 2000 characters"``, ``"at most 2000 characters"``, ``"at least 60 chars"``.
+#: Words that make a stated bound advice to the solver, not a rule the platform validates.
+_GUIDANCE = re.compile(
+    r"\b(?:aim(?:s|ing)? (?:for|at)|ideal(?:ly)?|sweet spot|recommend\w*|suggest\w*|target\w*|try to|"
+    r"prefer\w*|roughly|around|typically|guidelines?|best (?:results|scores?))\b",
+    re.IGNORECASE,
+)
+#: Where a task's text states the answer it takes ("Respond with:"): bounds after it are the rule, bounds
+#: before it are guidance.
+_RESPOND = re.compile(r"\b(?:respond with|response format|submit format|reply with)\b", re.IGNORECASE)
 
-    ``fields``: words that name a body field (``{"title": "problem_title"}``); a bound is the field's whose
-    word comes last between the previous bound (or the sentence's start) and it; with none, ``single`` (the
-    task's one text field), else the bound is not used. A bare range (``5-200``, no "characters") counts
-    only right after a field's word. A bound stated first for a field wins.
+
+@dataclass(frozen=True)
+class Guidance:
+    """A length a task advises for one field, never enforced (the platform does not validate it).
+
+    ``field``: the body field; ``min_length`` / ``max_length``: the advised bounds in characters
+    (``None``: not stated); ``text``: the line that states it (``"- Aim for 400-1200 characters. This is
+    the sweet spot ..."``); ``source``: where it was read (``"the task's instruction"``).
     """
-    if not isinstance(text, str) or not text:
-        return ()
-    rules: dict[str, FieldRule] = {}
+
+    field: str
+    min_length: int | None = None
+    max_length: int | None = None
+    text: str = ""
+    source: str = ""
+
+    def describe(self) -> str:
+        """The advice in words: ``400-1200 characters``, ``at most 1500 characters``."""
+        return FieldRule(self.field, self.min_length, self.max_length).describe()
+
+
+_Bound = tuple[str, int | None, int | None, bool, str]  # field, min, max, is guidance, its line
+
+
+def _stated(text: str, fields: Mapping[str, str], single: str | None) -> list[_Bound]:
+    """Every length bound ``text`` states for a known field, in order, with whether it is guidance: in a
+    text that says how to respond ("Respond with: ... (10-2000 characters)"), bounds before that are
+    guidance; elsewhere a bound whose line advises ("Aim for 400-1200 characters") is."""
+    respond = _RESPOND.search(text)
+    found: list[_Bound] = []
     previous = 0
     for start, end, low, high, says_chars in _bounds(text):
         sentence = max(text.rfind(mark, 0, start) for mark in ".;:\n")
+        line_start = text.rfind("\n", 0, start) + 1
         field, near = _field_before(text[max(previous, sentence + 1) : start], fields)
+        if field is None:  # "- problem_description: context, constraints, and scope (20-1000 characters)"
+            field, _ = _field_before(text[max(previous, line_start) : start], fields)
         previous = end
         if not says_chars and not near:
             continue
         field = field or single
         if field is None:
             continue
-        known = rules.get(field)
+        line_end = text.find("\n", end)
+        line = text[line_start : len(text) if line_end < 0 else line_end].strip()
+        if respond is not None:
+            guidance = start < respond.start()
+        else:
+            guidance = _GUIDANCE.search(text[max(sentence + 1, line_start) : end]) is not None
+        found.append((field, low, high, guidance, line))
+    return found
+
+
+def _merged(bounds: Iterable[_Bound]) -> dict[str, tuple[int | None, int | None, str]]:
+    """Per field, its first stated bound, completed (never replaced) by later ones (at most ..., at least
+    ...)."""
+    merged: dict[str, tuple[int | None, int | None, str]] = {}
+    for field, low, high, _, line in bounds:
+        known = merged.get(field)
         if known is None:
-            rules[field] = FieldRule(field, low, high, None, source)
-        else:  # a second bound completes the first (at most ..., at least ...); it never replaces it
-            low = known.min_length if known.min_length is not None else low
-            high = known.max_length if known.max_length is not None else high
-            rules[field] = FieldRule(field, low, high, None, source)
-    return tuple(rules.values())
+            merged[field] = (low, high, line)
+        else:
+            merged[field] = (
+                known[0] if known[0] is not None else low,
+                known[1] if known[1] is not None else high,
+                known[2],
+            )
+    return merged
+
+
+def rules_from_text(
+    text: Any, fields: Mapping[str, str], *, single: str | None = None, source: str
+) -> tuple[FieldRule, ...]:
+    """Length bounds a task's text states as its rule: ``"(50-5000 characters)"``, ``"title 5-200"``,
+    ``"between 10 and 2000 characters"``, ``"at most 2000 characters"``, ``"at least 60 chars"``. Guidance is
+    never a rule: in a text that says how to respond ("Respond with: - solution_text: ... (10-2000
+    characters)") only the bounds after that count; elsewhere a bound whose line advises ("Aim for 400-1200
+    characters", "ideally", "recommended") does not (:func:`guidance_from_text` reads those).
+
+    ``fields``: words that name a body field (``{"title": "problem_title"}``); a bound is the field's whose
+    word comes last between the previous bound (or the sentence's start, else the line's) and it; with none,
+    ``single`` (the task's one text field), else the bound is not used. A bare range (``5-200``, no
+    "characters") counts only right after a field's word. A bound stated first for a field wins.
+    """
+    if not isinstance(text, str) or not text:
+        return ()
+    rules = _merged(b for b in _stated(text, fields, single) if not b[3])
+    return tuple(FieldRule(field, low, high, None, source) for field, (low, high, _) in rules.items())
+
+
+def guidance_from_text(
+    text: Any, fields: Mapping[str, str], *, single: str | None = None, source: str
+) -> tuple[Guidance, ...]:
+    """The lengths a task's text advises, never enforced: the bounds :func:`rules_from_text` leaves out as
+    guidance ("Aim for 400-1200 characters", a create instruction's "Title: 10-100 characters" above its
+    "Respond with"), each with the line that states it."""
+    if not isinstance(text, str) or not text:
+        return ()
+    advised = _merged(b for b in _stated(text, fields, single) if b[3])
+    return tuple(Guidance(field, low, high, line, source) for field, (low, high, line) in advised.items())
 
 
 def rules_from_declared(
@@ -229,11 +313,11 @@ def rules_from_declared(
     rules: list[FieldRule] = []
     for field, spec in declared.items():
         if isinstance(spec, Sequence) and not isinstance(spec, str) and len(spec) == 2:
-            rules.append(FieldRule(str(field), _int(spec[0]), _int(spec[1]), None, source))
+            rules.append(FieldRule(str(field), _int(spec[0]), _int(spec[1]), None, source, stated=False))
         elif isinstance(spec, Mapping):
             rule = _rule_from_schema(str(field), spec, source)
             if rule is not None:
-                rules.append(rule)
+                rules.append(replace(rule, stated=False))
     return tuple(rules)
 
 

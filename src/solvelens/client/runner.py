@@ -37,7 +37,10 @@ Rules (the platform's bot guide, and the interface's reference loop):
   (the task re-served, or a new one). Lines say "retrying" only where a request is sent again; durations
   are rounded (``0.01 s``).
 - The same task handed out again on the next poll although nothing was submitted for it (the solver failed,
-  the answer was refused) is reported in one warning line: the platform re-serves a task the bot holds.
+  the answer was refused) is reported in one warning line: the platform re-serves a task the bot holds
+  (the real platform keeps it assigned for 10 minutes, also to a new process of the bot). It is solved
+  once more; when that answer is refused locally too, the run stops at once (``stopped_by`` ``held``, exit
+  code 1) with one line naming the task: refusing it again would only loop until the platform expires it.
 - SIGINT/SIGTERM: a poll in progress (its request or its retries' back-off) or a wait is cut at once and the
   run ends; a task in hand is finished (solved and submitted) first; a second signal aborts.
 - ``GET /bot/me`` is recorded at start and end; one progress line per task (number, kind, id suffix, the
@@ -111,8 +114,8 @@ class RunSummary:
     the typed body (see :mod:`solvelens.client.submission`); ``expired``: 404 on submit; ``unrecognized``:
     polls answered with a body that is neither a task nor "no task"; ``reserved``: tasks handed out again
     while held. ``stopped_by``: ``max_tasks`` | ``idle`` | ``signal`` | ``auth`` | ``rejections`` |
-    ``errors`` | ``outage`` | ``unrecognized`` | ``startup``. ``message``: the reason in one line when the
-    run stopped on an error.
+    ``held`` (a re-served task's answer refused locally again) | ``errors`` | ``outage`` | ``unrecognized``
+    | ``startup``. ``message``: the reason in one line when the run stopped on an error.
     """
 
     tasks: int = 0
@@ -139,7 +142,7 @@ class RunSummary:
     @property
     def exit_code(self) -> int:
         """0 for a normal end (max tasks, idle, signal); 1 when the run stopped on an error."""
-        failed = ("auth", "rejections", "errors", "outage", "unrecognized", "startup")
+        failed = ("auth", "rejections", "held", "errors", "outage", "unrecognized", "startup")
         return 1 if self.stopped_by in failed else 0
 
 
@@ -278,6 +281,8 @@ class BotRunner:
         self._outage_since: float | None = None
         self._outage_since_utc: datetime | None = None
         self._held: tuple[str, str] | None = None
+        #: Tasks whose answer was refused locally in this run (a second refusal of one stops the run).
+        self._refused_ids: set[str] = set()
         self._warned: set[tuple[str, str]] = set()
         self._reserved_warned: set[str] = set()
         self._tracebacks: set[str] = set()
@@ -714,9 +719,26 @@ class BotRunner:
             self.summary.refused += 1
             self._held = (task.id, "the answer was refused locally")
             self._line(number, task, f"[red]refused, not sent[/]: {escape(str(exc))}", started)
-            return self._rejection(f"{kind} refused locally", str(exc))
+            if not self._rejection(f"{kind} refused locally", str(exc)):
+                return False
+            return self._refused_once(task)
         self._body = body
         return self._submit(number, task, body, started)
+
+    def _refused_once(self, task: Task) -> bool:
+        """False (the run stops, one line) when this task's answer was refused locally before: the platform
+        keeps a task assigned until it is submitted or expires and serves it again, so refusing it once more
+        would loop until it expires."""
+        if task.id not in self._refused_ids:
+            self._refused_ids.add(task.id)
+            return True
+        self._fail(
+            "held",
+            f"task {describe_task(task)} stays assigned to this bot and is served again, and its answer was "
+            "refused locally twice; the platform keeps it until it expires (the real platform: 10 minutes). "
+            "Fix the solver's answers for this task, then run again",
+        )
+        return False
 
     def _rules_for(self, task: Task) -> tuple[FieldRule, ...]:
         """The rules learned from the platform's answers to earlier tasks of this kind, and the solver's."""

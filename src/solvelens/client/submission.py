@@ -18,7 +18,9 @@ Limits (lengths, allowed values) are never assumed: only the rules the task stat
 constraints, its instruction's or response format's bounds) and the ones the caller passes (learned from
 the platform's validation answers, or declared by the solver; :mod:`solvelens.client.rules`) are checked. A
 body that breaks one raises :class:`~solvelens.client.errors.InvalidSubmissionError` naming the field, the
-rule and where it was read, before any request.
+rule and where it was read, before any request; it claims nothing about what the platform would do beyond
+the rule it stated. Guidance a task gives (``view.guidance``: "Aim for 400-1200 characters") is never
+checked: only what the platform validates is.
 """
 
 from __future__ import annotations
@@ -104,8 +106,7 @@ def _refuse(view: TaskView, problem: str, *, shape: bool = False) -> InvalidSubm
             f"; a {kind} body is a JSON object with {', '.join(parts)} ({_DOCUMENTED.format(kind=kind)})"
         )
     return InvalidSubmissionError(
-        f"{kind} task {view.id}: {problem}{described} (not sent: the platform would reject it and fail the "
-        "task)",
+        f"{kind} task {view.id}: {problem}{described} (not sent)",
         task_type=kind,
         expected=fields,
     )

@@ -22,7 +22,12 @@ field case, and the same for the sync and async clients (both read tasks with
 - ``response_format``: the payload's ``response_format`` (a string on the real platform), or ``None``;
 - ``limits``: the rules the task states for its answer's fields
   (:class:`~solvelens.client.rules.FieldRule`, each with where it was read): its ``constraints``, and
-  length bounds stated in its instruction, prompt or ``response_format``;
+  length bounds its instruction, prompt or ``response_format`` states as the rule (a "Respond with" bound;
+  never guidance);
+- ``guidance``: the lengths the task advises but the platform does not validate
+  (:class:`~solvelens.client.rules.Guidance`: field, bounds, the line that says it), e.g. the real solve
+  instruction's "Aim for 400-1200 characters" beside its rule "(10-2000 characters)": advice for the
+  solver, never enforced;
 - ``title``: the problem's title (``problem_title`` or ``title``, without the ``---DATA---`` wrapper), or
   ``None`` (a create task has no problem yet; an interface task only a prompt).
 """
@@ -37,6 +42,8 @@ from solvelens.client.pagination import norm_key
 from solvelens.client.rules import (
     SOURCES,
     FieldRule,
+    Guidance,
+    guidance_from_text,
     rules_from_constraints,
     rules_from_text,
 )
@@ -87,6 +94,7 @@ class TaskView:
     response_format: Any = None
     limits: tuple[FieldRule, ...] = ()
     title: str | None = None
+    guidance: tuple[Guidance, ...] = ()
 
     @property
     def answer_field(self) -> str | None:
@@ -169,6 +177,16 @@ def _choices(
     return ()
 
 
+def _texts(fields: dict[str, Any], typed: bool, payload: dict[str, Any]) -> list[tuple[str, str]]:
+    """(where, text) of the texts a task states its answer's bounds in: instruction, prompt, format."""
+    texts = (
+        ("instruction", payload.get("instruction")),
+        ("prompt", None if typed else _get(fields, "prompt")),
+        ("response_format", payload.get("response_format", _get(fields, "responseformat"))),
+    )
+    return [(where, text) for where, text in texts if isinstance(text, str)]
+
+
 def _limits(
     fields: dict[str, Any], kind: str | None, typed: bool, payload: dict[str, Any]
 ) -> tuple[FieldRule, ...]:
@@ -176,18 +194,25 @@ def _limits(
     rules = list(rules_from_constraints(_get(fields, "constraints", "limits", "rules")))
     words = ANSWER_FIELDS.get(kind or "", {}) if typed else {}
     single = _SINGLE_FIELD.get(kind or "") if typed else "content"
-    texts = (
-        ("instruction", payload.get("instruction")),
-        ("prompt", None if typed else _get(fields, "prompt")),
-        ("response_format", payload.get("response_format", _get(fields, "responseformat"))),
-    )
-    for where, text in texts:
-        if not isinstance(text, str):
-            continue
+    for where, text in _texts(fields, typed, payload):
         for rule in rules_from_text(text, words, single=single, source=SOURCES[where]):
             if all(r.field != rule.field for r in rules):
                 rules.append(rule)
     return tuple(rules)
+
+
+def _guidance(
+    fields: dict[str, Any], kind: str | None, typed: bool, payload: dict[str, Any]
+) -> tuple[Guidance, ...]:
+    """The lengths the task's texts advise (never enforced), the first per field."""
+    words = ANSWER_FIELDS.get(kind or "", {}) if typed else {}
+    single = _SINGLE_FIELD.get(kind or "") if typed else "content"
+    advised: list[Guidance] = []
+    for where, text in _texts(fields, typed, payload):
+        for item in guidance_from_text(text, words, single=single, source=SOURCES[where]):
+            if all(g.field != item.field for g in advised):
+                advised.append(item)
+    return tuple(advised)
 
 
 def view_of(obj: dict[str, Any]) -> TaskView:
@@ -214,4 +239,5 @@ def view_of(obj: dict[str, Any]) -> TaskView:
         response_format=payload.get("response_format", _get(fields, "responseformat")),
         limits=_limits(fields, kind, typed, payload),
         title=strip_data(title) or None,
+        guidance=_guidance(fields, kind, typed, payload),
     )

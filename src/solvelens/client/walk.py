@@ -118,6 +118,10 @@ class PageWalk:
         #: Whether the style was detected from the answers (then other styles are tried on a repeated page).
         self.detected = style is None and spec is None
         self.tried: list[PaginatorSpec] = []
+        #: Whether the paginator was just switched to by detection and has not yet read a new page: while it
+        #: is, a page starting with a record already handed out is a repeat (the server ignored the guessed
+        #: offset parameter, and perhaps honoured its size parameter: the same records, another page size).
+        self.probing = False
         #: The paginator in use as configuration (``None`` for a paginator instance passed in, or before the
         #: first answer of a detected walk).
         self.spec: PaginatorSpec | None = None
@@ -221,10 +225,11 @@ class PageWalk:
                 return None
             if self.paginator.base_page == 0 and self.number == 1:
                 log.debug("GET %s: pages numbered from 0 (page 1 is the second)", self.template)
-        if self.number > 0 and self.paginator.repeats(items):
+        if self.number > 0 and (self.paginator.repeats(items) or self._probe_repeats(items)):
             if self.detected and self._switch_style(items, body, headers):
                 return None
             raise PaginationError(self._repeat_message())
+        self.probing = False
         used = PageRequest(params=dict(self.request.params), url=self.request.url)
         try:
             self.paginator.update_state(items, body, headers)
@@ -266,6 +271,10 @@ class PageWalk:
             self.request.params[limit] = paginator.page_size
         if self.request.url is not None:
             self.request.url = str(url.join(self.request.url))
+
+    def _probe_repeats(self, items: list[Any]) -> bool:
+        """While probing a switched style: whether the page starts with a record already handed out."""
+        return self.probing and bool(items) and self._identity(items[0]) in self.seen
 
     def _identity(self, record: Any) -> Any:
         key = self.state.records.canonical_id if self.state.records is not None else "id"
@@ -365,6 +374,7 @@ class PageWalk:
                 candidate.name,
             )
             self.state.detection_requests += 1
+            self.probing = True
             self.paginator = candidate
             self.request = request
             self.state.paginator = detection.spec

@@ -154,6 +154,7 @@ async def _walk_once(
     path: str | None,
     progress_step: str | None,
     tally: Tally | None,
+    id_field: str = "id",
 ) -> tuple[list[dict[str, Any]], int, int | None, IncompleteListError | None]:
     """One paging walk: (unique records in walk order, repeated records skipped, last announced total, the
     client's :class:`IncompleteListError` when the walk ended short of its total after the client's own
@@ -162,7 +163,7 @@ async def _walk_once(
     box: list[Any] = [None, 0]
     short: IncompleteListError | None = None
     try:
-        await _pages_into(pages, items, set(), endpoint, path, progress_step, tally, box)
+        await _pages_into(pages, items, set(), endpoint, path, progress_step, tally, box, id_field)
     except IncompleteListError as exc:
         short = exc
     total: int | None = box[0]
@@ -179,6 +180,7 @@ async def _pages_into(
     progress_step: str | None,
     tally: Tally | None,
     box: list[Any],
+    id_field: str = "id",
 ) -> None:
     """Collect the unique records of ``pages`` into ``items``; ``box``: [last announced total, repeats]."""
     duplicates = 0
@@ -189,7 +191,7 @@ async def _pages_into(
         if page.total is not None:
             total = page.total
         for item in page.items:
-            key = item.get("id") if isinstance(item, dict) else None
+            key = item.get(id_field) if isinstance(item, dict) else None
             if key is None and endpoint is not None:
                 raise _unidentified(endpoint, path or endpoint, len(items) + duplicates + 1, item)
             if key is not None and key in seen:
@@ -214,6 +216,7 @@ async def collect_pages(
     quality: list[dict[str, Any]] | None = None,
     tally: Tally | None = None,
     counted: tuple[str, str, int] | None = None,
+    id_field: str = "id",
 ) -> list[dict[str, Any]]:
     """All items of a paging walk, deduplicated by ``id`` (first copy kept), in walk order.
 
@@ -229,14 +232,17 @@ async def collect_pages(
     Pages fetched (both walks) are counted in ``tally``. ``counted`` (resource, scope, count): the count the
     platform announced for this list elsewhere (a problem's ``solutionCount``); a walk the client found short
     of a total equal to it is the platform's count disagreeing with its rows: a data-quality row, no error.
+    ``id_field``: the records' id field (the endpoint's, e.g. ``family``), what deduplicates them.
     """
     again = callable(pages)
     items, duplicates, total, short = await _walk_once(
-        pages() if callable(pages) else pages, endpoint, path, progress_step, tally
+        pages() if callable(pages) else pages, endpoint, path, progress_step, tally, id_field
     )
     if short is None and again and (duplicates or (total is not None and total != len(items))):
         assert callable(pages)
-        items, duplicates, total, short = await _walk_once(pages(), endpoint, path, progress_step, tally)
+        items, duplicates, total, short = await _walk_once(
+            pages(), endpoint, path, progress_step, tally, id_field
+        )
     if short is not None:
         if quality is None or counted is None or short.announced != counted[2]:
             raise short

@@ -1,13 +1,14 @@
 """Fetch steps of the optional resources: what the real platform publishes beyond the interface.
 
-Three resources (names as in ``SnapshotPlan.resources`` and ``snapshot --resources``), each its own step
-(plain async functions, no Prefect, no store; the same report shape as :mod:`solvelens.flows.fetch`):
+The optional resources are declared in :mod:`solvelens.resources` (names as in ``SnapshotPlan.resources``
+and ``snapshot --resources``); each is fetched by a step (plain async functions, no Prefect, no store; the
+same report shape as :mod:`solvelens.flows.fetch`):
 
 - ``activity`` (:func:`fetch_activity_step`): ``GET /activity?limit=50``, the feed's newest events, staged
   whole; the writer keeps the ones not stored yet. When the feed no longer reaches the newest event stored
   before (staged ``previous_activity``), the gap is staged and reported (:mod:`solvelens.flows.activity_gap`).
-- ``llm_leaderboard`` (:func:`fetch_llm_leaderboard_step`): every page of ``GET /llm-leaderboard`` (offset
-  paging on the real platform), rank = position in the walk.
+- every optional list (:func:`fetch_list_step`, one step per declared list, e.g. the platform's model board):
+  every page of its endpoint with its declared parameters; a ranked one's rank = position in the walk.
 - ``comparisons`` (:func:`fetch_comparisons_step`, after the problems step): ``GET
   /solutions/{id}/comparisons`` only for the solutions whose ``comparisonCount`` moved since their
   comparisons were last fetched (staged ``comparison_state``; ``pending_comparisons`` for problems whose
@@ -36,7 +37,7 @@ import orjson
 import pyarrow as pa
 
 from solvelens.client import APIStatusError, NotFoundError, Page, UnrecognizedResponseError
-from solvelens.client.endpoints import LLM_LEADERBOARD_SORT
+from solvelens.client.endpoints import ENDPOINTS
 from solvelens.client.ratelimit import shared_pacer
 from solvelens.client.walk import endpoint_key
 from solvelens.flows.activity_gap import StoredEvent, events_per_hour, find_gap, gap_sentence
@@ -60,6 +61,8 @@ from solvelens.flows.fetch import (
     report_progress,
     run_together,
 )
+from solvelens.resources import optional_names
+from solvelens.resources import resource as stored_resource
 from solvelens.store.staging import StagingArea
 
 __all__ = [
@@ -75,13 +78,13 @@ __all__ = [
     "audit_candidates",
     "fetch_activity_step",
     "fetch_comparisons_step",
-    "fetch_llm_leaderboard_step",
+    "fetch_list_step",
     "not_offered",
     "solutions_to_compare",
 ]
 
-#: The optional resources, by the names ``--resources`` takes.
-OPTIONAL_RESOURCES: Final = ("activity", "comparisons", "llm_leaderboard")
+#: The optional resources, by the names ``--resources`` takes (declared in :mod:`solvelens.resources`).
+OPTIONAL_RESOURCES: Final = optional_names()
 #: What became of an optional resource in a snapshot (``snapshots.resources``).
 STORED: Final = "stored"
 NOT_OFFERED: Final = "not offered"
@@ -173,15 +176,27 @@ async def _pages_or_absent(pages: AsyncIterator[Page], seen: list[int]) -> Async
         yield page
 
 
-async def fetch_llm_leaderboard_step(
-    base_url: str, staging_dir: str, *, profile: str | None = None, max_rps: float | None = None
+async def fetch_list_step(
+    base_url: str,
+    staging_dir: str,
+    *,
+    resource: str,
+    profile: str | None = None,
+    max_rps: float | None = None,
 ) -> dict[str, Any]:
-    """Stage ``llm_leaderboard``: every page of ``GET /llm-leaderboard?sort=avg_score``
-    (:data:`solvelens.client.endpoints.LLM_LEADERBOARD_SORT`, sent so the order is the one the report names;
-    rank 1 = first in the walk). A model without ``id`` raises :class:`UnrecognizedResponseError`; an error
-    after the first page fails the step (the walk broke, the endpoint exists). ``info``: ``resources``,
-    ``announced`` (the total the platform announced, e.g. ``pagination.total``; ``None`` when none) and
-    ``data_quality`` (a total below the models served)."""
+    """Stage the optional list ``resource`` (its declaration: :func:`solvelens.resources.resource`): every
+    page of its endpoint (the client's registry: path, paging, id field), sent with the declared ``params``
+    (e.g. the model board's ``sort=avg_score``, so the order is the one the report names); a ranked resource
+    gets its position in the walk (1 = first). A record without its id field raises
+    :class:`UnrecognizedResponseError`; an error after the first page fails the step (the walk broke, the
+    endpoint exists); an absent endpoint on the first request is ``not offered``. ``info``: ``resources``,
+    ``announced`` (the total the platform announced, e.g. ``pagination.total``; ``None`` when none),
+    ``request`` (``{"path", "params"}``: the request as sent) and ``data_quality`` (a total below the records
+    served)."""
+    declared = stored_resource(resource)
+    assert declared.endpoint is not None, resource
+    endpoint = ENDPOINTS[declared.endpoint]
+    params = dict(declared.params)
     area = StagingArea(staging_dir)
     warnings: list[str] = []
     quality: list[dict[str, Any]] = []
@@ -189,27 +204,30 @@ async def fetch_llm_leaderboard_step(
     seen = [0]
     async with _client(base_url, profile=profile, max_rps=max_rps) as client:
         try:
-            models = await collect_pages(
-                _pages_or_absent(client.llm_leaderboard_pages(sort=LLM_LEADERBOARD_SORT), seen),
-                "llm_leaderboard",
+            records = await collect_pages(
+                _pages_or_absent(client.iter_pages(endpoint.path, params=params or None), seen),
+                resource,
                 warnings,
-                progress_step="llm_leaderboard",
-                endpoint="llm_leaderboard",
-                path="/llm-leaderboard",
+                progress_step=resource,
+                endpoint=endpoint.name,
+                path=endpoint.path,
                 quality=quality,
                 tally=tally,
+                id_field=endpoint.id_field,
             )
         except APIStatusError as exc:
             if seen[0] == 0 and not_offered(exc):
-                return _absent("llm_leaderboard", "llm_leaderboard", exc)
+                return _absent(resource, resource, exc)
             raise
-    area.write_records("llm_leaderboard", models, rank=list(range(1, len(models) + 1)))
+    rank = {"rank": list(range(1, len(records) + 1))} if declared.ranked else {}
+    area.write_records(resource, records, **rank)
     return _report(
-        "llm_leaderboard",
-        {"llm_leaderboard": len(models)},
+        resource,
+        {resource: len(records)},
         warnings,
-        resources={"llm_leaderboard": STORED},
+        resources={resource: STORED},
         announced=tally.announced,
+        request={"path": endpoint.path, "params": params},
         data_quality=quality,
     )
 

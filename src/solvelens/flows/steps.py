@@ -52,10 +52,11 @@ from solvelens.flows.optional import (
     OPTIONAL_RESOURCES,
     fetch_activity_step,
     fetch_comparisons_step,
-    fetch_llm_leaderboard_step,
+    fetch_list_step,
 )
 from solvelens.flows.preflight import check_taken_at_order, normalise_taken_at
 from solvelens.flows.summary import SnapshotSummary
+from solvelens.resources import RESOURCES
 from solvelens.store import StagingArea, write_snapshot
 from solvelens.store.readers import previous_state
 
@@ -72,7 +73,8 @@ class FetchStep:
     resource it fetches: runs only when the plan wants it, :meth:`SnapshotPlan.wants`) and ``after`` (the
     steps whose staged output or reports it reads: it starts once those finished; a ``budgeted`` step also
     gets ``spent``, the requests they sent: :func:`solvelens.flows.budget.spent_by`, and the plan's
-    ``budget``)."""
+    ``budget``); ``takes_resource``: a generic step, told which declared resource it fetches
+    (:func:`solvelens.flows.optional.fetch_list_step`)."""
 
     name: str
     task_name: str
@@ -83,10 +85,11 @@ class FetchStep:
     resource: str | None = None
     after: tuple[str, ...] = ()
     budgeted: bool = False
+    takes_resource: bool = False
 
 
-#: The fetch steps of a snapshot, all run concurrently (endpoints in :mod:`solvelens.flows.fetch`).
-FETCH_STEPS: tuple[FetchStep, ...] = (
+#: The steps before the comparisons: the interface's, the platform's declaration and the optional ones.
+_BEFORE_COMPARISONS: tuple[FetchStep, ...] = (
     FetchStep("problems", "fetch-problems-and-solutions", fetch_problems_step),
     FetchStep("leaderboard", "fetch-leaderboard-and-bots", fetch_leaderboard_step),
     FetchStep("reference", "fetch-categories-and-stats", fetch_reference_step, concurrent=False),
@@ -96,15 +99,25 @@ FETCH_STEPS: tuple[FetchStep, ...] = (
     ),
     # The optional resources (solvelens.flows.optional): absent ones are recorded "not offered".
     FetchStep("activity", "fetch-activity", fetch_activity_step, concurrent=False, resource="activity"),
-    FetchStep(
-        "llm_leaderboard",
-        "fetch-llm-leaderboard",
-        fetch_llm_leaderboard_step,
-        concurrent=False,
-        resource="llm_leaderboard",
+    # Every optional list declared in solvelens.resources: one generic step each.
+    *(
+        FetchStep(
+            r.name,
+            "fetch-" + r.name.replace("_", "-"),
+            fetch_list_step,
+            concurrent=False,
+            resource=r.name,
+            takes_resource=True,
+        )
+        for r in RESOURCES
+        if r.optional and r.write == "linked"
     ),
     # Carried solution lists checked against the bots' names served now (solvelens.flows.carryover).
     FetchStep("carryover", "verify-carried-lists", verify_carryover_step, after=("problems", "leaderboard")),
+)
+#: The fetch steps of a snapshot, all run concurrently (endpoints in :mod:`solvelens.flows.fetch`).
+FETCH_STEPS: tuple[FetchStep, ...] = (
+    *_BEFORE_COMPARISONS,
     # After every other step: it reads the problems step's staged solutions and spends what the budget
     # (and an announced quota) leaves after the requests the others sent (solvelens.flows.budget).
     FetchStep(
@@ -112,16 +125,7 @@ FETCH_STEPS: tuple[FetchStep, ...] = (
         "fetch-comparisons",
         fetch_comparisons_step,
         resource="comparisons",
-        after=(
-            "problems",
-            "leaderboard",
-            "reference",
-            "bot_me",
-            "platform",
-            "activity",
-            "llm_leaderboard",
-            "carryover",
-        ),
+        after=tuple(s.name for s in _BEFORE_COMPARISONS),  # the carry-over check included
         budgeted=True,
     ),
 )
@@ -211,8 +215,9 @@ class SnapshotPlan(BaseModel):
 
     resources: list[str] | None = Field(
         default=None,
-        description="Optional resources to snapshot (activity, comparisons, llm_leaderboard); None: every "
-        "one the platform offers, [] none.",
+        description="Optional resources to snapshot (solvelens.resources: "
+        + ", ".join(OPTIONAL_RESOURCES)
+        + "); None: every one the platform offers, [] none.",
     )
 
     @field_validator("resources")
@@ -254,6 +259,8 @@ class SnapshotPlan(BaseModel):
             kwargs["max_rps"] = self.max_rps
         if step.budgeted:
             kwargs["budget"] = self.budget
+        if step.takes_resource:
+            kwargs["resource"] = step.resource
         return kwargs
 
 

@@ -17,6 +17,8 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
+from solvelens.resources import RESOURCES
+
 __all__ = ["LOG_FIELDS", "LOG_MODE", "SnapshotSummary"]
 
 #: ``mode`` of a summary read back from the store's snapshot log (:meth:`SnapshotSummary.from_log_row`).
@@ -183,8 +185,9 @@ class SnapshotSummary:
                 f"{info.get('skipped', 0):,} more covered by those lists; {counts.get('comparisons', 0):,} "
                 f"new votes{self._quota_detail(info)})"
             )
-        if name == "llm_leaderboard" and status == "stored":
-            return f" ({counts.get('llm_leaderboard', 0)} models)"
+        declared = next((r for r in RESOURCES if r.name == name and r.write == "linked"), None)
+        if declared is not None and status == "stored":  # an optional list: its records
+            return f" ({counts.get(name, 0)} {declared.unit})"
         if status == "not offered" and info.get("absent"):
             return f" ({info['absent']})"
         return ""

@@ -227,7 +227,8 @@ def bot_page_content(
     :class:`solvelens.analysis.BotNotFoundError` (naming close matches) when no single bot matches.
     """
     store.require_snapshots()
-    snapshots = store.snapshots.collect()
+    every = store.snapshots.collect()
+    snapshots = store.points.drawn(every) if store.points is not None else every
     history = an.rank_history(store.leaderboard, snapshots)
     own = store.bot_me.collect()
     profiles = pl.concat([store.bots.collect().select(own.columns), own], how="vertical_relaxed").unique(
@@ -237,6 +238,8 @@ def bot_page_content(
     section = bot_section(store, history, bot_id, name=name, profiles=profiles, top_n=top_n, window=window)
     simulated = an.simulated_label(snapshots)
     notices = [simulated] if simulated else []
+    if store.points is not None and store.points.rule:
+        notices.append(store.points.rule)
     if section.figures[0].value == "not ranked":
         notices.append(
             f"{name} is not on the leaderboard at the newest snapshot (suspended, or not yet ranked)."
@@ -244,9 +247,9 @@ def bot_page_content(
     return BotPage(
         db_path=str(store.path),
         generated_at=now or dt.datetime.now(dt.UTC),
-        snapshot_count=snapshots.height,
-        first_taken_at=snapshots["taken_at"][0],
-        last_taken_at=snapshots["taken_at"][-1],
+        snapshot_count=every.height,
+        first_taken_at=every["taken_at"][0],
+        last_taken_at=every["taken_at"][-1],
         notices=notices,
         simulated=simulated,
         bot=section,

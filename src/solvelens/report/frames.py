@@ -150,10 +150,13 @@ def report_frames(
     generated = now or dt.datetime.now(dt.UTC)
     snapshots = store.snapshots.collect()
     unit = an.rate_unit(snapshots)
-    history = _history_frames(store, snapshots, top_n, window)
-    refs = history["refs"] if history["history"].height else an.reference_snapshots(snapshots, window=window)
+    # A long history's charts draw a bounded set of snapshots (the rule is a notice on the page).
+    points = store.points or an.HistoryPoints(snapshots["snapshot_id"], complete=True)
+    drawn = points.drawn(snapshots)
+    history = _history_frames(store, drawn, top_n, window)
+    refs = history["refs"] if history["history"].height else an.reference_snapshots(drawn, window=window)
     newest = int(snapshots["snapshot_id"][-1])
-    platform = _platform_frames(store, snapshots, unit, min_model_solutions)
+    platform = _platform_frames(store, drawn, points.rate_unit(unit), min_model_solutions)
     return ReportFrames(
         store=store,
         generated=generated,

@@ -66,12 +66,14 @@ def _rate_gaps(frames: ReportFrames) -> str:
 
 def report_notices(frames: ReportFrames, simulated: str) -> list[str]:
     """The report's notices, in order: ``simulated`` (the simulated-dates sentence, when not empty), the
-    store's other platforms, snapshots left out for their clock, a short history, gaps in the history,
+    store's other platforms, snapshots left out for their clock, which snapshots a long history's charts
+    draw (:mod:`solvelens.analysis.points`), a short history, gaps in the history,
     days without a snapshot."""
     notices = [simulated] if simulated else []
     for notice in (
         _other_platforms(frames),
         frames.store.clock_note,
+        frames.store.points.rule if frames.store.points is not None else "",
         _short_history(frames),
         _rate_gaps(frames),
     ):

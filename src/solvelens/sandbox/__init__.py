@@ -19,6 +19,8 @@ Modules (one concept each):
 | ``faults``      | fault injection and per-key rate limit (ASGI middleware)                    |
 | ``limits``      | the request body cap, with or without Content-Length (ASGI middleware)      |
 | ``schemas``     | pydantic models of every body, documented in ``/openapi.json``              |
+| ``switches``    | a switch declared once: flag, choices, default, help (``switch``, ``specs``) |
+| ``options``     | ``SandboxOptions``: every server switch, the defaults the real platform's    |
 | ``app``         | the FastAPI application (``create_app``)                                    |
 | ``process``     | ``start_sandbox``: the server as a subprocess on 127.0.0.1 (demo, tests)    |
 """

@@ -141,6 +141,46 @@ def revoke_key(db_path: Path, name: str) -> int:
         conn.close()
 
 
+def rename_bot_in(conn: sqlite3.Connection, bot_id: int, new_name: str) -> str:
+    """Rename bot ``bot_id`` to ``new_name`` inside the caller's write transaction, as the platform's
+    settings route does (``PUT /user/bot-profile``): the new name shows at once wherever the bot is named
+    (solutions, leaderboard, profiles, votes' ``voterBotName``), while activity rows keep the name of their
+    time (the rename is kept in ``bot_renames`` at the simulated now, after the activity rows written so far).
+    Returns the old name. Raises
+    :class:`InvalidBotNameError` or :class:`BotNameTakenError` (another bot's name, case-insensitively)."""
+    new_name = new_name.strip()
+    if not NAME_RE.match(new_name):
+        raise InvalidBotNameError(
+            "A bot name is 3-50 characters: letters, digits, space, '_', '.' or '-' (starting and ending "
+            "with a letter or digit)"
+        )
+    old = str(conn.execute("SELECT name FROM bots WHERE id = ?", (bot_id,)).fetchone()[0])
+    taken = conn.execute(
+        "SELECT 1 FROM bots WHERE lower(name) = lower(?) AND id != ?", (new_name, bot_id)
+    ).fetchone()
+    if taken is not None:
+        raise BotNameTakenError(f"The bot name {new_name!r} is already taken; choose another name")
+    if new_name != old:
+        conn.execute("UPDATE bots SET name = ? WHERE id = ?", (new_name, bot_id))
+        conn.execute(
+            "INSERT INTO bot_renames (bot_id, old_name, new_name, renamed_at, last_activity_id) "
+            "VALUES (?, ?, ?, ?, (SELECT coalesce(max(id), 0) FROM activity))",
+            (bot_id, old, new_name, clock_ms(conn)),
+        )
+    return old
+
+
+def rename_bot(db_path: Path, name: str, new_name: str) -> None:
+    """Rename bot ``name`` to ``new_name`` in the platform at ``db_path`` (:func:`rename_bot_in`). Raises
+    :class:`BotNotFoundError`, :class:`InvalidBotNameError` or :class:`BotNameTakenError`."""
+    conn = connect(db_path)
+    try:
+        with transaction(conn, immediate=True):
+            rename_bot_in(conn, _bot_id(conn, name), new_name)
+    finally:
+        conn.close()
+
+
 def set_status(db_path: Path, name: str, status: str) -> None:
     """Set bot ``name``'s status (``active``, ``suspended`` or ``banned``). Raises :class:`BotNotFoundError`
     or :class:`ValueError` for an unknown status."""

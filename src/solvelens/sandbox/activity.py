@@ -103,9 +103,13 @@ def _wire_metadata(codec: IdCodec, text: str | None) -> str | None:
 
 def recent(conn: sqlite3.Connection, codec: IdCodec, limit: int) -> list[dict[str, Any]]:
     """``GET /activity`` records, newest first (highest id first): ``{id (int), action, botId, botName,
-    ownerBotName, problemId, problemTitle, metadata (JSON string or null), createdAt (ISO UTC)}``."""
+    ownerBotName, problemId, problemTitle, metadata (JSON string or null), createdAt (ISO UTC)}``. A row keeps
+    the name its bot had at its time (the real platform's rows store it): the old name of the first rename
+    written after it (``bot_renames``; rows are numbered in time order), else the current one."""
     rows = conn.execute(
-        "SELECT a.id, a.action, a.bot_id, b.name, a.problem_id, p.title, a.metadata, a.created_at "
+        "SELECT a.id, a.action, a.bot_id, coalesce((SELECT r.old_name FROM bot_renames r WHERE r.bot_id = "
+        "a.bot_id AND r.last_activity_id >= a.id ORDER BY r.id LIMIT 1), b.name), "
+        "a.problem_id, p.title, a.metadata, a.created_at "
         "FROM activity a LEFT JOIN bots b ON b.id = a.bot_id LEFT JOIN problems p ON p.id = a.problem_id "
         "ORDER BY a.id DESC LIMIT ?",
         (limit,),

@@ -59,7 +59,7 @@ from fastapi.responses import Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from solvelens.sandbox import dispatcher, schemas
+from solvelens.sandbox import schemas, switches
 from solvelens.sandbox.accounts import AuthError
 from solvelens.sandbox.conventions import CONVENTIONS, Convention, make_convention
 from solvelens.sandbox.db import clock_ms, connect, ensure_schema, get_meta, iso, set_meta, transaction
@@ -70,14 +70,10 @@ from solvelens.sandbox.http import (
     ApiError,
     AppContext,
     Database,
-    ListPaging,
     PaginationStyle,
-    Refs,
     SandboxOptions,
     SolutionsPaging,
-    TaskMode,
     TaskShape,
-    TieOrder,
     fault_responses,
 )
 from solvelens.sandbox.ids import IdCodec
@@ -104,65 +100,39 @@ __all__ = [
 def create_app(
     db_path: Path,
     *,
-    task_ttl_seconds: float = 180.0,
-    task_shape: TaskShape = "real",
-    pagination: PaginationStyle = "page",
-    solutions_paging: SolutionsPaging = "default",
-    task_types: tuple[str, ...] | list[str] = dispatcher.TASK_TYPES,
     faults: FaultConfig | None = None,
-    conventions: str = "platform",
     rate_limit: RateLimit | str | None = None,
-    without: tuple[str, ...] | list[str] = (),
-    tie_order: TieOrder = "stable",
-    tasks: TaskMode = "typed",
-    paging: ListPaging = "default",
-    refs: Refs = "flat",
+    **switches: Any,
 ) -> FastAPI:
     """The FastAPI app serving the platform stored at ``db_path`` (built by ``build_platform``).
 
-    ``task_ttl_seconds``: wall-clock lifetime of a handed-out task; ``task_shape``: ``real``
-    (``{taskType, taskId, payload}``) or ``interface`` (``{id, prompt, type, payload}``, and ``{"content"}``
-    submissions translated into typed bodies); ``pagination``: list envelope style; ``solutions_paging``:
-    ``offset`` pages a problem's solutions as ``{"items", "has_more", "total"}`` by ``offset``/``limit``;
-    ``task_types``: which task kinds the dispatcher hands out; ``faults``: fault injection and body cap
-    (:class:`~solvelens.sandbox.faults.FaultConfig`); ``conventions``: the wire convention mode
-    (``platform``, ``jsonapi``, ``hal``, ``odata``, ``relay``; :mod:`solvelens.sandbox.conventions`);
+    ``switches``: the fields of :class:`~solvelens.sandbox.options.SandboxOptions` by name (each field's
+    help says what it does), e.g. ``conventions="hal"``, ``tie_order="stable"``, ``without=("activity",)``;
+    ``faults``: fault injection and body cap (:class:`~solvelens.sandbox.faults.FaultConfig`);
     ``rate_limit``: a quota per client address on every ``/api/v1`` route (``"5000/hour"`` or a
-    :class:`RateLimit`), announced in headers and enforced with 429 (:mod:`solvelens.sandbox.ratelimit`);
-    ``tie_order``: ``stable`` or ``shuffle`` (equal scores ordered at random on every call, as the real
-    platform does; :class:`~solvelens.sandbox.http.SandboxOptions`);
-    ``tasks``: ``typed`` (the real platform's tasks) or ``content`` (``{id, kind, prompt, choices?,
-    constraints}`` answered ``{"content": str}`` under the rule each states, in any convention;
-    :func:`~solvelens.sandbox.dispatcher.content_task`);
-    ``without``: optional endpoints to leave out (``activity``, ``llm-leaderboard``, ``comparisons``,
-    ``solution``; their routes answer 404 like unknown routes); ``paging`` (``default`` | ``zero``) and
-    ``refs`` (``flat`` | ``nested``): the platform mode's list shapes of issue 21
-    (:mod:`solvelens.sandbox.conventions.platform`). Raises :class:`FileNotFoundError` when the
-    database does not exist and :class:`ValueError` when it is not a sandbox platform, or for an unknown
-    mode, an unknown ``without`` name, a platform-only switch (``pagination``, ``solutions_paging``,
-    ``paging``, ``refs``, ``task_shape="interface"``) with another mode, or a malformed ``rate_limit``.
+    :class:`RateLimit`), announced in headers and enforced with 429 (:mod:`solvelens.sandbox.ratelimit`).
+    Raises :class:`FileNotFoundError` when the database does not exist and :class:`ValueError` when it is
+    not a sandbox platform, or for a switch value not among its choices, an unknown mode, an unknown
+    ``without`` name, a platform-only switch (``pagination``, ``solutions_paging``, ``paging``, ``refs``,
+    ``task_shape="interface"``) with another mode, or a malformed ``rate_limit``; :class:`TypeError` for an
+    unknown switch.
     """
-    opts = SandboxOptions(
-        task_ttl_seconds=task_ttl_seconds,
-        task_shape=task_shape,
-        pagination=pagination,
-        solutions_paging=solutions_paging,
-        task_types=tuple(task_types),
-        faults=faults or FaultConfig(),
-        conventions=conventions,
-        without=tuple(without),
-        tie_order=tie_order,
-        tasks=tasks,
-        paging=paging,
-        refs=refs,
-    )
-    quota = parse_rate_limit(rate_limit) if isinstance(rate_limit, str) else rate_limit
+    values: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in switches.items()}
+    if faults is not None:
+        values["faults"] = faults
+    if isinstance(rate_limit, str):
+        values["rate_limit"] = rate_limit
+    opts = SandboxOptions(**values)
+    quota = rate_limit if isinstance(rate_limit, RateLimit) else None
     return build_app(Path(db_path), opts, quota)
 
 
 def build_app(db_path: Path, opts: SandboxOptions, rate_limit: RateLimit | None = None) -> FastAPI:
-    """The app of :func:`create_app` from its options (same errors)."""
+    """The app of :func:`create_app` from its options (same errors); ``rate_limit`` overrides
+    ``opts.rate_limit``."""
     conv = check_options(opts)
+    if rate_limit is None:
+        rate_limit = quota_of(opts)
     if not db_path.exists():
         raise FileNotFoundError(f"No sandbox platform at {db_path}; build one with build_platform()")
     db = Database(db_path)
@@ -209,17 +179,7 @@ def build_app(db_path: Path, opts: SandboxOptions, rate_limit: RateLimit | None 
 def check_options(opts: SandboxOptions) -> Convention:
     """The options' wire convention, after checking every switch: raises :class:`ValueError` with one line
     naming the option (as ``sandbox serve`` spells it), the accepted values and the value given."""
-    choices = {
-        "--task-shape": (opts.task_shape, ("real", "interface")),
-        "--pagination": (opts.pagination, ("page", "offset", "cursor")),
-        "--solutions-paging": (opts.solutions_paging, ("default", "offset")),
-        "--tie-order": (opts.tie_order, ("stable", "shuffle")),
-        "--tasks": (opts.tasks, ("typed", "content")),
-    }
-    for flag, (value, accepted) in choices.items():
-        if value not in accepted:
-            names = ", ".join(accepted[:-1]) + f" or {accepted[-1]}"
-            raise ValueError(f"{flag} must be {names}, got {value!r}")
+    switches.check(opts)
     conv = make_convention(
         opts.conventions,
         pagination=opts.pagination,
@@ -236,7 +196,16 @@ def check_options(opts: SandboxOptions) -> Convention:
     for name in opts.without:
         if name not in OPTIONAL:
             raise ValueError(f"--without: unknown endpoint {name!r}; use any of {', '.join(OPTIONAL)}")
+    quota_of(opts)
     return conv
+
+
+def quota_of(opts: SandboxOptions) -> RateLimit | None:
+    """The quota of ``opts.rate_limit`` (a bare N per ``opts.rate_window`` s), ``None`` when empty or 0;
+    raises :class:`ValueError` naming the accepted forms."""
+    if opts.rate_limit.strip() in ("", "0"):
+        return None
+    return parse_rate_limit(opts.rate_limit, default_window=opts.rate_window)
 
 
 def _migrate(db_path: Path) -> None:
@@ -353,6 +322,9 @@ def _openapi(app: FastAPI, opts: SandboxOptions, conv: Convention) -> dict[str, 
         )
         components = spec.setdefault("components", {}).setdefault("schemas", {})
         components.update(body.pop("$defs", {}))
+        if "SolveBody" in components:  # the bounds this server validates (--solution-length)
+            text = components["SolveBody"]["properties"]["solution_text"]
+            text["minLength"], text["maxLength"] = opts.solution_bounds
         described = (
             'or `{"content": str}`' if opts.task_shape == "interface" else "(nothing else is accepted)"
         )

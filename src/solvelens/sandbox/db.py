@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Final
 
-SCHEMA_VERSION: Final = 2
+SCHEMA_VERSION: Final = 3
 #: The simulated clock of every new platform starts here (UTC).
 CLOCK_START: Final = datetime(2026, 1, 1, tzinfo=UTC)
 CLOCK_START_MS: Final = int(CLOCK_START.timestamp() * 1000)
@@ -107,6 +107,16 @@ CREATE TRIGGER IF NOT EXISTS problems_fts_ai AFTER INSERT ON problems BEGIN
     INSERT INTO problems_fts (rowid, title, description) VALUES (new.id, new.title, new.description); END;
 CREATE TRIGGER IF NOT EXISTS bots_fts_ai AFTER INSERT ON bots BEGIN
     INSERT INTO bots_fts (rowid, name, description) VALUES (new.id, new.name, new.description); END;
+CREATE TRIGGER IF NOT EXISTS bots_fts_au AFTER UPDATE OF name, description ON bots BEGIN
+    INSERT INTO bots_fts (bots_fts, rowid, name, description) VALUES ('delete', old.id, old.name,
+    old.description);
+    INSERT INTO bots_fts (rowid, name, description) VALUES (new.id, new.name, new.description); END;
+CREATE TABLE IF NOT EXISTS llm_board (
+    model TEXT PRIMARY KEY, figures TEXT NOT NULL, updated_at INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS bot_renames (
+    id INTEGER PRIMARY KEY, bot_id INTEGER NOT NULL, old_name TEXT NOT NULL, new_name TEXT NOT NULL,
+    renamed_at INTEGER NOT NULL, last_activity_id INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS bot_renames_bot ON bot_renames (bot_id, renamed_at);
 """
 
 
@@ -141,7 +151,9 @@ def create_schema(conn: sqlite3.Connection) -> None:
 
 def ensure_schema(conn: sqlite3.Connection) -> None:
     """Bring a platform built by an older version up to :data:`SCHEMA_VERSION` (idempotent): version 2 adds
-    the ``activity`` log (empty until the world next does something) and the ``comparisons_b`` index."""
+    the ``activity`` log (empty until the world next does something) and the ``comparisons_b`` index;
+    version 3 the model board's lazily recalculated figures (``llm_board``, empty: every model stale) and the
+    rename history (``bot_renames``)."""
     version = get_meta(conn, "schema_version")
     if version is not None and int(version) >= SCHEMA_VERSION:
         return

@@ -12,7 +12,10 @@
   pydantic models of :mod:`solvelens.sandbox.schemas` (the ones ``/openapi.json`` documents; their errors
   worded as the platform's Zod words them): the typed body of the task's type (flag
   ``verdict/category/suggested_category``, sloppy categories normalised first; solve ``solution_text``
-  50-5000 + optional ``llm_model`` <= 100 / ``llm_model_version`` <= 50; vote ``winner`` a|b|skip; create
+  10-2000 (``--solution-length 50-5000``: as the newer documentation says; the bounds the solve
+  instruction states after "Respond with:", beside the advice "Aim for 400-1200 characters",
+  :class:`TaskRules`) + optional ``llm_model`` <= 100 / ``llm_model_version`` <= 50; vote ``winner``
+  a|b|skip; create
   ``problem_title`` 5-200, ``problem_description`` 20-1000, ``category`` slug). Anything else is 400
   ``{"error": "Validation error", "code": "VALIDATION_ERROR", "statusCode": 400, "details": [{"field",
   "message"}]}`` (every issue, Zod's messages) and the task is marked failed (a
@@ -48,9 +51,9 @@ from solvelens.sandbox.activity import log_event
 from solvelens.sandbox.catalog import CATEGORIES, CATEGORY_SLUGS, FLAG_CATEGORIES
 from solvelens.sandbox.db import DAY_MS, clock_ms, transaction
 from solvelens.sandbox.ids import IdCodec
+from solvelens.sandbox.options import TASK_TYPES, SandboxOptions
 from solvelens.sandbox.world import World
 
-TASK_TYPES: Final = ("flag", "solve", "vote", "create")
 #: Failed flag attempts after which a human's pending problem is rejected.
 MAX_FAILED_FLAG_ATTEMPTS: Final = 5
 _MODEL_RE: Final = re.compile(r"^[a-z0-9][a-z0-9._\-/:+]{0,98}[a-z0-9]$")
@@ -64,12 +67,6 @@ INSTRUCTIONS: Final = {
         "category slug.",
         "Moderate: green or red, violation category, best category slug.",
     ),
-    "solve": (
-        "Read the problem below and write a practical, specific, well-reasoned solution (50-5000 "
-        "characters). "
-        "Report the model you used.",
-        "Solve the problem. 50-5000 chars. Be specific and practical.",
-    ),
     "vote": (
         "Compare Solution A and Solution B on: relevance, feasibility, specificity, depth, originality. "
         'Respond with "a", "b", or "skip".',
@@ -82,6 +79,53 @@ INSTRUCTIONS: Final = {
         "Create a problem: title 5-200, description 20-1000, category slug.",
     ),
 }
+#: The real platform's advice on a solution's length: guidance, not the rule it validates.
+SOLVE_GUIDANCE: Final = (
+    "Aim for 400-1200 characters. This is the sweet spot between depth and readability: long enough to be "
+    "specific, short enough to be read and compared."
+)
+
+
+@dataclass(frozen=True)
+class TaskRules:
+    """What the server's switches change in tasks and submissions: the wording of the solve instruction
+    (``guidance``: the real platform's advice beside the rule; ``rule``: the rule alone), the solution text
+    bounds validated and stated (``(min, max)`` characters) and the share of vote submits answered 500
+    ``deadlock detected`` after the vote row is written (``vote_deadlocks``, 0-1)."""
+
+    solve_instructions: str = "guidance"
+    solution_bounds: tuple[int, int] = (10, 2000)
+    vote_deadlocks: float = 0.0
+
+    @classmethod
+    def of(cls, opts: SandboxOptions) -> TaskRules:
+        """The rules of a server's options."""
+        return cls(opts.solve_instructions, opts.solution_bounds, opts.vote_deadlocks)
+
+    def solve_instruction(self, brief: bool) -> str:
+        """The solve task's instruction, full or brief (``?brief=true``)."""
+        lo, hi = self.solution_bounds
+        if self.solve_instructions == "rule":
+            if brief:
+                return f"Solve the problem. {lo}-{hi} chars. Be specific and practical."
+            return (
+                "Read the problem below and write a practical, specific, well-reasoned solution "
+                f"({lo}-{hi} characters). Report the model you used."
+            )
+        if brief:
+            return (
+                "Solve the problem: specific and practical. Aim for 400-1200 chars. "
+                f"solution_text: {lo}-{hi} chars."
+            )
+        return (
+            "Read the problem below and propose a practical, specific solution someone could act on.\n\n"
+            "Guidelines:\n- Address the problem as stated; be concrete (steps, examples, trade-offs).\n"
+            f"- {SOLVE_GUIDANCE}\n- Report the model you used.\n\n"
+            f"Respond with:\n- solution_text: your proposed solution ({lo}-{hi} characters)\n"
+            "- llm_model: the model you used (e.g. claude-sonnet-4)\n- llm_model_version: its version"
+        )
+
+
 RESPONSE_FORMATS: Final = {
     "flag": '{ "verdict": "green"|"red", "category": "none"|"sexual"|...|"spam", '
     '"suggested_category": "<category_slug>"|null }',
@@ -115,11 +159,21 @@ class TaskContext:
     sol_a: int | None
     sol_b: int | None
     now: int
+    rules: TaskRules = TaskRules()
 
     def problem(self) -> int:
         """The task's problem row id (flag, solve and vote tasks always have one)."""
         assert self.problem_id is not None, f"a {self.task_type} task without a problem"
         return self.problem_id
+
+
+class VoteDeadlocked(Exception):
+    """A vote submit lost to the database deadlock the real platform meets under concurrent votes
+    (:attr:`TaskRules.vote_deadlocks`)."""
+
+
+#: The answer to a deadlocked vote submit: fastify's body of an unhandled PostgreSQL error.
+DEADLOCK_BODY: Final = {"statusCode": 500, "error": "Internal Server Error", "message": "deadlock detected"}
 
 
 @dataclass(frozen=True)
@@ -140,8 +194,10 @@ def _categories(slim: bool) -> list[Any]:
     return [{"slug": c[0], "name": c[1], "description": c[3]} for c in CATEGORIES]
 
 
-def _instruction(payload: dict[str, Any], task_type: str, mode: str) -> None:
-    if mode != "none":
+def _instruction(payload: dict[str, Any], task_type: str, mode: str, rules: TaskRules) -> None:
+    if mode != "none" and task_type == "solve":
+        payload["instruction"] = rules.solve_instruction(mode == "brief")
+    elif mode != "none":
         payload["instruction"] = INSTRUCTIONS[task_type][1 if mode == "brief" else 0]
     if task_type in RESPONSE_FORMATS:
         payload["response_format"] = RESPONSE_FORMATS[task_type]
@@ -156,8 +212,10 @@ def next_task(
     mode: str = "full",
     slim_categories: bool = False,
     task_types: tuple[str, ...] = TASK_TYPES,
+    rules: TaskRules = TaskRules(),
 ) -> Task | None:
-    """The calling bot's active task, else a newly assigned one, else ``None`` (204).
+    """The calling bot's active task (served again unchanged: same id, same payload), else a newly
+    assigned one (its solve instruction worded by ``rules``), else ``None`` (204).
 
     Raises :class:`~solvelens.sandbox.accounts.AuthError` (401/403)."""
     with transaction(conn, immediate=True):
@@ -180,7 +238,7 @@ def next_task(
             if found is None:
                 continue
             problem_id, sol_a, sol_b = found
-            payload = _payload(conn, codec, task_type, problem_id, sol_a, sol_b, mode, slim_categories)
+            payload = _payload(conn, codec, task_type, problem_id, sol_a, sol_b, mode, slim_categories, rules)
             cur = conn.execute(
                 "INSERT INTO tasks (bot_id, task_type, problem_id, solution_a, solution_b, status, payload, "
                 "assigned_wall, expires_wall, created_day) VALUES (?, ?, ?, ?, ?, 'assigned', ?, ?, ?, ?)",
@@ -287,6 +345,7 @@ def _payload(
     sol_b: int | None,
     mode: str,
     slim: bool,
+    rules: TaskRules,
 ) -> dict[str, Any]:
     payload: dict[str, Any] = {}
     if problem_id is not None:
@@ -305,7 +364,7 @@ def _payload(
             payload[f"solution_{key}_text"] = _wrap(text)
     if task_type in ("flag", "create"):
         payload["categories"] = _categories(slim)
-    _instruction(payload, task_type, mode)
+    _instruction(payload, task_type, mode, rules)
     return payload
 
 
@@ -496,12 +555,15 @@ def submit(
     *,
     accept_content: bool = False,
     tasks: str = "typed",
+    rules: TaskRules = TaskRules(),
 ) -> SubmitResult:
     """Apply a submission. Statuses: 200 ``{"success": true, "result": {...}}`` (or ``duplicate: true``),
     404 ``Task not found or expired`` (unknown id or another bot's task), 409 ``Task already completed`` (not
     assigned any more: completed, expired or failed), 400 ``{"error": "Validation error", "code":
     "VALIDATION_ERROR", "statusCode": 400, "details": [...]}`` (the task is then marked failed; see the
-    module docstring). ``accept_content``: translate the interface's ``{"content": ...}`` first;
+    module docstring), 500 :data:`DEADLOCK_BODY` for a share of votes (``rules.vote_deadlocks``: the vote
+    row is written, no count moves, the task is failed). ``accept_content``: translate the interface's
+    ``{"content": ...}`` first;
     ``tasks="content"``: the body is a content task's answer (:func:`content_task`), checked against the rule
     the task states, then applied as the typed body it stands for. Raises
     :class:`~solvelens.sandbox.accounts.AuthError` (401/403)."""
@@ -524,7 +586,7 @@ def submit(
         pk, task_type, problem_id, sol_a, sol_b, status = row
         if status != "assigned":
             return SubmitResult(409, {"error": "Task already completed"})
-        tc = TaskContext(conn, codec, bot_id, pk, task_type, problem_id, sol_a, sol_b, clock_ms(conn))
+        tc = TaskContext(conn, codec, bot_id, pk, task_type, problem_id, sol_a, sol_b, clock_ms(conn), rules)
         try:
             typed = (
                 _from_content_answer(task_type, body)
@@ -532,6 +594,9 @@ def submit(
                 else _typed_body(task_type, body, accept_content)
             )
             result = _APPLY[task_type](tc, typed)
+        except VoteDeadlocked:
+            _fail_task(tc)  # the vote row stays: written before the failing count update
+            return SubmitResult(500, dict(DEADLOCK_BODY))
         except schemas.SubmitInvalid as exc:
             _fail_task(tc)
             return SubmitResult(
@@ -566,7 +631,7 @@ def _world(conn: sqlite3.Connection, problem_id: int | None, bot_ids: list[int])
 
 def _apply_solve(tc: TaskContext, body: dict[str, Any]) -> dict[str, Any]:
     """A solve: a new solution of the task's problem (a second one by the same bot is a duplicate)."""
-    body = schemas.validate_body(schemas.SolveBody, body)
+    body = schemas.validate_body(schemas.solve_body_model(*tc.rules.solution_bounds), body)
     text, model_raw, version = body["solution_text"], body.get("llm_model"), body.get("llm_model_version")
     model = model_raw.lower() if model_raw and _MODEL_RE.match(model_raw.lower()) else None
     bot_id, problem_id = tc.bot_id, tc.problem()
@@ -603,6 +668,10 @@ def _apply_vote(tc: TaskContext, body: dict[str, Any]) -> dict[str, Any]:
         "(solution_a = ? AND solution_b = ?)) LIMIT 1",
         (bot_id, sol_a, sol_b, sol_b, sol_a),
     ).fetchone()
+    if dup is None and tc.rules.vote_deadlocks and _RNG.random() < tc.rules.vote_deadlocks:
+        world.vote_deadlocked(prob, world.bots[bot_id], a, b, str(winner), tc.now)
+        world.flush(conn, in_transaction=True)
+        raise VoteDeadlocked
     if dup is None:
         world.vote(prob, world.bots[bot_id], a, b, str(winner), tc.now)
         world.flush(conn, in_transaction=True)

@@ -30,10 +30,14 @@ import asyncio
 import random
 from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import orjson
-from fastapi import FastAPI
+
+from solvelens.sandbox.switches import switch
+
+if TYPE_CHECKING:
+    from fastapi import FastAPI
 
 FAULT_KINDS: Final = ("429", "500", "502", "503", "slow", "truncate", "html")
 Scope = MutableMapping[str, Any]
@@ -52,15 +56,35 @@ _HTML = (
 class FaultConfig:
     """Fault injection and limits (everything off by default). See the module docstring."""
 
-    rate: float = 0.0
-    kinds: tuple[str, ...] = FAULT_KINDS
-    seed: int = 0
-    schedule: tuple[str, ...] = ()
-    latency_ms: float = 0.0
-    slow_ms: float = 1500.0
-    retry_after_seconds: int = 1
-    max_body_bytes: int | None = None
-    paths: tuple[str, ...] = ()
+    rate: float = switch(0.0, flag="--fault-rate", key="fault_rate", help="Probability of a fault.")
+    kinds: tuple[str, ...] = switch(
+        FAULT_KINDS, flag="--fault-kinds", key="fault_kinds", help="Fault kinds to draw (comma-separated)."
+    )
+    seed: int = switch(0, flag="--fault-seed", key="fault_seed", help="Seed of the fault draws.")
+    schedule: tuple[str, ...] = switch(
+        (),
+        flag="--fault-schedule",
+        key="fault_schedule",
+        help="Faults of the first requests, e.g. 503,ok,429.",
+    )
+    latency_ms: float = switch(0.0, flag="--latency-ms", help="Added latency (ms).")
+    slow_ms: float = switch(1500.0, flag="--slow-ms", help="Latency of a 'slow' fault (ms).")
+    retry_after_seconds: int = switch(
+        1, flag="--retry-after", key="retry_after", help="Retry-After of 429/503."
+    )
+    max_body_bytes: int | None = switch(
+        None,
+        flag="--max-body-bytes",
+        none_as=0,
+        help="Request body cap in bytes (413, with or without Content-Length); 0 = the default 64 KiB.",
+    )
+    paths: tuple[str, ...] = switch(
+        (),
+        flag="--fault-paths",
+        key="fault_paths",
+        help="Inject faults only on these path prefixes (comma-separated, e.g. /tasks/next); default: every "
+        "/api/ route.",
+    )
 
     def __post_init__(self) -> None:
         unknown = [k for k in (*self.kinds, *self.schedule) if k not in (*FAULT_KINDS, "ok")]

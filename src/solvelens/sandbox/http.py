@@ -10,15 +10,24 @@ import sqlite3
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
-from solvelens.sandbox import dispatcher, schemas
+from solvelens.sandbox import schemas
 from solvelens.sandbox.answers import API, JSON, ApiError, error_response, responses
 from solvelens.sandbox.db import connect, transaction
 from solvelens.sandbox.faults import FaultConfig
 from solvelens.sandbox.ids import IdCodec
+from solvelens.sandbox.options import (
+    ListPaging,
+    Refs,
+    SandboxOptions,
+    SolutionsPaging,
+    TaskMode,
+    TaskShape,
+    TieOrder,
+)
 from solvelens.sandbox.paging import PaginationStyle
 
 if TYPE_CHECKING:
@@ -32,51 +41,18 @@ __all__ = [
     "ApiError",
     "AppContext",
     "Database",
+    "ListPaging",
     "PaginationStyle",
+    "Refs",
     "SandboxOptions",
+    "SolutionsPaging",
+    "TaskMode",
+    "TaskShape",
+    "TieOrder",
     "error_response",
     "fault_responses",
     "responses",
 ]
-
-SolutionsPaging = Literal["default", "offset"]
-TieOrder = Literal["stable", "shuffle"]
-TaskShape = Literal["real", "interface"]
-#: ``--tasks``: ``typed`` (the real platform's typed tasks) or ``content`` (``{id, kind, prompt, choices,
-#: constraints}`` answered ``{"content"}``).
-TaskMode = Literal["typed", "content"]
-ListPaging = Literal["default", "zero"]
-Refs = Literal["flat", "nested"]
-
-
-@dataclass(frozen=True)
-class SandboxOptions:
-    """Server switches; the defaults mirror the real platform.
-
-    ``solutions_paging``: ``default`` (a problem's solutions page like the other lists, in the ``pagination``
-    style) or ``offset`` (another implementation of the interface: ``offset``/``limit`` requests answered
-    ``{"items", "has_more", "total"}``, ``page`` ignored, at most 10 per page).
-    ``tie_order``: how solutions with equal scores are ordered (solution lists, ``topSolution(s)``):
-    ``stable`` (``createdAt``, then id: the one default that is not the real platform's, so tests can
-    compare listing order) or ``shuffle`` (at random on every call, as the real platform does).
-    ``paging`` / ``refs``: the list shapes of issue 21 (:mod:`solvelens.sandbox.conventions.platform`).
-    """
-
-    task_ttl_seconds: float = 180.0
-    task_shape: TaskShape = "real"
-    pagination: PaginationStyle = "page"
-    solutions_paging: SolutionsPaging = "default"
-    task_types: tuple[str, ...] = dispatcher.TASK_TYPES
-    faults: FaultConfig = field(default_factory=FaultConfig)
-    conventions: str = "platform"
-    #: optional endpoints left out (names of :data:`solvelens.sandbox.routes.OPTIONAL`)
-    without: tuple[str, ...] = ()
-    tie_order: TieOrder = "stable"
-    tasks: TaskMode = "typed"
-    #: ``zero``: lists paged from 0 with a capped page size and the total in ``X-Total-Count`` (platform mode)
-    paging: ListPaging = "default"
-    #: ``nested``: list entries reference bots and authors through nested objects (platform mode)
-    refs: Refs = "flat"
 
 
 class Database:

@@ -20,6 +20,7 @@ from typing import Any, Final, Literal
 from fastapi import Depends, Query
 
 from solvelens.sandbox.answers import ApiError
+from solvelens.sandbox.options import PaginationStyle
 
 __all__ = [
     "CURSOR_PATTERN",
@@ -40,7 +41,6 @@ __all__ = [
 ]
 
 #: The platform mode's list envelope styles (``--pagination``).
-PaginationStyle = Literal["page", "offset", "cursor"]
 MAX_PAGE: Final = 1_000_000_000
 MAX_OFFSET: Final = 2**53
 CURSOR_PATTERN: Final = r"^o(0|[1-9][0-9]{0,14})$"

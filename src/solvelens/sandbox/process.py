@@ -13,7 +13,6 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -62,39 +61,19 @@ class SandboxServer:
                 self.process.wait()
 
 
-OPTION_FLAGS = {
-    "task_ttl_seconds": "--task-ttl",
-    "task_shape": "--task-shape",
-    "task_types": "--task-types",
-    "pagination": "--pagination",
-    "solutions_paging": "--solutions-paging",
-    "fault_paths": "--fault-paths",
-    "fault_rate": "--fault-rate",
-    "fault_kinds": "--fault-kinds",
-    "fault_seed": "--fault-seed",
-    "fault_schedule": "--fault-schedule",
-    "latency_ms": "--latency-ms",
-    "slow_ms": "--slow-ms",
-    "retry_after": "--retry-after",
-    "max_body_bytes": "--max-body-bytes",
-    "rate_limit": "--rate-limit",
-    "rate_window": "--rate-window",
-    "conventions": "--conventions",
-    "without": "--without",
-    "tie_order": "--tie-order",
-    "tasks": "--tasks",
-    "paging": "--paging",
-    "refs": "--refs",
-}
-
-
 def start_sandbox(db_path: Path, *, seed: int = 0, scale: str = "small", **options: Any) -> SandboxServer:
     """Build the platform at ``db_path`` when missing, then serve it from a subprocess; wait for ``/health``.
 
-    ``options``: the keys of ``OPTION_FLAGS`` (lists/tuples are joined with commas), e.g.
+    ``options``: the switches of :class:`~solvelens.sandbox.options.SandboxOptions` by key
+    (:func:`solvelens.sandbox.switches.specs`; lists/tuples are joined with commas), e.g.
     ``conventions="hal"`` for another wire convention (:mod:`solvelens.sandbox.conventions`),
     ``without=("activity", "comparisons")`` for a platform without those optional endpoints. Raises
-    :class:`SandboxStartError` when the server exits or does not answer within 60 s."""
+    :class:`SandboxStartError` when the server exits or does not answer within 60 s, :class:`TypeError` for
+    an unknown option."""
+    from solvelens.sandbox.options import SandboxOptions
+    from solvelens.sandbox.switches import command_line
+
+    flags = command_line(SandboxOptions, options)
     if not db_path.exists():
         from solvelens.sandbox.generate import build_platform
 
@@ -102,12 +81,7 @@ def start_sandbox(db_path: Path, *, seed: int = 0, scale: str = "small", **optio
     port = free_port()
     cmd = [sys.executable, "-m", "solvelens", "sandbox", "serve", "--host", "127.0.0.1", "--port", str(port)]
     cmd += ["--db", str(db_path), "--seed", str(seed), "--scale", scale]
-    for key, value in options.items():
-        if key not in OPTION_FLAGS:
-            raise TypeError(f"unknown sandbox option {key!r}")
-        if isinstance(value, Sequence) and not isinstance(value, str):
-            value = ",".join(str(v) for v in value)
-        cmd += [OPTION_FLAGS[key], str(value)]
+    cmd += flags
     log_path = db_path.with_suffix(".server.log")
     env = {k: v for k, v in os.environ.items() if not k.startswith("SOLVELENS_SANDBOX_")}
     with log_path.open("wb") as log:

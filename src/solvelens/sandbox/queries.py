@@ -243,15 +243,25 @@ def list_categories(conn: sqlite3.Connection) -> list[Record]:
 
 
 def list_leaderboard(
-    conn: sqlite3.Connection, codec: IdCodec, *, sort: str, offset: int, limit: int
+    conn: sqlite3.Connection,
+    codec: IdCodec,
+    *,
+    sort: str,
+    offset: int,
+    limit: int,
+    shuffle_ties: bool = False,
 ) -> tuple[list[Record], int]:
     """``GET /leaderboard``: active bots in rank order (no rank field) and their total count. Keys: id, name,
-    status, totalPoints, totalSolutions, totalVotes, voteAccuracy, globalElo, lastActiveAt, ownerBotName."""
+    status, totalPoints, totalSolutions, totalVotes, voteAccuracy, globalElo, lastActiveAt, ownerBotName.
+    Bots equal on the sorted figure are ordered by id, or with ``shuffle_ties`` at random on every call (the
+    real platform: a list position is no rank, and pages of a tie may overlap)."""
     total = conn.execute("SELECT count(*) FROM bots WHERE status = 'active'").fetchone()[0]
+    order = LEADERBOARD_SORTS[sort]
+    if shuffle_ties:
+        order = order.replace("id ASC", "random()")
     rows = conn.execute(
         "SELECT id, name, status, total_points, total_solutions, total_votes, vote_accuracy, global_elo, "
-        f"last_active_at FROM bots WHERE status = 'active' ORDER BY {LEADERBOARD_SORTS[sort]} LIMIT ? "
-        f"OFFSET ?",
+        f"last_active_at FROM bots WHERE status = 'active' ORDER BY {order} LIMIT ? OFFSET ?",
         (limit, offset),
     ).fetchall()
     items = [

@@ -13,6 +13,7 @@ Timestamps are ISO-8601 UTC strings with milliseconds (``2026-01-15T10:30:00.000
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Annotated, Any, Generic, Literal, TypeVar
 
@@ -591,10 +592,11 @@ class SubmitAccepted(Record):
 
 # ------------------------------------------------------------------------------------------ submit bodies
 class SolveBody(Record):
-    """Solve: ``solution_text`` 50-5000 characters; ``llm_model`` (<= 100, stored lower-cased when it looks
-    like a model name) and ``llm_model_version`` (<= 50) optional."""
+    """Solve: ``solution_text`` 10-2000 characters (the bounds the real platform was seen to validate; a
+    server with ``--solution-length 50-5000`` validates :func:`solve_body_model`'s); ``llm_model`` (<= 100,
+    stored lower-cased when it looks like a model name) and ``llm_model_version`` (<= 50) optional."""
 
-    solution_text: str = Field(min_length=50, max_length=5000)
+    solution_text: str = Field(min_length=10, max_length=2000)
     llm_model: str | None = Field(None, max_length=100)
     llm_model_version: str | None = Field(None, max_length=50)
 
@@ -640,6 +642,17 @@ def submit_body_schema(*, interface: bool = False, content: bool = False) -> dic
     ``{"content"}`` with ``--tasks content``."""
     model: Any = ContentBody if content else SubmitBody if interface else TypedSubmitBody
     return TypeAdapter(model).json_schema(ref_template="#/components/schemas/{model}")
+
+
+@functools.cache
+def solve_body_model(min_length: int, max_length: int) -> type[BaseModel]:
+    """:class:`SolveBody` validating ``solution_text`` of ``min_length``-``max_length`` characters."""
+    field = SolveBody.model_fields["solution_text"]
+    if (min_length, max_length) == (10, 2000):
+        return SolveBody
+    assert field.annotation is str
+    text: Any = Annotated[str, Field(min_length=min_length, max_length=max_length)]
+    return create_model("SolveBody", __base__=SolveBody, solution_text=(text, ...))
 
 
 def content_answer_model(rule: dict[str, Any]) -> type[BaseModel]:

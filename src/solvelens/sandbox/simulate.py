@@ -42,11 +42,13 @@ from solvelens.sandbox.db import (
     set_meta,
     transaction,
 )
+from solvelens.sandbox.options import VOTE_DEADLOCKS
 from solvelens.sandbox.ranking import MAX_COMPARISONS_MATURE, TARGET_SOLUTIONS_PER_PROBLEM
 from solvelens.sandbox.world import Bot, Prob, World
 
 #: Daily volume multiplier per scale (small = 1).
 SCALE_FACTOR: Final = {"empty": 1, "small": 1, "medium": 4, "large": 20}
+_COUNTS: Final = ("new_bots", "new_problems", "solutions", "votes", "deadlocked", "flags", "matured")
 
 
 def advance(
@@ -56,8 +58,13 @@ def advance(
     seed: int | None = None,
     step_minutes: float | None = None,
     on_step: Callable[[str], None] | None = None,
+    vote_deadlocks: float = VOTE_DEADLOCKS,
 ) -> dict[str, Any]:
     """Advance the platform at ``db_path`` by ``days`` simulated days.
+
+    ``vote_deadlocks``: the share of the simulated votes lost to a database deadlock after their row was
+    written, as on the real platform (:meth:`~solvelens.sandbox.world.World.vote_deadlocked`: the comparison
+    row only, no count moves; drawn from their own seeded stream); counted in ``"deadlocked"``.
 
     ``step_minutes``: commit each day in steps of this many simulated minutes (the clock moves to each
     step's end; a reader between steps sees the events up to it); ``on_step(clock)`` is called after each
@@ -67,12 +74,15 @@ def advance(
 
     ``seed`` defaults to the platform's own seed; the same seed, starting state and days give the same result.
     Returns ``{"days", "day" (days simulated since the build), "clock" (ISO UTC), "new_bots", "new_problems",
-    "solutions", "votes", "flags", "matured", "seconds"}``. Raises :class:`FileNotFoundError` when there is no
-    platform at ``db_path`` and :class:`ValueError` when ``days < 1`` or ``step_minutes`` is not positive.
+    "solutions", "votes" (counted ones), "deadlocked", "flags", "matured", "seconds"}``. Raises
+    :class:`FileNotFoundError` when there is no platform at ``db_path`` and :class:`ValueError` when
+    ``days < 1``, ``step_minutes`` is not positive or ``vote_deadlocks`` is not in 0-1.
     An error in a stepped day rolls back only the current step.
     """
     if days < 1:
         raise ValueError("days must be >= 1")
+    if not 0.0 <= vote_deadlocks <= 1.0:
+        raise ValueError(f"vote_deadlocks must be between 0 and 1, got {vote_deadlocks}")
     if step_minutes is not None and not 0 < step_minutes <= 24 * 60:
         raise ValueError(f"step_minutes must be in (0, 1440], got {step_minutes}")
     step_ms = None if step_minutes is None else max(1, int(step_minutes * 60_000))
@@ -80,12 +90,12 @@ def advance(
     if not db_path.exists():
         raise FileNotFoundError(f"No sandbox platform at {db_path}")
     started = time.perf_counter()
-    totals = dict.fromkeys(("new_bots", "new_problems", "solutions", "votes", "flags", "matured"), 0)
+    totals = dict.fromkeys(_COUNTS, 0)
     conn = connect(db_path)
     try:
         ensure_schema(conn)  # a platform built before the activity log gets it now
         for _ in range(days):
-            for key, value in _Day(conn, seed, step_ms, on_step).run().items():
+            for key, value in _Day(conn, seed, step_ms, on_step, vote_deadlocks).run().items():
                 totals[key] += value
         day = int(get_meta(conn, "day") or 0)
         clock = iso(clock_ms(conn))
@@ -102,17 +112,20 @@ class _Day:
         seed: int | None,
         step_ms: int | None = None,
         on_step: Callable[[str], None] | None = None,
+        vote_deadlocks: float = 0.0,
     ) -> None:
         self.conn = conn
         self.step_ms, self.on_step = step_ms, on_step
         base = seed if seed is not None else int(get_meta(conn, "seed") or 0)
         self.day = int(get_meta(conn, "day") or 0)
         self.rng = random.Random(f"solvelens-sandbox-sim:{base}:{self.day}")
+        self.deadlocks = vote_deadlocks
+        self.deadlock_rng = random.Random(f"solvelens-sandbox-deadlock:{base}:{self.day}")
         self.factor = SCALE_FACTOR.get(get_meta(conn, "scale") or "small", 1)
         self.start = clock_ms(conn)
         self.end = self.start + DAY_MS
         self.seq = itertools.count()  # the event heap's tie-break: the order events were pushed
-        self.counts = dict.fromkeys(("new_bots", "new_problems", "solutions", "votes", "flags", "matured"), 0)
+        self.counts = dict.fromkeys(_COUNTS, 0)
 
     def run(self) -> dict[str, int]:
         conn, rng, f = self.conn, self.rng, self.factor
@@ -325,5 +338,10 @@ class _Day:
         if pair is None:
             return
         a, b = pair
-        self.world.vote(prob, voter, a, b, self.world.judge(voter, a, b), t)
+        winner = self.world.judge(voter, a, b)
+        if self.deadlocks and self.deadlock_rng.random() < self.deadlocks:
+            self.world.vote_deadlocked(prob, voter, a, b, winner, t)
+            self.counts["deadlocked"] += 1
+            return
+        self.world.vote(prob, voter, a, b, winner, t)
         self.counts["votes"] += 1

@@ -22,6 +22,7 @@ from solvelens.sandbox import badges, ranking
 from solvelens.sandbox.activity import INSERT_EVENT, Event, event
 from solvelens.sandbox.catalog import LLM_MODELS
 from solvelens.sandbox.db import transaction
+from solvelens.sandbox.llm_leaderboard import RECALCULATE_EVERY, recalculate
 
 SKIP_RATE = 0.04
 
@@ -122,6 +123,8 @@ class World:
         self.new_problems: list[tuple[int, str, str]] = []
         self.new_solutions: list[tuple[Sol, str, str | None, str | None]] = []
         self.new_comparisons: list[tuple[object, ...]] = []
+        #: solutions whose comparison count reached a multiple of 10 since the last flush -> the vote's time
+        self.recalc: dict[int, int] = {}
         self.new_flags: list[tuple[object, ...]] = []
         self.new_awards: list[tuple[object, ...]] = []
         self.new_badges: list[tuple[int, str, str, int]] = []
@@ -369,6 +372,8 @@ class World:
         for s in (a, b):
             s.ci = ranking.confidence_interval(s.n)
             s.n += 1
+            if s.n % RECALCULATE_EVERY == 0:  # the platform recalculates the model board lazily
+                self.recalc[s.id] = t
             if s.n == ranking.MIN_COMPARISONS_TO_MATURE:
                 prob.below5 -= 1
             self.dirty_solutions[s.id] = s
@@ -391,6 +396,11 @@ class World:
         self.dirty_problems.add(prob.id)
         if prob.status == "active" and prob.below5 <= 0 and len(prob.sols) >= ranking.MIN_SOLUTIONS_TO_MATURE:
             self._maybe_mature(prob, t, voter)
+
+    def vote_deadlocked(self, prob: Prob, voter: Bot, a: Sol, b: Sol, winner: str, t: int) -> None:
+        """A vote that failed with "deadlock detected" after its row was written (real-platform-notes §14-15):
+        the comparison row only; no score, count, win/loss, problem count, point or activity row moves."""
+        self.new_comparisons.append((self._take("comparison"), prob.id, a.id, b.id, winner, voter.id, t))
 
     def _maybe_mature(self, prob: Prob, t: int, voter: Bot) -> None:
         if not ranking.is_mature([(s.score, s.ci, s.n) for s in prob.sols]):
@@ -447,6 +457,7 @@ class World:
         self.new_problems.clear()
         self.new_solutions.clear()
         self.new_comparisons.clear()
+        self.recalc.clear()
         self.new_flags.clear()
         self.new_awards.clear()
         self.new_badges.clear()
@@ -471,6 +482,7 @@ class World:
             (_solution_update_row(s) for sid, s in self.dirty_solutions.items() if sid not in new_sol_ids),
         )
         self._flush_events(conn)
+        self._recalculate(conn)
         problems = sorted(self.dirty_problems | new_problem_ids)
         conn.executemany(_UPDATE_PROBLEM, (_problem_update_row(self.problems[i]) for i in problems))
         bots = sorted(self.dirty_bots | set(self.new_bots))
@@ -479,6 +491,23 @@ class World:
             {s.bot_id for s in self.dirty_solutions.values()} | {s[0].bot_id for s in self.new_solutions}
         )
         refresh_global_elo(conn, elo_bots)
+
+    def _recalculate(self, conn: sqlite3.Connection) -> None:
+        """Recalculate the model board's figures of the models whose solutions reached a multiple of
+        :data:`~solvelens.sandbox.llm_leaderboard.RECALCULATE_EVERY` comparisons (as of this write, dated by
+        the latest such vote)."""
+        if not self.recalc:
+            return
+        ids = sorted(self.recalc)
+        marks = ",".join("?" * len(ids))
+        models = [
+            str(r[0])
+            for r in conn.execute(
+                f"SELECT DISTINCT llm_model FROM solutions WHERE id IN ({marks}) AND llm_model IS NOT NULL",
+                ids,
+            )
+        ]
+        recalculate(conn, models, max(self.recalc.values()))
 
     def _flush_events(self, conn: sqlite3.Connection) -> None:
         """Insert the new comparisons, flags, awards, badges and activity events (rows kept ready to

@@ -17,7 +17,14 @@ import duckdb
 
 from solvelens.store.connection import DEFAULT_LOCK_TIMEOUT_S, open_writer
 from solvelens.store.errors import SnapshotNotFoundError
-from solvelens.store.schema import INTERNAL, LAST_DELETED_KEY, LINKED_RESOURCES, LINKS, SOLUTIONS
+from solvelens.store.schema import (
+    INTERNAL,
+    LAST_DELETED_KEY,
+    LINKED_RESOURCES,
+    LINKS,
+    MODEL_COUNTS,
+    SOLUTIONS,
+)
 
 _LOG = f"{INTERNAL}.snapshot_log"
 _ITEMS = f"{INTERNAL}.solution_manifest_items"
@@ -31,7 +38,7 @@ def _remove(con: duckdb.DuckDBPyConnection, where: str, params: list[Any]) -> di
     """Inside a transaction: delete the snapshots matching ``where`` (on ``snapshot_id``) with their links,
     then every manifest and record version no remaining link references. Returns the counts removed."""
     before = _count(con, _LOG)
-    for table in (LINKS, _LOG):
+    for table in (LINKS, MODEL_COUNTS, _LOG):
         con.execute(f"DELETE FROM {table} WHERE {where}", params)
     removed = before - _count(con, _LOG)
     items_before = _count(con, _ITEMS)

@@ -4,8 +4,9 @@ tables, written inside the snapshot's transaction, and their readers.
 ``data_quality`` (public view; one set of rows per snapshot): ``snapshot_id`` (BIGINT), ``resource``
 (VARCHAR: a view name), ``scope`` (VARCHAR: a problem or solution id, a ``/stats`` metric, ``''`` for the
 whole list), ``announced`` and ``stored`` (BIGINT, records), ``reason`` (VARCHAR, NULL when they agree).
-Every snapshot gets one row per whole list (``problems``, ``solutions``, ``leaderboard``, ``llm_leaderboard``
-and ``comparisons`` when fetched, and the ``/stats`` totals under ``platform_stats``) and one row per list
+Every snapshot gets one row per whole list (the resources :mod:`solvelens.resources` declares ``whole_list``
+when stored, ``solutions``, and ``comparisons`` when fetched, and the ``/stats`` totals each declaration's
+``stats_checks`` names, under the ``/stats`` resource) and one row per list
 whose count the platform's rows disagree with (a problem's ``solutionCount``, a solution's
 ``comparisonCount``: capped at 50 votes, or counted wrong). A list the client could have read whole but
 did not never gets here: the snapshot fails instead (:mod:`solvelens.flows.completeness`).
@@ -25,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 import duckdb
 import orjson
 
+from solvelens.resources import RESOURCES
 from solvelens.store.connection import open_readonly
 from solvelens.store.schema import (
     COMPARISON_FETCHES,
@@ -125,6 +127,10 @@ def _comparisons_reason(info: dict[str, Any], capped: int) -> str:
     return "; ".join(parts) or _DISAGREES
 
 
+#: The declared ``/stats`` resource: its totals are checked against the lists' counts (``stats_checks``).
+_STATS = next(r for r in RESOURCES if r.write == "stats")
+
+
 def _list_rows(
     parts: dict[str, dict[str, Any]],
     problems: list[dict[str, Any]],
@@ -132,29 +138,23 @@ def _list_rows(
     counts: dict[str, int],
     resources: dict[str, str],
 ) -> list[tuple[Any, ...]]:
-    """The fetch steps' own rows, one row per whole list and the ``/stats`` totals but votes."""
+    """The fetch steps' own rows, one row per whole list (the declared ``whole_list`` resources stored this
+    snapshot, and the solutions against their problems' ``solutionCount``) and the ``/stats`` totals but
+    votes."""
     rows: list[tuple[Any, ...]] = []
     for part in parts.values():
         for q in part.get("info", {}).get("data_quality") or []:
             rows.append((q["resource"], q["scope"], q["announced"], q["stored"], q["reason"]))
-    announced = {
-        name: _int(part.get("info", {}).get("announced"))
-        for name, part in parts.items()
-        if name in ("problems", "leaderboard", "llm_leaderboard")
-    }
     solutions = sum(_int(p.get("solutionCount")) or 0 for p in problems)
-    rows.append(_whole("problems", "", announced.get("problems"), counts.get("problems", len(problems))))
-    rows.append(_whole("solutions", "", solutions, counts.get("solutions", 0)))
-    checks = {"totalProblems": len(problems), "totalSolutions": counts.get("solutions", 0)}
-    if "leaderboard" in counts:
-        rows.append(_whole("leaderboard", "", announced.get("leaderboard"), counts["leaderboard"]))
-        checks["totalBots"] = counts["leaderboard"]
-    if resources.get("llm_leaderboard") == "stored":
-        models = counts.get("llm_leaderboard", 0)
-        rows.append(_whole("llm_leaderboard", "", announced.get("llm_leaderboard"), models))
-    for metric, stored in checks.items():
-        if _int(stats.get(metric)) is not None:
-            rows.append(_whole("platform_stats", metric, stats[metric], stored))
+    rows.append(_whole(SOLUTIONS.name, "", solutions, counts.get(SOLUTIONS.name, 0)))
+    for r in RESOURCES:
+        if r.whole_list and r.name in counts and (not r.optional or resources.get(r.name) == "stored"):
+            announced = _int(parts.get(r.name, {}).get("info", {}).get("announced"))
+            rows.append(_whole(r.name, "", announced, counts[r.name]))
+    for r in RESOURCES:
+        for metric in r.stats_checks if r.write != "history" and r.name in counts else ():
+            if _int(stats.get(metric)) is not None:
+                rows.append(_whole(_STATS.name, metric, stats[metric], counts[r.name]))
     return rows
 
 
@@ -177,7 +177,7 @@ def _vote_section(
     total = _int(stats.get("totalComparisons"))
     if total is not None:  # when the platform's two counts agree, the gap is the comparisons row's
         why = reason if total == votes else _DISAGREES
-        rows.append(("platform_stats", "totalComparisons", total, stored, None if total == stored else why))
+        rows.append((_STATS.name, "totalComparisons", total, stored, None if total == stored else why))
     _write_coverage(con, sid, votes, stored, info)
     return rows
 
@@ -197,7 +197,7 @@ def write_quality(
     platform key; ``resources``: what became of each optional resource."""
     parts = area.parts()
     problems = _staged_json(area, "problems")
-    stats = next(iter(_staged_json(area, "platform_stats")), {})
+    stats = next(iter(_staged_json(area, _STATS.name)), {})
     rows = _list_rows(parts, problems, stats, counts, resources)
     if resources.get("comparisons") in ("stored", "unchanged"):
         info = parts.get("comparisons", {}).get("info", {})

@@ -38,20 +38,21 @@ and DuckDB's default 256 KiB blocks when it is large (bulk writes are much faste
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 import duckdb
 
+from solvelens.resources import INTERNAL_SCHEMA, RESOURCES, StoredResource
+from solvelens.resources import Field as _Field
 from solvelens.store.errors import SchemaVersionError
 
 #: Bumped when the internal tables change (2: ``snapshot_log.platform``; 3: ``snapshot_log.resources``, the
-#: ``llm_leaderboard`` resource and the history tables; 4: ``data_quality`` and ``vote_coverage``); older
-#: stores are migrated in place by
-#: :func:`ensure_schema` (:data:`MIGRATIONS`).
-SCHEMA_VERSION = 4
+#: ``llm_leaderboard`` resource and the history tables; 4: ``data_quality`` and ``vote_coverage``; 5:
+#: ``model_counts`` and the leaderboard's competition ranks, :data:`WRITE_TIME_MIGRATION`); older stores are
+#: migrated in place by :func:`ensure_schema` (:data:`MIGRATIONS`).
+SCHEMA_VERSION = 5
 #: The DuckDB schema holding the internal tables (views live in ``main``).
-INTERNAL = "solvelens_store"
+INTERNAL = INTERNAL_SCHEMA
 #: The table linking snapshots to record versions (all resources).
 LINKS = f"{INTERNAL}.snapshot_links"
 #: ``meta`` key holding the highest snapshot id ever deleted (ids are never reused).
@@ -72,171 +73,33 @@ LARGE_STORE_STAGED_BYTES = 64 * 1024 * 1024
 ZSTD_STAGED_BYTES = 4 * 1024 * 1024
 
 
-@dataclass(frozen=True)
-class Field:
-    """A typed column extracted from a record's top-level JSON key ``key`` and cast to ``sql_type``."""
+#: A typed column of a versioned table, and a stored resource: declared in :mod:`solvelens.resources`.
+Field = _Field
+Resource = StoredResource
 
-    column: str
-    key: str
-    sql_type: str
-
-
-@dataclass(frozen=True)
-class Resource:
-    """A versioned resource: its public view name, its code in ``snapshot_links`` and its typed columns."""
-
-    name: str
-    code: int
-    fields: tuple[Field, ...]
-
-    @property
-    def version_table(self) -> str:
-        """Fully qualified name of the table of distinct record versions."""
-        return f"{INTERNAL}.{self.name}_versions"
-
-    @property
-    def known_keys(self) -> tuple[str, ...]:
-        """The JSON keys this store extracts into typed columns."""
-        return tuple(f.key for f in self.fields)
-
-
-def _f(column: str, key: str, sql_type: str = "VARCHAR") -> Field:
-    return Field(column, key, sql_type)
-
-
-_BOT_COUNTERS = (
-    _f("total_points", "totalPoints", "BIGINT"),
-    _f("total_solutions", "totalSolutions", "BIGINT"),
-    _f("total_votes", "totalVotes", "BIGINT"),
-    _f("vote_accuracy", "voteAccuracy", "DOUBLE"),
-    _f("elo", "globalElo", "DOUBLE"),
-)
-
-PROBLEMS = Resource(
-    "problems",
-    1,
-    (
-        _f("problem_id", "id"),
-        _f("title", "title"),
-        _f("status", "status"),
-        _f("category", "category"),
-        _f("author_type", "authorType"),
-        _f("solution_count", "solutionCount", "BIGINT"),
-        _f("comparison_count", "comparisonCount", "BIGINT"),
-        _f("created_at", "createdAt", "TIMESTAMPTZ"),
-    ),
-)
+#: The stored resources by name (:data:`solvelens.resources.RESOURCES`).
+_BY_NAME: dict[str, Resource] = {r.name: r for r in RESOURCES}
+PROBLEMS = _BY_NAME["problems"]
 #: Solutions have no link rows of their own: a problem's link row names its solution manifest.
-SOLUTIONS = Resource(
-    "solutions",
-    0,
-    (
-        _f("solution_id", "id"),
-        _f("score", "btScore", "DOUBLE"),
-        _f("comparison_count", "comparisonCount", "BIGINT"),
-        _f("win_count", "winCount", "BIGINT"),
-        _f("loss_count", "lossCount", "BIGINT"),
-        _f("confidence_interval", "confidenceInterval", "DOUBLE"),
-        _f("bot_id", "botId"),
-        _f("bot_name", "botName"),
-        _f("llm_model", "llmModel"),
-        _f("created_at", "createdAt", "TIMESTAMPTZ"),
-    ),
-)
-CATEGORIES = Resource(
-    "categories",
-    2,
-    (_f("slug", "slug"), _f("name", "displayName"), _f("problem_count", "activeProblems", "BIGINT")),
-)
-LEADERBOARD = Resource(
-    "leaderboard",
-    3,
-    (
-        _f("bot_id", "id"),
-        _f("name", "name"),
-        _f("points", "totalPoints", "BIGINT"),
-        _f("elo", "globalElo", "DOUBLE"),
-        _f("total_solutions", "totalSolutions", "BIGINT"),
-        _f("total_votes", "totalVotes", "BIGINT"),
-        _f("vote_accuracy", "voteAccuracy", "DOUBLE"),
-        _f("status", "status"),
-    ),
-)
-BOTS = Resource(
-    "bots",
-    4,
-    (
-        _f("bot_id", "id"),
-        _f("name", "name"),
-        _f("status", "status"),
-        *_BOT_COUNTERS,
-        _f("last_active_at", "lastActiveAt", "TIMESTAMPTZ"),
-        _f("created_at", "createdAt", "TIMESTAMPTZ"),
-    ),
-)
-PLATFORM_STATS = Resource("platform_stats", 5, ())
-BOT_ME = Resource(
-    "bot_me",
-    6,
-    (_f("bot_id", "id"), _f("name", "name"), _f("status", "status"), *_BOT_COUNTERS),
-)
-#: ``GET /llm-leaderboard`` (optional): the platform's own model ranking; rank = position in the walk.
-LLM_LEADERBOARD = Resource(
-    "llm_leaderboard",
-    7,
-    (
-        _f("model_name", "modelName"),
-        _f("model_version", "modelVersion"),
-        _f("model_family", "modelFamily"),
-        _f("total_solutions", "totalSolutions", "BIGINT"),
-        _f("avg_bt_score", "avgBtScore", "DOUBLE"),
-        _f("best_bt_score", "bestBtScore", "DOUBLE"),
-        _f("total_wins", "totalWins", "BIGINT"),
-        _f("total_comparisons", "totalComparisons", "BIGINT"),
-        _f("win_rate", "winRate", "DOUBLE"),
-        _f("top3_count", "top3Count", "BIGINT"),
-        _f("first_place_count", "firstPlaceCount", "BIGINT"),
-        _f("unique_bots", "uniqueBots", "BIGINT"),
-    ),
-)
+SOLUTIONS = _BY_NAME["solutions"]
+CATEGORIES = _BY_NAME["categories"]
+LEADERBOARD = _BY_NAME["leaderboard"]
+BOTS = _BY_NAME["bots"]
 
 #: Resources with one link row per record per snapshot (solutions hang off the problems' rows).
-LINKED_RESOURCES: tuple[Resource, ...] = (
-    PROBLEMS,
-    CATEGORIES,
-    LEADERBOARD,
-    BOTS,
-    PLATFORM_STATS,
-    BOT_ME,
-    LLM_LEADERBOARD,
-)
+LINKED_RESOURCES: tuple[Resource, ...] = tuple(r for r in RESOURCES if r.linked and r.write != "solutions")
 #: Linked resources whose link rows carry the position in the walk (``rank``).
-RANKED_RESOURCES: tuple[Resource, ...] = (LEADERBOARD, LLM_LEADERBOARD)
+RANKED_RESOURCES: tuple[Resource, ...] = tuple(r for r in LINKED_RESOURCES if r.ranked)
 #: The views every store has had since schema version 1 (a reader of an older, unmigrated store needs these).
-CORE_VIEWS: tuple[str, ...] = (
-    "snapshots",
-    "problems",
-    "solutions",
-    "categories",
-    "leaderboard",
-    "bots",
-    "platform_stats",
-    "bot_me",
-)
+CORE_VIEWS: tuple[str, ...] = ("snapshots", *(r.name for r in RESOURCES if not r.optional))
+#: The views over the history tables: never pruned (what the platform's feeds forgot stays).
+HISTORY_VIEWS: tuple[str, ...] = ("activity", "activity_gaps", "comparisons", "comparison_coverage")
 #: The views of the optional resources (schema version 3): absent from an older store until its next write.
-OPTIONAL_VIEWS: tuple[str, ...] = (
-    "llm_leaderboard",
-    "activity",
-    "activity_gaps",
-    "comparisons",
-    "comparison_coverage",
-)
+OPTIONAL_VIEWS: tuple[str, ...] = (*(r.name for r in LINKED_RESOURCES if r.optional), *HISTORY_VIEWS)
 #: The views of what a snapshot holds against what the platform announced (schema version 4).
 QUALITY_VIEWS: tuple[str, ...] = ("data_quality", "vote_coverage")
 #: The public view names, in the order of the architecture contract.
 PUBLIC_VIEWS: tuple[str, ...] = CORE_VIEWS + OPTIONAL_VIEWS + QUALITY_VIEWS
-#: The views over the history tables: never pruned (what the platform's feeds forgot stays).
-HISTORY_VIEWS: tuple[str, ...] = ("activity", "activity_gaps", "comparisons", "comparison_coverage")
 #: The column naming a view's snapshot where it is not ``snapshot_id``: the views holding each item once
 #: name the snapshot that first saw it.
 SNAPSHOT_COLUMN: dict[str, str] = {"activity": "first_snapshot_id", "comparisons": "first_snapshot_id"}
@@ -420,6 +283,7 @@ def _tables_ddl(compression: str | None = None) -> list[str]:
         f"""CREATE TABLE IF NOT EXISTS {s}.stat_values (
             version_id UBIGINT NOT NULL, metric VARCHAR, value DOUBLE)""",
         ALERT_STATE_DDL,
+        MODEL_COUNTS_DDL,
     ]
     ddl.extend(_version_table_ddl(resource, compression=compression) for resource in LINKED_RESOURCES)
     ddl.extend(_history_ddl())
@@ -444,35 +308,47 @@ def _simple_view(resource: Resource, leading: str = "") -> str:
     )
 
 
-def _views_ddl() -> list[str]:
+def _stats_view(resource: Resource) -> str:
+    """``/stats`` in long format: one row per metric of each snapshot's stats version."""
+    return f"""CREATE OR REPLACE VIEW main.{resource.name} AS
+            SELECT l.snapshot_id, sv.metric, sv.value
+            FROM {LINKS} l
+            JOIN {INTERNAL}.snapshot_log s ON s.snapshot_id = l.snapshot_id AND s.status = '{COMPLETE}'
+            JOIN {INTERNAL}.stat_values sv ON sv.version_id = l.version_id
+            WHERE l.resource = {resource.code}"""
+
+
+def _solutions_view() -> str:
     s = INTERNAL
     solution_cols = ", ".join(
         "v.solution_id, v.problem_id, i.rank" if f.column == "solution_id" else f"v.{f.column}"
         for f in SOLUTIONS.fields
     )
-    return [
-        f"""CREATE OR REPLACE VIEW main.snapshots AS
-            SELECT {", ".join(SNAPSHOTS_VIEW_COLUMNS)}
-            FROM {s}.snapshot_log WHERE status = '{COMPLETE}'""",
-        _simple_view(PROBLEMS),
-        f"""CREATE OR REPLACE VIEW main.solutions AS
+    return f"""CREATE OR REPLACE VIEW main.{SOLUTIONS.name} AS
             SELECT l.snapshot_id, {solution_cols}, v.raw
             FROM {LINKS} l
             JOIN {s}.snapshot_log s ON s.snapshot_id = l.snapshot_id AND s.status = '{COMPLETE}'
             JOIN {s}.solution_manifest_items i ON i.manifest_id = l.manifest_id
             JOIN {SOLUTIONS.version_table} v ON v.version_id = i.version_id
-            WHERE l.resource = {PROBLEMS.code}""",
-        _simple_view(CATEGORIES),
-        _simple_view(LEADERBOARD, leading=", l.rank"),
-        _simple_view(BOTS),
-        f"""CREATE OR REPLACE VIEW main.platform_stats AS
-            SELECT l.snapshot_id, sv.metric, sv.value
-            FROM {LINKS} l
-            JOIN {s}.snapshot_log s ON s.snapshot_id = l.snapshot_id AND s.status = '{COMPLETE}'
-            JOIN {s}.stat_values sv ON sv.version_id = l.version_id
-            WHERE l.resource = {PLATFORM_STATS.code}""",
-        _simple_view(BOT_ME),
-        _simple_view(LLM_LEADERBOARD, leading=", l.rank"),
+            WHERE l.resource = {PROBLEMS.code}"""
+
+
+def _resource_view(resource: Resource) -> str:
+    """The public view of a declared resource with link rows of its own, by how it is written."""
+    if resource.write == "stats":
+        return _stats_view(resource)
+    return _simple_view(resource, leading=", l.rank" if resource.ranked else "")
+
+
+def _views_ddl() -> list[str]:
+    resources = [
+        _solutions_view() if r.write == "solutions" else _resource_view(r) for r in RESOURCES if r.linked
+    ]
+    return [
+        f"""CREATE OR REPLACE VIEW main.snapshots AS
+            SELECT {", ".join(SNAPSHOTS_VIEW_COLUMNS)}
+            FROM {INTERNAL}.snapshot_log WHERE status = '{COMPLETE}'""",
+        *resources,
         *_history_views_ddl(),
     ]
 
@@ -525,6 +401,86 @@ RERANK_MANIFESTS_SQL = f"""
 MIGRATIONS[3] = (*MIGRATIONS.get(3, ()), RERANK_MANIFESTS_SQL)
 
 
+#: Per snapshot and model, figures of the snapshot's solution lists that never change once it is written
+#: (schema version 5), computed by the writer (:func:`model_counts_sql`) so a reader of a long history never
+#: aggregates every solution row of every snapshot. The columns of
+#: :attr:`solvelens.analysis.frames.Frames.model_counts`.
+MODEL_COUNTS = f"{INTERNAL}.model_counts"
+MODEL_COUNTS_DDL = f"""CREATE TABLE IF NOT EXISTS {MODEL_COUNTS} (
+    snapshot_id BIGINT NOT NULL, llm_model VARCHAR NOT NULL, solutions BIGINT, contested_solutions BIGINT,
+    percentile_sum DOUBLE, top1 DOUBLE, top3 DOUBLE)"""
+#: Sum of top-k credits of contested solutions (rank; n solutions in the list, t sharing the rank): the tie
+#: shares the positions it spans (:func:`solvelens.analysis.solutions.top_k_credit`).
+_TOP_CREDIT = "coalesce(sum(least(greatest({k} + 1 - rank, 0), t)::DOUBLE / t) FILTER (WHERE n >= 2), 0)"
+
+
+def model_counts_sql(snapshots: str) -> str:
+    """``SELECT`` of the :data:`MODEL_COUNTS` rows of the snapshots ``snapshots`` names (a condition on
+    ``snapshot_id`` over the link rows; written or not): per snapshot and model (null as ``'unknown'``) the
+    solutions, those in lists of at least two (contested), the sum of their rank percentiles
+    ``(n - rank - (t - 1) / 2) / (n - 1)`` and of their top-1 and top-3 credits. Each distinct solution list
+    (manifest) is aggregated once and summed over the snapshots listing it."""
+    problems = f"FROM {LINKS} WHERE resource = {PROBLEMS.code} AND manifest_id IS NOT NULL AND ({snapshots})"
+    return f"""
+        WITH items AS (
+            SELECT i.manifest_id, coalesce(v.llm_model, 'unknown') AS llm_model, i.rank,
+                   count(*) OVER (PARTITION BY i.manifest_id) AS n,
+                   count(*) OVER (PARTITION BY i.manifest_id, i.rank) AS t
+            FROM {INTERNAL}.solution_manifest_items i JOIN {SOLUTIONS.version_table} v USING (version_id)
+            WHERE i.manifest_id IN (SELECT manifest_id {problems})),
+        per_list AS (
+            SELECT manifest_id, llm_model, count(*) AS solutions,
+                   count(*) FILTER (WHERE n >= 2) AS contested,
+                   coalesce(sum(greatest(0.0, least(1.0, (n - rank - (t - 1) / 2.0)::DOUBLE / (n - 1))))
+                            FILTER (WHERE n >= 2), 0) AS percentile_sum,
+                   {_TOP_CREDIT.format(k=1)} AS top1, {_TOP_CREDIT.format(k=3)} AS top3
+            FROM items GROUP BY ALL)
+        SELECT l.snapshot_id, p.llm_model, sum(p.solutions)::BIGINT, sum(p.contested)::BIGINT,
+               sum(p.percentile_sum)::DOUBLE, sum(p.top1)::DOUBLE, sum(p.top3)::DOUBLE
+        FROM (SELECT snapshot_id, manifest_id {problems}) l JOIN per_list p USING (manifest_id)
+        GROUP BY ALL"""
+
+
+def leaderboard_ranks_sql(links: str) -> str:
+    """``SELECT snapshot_id, version_id, competition`` over the leaderboard link rows of ``links`` (a table
+    or subquery with ``snapshot_id``, ``version_id``): the standard competition rank over the bots' points
+    within the snapshot (ties share the best rank: points 900, 850, 850, 850, 700 -> 1, 2, 2, 2, 5). A
+    snapshot with a bot without points keeps the positions of its walk (it has no rows here)."""
+    return f"""
+        SELECT l.snapshot_id, l.version_id,
+               rank() OVER (PARTITION BY l.snapshot_id ORDER BY v.points DESC)::INTEGER AS competition
+        FROM {links} l JOIN {LEADERBOARD.version_table} v USING (version_id)
+        WHERE l.snapshot_id NOT IN (SELECT l2.snapshot_id FROM {links} l2
+                                    JOIN {LEADERBOARD.version_table} v2 USING (version_id)
+                                    WHERE v2.points IS NULL)"""
+
+
+#: Migration 5: the model counts of every stored snapshot, and competition ranks (over points) in place of
+#: the list positions older stores hold as leaderboard ranks (bots tied on points listed as 2, 3, 4 are
+#: 2, 2, 2: the rank the report and the ``solutions`` view use).
+_UNCOUNTED = f"snapshot_id NOT IN (SELECT snapshot_id FROM {MODEL_COUNTS})"
+_BOARD_LINKS = f"(SELECT snapshot_id, version_id FROM {LINKS} WHERE resource = {LEADERBOARD.code})"
+WRITE_TIME_MIGRATION: tuple[str, ...] = (
+    MODEL_COUNTS_DDL,
+    f"INSERT INTO {MODEL_COUNTS} {model_counts_sql(_UNCOUNTED)}",
+    f"""UPDATE {LINKS} AS l SET rank = r.competition FROM ({leaderboard_ranks_sql(_BOARD_LINKS)}) r
+        WHERE l.resource = {LEADERBOARD.code} AND l.snapshot_id = r.snapshot_id
+          AND l.version_id = r.version_id AND l.rank IS DISTINCT FROM r.competition""",
+)
+MIGRATIONS[5] = WRITE_TIME_MIGRATION
+
+
+def _views_missing(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether a public view is missing: a resource declared since the store was written
+    (:mod:`solvelens.resources`) gets its table and view from the idempotent DDL, no version bump."""
+    present = con.execute(
+        "SELECT count(*) FROM duckdb_views() WHERE schema_name = 'main' AND view_name IN "
+        f"({', '.join('?' for _ in PUBLIC_VIEWS)})",
+        list(PUBLIC_VIEWS),
+    ).fetchall()[0][0]
+    return int(present) < len(PUBLIC_VIEWS)
+
+
 def ensure_schema(con: duckdb.DuckDBPyConnection, *, raw_compression: str | None = None) -> None:
     """Create the internal tables and the public views when missing, and migrate a store of an older
     schema version in place (:data:`MIGRATIONS`, then the views again); idempotent, changes nothing
@@ -548,7 +504,7 @@ def ensure_schema(con: duckdb.DuckDBPyConnection, *, raw_compression: str | None
                 f"the store was written by schema version {row[0][0]}; "
                 f"this solvelens knows up to {SCHEMA_VERSION}"
             )
-        if version == SCHEMA_VERSION:
+        if version == SCHEMA_VERSION and not _views_missing(con):
             return
     # One transaction: a process interrupted here leaves either no schema or all of it (never a version row
     # without its views, which the early return above would then keep forever).

@@ -38,23 +38,20 @@ import orjson
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from solvelens.resources import RESOURCES
 from solvelens.store.canonical import KEY_FORMS
 
 #: Staged tables and their Arrow columns. ``raw`` is the record's JSON exactly as fetched (keys in order).
 _RAW = [("version_id", pa.uint64()), ("raw", pa.string())]
+_ARROW = {"string": pa.string(), "int32": pa.int32(), "int64": pa.int64(), "uint64": pa.uint64()}
 STAGED_TABLES: dict[str, pa.Schema] = {
-    "problems": pa.schema(_RAW),
-    # Ranked solution lists of the problems fetched this run (rank 1 = best).
-    "solutions": pa.schema([("problem_id", pa.string()), ("rank", pa.int32()), *_RAW]),
+    # Every stored resource (solvelens.resources): its declared columns, then version_id and raw. Ranked
+    # ones carry their position in the walk (1 = first); solutions their problem and competition rank.
+    **{r.name: pa.schema([(c, _ARROW[t]) for c, t in r.staged_columns] + _RAW) for r in RESOURCES},
     # Every problem whose solution list was fetched this run (also those with no solutions).
     "solution_problems": pa.schema([("problem_id", pa.string())]),
     # Problems whose solutions were not refetched: their manifest carries over from the previous snapshot.
     "solution_carryover": pa.schema([("problem_id", pa.string()), ("manifest_id", pa.uint64())]),
-    "categories": pa.schema(_RAW),
-    "leaderboard": pa.schema([("rank", pa.int32()), *_RAW]),
-    "bots": pa.schema(_RAW),
-    "platform_stats": pa.schema(_RAW),
-    "bot_me": pa.schema(_RAW),
     # Bots whose profile was not refetched: the stored profile version carries over.
     "bot_carryover": pa.schema([("bot_id", pa.string()), ("version_id", pa.uint64())]),
     # Written by the flow before the fetch steps run (see solvelens.store.readers.previous_state).
@@ -74,8 +71,6 @@ STAGED_TABLES: dict[str, pa.Schema] = {
         [("problem_id", pa.string()), ("bot_id", pa.string()), ("bot_name", pa.string())]
     ),
     "previous_snapshot": pa.schema([("snapshot_id", pa.int64())]),
-    # Optional resources (see solvelens.flows.optional). The /activity page as fetched (newest first).
-    "activity": pa.schema(_RAW),
     # At most one row: the events this run found missed (see solvelens.flows.activity_gap).
     "activity_gap": pa.schema(
         [
@@ -87,9 +82,6 @@ STAGED_TABLES: dict[str, pa.Schema] = {
             ("suggested_interval_s", pa.float64()),
         ]
     ),
-    "llm_leaderboard": pa.schema([("rank", pa.int32()), *_RAW]),
-    # The comparisons of each solution fetched this run (``solution_id``: whose list named it).
-    "comparisons": pa.schema([("problem_id", pa.string()), ("solution_id", pa.string()), *_RAW]),
     # The solutions whose comparisons were fetched: their listed comparisonCount, what the endpoint returned.
     "comparison_fetches": pa.schema(
         [

@@ -27,6 +27,7 @@ from typing import Any
 
 import duckdb
 
+from solvelens.resources import RESOURCES
 from solvelens.store.connection import DEFAULT_LOCK_TIMEOUT_S, open_writer
 from solvelens.store.drift import compare_fields, observed_fields
 from solvelens.store.errors import IncompleteStagingError, StaleCarryoverError
@@ -34,30 +35,28 @@ from solvelens.store.history import write_history
 from solvelens.store.metrics import flatten_metrics
 from solvelens.store.quality import snapshot_quality
 from solvelens.store.schema import (
-    BOT_ME,
     BOTS,
-    CATEGORIES,
     COMPLETE,
     INTERNAL,
     LARGE_BLOCK_SIZE,
     LARGE_STORE_STAGED_BYTES,
     LAST_DELETED_KEY,
-    LEADERBOARD,
     LINKS,
-    LLM_LEADERBOARD,
-    PLATFORM_STATS,
+    LEADERBOARD,
+    MODEL_COUNTS,
     PROBLEMS,
-    RANKED_RESOURCES,
     RAW_COMPRESSION,
     SMALL_BLOCK_SIZE,
     SOLUTIONS,
     ZSTD_STAGED_BYTES,
     Resource,
+    leaderboard_ranks_sql,
+    model_counts_sql,
 )
 from solvelens.store.staging import EMPTY_MANIFEST_ID, StagingArea
 
-#: Staged tables a snapshot cannot do without (``bot_me`` is optional: it needs an API key).
-REQUIRED_TABLES = ("problems", "categories", "leaderboard", "bots", "platform_stats")
+#: Staged tables a snapshot cannot do without (declared ``required``: :mod:`solvelens.resources`).
+REQUIRED_TABLES: tuple[str, ...] = tuple(r.name for r in RESOURCES if r.required)
 #: Manifest id of an empty solution list.
 EMPTY_MANIFEST_SQL = str(EMPTY_MANIFEST_ID)
 _ITEMS = f"{INTERNAL}.solution_manifest_items"
@@ -199,7 +198,7 @@ class _Transaction:
             if resource.name in REQUIRED_TABLES:
                 raise IncompleteStagingError(f"the staged run has no {resource.name!r} table ({path})")
             return False
-        rank = "rank" if resource in RANKED_RESOURCES else "NULL::INTEGER AS rank"
+        rank = "rank" if resource.ranked else "NULL::INTEGER AS rank"
         parquet = _parquet(path)
         self.con.execute(f"CREATE OR REPLACE TEMP TABLE stage AS SELECT version_id, {rank} FROM {parquet}")
         self.insert_new_versions(resource, "stage", f"(SELECT version_id, raw FROM {parquet})")
@@ -214,6 +213,28 @@ class _Transaction:
                 f"SELECT ?, {resource.code}, version_id, rank FROM stage",
                 [self.sid],
             )
+
+    def write_leaderboard(self) -> None:
+        """The leaderboard, each bot linked with its competition rank over points (ties share the best rank;
+        the walk's positions when a bot has no points): :func:`~solvelens.store.schema.leaderboard_ranks_sql`,
+        computed once here because it never changes afterwards."""
+        if not self.stage(LEADERBOARD):
+            return
+        staged = f"(SELECT {self.sid}::BIGINT AS snapshot_id, version_id FROM stage)"
+        self.con.execute(
+            f"""UPDATE stage SET rank = r.competition FROM ({leaderboard_ranks_sql(staged)}) r
+                WHERE stage.version_id = r.version_id"""
+        )
+        self.con.execute(
+            f"INSERT INTO {LINKS} (snapshot_id, resource, version_id, rank) "
+            f"SELECT ?, {LEADERBOARD.code}, version_id, rank FROM stage",
+            [self.sid],
+        )
+
+    def write_model_counts(self) -> None:
+        """The snapshot's per-model counts (:data:`~solvelens.store.schema.MODEL_COUNTS`), from its problems'
+        link rows: computed once, when the snapshot is written."""
+        self.con.execute(f"INSERT INTO {MODEL_COUNTS} {model_counts_sql(f'snapshot_id = {self.sid}')}")
 
     def write_bots(self) -> None:
         """Bot profiles: the fetched ones (as :meth:`write_linked`) plus the carried-over stored versions of
@@ -245,7 +266,9 @@ class _Transaction:
         )
 
     def write_problems(self) -> None:
-        """Problems: link rows naming each problem's solution manifest (from :meth:`write_solutions`)."""
+        """Problems: link rows naming each problem's solution manifest (from :meth:`write_solutions`), then
+        the snapshot's solutions counted (:meth:`count_solutions`) and its per-model counts written
+        (:meth:`write_model_counts`)."""
         self.stage(PROBLEMS)
         self.con.execute(
             f"""INSERT INTO {LINKS} (snapshot_id, resource, version_id, manifest_id)
@@ -254,14 +277,16 @@ class _Transaction:
                 LEFT JOIN problem_manifests pm ON pm.problem_id = v.problem_id""",
             [self.sid],
         )
+        self.count_solutions()
+        self.write_model_counts()
 
-    def write_stats(self) -> None:
+    def write_stats(self, resource: Resource) -> None:
         """``/stats``: link rows plus the flattened metric rows of each new version."""
-        self.write_linked(PLATFORM_STATS)
+        self.write_linked(resource)
         rows = self.con.execute(
             f"""SELECT DISTINCT v.version_id, v.raw::VARCHAR,
                        EXISTS (SELECT 1 FROM {INTERNAL}.stat_values sv WHERE sv.version_id = v.version_id)
-                FROM stage st JOIN {PLATFORM_STATS.version_table} v USING (version_id)"""
+                FROM stage st JOIN {resource.version_table} v USING (version_id)"""
         ).fetchall()
         metric_rows: list[list[Any]] = []
         count = 0
@@ -272,7 +297,7 @@ class _Transaction:
                 metric_rows.extend([version_id, name, value] for name, value in metrics)
         if metric_rows:
             self.con.executemany(f"INSERT INTO {INTERNAL}.stat_values VALUES (?, ?, ?)", metric_rows)
-        self.counts["platform_stats"] = count
+        self.counts[resource.name] = count
 
     def write_solutions(self) -> None:
         """New solution versions and manifests; fills temp table ``problem_manifests`` (problem_id,
@@ -395,18 +420,27 @@ def _begin_snapshot(con: Any, area: StagingArea, run: dict[str, Any]) -> int:
     return sid
 
 
+def _phase(tx: _Transaction, resource: Resource) -> Callable[[], Any]:
+    """What writes one declared resource (by its ``write`` kind); history resources are written together."""
+    if resource.write == "solutions":
+        return tx.write_solutions
+    if resource.write == "problems":
+        return tx.write_problems
+    if resource.name == LEADERBOARD.name:
+        return tx.write_leaderboard
+    if resource.write == "bots":
+        return tx.write_bots
+    if resource.write == "stats":
+        return lambda: tx.write_stats(resource)
+    return lambda: tx.write_linked(resource)
+
+
 def _write_phases(tx: _Transaction) -> dict[str, float]:
-    """Write every staged resource in order; return each phase's seconds."""
-    phases: list[tuple[str, Callable[[], Any]]] = [
-        ("solutions", tx.write_solutions),
-        ("problems", tx.write_problems),
-        ("count_solutions", tx.count_solutions),
-        ("categories", lambda: tx.write_linked(CATEGORIES)),
-        ("leaderboard", lambda: tx.write_linked(LEADERBOARD)),
-        ("bots", tx.write_bots),
-        ("platform_stats", tx.write_stats),
-        ("bot_me", lambda: tx.write_linked(BOT_ME)),
-        ("llm_leaderboard", lambda: tx.write_linked(LLM_LEADERBOARD)),
+    """Write every staged resource in the declared order (:mod:`solvelens.resources`: ``phase``), then the
+    history; return each phase's seconds."""
+    ordered = sorted((r for r in RESOURCES if r.write != "history"), key=lambda r: r.phase)
+    phases: list[tuple[str, Callable[[], Any]]] = [(r.name, _phase(tx, r)) for r in ordered]
+    phases += [
         ("history", lambda: write_history(tx.con, tx.staging, tx.sid, tx.counts, tx.new_versions)),
         ("drop_temp", tx.drop_temp),
     ]
@@ -415,7 +449,9 @@ def _write_phases(tx: _Transaction) -> dict[str, float]:
         started = time.perf_counter()
         phase()
         timings[name] = time.perf_counter() - started
-    tx.counts.setdefault("bot_me", 0)
+    for r in RESOURCES:  # a linked resource not staged (no API key, not offered) stores 0 rows
+        if r.linked and not r.optional:
+            tx.counts.setdefault(r.name, 0)
     return timings
 
 
@@ -454,7 +490,7 @@ def write_snapshot(
     """Write the staged run as one complete snapshot, atomically, and return what was written.
 
     ``staging`` is a :class:`StagingArea` (or its directory) holding ``run.json`` and the staged tables; the
-    staged ``problems``, ``categories``, ``leaderboard``, ``bots`` and ``platform_stats`` are required.
+    staged tables of the resources declared ``required`` (:data:`REQUIRED_TABLES`) must be there.
 
     Raises :class:`solvelens.store.lock.StoreLockTimeout` (another writer held the lock longer than
     ``lock_timeout_s`` seconds), :class:`StoreBusyError`, :class:`IncompleteStagingError` and

@@ -139,7 +139,8 @@ class Convention(ABC):
         errors via :meth:`render_error`."""
         if status == 200:
             return self.render_submitted(task_id, body, request)
-        return self.render_error(status, str(body.get("error", "")), body.get("details"), body.get("code"))
+        message = str(body.get("message") or body.get("error", ""))  # a 500's message says what failed
+        return self.render_error(status, message, body.get("details"), body.get("code"))
 
     def submit_body(self, body: Any) -> Any:
         """A submit body as the dispatcher reads it (snake_case typed fields); identity by default."""

@@ -1,12 +1,12 @@
 """The sandbox's FastAPI routers, one per resource, each built for one app by a function taking its
 :class:`~solvelens.sandbox.http.AppContext` (shapes come from ``ctx.conventions``):
 :mod:`.health` (``/health``), :mod:`.problems` (problems, a problem, its solutions), :mod:`.categories`,
-:mod:`.leaderboard`, :mod:`.bots` (a bot's public profile), :mod:`.stats`, :mod:`.search` and :mod:`.tasks`
-(the bot endpoints: ``/bot/me``, ``/tasks/next``, submit), then the optional endpoints of the real
-platform that the interface does not require (:data:`OPTIONAL`: :mod:`.activity`, :mod:`.llm_leaderboard`,
-:mod:`.solutions`), each of which a server can leave out (``sandbox serve --without NAME,...``: its routes
-then answer 404 like any unknown route). To add a resource: a module with one ``<name>_router(ctx)``
-function, listed in :data:`ROUTERS` or :data:`OPTIONAL`."""
+:mod:`.leaderboard`, :mod:`.bots` (a bot's public profile), :mod:`.stats`, :mod:`.search`, :mod:`.tasks`
+(the bot endpoints: ``/bot/me``, ``/tasks/next``, submit) and :mod:`.settings` (a bot's rename), then the
+optional endpoints of the real platform that the interface does not require (:data:`OPTIONAL`:
+:mod:`.activity`, :mod:`.llm_leaderboard`, :mod:`.solutions`), each of which a server can leave out
+(``sandbox serve --without NAME,...``: its routes then answer 404 like any unknown route). To add a
+resource: a module with one ``<name>_router(ctx)`` function, listed in :data:`ROUTERS` or :data:`OPTIONAL`."""
 
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ from solvelens.sandbox.routes.leaderboard import leaderboard_router
 from solvelens.sandbox.routes.llm_leaderboard import llm_leaderboard_router
 from solvelens.sandbox.routes.problems import problems_router
 from solvelens.sandbox.routes.search import search_router
+from solvelens.sandbox.routes.settings import settings_router
 from solvelens.sandbox.routes.solutions import comparisons_router, solution_router
 from solvelens.sandbox.routes.stats import stats_router
 from solvelens.sandbox.routes.tasks import tasks_router
@@ -40,6 +41,7 @@ ROUTERS: Final[tuple[Callable[[AppContext], APIRouter], ...]] = (
     stats_router,
     search_router,
     tasks_router,
+    settings_router,
 )
 
 

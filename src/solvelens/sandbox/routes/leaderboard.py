@@ -38,7 +38,12 @@ def leaderboard_router(ctx: AppContext) -> APIRouter:
         """Active bots in rank order (no rank field)."""
         with ctx.db.read() as conn:
             items, total = queries.list_leaderboard(
-                conn, ctx.codec, sort=sort, offset=w.offset, limit=w.limit
+                conn,
+                ctx.codec,
+                sort=sort,
+                offset=w.offset,
+                limit=w.limit,
+                shuffle_ties=ctx.options.tie_order == "shuffle",
             )
         return conv.render_list(spec, items, w, total, request)
 

@@ -23,6 +23,7 @@ def llm_leaderboard_router(ctx: AppContext) -> APIRouter:
     """The model leaderboard routes of one app."""
     router = APIRouter()
     conv, spec, fam_spec = ctx.conventions, LIST_SPECS["llm_leaderboard"], LIST_SPECS["families"]
+    lazy, shuffle = ctx.options.llm_board == "lazy", ctx.options.tie_order == "shuffle"
 
     @router.get(
         f"{API}/llm-leaderboard",
@@ -39,7 +40,15 @@ def llm_leaderboard_router(ctx: AppContext) -> APIRouter:
     ) -> Response:
         """Models ranked by ``sort`` (offset paging; an offset past the end is an empty page)."""
         with ctx.db.read() as conn:
-            items, total = board.leaderboard(conn, sort=sort, family=family, offset=w.offset, limit=w.limit)
+            items, total = board.leaderboard(
+                conn,
+                sort=sort,
+                family=family,
+                offset=w.offset,
+                limit=w.limit,
+                lazy=lazy,
+                shuffle_ties=shuffle,
+            )
         return conv.render_list(spec, items, w, total, request)
 
     @router.get(
@@ -67,7 +76,7 @@ def llm_leaderboard_router(ctx: AppContext) -> APIRouter:
     def llm_model(model_name: str, request: Request) -> Response:
         """One model's leaderboard entry by its ``modelName``."""
         with ctx.db.read() as conn:
-            record = board.model(conn, model_name)
+            record = board.model(conn, model_name, lazy=lazy)
         if record is None:
             raise ApiError(404, "Model not found")
         return conv.render_one("model", record, request)

@@ -54,6 +54,7 @@ def _add_me(router: APIRouter, ctx: AppContext) -> None:
 def _add_next_task(router: APIRouter, ctx: AppContext) -> None:
     """``GET /tasks/next``."""
     db, codec, opts, conv = ctx.db, ctx.codec, ctx.options, ctx.conventions
+    rules = dispatcher.TaskRules.of(opts)
     task_model: type[schemas.Record] = schemas.Task
     if opts.tasks == "content":
         task_model = schemas.ContentTask
@@ -83,6 +84,7 @@ def _add_next_task(router: APIRouter, ctx: AppContext) -> None:
                 mode=mode,
                 slim_categories=categories == "slim",
                 task_types=opts.task_types,
+                rules=rules,
             )
         return conv.render_task(None if task is None else dispatcher.shape(task, opts.task_shape, opts.tasks))
 
@@ -90,6 +92,11 @@ def _add_next_task(router: APIRouter, ctx: AppContext) -> None:
 def _add_submit(router: APIRouter, ctx: AppContext) -> None:
     """``POST /tasks/{id}/submit``."""
     db, codec, conv = ctx.db, ctx.codec, ctx.conventions
+    rules = dispatcher.TaskRules.of(ctx.options)
+    deadlock = [
+        (500, "deadlock detected: a vote whose row was written, counted nowhere (the task failed)", E)
+    ]
+    deadlock = deadlock if rules.vote_deadlocks else []
     interface = ctx.options.task_shape == "interface"
     tasks = ctx.options.tasks
     content_note = (
@@ -115,6 +122,7 @@ def _add_submit(router: APIRouter, ctx: AppContext) -> None:
             *AUTH_RESPONSES,
             (404, "No such task of this bot", E),
             (409, "The task is completed, expired or failed", E),
+            *deadlock,
             (413, f"The body is larger than {ctx.body_cap} bytes", E),
         ),
         openapi_extra={
@@ -138,7 +146,14 @@ def _add_submit(router: APIRouter, ctx: AppContext) -> None:
         def apply() -> dispatcher.SubmitResult:
             with db.writer() as conn:
                 return dispatcher.submit(
-                    conn, codec, authorization, task_id, body, accept_content=interface, tasks=tasks
+                    conn,
+                    codec,
+                    authorization,
+                    task_id,
+                    body,
+                    accept_content=interface,
+                    tasks=tasks,
+                    rules=rules,
                 )
 
         result = await run_in_threadpool(apply)

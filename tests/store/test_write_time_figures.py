@@ -1,0 +1,109 @@
+"""Figures fixed once a snapshot is written, computed by the writer (issues 29 and 30): the leaderboard's
+competition ranks over points, and the per-snapshot model counts; a store of schema version 4 gets both for
+its old snapshots from the migration. Checked with SQL written here against the store's own rows."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+
+from solvelens.store import open_readonly, write_snapshot
+from solvelens.store.schema import INTERNAL, LEADERBOARD, LINKS
+from tests.store.fakes import FakePlatform, stage_run
+
+
+def _tie(platform: FakePlatform) -> None:
+    """Bots 1, 2 and 3 tie on 995 points (list positions 2, 3, 4; competition ranks 2, 2, 2)."""
+    for bot in platform.bots[1:4]:
+        bot["totalPoints"] = 995
+
+
+def _expected_ranks(con: duckdb.DuckDBPyConnection) -> list[tuple[int, str, int]]:
+    """(snapshot_id, bot_id, 1 + bots of the snapshot with strictly more points)."""
+    return con.execute(
+        """SELECT a.snapshot_id, a.bot_id,
+                  1 + (SELECT count(*) FROM leaderboard b
+                       WHERE b.snapshot_id = a.snapshot_id AND b.points > a.points)
+           FROM leaderboard a ORDER BY ALL"""
+    ).fetchall()
+
+
+def _ranks(con: duckdb.DuckDBPyConnection) -> list[tuple[int, str, int]]:
+    return con.execute("SELECT snapshot_id, bot_id, rank FROM leaderboard ORDER BY ALL").fetchall()
+
+
+def test_bots_tied_on_points_share_their_competition_rank(db: Path, platform: FakePlatform, tmp_path: Path):
+    _tie(platform)
+    write_snapshot(db, stage_run(tmp_path, platform))
+    with open_readonly(db) as con:
+        ranks = _ranks(con)
+        assert ranks == _expected_ranks(con)
+        tied = {r[2] for r in ranks if r[1] in {b["id"] for b in platform.bots[1:4]}}
+    assert tied == {2}
+
+
+def _make_v4(db: Path) -> None:
+    """Undo what schema version 5 adds: list positions as leaderboard ranks, no model counts."""
+    con = duckdb.connect(str(db))
+    try:
+        con.execute(
+            f"""UPDATE {LINKS} AS l SET rank = p.position FROM (
+                    SELECT snapshot_id, version_id, row_number() OVER (
+                        PARTITION BY snapshot_id ORDER BY rank, version_id) AS position
+                    FROM {LINKS} WHERE resource = {LEADERBOARD.code}) p
+                WHERE l.resource = {LEADERBOARD.code} AND l.snapshot_id = p.snapshot_id
+                  AND l.version_id = p.version_id"""
+        )
+        con.execute(f"DROP TABLE IF EXISTS {INTERNAL}.model_counts")
+        con.execute(f"UPDATE {INTERNAL}.meta SET value = '4' WHERE key = 'schema_version'")
+    finally:
+        con.close()
+
+
+def test_the_migration_gives_old_snapshots_competition_ranks_and_model_counts(
+    db: Path, platform: FakePlatform, tmp_path: Path
+):
+    _tie(platform)
+    write_snapshot(db, stage_run(tmp_path, platform))
+    _make_v4(db)
+    with open_readonly(db) as con:
+        assert _ranks(con) != _expected_ranks(con)  # positions 2, 3, 4 before the migration
+    write_snapshot(db, stage_run(tmp_path, platform, taken_at="2026-02-02T00:00:00Z"))
+    with open_readonly(db) as con:
+        assert _ranks(con) == _expected_ranks(con)
+        stored = con.execute(
+            f"SELECT snapshot_id, llm_model, solutions FROM {INTERNAL}.model_counts ORDER BY ALL"
+        ).fetchall()
+        counted = con.execute(
+            "SELECT snapshot_id, coalesce(llm_model, 'unknown'), count(*) FROM solutions "
+            "GROUP BY ALL ORDER BY ALL"
+        ).fetchall()
+    assert stored == counted and {r[0] for r in stored} == {1, 2}
+
+
+def test_model_counts_are_written_with_the_snapshot(db: Path, platform: FakePlatform, tmp_path: Path):
+    write_snapshot(db, stage_run(tmp_path, platform))
+    with open_readonly(db) as con:
+        stored = con.execute(
+            f"""SELECT llm_model, solutions, contested_solutions, round(percentile_sum, 9), round(top1, 9),
+                       round(top3, 9) FROM {INTERNAL}.model_counts ORDER BY llm_model"""
+        ).fetchall()
+        # Independent SQL: per problem n solutions; a solution's percentile (n - rank - (t - 1) / 2) / (n - 1)
+        # with t solutions sharing its rank; top-k credit: positions rank..rank+t-1 within k, shared by t.
+        expected = con.execute(
+            """WITH s AS (SELECT coalesce(a.llm_model, 'unknown') AS m, a.rank,
+                   (SELECT count(*) FROM solutions b WHERE b.snapshot_id = a.snapshot_id
+                       AND b.problem_id = a.problem_id) AS n,
+                   (SELECT count(*) FROM solutions b WHERE b.snapshot_id = a.snapshot_id
+                       AND b.problem_id = a.problem_id AND b.rank = a.rank) AS t
+                   FROM solutions a)
+               SELECT m, count(*), count(*) FILTER (WHERE n >= 2),
+                   round(coalesce(sum((n - rank - (t - 1) / 2.0) / (n - 1)) FILTER (WHERE n >= 2), 0), 9),
+                   round(coalesce(sum(CASE WHEN rank <= 1 THEN (least(1, rank + t - 1) - rank + 1) / t
+                                       ELSE 0 END) FILTER (WHERE n >= 2), 0), 9),
+                   round(coalesce(sum(CASE WHEN rank <= 3 THEN (least(3, rank + t - 1) - rank + 1) / t
+                                       ELSE 0 END) FILTER (WHERE n >= 2), 0), 9)
+               FROM s GROUP BY m ORDER BY m"""
+        ).fetchall()
+    assert stored == expected and stored
