@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import sys
 import warnings
 from collections.abc import Callable
 from contextlib import contextmanager
@@ -93,10 +94,11 @@ def _prefect_console(verbose: bool) -> Any:
 
 
 @contextmanager
-def _progress(first_label: str) -> Any:
-    """A transient rich progress display fed by the fetch steps' progress callback; yields nothing. Nothing
-    when the output is not a terminal (cron, a pipe): rich would draw nothing there, but its refresh thread
-    would still wake ten times a second and every list fetched would update it."""
+def _progress(first_label: str, *, lines: bool = False) -> Any:
+    """A transient rich progress display fed by the fetch steps' progress callback; yields nothing. When the
+    output is not a terminal (cron, a pipe): nothing (rich would draw nothing there, but its refresh thread
+    would still wake ten times a second and every list fetched would update it), or with ``lines`` one
+    plain line when a step starts and one when it ends (:func:`_step_lines`)."""
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn
 
@@ -104,7 +106,11 @@ def _progress(first_label: str) -> Any:
 
     console = Console()
     if not console.is_terminal:
-        yield
+        if lines:
+            with _step_lines(first_label):
+                yield
+        else:
+            yield
         return
     with Progress(
         SpinnerColumn(),
@@ -130,6 +136,41 @@ def _progress(first_label: str) -> Any:
             progress_callback.reset(token)
 
 
+@contextmanager
+def _step_lines(first_label: str) -> Any:
+    """Progress for an output that is not a terminal: ``snapshot: <first_label>`` at once, then per step
+    ``snapshot: <label> ...`` when its first progress arrives and ``snapshot: <label> done (N)`` when it
+    reaches its total, each a plain line on stderr, flushed (a log keeps every line; nothing is redrawn)."""
+    import sys
+    import threading
+
+    from solvelens.flows.fetch import progress_callback
+
+    lock = threading.Lock()
+    started: set[str] = set()
+    finished: set[str] = set()
+
+    def say(text: str) -> None:
+        print(f"snapshot: {text}", file=sys.stderr, flush=True)
+
+    def on_progress(step: str, done: int, total: int | None) -> None:
+        label = _STEP_LABELS.get(step, step)
+        with lock:
+            if step not in started:
+                started.add(step)
+                say(f"{label} ...")
+            if total is not None and done >= total and step not in finished:
+                finished.add(step)
+                say(f"{label} done ({total:,})")
+
+    say(first_label)
+    token = progress_callback.set(on_progress)
+    try:
+        yield
+    finally:
+        progress_callback.reset(token)
+
+
 def _run_plain(plan: SnapshotPlan) -> SnapshotSummary:
     from solvelens.flows.steps import run_snapshot
 
@@ -139,7 +180,7 @@ def _run_plain(plan: SnapshotPlan) -> SnapshotSummary:
 
 def _run_prefect(plan: SnapshotPlan, verbose: bool) -> SnapshotSummary:
     _quiet_prefect(verbose)
-    with _progress("starting the Prefect flow run"):
+    with _progress("starting the Prefect flow run (importing Prefect)", lines=True):
         from solvelens.flows.prefect_import import prefect_imported
 
         with prefect_imported():
@@ -627,6 +668,12 @@ def _take_snapshot(
     started = datetime.now(UTC)
     try:
         with _interruptible():
+            if use_prefect and not sys.stderr.isatty():  # a flow run says what it does from its first second
+                print(
+                    "snapshot: checking that the platform answers (GET /categories)",
+                    file=sys.stderr,
+                    flush=True,
+                )
             answered = probe(plan_fields["base_url"], read_timeout_s=read_timeout(env.get(READ_TIMEOUT_ENV)))
             if answered.slow:
                 typer.echo(f"preflight: {answered.line}", err=True)

@@ -243,17 +243,23 @@ async def _connect(base_url: str, deadline_s: float) -> None:
     """A TCP connection to ``base_url``'s host within ``deadline_s`` seconds, retried (stamina) while it
     is refused or unreachable; raises the last ``OSError`` or ``TimeoutError``."""
     import stamina
+    import stamina.instrumentation
 
     parts = urlsplit(base_url)
     host = parts.hostname or ""
     port = parts.port or (443 if parts.scheme == "https" else 80)
-    async with asyncio.timeout(deadline_s):
-        async for attempt in stamina.retry_context(
-            on=OSError, attempts=3, timeout=deadline_s, wait_initial=0.3, wait_max=1.0, wait_jitter=0.1
-        ):
-            with attempt:
-                _, writer = await asyncio.open_connection(host, port)
-                writer.close()
+    hooks = stamina.instrumentation.get_on_retry_hooks()
+    stamina.instrumentation.set_on_retry_hooks(())  # only the verdict is reported, not each retry
+    try:
+        async with asyncio.timeout(deadline_s):
+            async for attempt in stamina.retry_context(
+                on=OSError, attempts=3, timeout=deadline_s, wait_initial=0.3, wait_max=1.0, wait_jitter=0.1
+            ):
+                with attempt:
+                    _, writer = await asyncio.open_connection(host, port)
+                    writer.close()
+    finally:
+        stamina.instrumentation.set_on_retry_hooks(hooks)
 
 
 async def _categories(base_url: str, read_timeout_s: float) -> None:
@@ -276,7 +282,8 @@ def _nothing_answers(base_url: str, exc: BaseException, deadline_s: float) -> Pl
     else:
         why = exc.strerror or type(exc).__name__ if isinstance(exc, OSError) else type(exc).__name__
     return PlatformUnreachableError(
-        f"nothing answers at {base_url} ({where}: {why}); check the URL and that the platform is up"
+        f"cannot reach {base_url}: nothing answers ({where}: {why}); check the URL and that the platform "
+        "is up"
     )
 
 
