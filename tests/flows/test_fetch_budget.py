@@ -104,7 +104,7 @@ def test_the_vote_backlog_converges_in_the_predicted_snapshots_and_stays(make_sa
     assert again.vote_coverage["lists_pending"] == 0 and again.vote_coverage["stored"] == reachable
     assert again.counts["comparisons"] == 0 and again.vote_coverage["audited"] > 0
     assert (
-        f"{100 * reachable / announced:.0f}% covered"
+        f"stored of the {announced:,} the platform's counts announce ({100 * reachable / announced:.0f}%)"
         in runner.invoke(app, ["db", "check", "--db", str(db)]).output
     )
 

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
-
 from solvelens.store.quality import coverage_line
 
 
@@ -26,9 +24,6 @@ def _row(**kw: Any) -> dict[str, Any]:
     return base | kw
 
 
-@pytest.mark.xfail(
-    strict=True, reason="issue 29: the coverage line caps the share at 100 % and says 1,297 of 1,247"
-)
 def test_more_votes_stored_than_counted_is_said_never_a_capped_share():
     line = coverage_line(_row())
     assert "100%" not in line and "1,297 of 1,247" not in line
@@ -36,7 +31,6 @@ def test_more_votes_stored_than_counted_is_said_never_a_capped_share():
     assert "40 lists trusted by their counts re-read (each within 5 snapshots)" in line
 
 
-@pytest.mark.xfail(strict=True, reason="issue 29: the coverage line words the share as covered")
 def test_fewer_votes_stored_than_counted_gives_the_share_and_what_is_pending():
     line = coverage_line(_row(stored=623, lists_pending=120, snapshots_to_go=4))
     assert line.startswith("votes: 623 stored of the 1,247 the platform's counts announce (50%)")
