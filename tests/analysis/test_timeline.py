@@ -43,7 +43,7 @@ def test_a_long_history_is_counted_per_day_as_a_rate_per_hour() -> None:
 
 
 def test_a_history_longer_than_max_buckets_days_is_counted_per_week() -> None:
-    """Two years of hourly events: weekly bars (at most ~105 buckets per action), never a chart over its rows."""
+    """Two years of hourly events: weekly bars (at most ~105 buckets per action), not a bar per hour."""
     times = [T0 + dt.timedelta(hours=h) for h in range(0, 2 * 365 * 24, 7)]
     out = an.activity_timeline(_events(times, ["a"] * len(times)))
     assert set(out["bucket_hours"]) == {168.0}
