@@ -3,8 +3,9 @@
 Serves a fresh copy of the sandbox platform (seed 0, built once per scale into ``--cache-dir``) from a real
 uvicorn subprocess and takes, in this process (the plain path, no Prefect), three snapshots into a new store:
 
-1. ``first``: everything (the interface's resources and every optional one the platform offers): the
-   comparisons of every solution with votes are fetched once;
+1. ``first``: everything (the interface's resources and every optional one the platform offers): vote
+   lists within the default budget (a quarter of a full read of the interface on the first snapshot,
+   docs/evidence-budget.md);
 2. ``unchanged``: again, nothing changed on the platform: target, no ``/solutions/{id}/comparisons``
    request beyond the audit share of lists trusted by their counts and the backlog the budget left (only
    solutions whose vote count moved are asked otherwise);

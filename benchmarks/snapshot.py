@@ -19,11 +19,14 @@ interpreter start-up and library import count:
 
 Then, on loopback: ``solvelens snapshot`` with its defaults (every optional resource the platform offers,
 under the default budget of extra requests) into a new store, against the floor, and again while vote lists
-are pending (at most ``--default-max-snapshots``), to the converged cost (``--skip-default`` leaves these
-out); an unchanged re-snapshot (``solvelens snapshot`` again, without ``--full``) into the same store, and how
-much it added to the file (both sizes measured after ``CHECKPOINT``); and the time from spawning
-``solvelens snapshot`` to its first request (a recording HTTP server on 127.0.0.1 notes when the first
-request arrives).
+are pending (at most ``--default-max-snapshots``), to the converged cost, with issue 31's convergence rows
+(snapshots to converge, vote-list requests, the slowest snapshot against the floor, the first prediction
+against the outcome) and the quota run (3 default snapshots of a sandbox announcing 5000/hour: the server's
+429 answers, requests held for the quota, what the vote lists spent of what the quota left them)
+(``--skip-default`` leaves these out); an unchanged re-snapshot (``solvelens snapshot`` again, without
+``--full``) into the same store, and how much it added to the file (both sizes measured after
+``CHECKPOINT``); and the time from spawning ``solvelens snapshot`` to its first request (a recording HTTP
+server on 127.0.0.1 notes when the first request arrives).
 
 Figures (no asserts; targets are printed next to them):
 
@@ -76,7 +79,16 @@ TARGET_VS_FLOOR = {"small": 1.3, "medium": 1.3, "large": 1.2}
 TARGET_VS_FLOOR_LATENCY = 1.15
 #: The first snapshot with the defaults (optional resources under the default budget): at most this many
 #: times the floor (which fetches the interface's resources only).
-TARGET_DEFAULT_VS_FLOOR = 2.0
+TARGET_DEFAULT_VS_FLOOR = 2.5
+#: Issue 31: every vote the platform serves stored within this many default snapshots (per scale) ...
+TARGET_CONVERGE = {"small": 5, "medium": 24}
+#: ... each snapshot within this multiple of the floor's full read, on loopback ...
+TARGET_SLOWEST_VS_FLOOR = 2.5
+#: ... and the first snapshot's "~N more snapshots" within this share of what it took.
+TARGET_PREDICTION = 0.30
+#: The quota run: the real platform's announced quota.
+QUOTA = "5000/hour"
+QUOTA_SNAPSHOTS = 3
 TARGET_RSS_MB = 1024.0
 TARGET_RESNAPSHOT_PCT = 5.0
 #: An unchanged re-snapshot: at most this fraction of the full floor's wall time.
@@ -91,6 +103,7 @@ FLOOR = "floor (httpx x8, discard)"
 RESNAPSHOT = "ours re-snapshot (unchanged)"
 DEFAULT_FIRST = "ours defaults, first"
 DEFAULT_CONVERGED = "ours defaults, converged"
+QUOTA_RUN = "ours defaults, quota"
 FLOOR_CONCURRENCY = 8
 #: Page sizes used by every contender (the platform's maxima).
 PROBLEMS_LIMIT, SOLUTIONS_LIMIT, LEADERBOARD_LIMIT = 50, 100, 100
@@ -324,6 +337,7 @@ def measure(cmd: list[str], run: Run, *, env: dict[str, str] | None = None, cwd:
         err.seek(0)
         stdout = out.read().decode(errors="replace")
         stderr = err.read().decode(errors="replace")
+    run.extra["paced"] = "pacing requests" in stderr  # the client held requests for the quota
     if proc.returncode != 0:
         lines = [ln for ln in (stderr + "\n" + stdout).splitlines() if ln.strip()]
         run.error = " | ".join(lines[-3:])[:400]
@@ -545,12 +559,14 @@ def default_runs(url: str, work: Path, cache: Path, max_snapshots: int) -> list[
     first.extra["coverage"] = vote_coverage(db)
     first.extra["taken"] = 1
     taken, coverage = 1, first.extra["coverage"]
+    series = [_point(first.wall_s, coverage)]
     while coverage is not None and coverage["lists_pending"] and taken < max_snapshots:
         step = run_ours_cli("ours defaults, backfill", url, db, 0, cache, full=False, defaults=True)
         if not step.ok:
             runs.append(step)
             return runs
         taken, coverage = taken + 1, vote_coverage(db)
+        series.append(_point(step.wall_s, coverage))
         print(
             f"  defaults: snapshot {taken} {step.wall_s:.1f} s, "
             f"{(coverage or {}).get('lists_pending', 0):,} vote lists pending",
@@ -561,7 +577,54 @@ def default_runs(url: str, work: Path, cache: Path, max_snapshots: int) -> list[
         converged.extra["coverage"] = vote_coverage(db)
         converged.extra["taken"] = taken + 1
         converged.extra["pending_left"] = (coverage or {}).get("lists_pending", 0)
+        converged.extra["series"] = [*series, _point(converged.wall_s, converged.extra["coverage"])]
     runs.append(converged)
+    return runs
+
+
+def _point(wall_s: float, coverage: dict[str, Any] | None) -> dict[str, Any]:
+    """One default snapshot of the convergence series: seconds, vote-list requests, lists pending, the
+    predicted snapshots to go."""
+    cov = coverage or {}
+    return {
+        "wall_s": wall_s,
+        "requests": cov.get("requests") or 0,
+        "pending": cov.get("lists_pending") or 0,
+        "predicted": cov.get("snapshots_to_go"),
+    }
+
+
+def quota_runs(source: Path, scale: str, work: Path, cache: Path) -> list[Run]:
+    """Default snapshots (:data:`QUOTA_SNAPSHOTS`, back to back) of a sandbox announcing :data:`QUOTA` into a
+    new store: each run's ``extra`` holds what the summary says the quota left and the vote lists spent,
+    and the last one the server's own count (``/_sandbox/rate-limit``: requests, 429 answers)."""
+    import httpx
+
+    from solvelens.sandbox.process import start_sandbox
+
+    server = start_sandbox(source, seed=0, scale=scale, rate_limit=QUOTA)
+    runs: list[Run] = []
+    try:
+        db = work / "ours-quota.duckdb"
+        for n in range(1, QUOTA_SNAPSHOTS + 1):
+            run = Run(f"{QUOTA_RUN} {n}", 0)
+            cmd = [str(VENV_BIN / "solvelens"), "snapshot", "--base-url", server.base_url, "--db", str(db)]
+            stdout = measure([*cmd, "--no-bot-me"], run, env=ours_env(cache))
+            said = re.search(
+                r"quota left ([0-9,]+) requests without waiting, ([0-9,]+) kept .*?: the vote lists spent "
+                r"([0-9,]+) of the ([0-9,]+)",
+                " ".join(stdout.split()),
+            )
+            if said:
+                left, kept, spent, room = (int(g.replace(",", "")) for g in said.groups())
+                run.extra.update(left=left, kept=kept, spent=spent, room=room)
+            runs.append(run)
+            print(f"  {run.name:<24} {run.wall_s:.1f} s {run.extra}", flush=True)
+            if not run.ok:
+                break
+        runs[-1].extra["server"] = httpx.get(f"{server.root_url}/_sandbox/rate-limit").json()
+    finally:
+        server.stop()
     return runs
 
 
@@ -686,6 +749,8 @@ def run_latency(
         if latency == 0 and not args.skip_default and runs[0].ok:
             for r in default_runs(url, work, cache, args.default_max_snapshots):
                 note(r)
+            for r in quota_runs(source, args.scale, work, cache):
+                note(r)
         if latency == 0 and not args.skip_resnapshot and runs[0].ok:
             first = checkpoint(ours_db)
             again = run_ours_cli(RESNAPSHOT, url, ours_db, latency, cache, full=False)
@@ -737,8 +802,12 @@ def _prefect_lines(
     return lines
 
 
-def _default_lines(group: dict[str, Run], floor: Run, verdicts: list[tuple[str, str, bool]]) -> list[str]:
-    """The defaults' first snapshot against the floor (with its verdict) and the converged one."""
+def _default_lines(
+    group: dict[str, Run], floor: Run, verdicts: list[tuple[str, str, bool]], scale: str = "medium"
+) -> list[str]:
+    """The defaults' first snapshot against the floor (with its verdict), the converged one, the convergence
+    rows (snapshots to converge, requests, slowest snapshot against the floor, prediction against the
+    outcome) and the quota run."""
     lines: list[str] = []
     first, converged = group.get(DEFAULT_FIRST), group.get(DEFAULT_CONVERGED)
     if first is not None:
@@ -765,7 +834,67 @@ def _default_lines(group: dict[str, Run], floor: Run, verdicts: list[tuple[str, 
             f"{DEFAULT_CONVERGED}: {state}; the next one took {converged.wall_s:.2f} s = "
             f"{converged.wall_s / floor.wall_s:.2f}x the full floor"
         )
+        lines += _convergence_lines(converged, floor, verdicts, scale)
+    lines += _quota_lines([r for name, r in group.items() if name.startswith(QUOTA_RUN)], verdicts)
     return lines
+
+
+def _convergence_lines(
+    converged: Run, floor: Run, verdicts: list[tuple[str, str, bool]], scale: str
+) -> list[str]:
+    """Issue 31's convergence rows from the default snapshots' series."""
+    series = converged.extra.get("series") or []
+    if not series:
+        return []
+    done = next((n for n, p in enumerate(series, start=1) if not p["pending"]), None)
+    target = TARGET_CONVERGE.get(scale)
+    took = "not within the run" if done is None else f"{done} snapshots"
+    met = done is not None and (target is None or done <= target)
+    if target is not None:
+        verdicts.append((f"every vote list read within {target} default snapshots", took, met))
+    slowest = max(p["wall_s"] for p in series)
+    ratio = slowest / floor.wall_s
+    verdicts.append((f"each default snapshot <= {TARGET_SLOWEST_VS_FLOOR:g}x the floor", f"{ratio:.2f}x",
+                     ratio <= TARGET_SLOWEST_VS_FLOOR))  # fmt: skip
+    lines = [
+        f"convergence: every vote list read after {took} (target <= {target}); "
+        f"{sum(p['requests'] for p in series):,} vote-list requests in all; slowest snapshot {slowest:.2f} s "
+        f"= {ratio:.2f}x the floor (target <= {TARGET_SLOWEST_VS_FLOOR:g}x)",
+    ]
+    predicted = series[0]["predicted"]
+    if done is not None and predicted is not None:
+        outcome = done - 1
+        off = abs(predicted - outcome) / outcome if outcome else float(predicted != 0)
+        good = off <= TARGET_PREDICTION
+        verdicts.append(("the first snapshot's prediction within 30 %", f"~{predicted} vs {outcome}", good))
+        lines.append(
+            f"prediction: the first snapshot said ~{predicted} more snapshots, it took {outcome} "
+            f"({100 * off:.0f}% off; target <= {100 * TARGET_PREDICTION:.0f}%: "
+            f"{'met' if good else 'NOT met'})"
+        )
+    lines.append(
+        "convergence series (s / vote-list requests / lists pending): "
+        + ", ".join(f"{p['wall_s']:.1f}/{p['requests']}/{p['pending']}" for p in series)
+    )
+    return lines
+
+
+def _quota_lines(runs: list[Run], verdicts: list[tuple[str, str, bool]]) -> list[str]:
+    """The quota run: the server's 429 answers, any request held for the quota, what the vote lists spent
+    of what the quota left them."""
+    if not runs:
+        return []
+    server = runs[-1].extra.get("server") or {}
+    limited, paced = server.get("limited"), any(r.extra.get("paced") for r in runs)
+    spent = [f"{r.extra.get('spent', '?')} of {r.extra.get('room', '?')}" for r in runs]
+    good = limited == 0 and not paced and all(r.ok for r in runs)
+    verdicts.append((f"under {QUOTA}: no 429, no snapshot waits for the quota", f"{limited} x 429", good))
+    return [
+        f"quota run ({QUOTA}, {len(runs)} default snapshots back to back): {limited} answers 429, "
+        f"{'some requests held for the quota' if paced else 'no request held for the quota'}; the vote lists "
+        f"spent {', '.join(spent)} requests the quota left them (after the reserve); server count "
+        f"{server.get('requests')} requests"
+    ]
 
 
 def report(runs: list[Run], args: argparse.Namespace, load: tuple[float, float, float]) -> None:
@@ -860,7 +989,7 @@ def report(runs: list[Run], args: argparse.Namespace, load: tuple[float, float, 
         if flow_run is not None and ours is not None:
             lines += _prefect_lines(latency, ours, flow_run, verdicts)
         if floor is not None:
-            lines += _default_lines(group, floor, verdicts)
+            lines += _default_lines(group, floor, verdicts, args.scale)
         again = group.get(RESNAPSHOT)
         if again is not None and floor is not None:
             ratio = again.wall_s / floor.wall_s
@@ -983,7 +1112,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         args.scale = "small"
         args.latencies = "0"
         args.skip_prefect_server = True
-        args.default_max_snapshots = min(args.default_max_snapshots, 2)
+        args.default_max_snapshots = min(args.default_max_snapshots, 6)  # small converges within 5
     return args
 
 

@@ -37,3 +37,23 @@ def test_quick_run_prints_ours_and_the_floor(tmp_path: Path):
     assert re.search(r"process start to first request: [0-9.]+ s", out), out
     assert not re.search(r"^│ dlt", out, re.MULTILINE), "--skip-dlt ran dlt"
     assert "Prefect server" not in out  # --quick starts no Prefect server
+    _assert_convergence_rows(out)
+
+
+def _assert_convergence_rows(out: str) -> None:
+    """Issue 31's rows: the default snapshots converge (small: within 5), with their requests, the slowest
+    against the floor, the first prediction against the outcome, and the quota run with the server's 429s."""
+    converged = (
+        r"^convergence: every vote list read after (\d+) snapshots \(target <= 5\); ([0-9,]+) vote-list "
+        r"requests in all; slowest snapshot [0-9.]+ s = [0-9.]+x the floor"
+    )
+    done = re.search(converged, out, re.M)
+    assert done and int(done.group(1)) <= 5 and int(done.group(2).replace(",", "")) > 0, out
+    predicted = r"^prediction: the first snapshot said ~\d+ more snapshots, it took \d+ "
+    assert re.search(predicted, out, re.M), out
+    quota_row = (
+        r"^quota run \(5000/hour, \d default snapshots back to back\): (\d+) answers 429, no request held "
+        r"for the quota; the vote lists spent (\d+) of (\d+)"
+    )
+    quota = re.search(quota_row, out, re.M)
+    assert quota and quota.group(1) == "0" and int(quota.group(2)) <= int(quota.group(3)), out

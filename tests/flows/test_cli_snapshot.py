@@ -46,6 +46,16 @@ def test_snapshot_command_with_prefect_records_a_flow_run(quiet_sandbox: Sandbox
     result = runner.invoke(app, [*args, "--prefect"])
     assert result.exit_code == 0, result.output
     assert "as Prefect flow run" in result.output
+    # not a terminal: one plain line when the run starts, and when each step starts and ends
+    lines = [line for line in result.output.splitlines() if line.startswith("snapshot: ")]
+    assert lines[:2] == [
+        "snapshot: checking that the platform answers (GET /categories)",
+        "snapshot: starting the Prefect flow run (importing Prefect)",
+    ], lines
+    for label in ("problems (pages)", "solution lists", "leaderboard (pages)", "bot profiles"):
+        assert f"snapshot: {label} ..." in lines and any(
+            line.startswith(f"snapshot: {label} done (") for line in lines
+        ), lines
 
     async def flow_runs() -> list[str]:
         from prefect.client.orchestration import get_client
@@ -369,3 +379,23 @@ def test_a_platform_on_a_simulated_clock_gives_each_snapshot_its_time(tmp_path: 
     taken = read_frame(db, "SELECT taken_at FROM snapshots ORDER BY snapshot_id")["taken_at"].to_list()
     assert taken[1:] == [at_first, at_second], taken
     assert at_second - at_first == timedelta(days=1)
+
+
+def test_a_flow_run_snapshot_says_what_it_does_within_2_s_when_not_on_a_terminal(
+    quiet_sandbox: SandboxServer, tmp_path: Path
+):
+    """``snapshot --prefect`` with its output in a pipe (cron, a log): its first line (a plain line, no
+    redraw) comes within 2 s of the process's start, before the preflight waits for the platform and before
+    Prefect is imported. The process is stopped there: the flow run itself is the other tests' business."""
+    db = tmp_path / "store.duckdb"
+    started = time.monotonic()
+    proc = _cli("--base-url", quiet_sandbox.base_url, "--db", str(db), "--no-bot-me", "--prefect")
+    try:
+        assert proc.stderr is not None
+        first = proc.stderr.readline()
+        elapsed = time.monotonic() - started
+    finally:
+        proc.kill()
+        proc.communicate(timeout=30)
+    assert first == "snapshot: checking that the platform answers (GET /categories)\n", first
+    assert elapsed < 2.0, elapsed

@@ -4,11 +4,15 @@ sandbox server on 127.0.0.1."""
 from __future__ import annotations
 
 import socket
+import time
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
+from solvelens.cli import app
 from solvelens.flows.preflight import (
+    PROBE_DEADLINE_S,
     PlatformUnreachableError,
     PreflightError,
     check_base_url,
@@ -16,6 +20,7 @@ from solvelens.flows.preflight import (
     normalise_taken_at,
     prefect_api_url,
     probe,
+    read_timeout,
 )
 from solvelens.store import write_snapshot
 from tests.fixtures.sandbox import SandboxServer, start_sandbox
@@ -91,27 +96,76 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def test_probe_refused_port_fails_in_one_line():
+def test_probe_refused_port_fails_in_one_line_in_seconds():
     url = f"http://127.0.0.1:{_free_port()}/api/v1"
+    started = time.perf_counter()
     with pytest.raises(PlatformUnreachableError) as info:
-        probe(url)
+        probe(url, read_timeout_s=60.0)  # nothing answers: the read timeout does not come into it
     message = str(info.value)
     assert url in message and "\n" not in message
-    assert "check the URL" in message
+    assert "nothing answers" in message and "connection refused" in message and "check the URL" in message
+    assert time.perf_counter() - started < PROBE_DEADLINE_S + 1
 
 
 def test_probe_unknown_host_fails():
-    with pytest.raises(PlatformUnreachableError, match=r"nonexistent\.invalid"):
+    with pytest.raises(
+        PlatformUnreachableError, match=r"nonexistent\.invalid.*nothing answers.*unknown host"
+    ):
         probe("http://nonexistent.invalid/api/v1")
 
 
-def test_probe_a_server_that_never_answers_hits_the_deadline():
+def test_probe_a_server_that_accepts_but_never_answers_waits_the_read_timeout():
     with socket.socket() as listener:  # accepts connections (the kernel's backlog) but never answers
         listener.bind(("127.0.0.1", 0))
         listener.listen(8)
         url = f"http://127.0.0.1:{listener.getsockname()[1]}/api/v1"
-        with pytest.raises(PlatformUnreachableError, match=r"timed out|no answer"):
-            probe(url, deadline_s=1.0)
+        started = time.perf_counter()
+        with pytest.raises(
+            PlatformUnreachableError, match=r"accepts connections but answered nothing within 1 s"
+        ):
+            probe(url, read_timeout_s=1.0)
+        assert 1.0 <= time.perf_counter() - started < 1.0 + PROBE_DEADLINE_S + 1
+
+
+def test_a_bad_read_timeout_is_refused_in_one_line(monkeypatch: pytest.MonkeyPatch):
+    assert read_timeout("2.5") == 2.5
+    monkeypatch.setenv("SOLVELENS_READ_TIMEOUT", "7")
+    assert read_timeout() == 7.0
+    from solvelens.client import AsyncPlatformClient
+
+    assert AsyncPlatformClient("http://127.0.0.1:9/api/v1", read_env=False).timeout == 7.0  # every client
+    for bad in ("0", "-1", "soon"):
+        with pytest.raises(PreflightError, match="--read-timeout / SOLVELENS_READ_TIMEOUT"):
+            read_timeout(bad)
+
+
+@pytest.mark.parametrize("latency_ms", [1500, 5000])
+def test_a_slow_platform_is_slow_not_down_and_is_snapshotted(
+    latency_ms: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """A platform answering every request after 1.5 s or 5 s (an empty sandbox, ``--resources none``: as
+    few requests as a snapshot sends): the preflight waits (the read timeout, 30 s by default), says the
+    platform answers slowly, and the snapshot completes."""
+    monkeypatch.delenv("PREFECT_API_URL", raising=False)
+    server = start_sandbox(tmp_path / "s.sqlite", scale="empty", latency_ms=latency_ms)
+    try:
+        result = CliRunner().invoke(
+            app,
+            [
+                "snapshot",
+                "--base-url",
+                server.base_url,
+                "--db",
+                str(tmp_path / "store.duckdb"),
+                "--resources",
+                "none",
+                "--no-bot-me",
+            ],
+        )
+    finally:
+        server.stop()
+    assert result.exit_code == 0, result.output
+    assert "answers slowly: GET /categories took" in result.output and "snapshot 1" in result.output
 
 
 def test_probe_against_the_sandbox(sandbox: SandboxServer):

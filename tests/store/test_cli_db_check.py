@@ -92,7 +92,8 @@ def test_gaps_and_pending_votes_exit_3_and_name_why(server: SandboxServer, tmp_p
     assert f"~{coverage['snapshots_to_go']} more snapshots at this budget" in whole["reason"]
     plain = runner.invoke(app, ["db", "check", "--db", str(db)])
     assert plain.exit_code == 3
-    share = f"{100 * stored / announced:.0f}% covered ({stored:,} of {announced:,} stored)"
+    percent = f"{100 * stored / announced:.0f}%"
+    share = f"{stored:,} stored of the {announced:,} the platform's counts announce ({percent})"
     assert f"votes: {share}; {coverage['lists_pending']:,} lists pending" in " ".join(plain.output.split())
 
 

@@ -13,6 +13,7 @@ import datetime as dt
 import io
 import json
 import re
+from pathlib import Path
 from typing import Any
 
 from tests.truth import sandbox_truth as truth
@@ -70,6 +71,12 @@ def llm_leaderboard_checks(scenario: Scenario, snap: Snap) -> list[str]:
     )
 
 
+def _earlier(scenario: Scenario, snap: Snap) -> list[Path]:
+    """The frozen truths of the snapshots written before ``snap`` (a vote read then stays stored)."""
+    taken = [s for s in scenario.snaps if s.snapshot_id is not None]
+    return [s.truth for s in taken[: next((i for i, s in enumerate(taken) if s is snap), len(taken))]]
+
+
 def data_quality_checks(scenario: Scenario, snap: Snap) -> list[str]:
     """Every ``data_quality`` row of ``snap`` (announced, stored, a reason exactly when they differ), and no
     other row, against :func:`tests.truth.sandbox_truth.data_quality`."""
@@ -81,6 +88,7 @@ def data_quality_checks(scenario: Scenario, snap: Snap) -> list[str]:
         snap.truth,
         llm="llm_leaderboard" in scenario.resources,
         votes="comparisons" in scenario.resources,
+        earlier=_earlier(scenario, snap),
     )
     return mismatches(
         f"data_quality @ {snap.label}", shown, want, ("resource", "scope"), ("announced", "stored", "differs")
@@ -129,13 +137,16 @@ def vote_checks(scenario: Scenario, snap: Snap) -> Checks:
         "vote_coverage": mismatches(
             f"vote_coverage @ {snap.label}",
             coverage,
-            [{"snapshot_id": sid, **row} for row in truth.vote_coverage(snap.truth)],
+            [
+                {"snapshot_id": sid, **row}
+                for row in truth.vote_coverage(snap.truth, earlier=_earlier(scenario, snap))
+            ],
             ("snapshot_id",),
         ),
         "comparison_coverage": mismatches(
             f"comparison_coverage @ {snap.label}",
             short,
-            truth.comparison_coverage(snap.truth),
+            truth.comparison_coverage(snap.truth, earlier=_earlier(scenario, snap)),
             ("solution_id",),
         ),
         "comparisons": [line for line in recorded if " missing " not in line],

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -424,11 +424,40 @@ def reachable_votes(db: Path, cap: int = 50) -> list[Row]:
         return _encode(con, rows, kinds)
 
 
-def capped_vote_lists(db: Path, cap: int = 50) -> list[Row]:
+def stored_votes(db: Path, earlier: Sequence[Path] = (), cap: int = 50) -> list[Row]:
+    """The votes a store that read every list at each snapshot holds (docs/evidence-budget.md, "Stored and
+    covered"): the votes of listed problems (at ``db``'s time) reachable at ``db``'s time or at the time of
+    any ``earlier`` frozen truth (a vote the cap of 50 hides now was read while it was among the newest 50,
+    and the platform still holds it). Without ``earlier``: :func:`reachable_votes`. Keys as :func:`votes`."""
+    now = reachable_votes(db, cap)
+    seen = {v["comparison_id"] for v in now}
+    before = {v["comparison_id"] for e in earlier for v in reachable_votes(e, cap)} - seen
+    if not before:
+        return now
+    listed = {p["problem_id"] for p in problems(db)}
+    return now + [v for v in votes(db) if v["comparison_id"] in before and v["problem_id"] in listed]
+
+
+def capped_vote_lists(db: Path, cap: int = 50, earlier: Sequence[Path] = ()) -> list[Row]:
     """Solutions of listed problems whose announced votes (``comparisonCount``) differ from the votes on
     them a whole read of every list holds: more announced than any client can read (each list stops at
     the ``cap`` newest), or fewer (a vote recorded without its count moving). Keys: solution_id,
-    announced, stored (the votes on it every list together holds)."""
+    announced, stored (the votes on it every list together holds; with ``earlier`` truths, the votes on it
+    a store holds: :func:`stored_votes`)."""
+    if earlier:
+        held: dict[str, int] = {}
+        for v in stored_votes(db, earlier, cap):
+            for side in {v["solution_a_id"], v["solution_b_id"]}:
+                held[side] = held.get(side, 0) + 1
+        return [
+            {
+                "solution_id": s["solution_id"],
+                "announced": s["comparison_count"],
+                "stored": held.get(s["solution_id"], 0),
+            }
+            for s in solutions(db)
+            if held.get(s["solution_id"], 0) != s["comparison_count"]
+        ]
     with _open(db) as con:
         rows = _rows(
             con,
@@ -519,20 +548,21 @@ def activity_gap(a: Path, b: Path) -> list[Row]:
     ]
 
 
-def vote_coverage(db: Path, cap: int = 50) -> list[Row]:
+def vote_coverage(db: Path, cap: int = 50, earlier: Sequence[Path] = ()) -> list[Row]:
     """Votes announced (the listed problems' ``comparisonCount``) and those of listed problems a whole
-    read of every vote list holds (:func:`reachable_votes`), one row. Keys: announced, stored."""
+    read of every vote list holds (:func:`reachable_votes`; with ``earlier`` truths, at any of their times
+    too: :func:`stored_votes`), one row. Keys: announced, stored."""
     with _open(db) as con:
         (announced,) = con.execute(
             "SELECT total(comparison_count) FROM problems WHERE status != 'rejected'"
         ).fetchone()
-    return [{"announced": int(announced), "stored": len(reachable_votes(db, cap))}]
+    return [{"announced": int(announced), "stored": len(stored_votes(db, earlier, cap))}]
 
 
-def comparison_coverage(db: Path, cap: int = 50) -> list[Row]:
+def comparison_coverage(db: Path, cap: int = 50, earlier: Sequence[Path] = ()) -> list[Row]:
     """Solutions of listed problems announcing more votes than a whole read of every list holds (the
     platform's cap). Keys: solution_id, problem_id, stored, comparison_count."""
-    short = {r["solution_id"]: r for r in capped_vote_lists(db, cap) if r["stored"] < r["announced"]}
+    short = {r["solution_id"]: r for r in capped_vote_lists(db, cap, earlier) if r["stored"] < r["announced"]}
     problem_of = {s["solution_id"]: s["problem_id"] for s in solutions(db)}
     return [
         {
@@ -545,7 +575,9 @@ def comparison_coverage(db: Path, cap: int = 50) -> list[Row]:
     ]
 
 
-def data_quality(db: Path, *, llm: bool = False, votes: bool = False, cap: int = 50) -> list[Row]:
+def data_quality(
+    db: Path, *, llm: bool = False, votes: bool = False, cap: int = 50, earlier: Sequence[Path] = ()
+) -> list[Row]:
     """Every row the snapshot's data-quality table must hold: announced (what the platform's totals and
     counts say) and stored (what its lists serve) per whole list, per ``/stats`` total checked, per problem
     whose ``solutionCount`` disagrees with its rows and, with ``votes``, per solution whose
@@ -575,10 +607,10 @@ def data_quality(db: Path, *, llm: bool = False, votes: bool = False, cap: int =
         models = len(llm_leaderboard(db))
         rows.append(("llm_leaderboard", "", models, models))
     if votes:
-        (coverage,) = vote_coverage(db, cap)
+        (coverage,) = vote_coverage(db, cap, earlier)
         rows.append(("comparisons", "", coverage["announced"], coverage["stored"]))
         rows.append(("platform_stats", "totalComparisons", stats["totalComparisons"], coverage["stored"]))
-        capped = capped_vote_lists(db, cap)
+        capped = capped_vote_lists(db, cap, earlier)
         rows += [("comparisons", r["solution_id"], r["announced"], r["stored"]) for r in capped]
     keys = ("resource", "scope", "announced", "stored")
     return [dict(zip(keys, r, strict=True)) | {"differs": r[2] != r[3]} for r in rows]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import sys
 import warnings
 from collections.abc import Callable
 from contextlib import contextmanager
@@ -32,6 +33,7 @@ from solvelens.cli.common import (
     ProfileFile,
     on_failure,
 )
+from solvelens.flows.budget import DEFAULT_BUDGET
 from solvelens.resources import RESOURCES, checked_optional, optional_names
 
 if TYPE_CHECKING:
@@ -92,10 +94,11 @@ def _prefect_console(verbose: bool) -> Any:
 
 
 @contextmanager
-def _progress(first_label: str) -> Any:
-    """A transient rich progress display fed by the fetch steps' progress callback; yields nothing. Nothing
-    when the output is not a terminal (cron, a pipe): rich would draw nothing there, but its refresh thread
-    would still wake ten times a second and every list fetched would update it."""
+def _progress(first_label: str, *, lines: bool = False) -> Any:
+    """A transient rich progress display fed by the fetch steps' progress callback; yields nothing. When the
+    output is not a terminal (cron, a pipe): nothing (rich would draw nothing there, but its refresh thread
+    would still wake ten times a second and every list fetched would update it), or with ``lines`` one
+    plain line when a step starts and one when it ends (:func:`_step_lines`)."""
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn
 
@@ -103,7 +106,11 @@ def _progress(first_label: str) -> Any:
 
     console = Console()
     if not console.is_terminal:
-        yield
+        if lines:
+            with _step_lines(first_label):
+                yield
+        else:
+            yield
         return
     with Progress(
         SpinnerColumn(),
@@ -129,6 +136,41 @@ def _progress(first_label: str) -> Any:
             progress_callback.reset(token)
 
 
+@contextmanager
+def _step_lines(first_label: str) -> Any:
+    """Progress for an output that is not a terminal: ``snapshot: <first_label>`` at once, then per step
+    ``snapshot: <label> ...`` when its first progress arrives and ``snapshot: <label> done (N)`` when it
+    reaches its total, each a plain line on stderr, flushed (a log keeps every line; nothing is redrawn)."""
+    import sys
+    import threading
+
+    from solvelens.flows.fetch import progress_callback
+
+    lock = threading.Lock()
+    started: set[str] = set()
+    finished: set[str] = set()
+
+    def say(text: str) -> None:
+        print(f"snapshot: {text}", file=sys.stderr, flush=True)
+
+    def on_progress(step: str, done: int, total: int | None) -> None:
+        label = _STEP_LABELS.get(step, step)
+        with lock:
+            if step not in started:
+                started.add(step)
+                say(f"{label} ...")
+            if total is not None and done >= total and step not in finished:
+                finished.add(step)
+                say(f"{label} done ({total:,})")
+
+    say(first_label)
+    token = progress_callback.set(on_progress)
+    try:
+        yield
+    finally:
+        progress_callback.reset(token)
+
+
 def _run_plain(plan: SnapshotPlan) -> SnapshotSummary:
     from solvelens.flows.steps import run_snapshot
 
@@ -138,7 +180,7 @@ def _run_plain(plan: SnapshotPlan) -> SnapshotSummary:
 
 def _run_prefect(plan: SnapshotPlan, verbose: bool) -> SnapshotSummary:
     _quiet_prefect(verbose)
-    with _progress("starting the Prefect flow run"):
+    with _progress("starting the Prefect flow run (importing Prefect)", lines=True):
         from solvelens.flows.prefect_import import prefect_imported
 
         with prefect_imported():
@@ -351,6 +393,16 @@ Concurrency = Annotated[
         "--concurrency", envvar="SOLVELENS_CONCURRENCY", min=1, help="Requests in flight per fan-out."
     ),
 ]
+ReadTimeout = Annotated[
+    float | None,
+    typer.Option(
+        "--read-timeout",
+        envvar="SOLVELENS_READ_TIMEOUT",
+        help="Seconds to wait for each answer of the platform (default 30). The preflight waits this long "
+        "for its first answer: a platform that answers slowly is slow, not down; one where nothing answers "
+        "(refused, unknown host, no route) fails in seconds.",
+    ),
+]
 LockTimeout = Annotated[
     float,
     typer.Option(
@@ -380,10 +432,11 @@ BudgetOption = Annotated[
     typer.Option(
         "--budget",
         envvar="SOLVELENS_BUDGET",
-        help="Most extra requests the optional resources may send per snapshot: a number (200), a "
-        "multiple of the interface's own requests of the snapshot (2x), or all. Vote lists not read now "
-        "are read by the next snapshots, most unseen votes first; the summary says how many snapshots that "
-        "takes.",
+        help="What a snapshot may spend on the optional resources: Nx (default 1.25x: the snapshot sends at "
+        "most N full reads of the interface in all, its own requests included), a number of requests (200), "
+        "or all. Under a quota the platform announces, a bounded budget spends only what the quota leaves "
+        "without waiting, after a reserve for the next snapshot. Vote lists not read now are read by the "
+        "next snapshots, most unseen votes first; the summary says how many snapshots that takes.",
     ),
 ]
 Verbose = Annotated[
@@ -584,11 +637,12 @@ def snapshot(
     prefect: UsePrefect = None,
     concurrency: Concurrency = 8,
     lock_timeout: LockTimeout = 60.0,
+    read_timeout: ReadTimeout = None,
     verbose: Verbose = False,
     profile: ProfileFile = None,
     max_rps: MaxRps = None,
     resources: Resources = None,
-    budget: BudgetOption = "1x",
+    budget: BudgetOption = DEFAULT_BUDGET,
     alert: AlertRules = None,
     alerts_file: AlertsFile = None,
     notify: Notify = None,
@@ -622,9 +676,11 @@ def snapshot(
     store's newest snapshot, --budget, an alert rule or notification URL), nothing written; 130
     interrupted (Ctrl-C), nothing written; --alert-exit-code N: complete, and an alert fired.
     """
-    from solvelens.flows.preflight import prefect_api_url
+    from solvelens.flows.preflight import READ_TIMEOUT_ENV, prefect_api_url
+    from solvelens.flows.preflight import read_timeout as checked_read_timeout
 
     on_failure(ctx, "snapshot", "no snapshot was written")
+    timeout_env = {READ_TIMEOUT_ENV: f"{checked_read_timeout(read_timeout):g}"}
     fields, env = _checked_inputs(
         base_url,
         db,
@@ -655,7 +711,12 @@ def snapshot(
     use_prefect = prefect if prefect is not None else prefect_api_url() is not None
     output = "json" if json_output else "quiet" if quiet else "text"
     _take_snapshot(
-        {**fields, **alert_fields}, {**env, **notify_env}, use_prefect, verbose, alert_exit_code, output
+        {**fields, **alert_fields},
+        {**env, **notify_env, **timeout_env},
+        use_prefect,
+        verbose,
+        alert_exit_code,
+        output,
     )
 
 
@@ -671,13 +732,21 @@ def _take_snapshot(
     its summary. A Ctrl-C ends it: exit 0 with "snapshot N kept" when its transaction committed, else 130
     (:func:`_kept_after_interrupt`); ``alert_exit_code`` is the exit code when an alert fired."""
     from solvelens.flows.gc_tuning import no_collection_at_exit
-    from solvelens.flows.preflight import probe
+    from solvelens.flows.preflight import READ_TIMEOUT_ENV, probe, read_timeout
 
     no_collection_at_exit()
     started = datetime.now(UTC)
     try:
         with _interruptible():
-            probe(plan_fields["base_url"])
+            if use_prefect and not sys.stderr.isatty():  # a flow run says what it does from its first second
+                print(
+                    "snapshot: checking that the platform answers (GET /categories)",
+                    file=sys.stderr,
+                    flush=True,
+                )
+            answered = probe(plan_fields["base_url"], read_timeout_s=read_timeout(env.get(READ_TIMEOUT_ENV)))
+            if answered.slow:
+                typer.echo(f"preflight: {answered.line}", err=True)
             from solvelens.flows.steps import SnapshotPlan
 
             plan = SnapshotPlan(**plan_fields)

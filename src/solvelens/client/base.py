@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import logging
+import os
 import ssl
 import time
 from collections.abc import Callable, Generator, Mapping
@@ -152,6 +153,28 @@ T = TypeVar("T")
 PageAnswer = tuple[Any, httpx.Headers, httpx.URL]
 
 
+#: The environment variable naming the client's per-request timeout (``--read-timeout``), in seconds.
+READ_TIMEOUT_ENV = "SOLVELENS_READ_TIMEOUT"
+DEFAULT_TIMEOUT_S = 30.0
+
+
+def default_timeout() -> float:
+    """The per-request timeout in seconds: ``SOLVELENS_READ_TIMEOUT`` when set, else 30. Raises
+    :class:`ConfigurationError` when the variable is not a number in (0, 3600]."""
+    raw = os.environ.get(READ_TIMEOUT_ENV, "").strip()
+    if not raw:
+        return DEFAULT_TIMEOUT_S
+    try:
+        seconds = float(raw)
+    except ValueError:
+        seconds = -1.0
+    if not 0 < seconds <= 3600:
+        raise ConfigurationError(
+            f"{READ_TIMEOUT_ENV}={raw!r} is not a number of seconds in (0, 3600]; give e.g. 30"
+        )
+    return seconds
+
+
 @dataclass(frozen=True, slots=True)
 class Call(Generic[T]):
     """One request to one endpoint, built once by :class:`BaseClient` for both clients.
@@ -199,7 +222,8 @@ class BaseClient:
         api_key: bot API key (``str`` or ``SecretStr``); ``None``/empty: ``SOLVELENS_API_KEY`` or the file
             named by ``SOLVELENS_API_KEY_FILE`` (when ``read_env``). Raises ``InvalidApiKeyError`` for a
             malformed key.
-        timeout: per-request timeout in seconds.
+        timeout: per-request timeout in seconds (connect and read); ``None``: ``SOLVELENS_READ_TIMEOUT``
+            when set (raises :class:`ConfigurationError` when it is not a positive number), else 30.
         max_attempts: tries per GET (shortcut for ``retry=RetryPolicy(attempts=...)``).
         retry: the full :class:`RetryPolicy` (wins over ``max_attempts``).
         pagination: a style for every list endpoint (``"page_number"``, ``"offset"``, ``"cursor"``,
@@ -228,7 +252,7 @@ class BaseClient:
         base_url: str | None = None,
         *,
         api_key: str | SecretStr | None = None,
-        timeout: float = 30.0,
+        timeout: float | None = None,
         max_attempts: int = 5,
         retry: RetryPolicy | None = None,
         pagination: str | Mapping[str, str] | None = None,
@@ -263,7 +287,7 @@ class BaseClient:
         else:
             key = None
         self._auth = BearerAuth(key) if key is not None else None
-        self.timeout = timeout
+        self.timeout = default_timeout() if timeout is None else timeout
         self.retry = retry or RetryPolicy(attempts=max_attempts)
         self.limit_param = limit_param
         self.max_pages = max_pages

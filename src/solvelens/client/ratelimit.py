@@ -412,6 +412,15 @@ class Pacer:
             raise
         return seq
 
+    def headroom(self) -> list[tuple[int, int]]:
+        """Per quota window the pacer models (none before an answer announced one, or after the window
+        ended): ``(remaining, limit)``, the requests the server will still count in it (its last count less
+        the requests sent since) and its limit."""
+        with self._lock:
+            now = self._clock()
+            state = self._state
+            return [(max(0, w.remaining - state.since_anchor), w.limit) for w in state.windows if now < w.end]
+
     # -- reading answers -----------------------------------------------------------------------------------
 
     def release(self, ticket: int) -> None:

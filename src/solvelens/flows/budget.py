@@ -1,55 +1,90 @@
 """The optional resources' budget: how many extra requests a snapshot may spend on them.
 
-Each snapshot spends at most a budget of requests on the optional resources (``snapshot --budget``):
+The unit is **a full read of the interface** (``F``): the requests a snapshot that carried nothing over
+would send for the interface's resources (the ``/problems`` and ``/leaderboard`` pages, one solution list
+per problem, one profile per bot, ``/categories``, ``/stats``, ``/bot/me``, the declaration). It is what the
+first snapshot costs, what a user already waits for, and it grows with the platform; a re-snapshot of an
+unchanged platform sends only a small part of it (the listing pages), so a budget tied to the requests a
+snapshot *happens* to send starves the votes exactly when there is time for them. ``F`` is counted from the
+fetch steps' reports: their requests plus the lists and profiles they carried over (:func:`spent_by`).
 
-- ``1x`` (the default), ``2x``, ``0.5x``: that multiple of the interface's own requests of the same snapshot
-  (the ``/problems``, ``/leaderboard`` pages, solution lists, bot profiles, ``/categories``, ``/stats``,
-  ``/bot/me``, the platform's declaration: each fetch step's ``info["requests"]``);
-- ``N``: at most N requests;
-- ``all``: no bound: every vote list whose count moved is read at once, also those whose votes all
-  appeared in other lists (a count can miss a vote its list holds; a bounded budget skips those lists).
+``snapshot --budget``:
 
-The activity feed (one request) and the LLM leaderboard's pages are spent first; what is left goes to the
-vote lists (``/solutions/{id}/comparisons``), highest value first (the solutions with the most votes not
-stored yet: :mod:`solvelens.flows.optional`). What is not fetched now stays pending and is fetched by the
-next snapshots (the store remembers each list's count at its last fetch). A share of the vote budget
-(:data:`AUDIT_SHARE`, at most what re-reads every list within :data:`AUDIT_ROUNDS` snapshots) re-reads lists
-trusted by their counts, longest unread first, so votes the platform's counts miss are found within a
-known number of snapshots (``audit_cycle``). Each snapshot stays atomic: what it fetched is written in its
-one transaction.
+- ``Nx`` (default :data:`DEFAULT_BUDGET`, ``1.25x``): the snapshot sends at most ``N`` full reads of the
+  interface **in all**, its own interface requests included; the optional resources get what is left. The
+  first snapshot reads the interface whole and so spends a quarter of ``F`` on votes; a re-snapshot spends
+  about ``1.2 F`` on them. So every snapshot costs about as much as ``1.25`` full reads (time and quota),
+  and the backlog of vote lists is read in a number of snapshots the summary predicts;
+- ``N``: at most ``N`` optional requests;
+- ``all``: no bound: every vote list whose count moved is read at once, also those whose votes all appeared
+  in other lists (a count can miss a vote its list holds; a bounded budget skips those lists). ``all``
+  ignores the platform's quota: it may wait for its reset.
+
+**Under a quota the platform announces** (``X-RateLimit-*``, ``RateLimit``; the real platform's 5,000
+requests an hour), a bounded budget never spends beyond what the quota leaves **without waiting**
+(:func:`quota_room`: the pacer sends half a window's limit at once and spreads the rest to the window's end,
+:mod:`solvelens.client.ratelimit`) after a reserve for the next snapshot's interface reads
+(:data:`RESERVE_SHARE` of ``F`` beyond this snapshot's steady read). So the optional requests never make a
+snapshot wait for the quota and never meet a 429 (unless another client spends the same quota).
+
+**The audit.** A vote can exist without its counts (the real server writes the vote row, then fails with
+500 "deadlock detected": neither solution's ``comparisonCount`` moves), and only reading a list finds it.
+Each snapshot re-reads a share of the lists trusted by their counts, longest unread first
+(:class:`VoteShare`): every such list within :data:`AUDIT_CYCLE` snapshots, unless that costs more than
+``max(AUDIT_MIN, AUDIT_FULL_SHARE x F)`` requests a snapshot (and at most :data:`AUDIT_MAX_SHARE` of the vote
+allowance); then within as many snapshots as that pace takes (``audit_cycle``, stated in the summary).
+
+What is not fetched now stays pending and is fetched by the next snapshots (the store remembers each list's
+count at its last fetch). Each snapshot stays atomic: what it fetched is written in its one transaction.
 """
 
 from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
 __all__ = [
-    "AUDIT_ROUNDS",
-    "AUDIT_SHARE",
+    "AUDIT_CYCLE",
+    "AUDIT_FULL_SHARE",
+    "AUDIT_MAX_SHARE",
+    "AUDIT_MIN",
     "DEFAULT_BUDGET",
+    "RESERVE_SHARE",
     "Budget",
+    "Quota",
     "Spent",
     "VoteShare",
+    "quota_room",
+    "snapshots_to_go",
     "spent_by",
 ]
 
-#: The default budget: as many optional requests as the interface's own.
-DEFAULT_BUDGET: Final = "1x"
-#: At most this share of the vote budget re-reads lists trusted by their counts ...
-AUDIT_SHARE: Final = 0.25
-#: ... and at most what re-reads every trusted list within this many snapshots.
-AUDIT_ROUNDS: Final = 20
+#: The default budget: a snapshot sends at most 1.25 full reads of the interface in all.
+DEFAULT_BUDGET: Final = "1.25x"
+#: Every list trusted by its count is re-read within this many snapshots ...
+AUDIT_CYCLE: Final = 5
+#: ... unless that takes more than the larger of these requests a snapshot ...
+AUDIT_MIN: Final = 400
+#: ... and this share of a full read of the interface (then the cycle is what that pace gives) ...
+AUDIT_FULL_SHARE: Final = 0.6
+#: ... and never more than this share of the snapshot's vote allowance.
+AUDIT_MAX_SHARE: Final = 0.5
+#: Under an announced quota, kept for the next snapshot beyond this one's steady read: this share of a full
+#: read (the lists that changed meanwhile and the carry-over rotation's re-reads).
+RESERVE_SHARE: Final = 0.1
 
 _SPEC = re.compile(r"^(?:(?P<all>all)|(?P<n>\d+)|(?P<x>\d+(?:\.\d+)?)x)$")
+#: The interface steps whose requests re-read lists another step counts as carried over.
+_REREADS: Final = frozenset({"carryover"})
 
 
 @dataclass(frozen=True)
 class Budget:
-    """A parsed ``--budget``: ``times`` (a multiple of the interface's requests) or ``fixed`` (requests), or
-    neither (``all``: no bound)."""
+    """A parsed ``--budget``: ``times`` (full reads of the interface per snapshot, the interface's own
+    requests included) or ``fixed`` (optional requests), or neither (``all``: no bound)."""
 
     spec: str
     times: float | None = None
@@ -57,14 +92,14 @@ class Budget:
 
     @classmethod
     def parse(cls, spec: str) -> Budget:
-        """``all``, ``N`` or ``Nx`` (e.g. ``2x``, ``0.5x``); raises ``ValueError`` in one line naming the
+        """``all``, ``N`` or ``Nx`` (e.g. ``1.25x``, ``2x``); raises ``ValueError`` in one line naming the
         forms it takes."""
         text = spec.strip().lower()
         match = _SPEC.match(text)
         if match is None:
             raise ValueError(
-                f"--budget {spec!r} is not a budget: give a number of requests (e.g. 200), a multiple of the "
-                "interface's own requests (e.g. 2x) or all"
+                f"--budget {spec!r} is not a budget: give a number of requests (e.g. 200), a number of full "
+                "reads of the interface per snapshot (e.g. 1.25x) or all"
             )
         if match["all"]:
             return cls(text)
@@ -72,13 +107,14 @@ class Budget:
             return cls(text, fixed=int(match["n"]))
         return cls(text, times=float(match["x"]))
 
-    def allowance(self, interface_requests: int) -> int | None:
-        """Requests the optional resources may send in a snapshot whose interface sent
-        ``interface_requests`` (``None``: no bound)."""
+    def allowance(self, spent: Spent, *, steady: bool = False) -> int | None:
+        """Optional requests a snapshot that spent ``spent`` may send (``None``: no bound; never below 0);
+        ``steady``: for a snapshot in which nothing changes (its interface sends only ``spent.steady``)."""
         if self.fixed is not None:
             return self.fixed
         if self.times is not None:
-            return math.floor(self.times * interface_requests)
+            interface = spent.steady if steady else spent.interface
+            return max(0, math.floor(self.times * spent.full) - interface)
         return None
 
 
@@ -86,63 +122,134 @@ class Budget:
 class Spent:
     """Requests the other fetch steps of a snapshot sent: ``interface`` (the interface's resources),
     ``steady`` (of those, what a snapshot in which nothing changed sends again: the listing pages and single
-    requests, not the refetched solution lists and profiles), ``optional`` (activity, LLM leaderboard)."""
+    requests, not the refetched solution lists and profiles), ``optional`` (activity, LLM leaderboard) and
+    ``full`` (a full read of the interface: its requests plus one per list and profile carried over;
+    at least ``interface``)."""
 
     interface: int = 0
     steady: int = 0
     optional: int = 0
+    full: int = 0
 
     @classmethod
     def of(cls, data: dict[str, Any] | None) -> Spent:
         """From its plain dict form (a step parameter); ``None``: nothing spent."""
-        return cls(**{k: int(v) for k, v in (data or {}).items() if k in ("interface", "steady", "optional")})
+        keys = ("interface", "steady", "optional", "full")
+        got = {k: int(v) for k, v in (data or {}).items() if k in keys}
+        got["full"] = max(got.get("full", 0), got.get("interface", 0))
+        return cls(**got)
 
 
 def spent_by(reports: list[dict[str, Any]], optional: set[str]) -> dict[str, int]:
     """:class:`Spent` (as a plain dict) from the fetch steps' reports (``info["requests"]``,
-    ``info["steady_requests"]``, default: all of them steady); ``optional``: the optional steps' names."""
-    out = {"interface": 0, "steady": 0, "optional": 0}
+    ``info["steady_requests"]``, default: all of them steady; ``info["carried_over"]`` and
+    ``info["profiles_carried_over"]`` for the full read); ``optional``: the optional steps' names."""
+    out = {"interface": 0, "steady": 0, "optional": 0, "full": 0}
     for r in reports:
-        sent = int(r["info"].get("requests") or 0)
+        info = r["info"]
+        sent = int(info.get("requests") or 0)
         if r["step"] in optional:
             out["optional"] += sent
-        else:
-            out["interface"] += sent
-            out["steady"] += int(r["info"].get("steady_requests", sent) or 0)
+            continue
+        out["interface"] += sent
+        out["steady"] += int(info.get("steady_requests", sent) or 0)
+        if r["step"] not in _REREADS:  # re-reads of carried lists: counted once, as carried
+            out["full"] += sent
+        out["full"] += int(info.get("carried_over") or 0) + int(info.get("profiles_carried_over") or 0)
+    out["full"] = max(out["full"], out["interface"])
     return out
+
+
+@dataclass(frozen=True)
+class Quota:
+    """What the platform's quota leaves a snapshot's optional requests: ``room`` (requests sendable now
+    without waiting, after ``reserve``), ``left`` (the window's requests sendable without waiting before
+    the reserve), ``reserve`` (kept for the next snapshot's interface reads)."""
+
+    room: int
+    left: int
+    reserve: int
+
+
+def quota_room(windows: Sequence[tuple[int, int | None]], spent: Spent, burst: float) -> Quota | None:
+    """The room an announced quota leaves (``None``: none announced): ``windows`` as ``(remaining,
+    limit)`` pairs from the last answer (limit ``None`` when not announced), ``burst`` the pacer's share of a
+    window sent without waiting. The tightest window decides."""
+    if not windows:
+        return None
+    left = min(
+        remaining if limit is None else min(remaining, math.floor(burst * limit) - (limit - remaining))
+        for remaining, limit in windows
+    )
+    left = max(0, left)
+    reserve = spent.steady + math.ceil(RESERVE_SHARE * spent.full)
+    return Quota(max(0, left - reserve), left, reserve)
 
 
 @dataclass(frozen=True)
 class VoteShare:
     """How a snapshot's vote-list requests are shared: ``allowance`` (requests for vote lists; ``None``: no
     bound), ``audit`` (of them, re-reads of lists trusted by their counts), ``audit_cycle`` (snapshots in
-    which every trusted list is re-read at this pace; ``None`` when none is trusted or none re-read)."""
+    which every trusted list is re-read at this pace; ``None`` when none is trusted or none re-read),
+    ``quota`` (what an announced quota left, ``None`` without one)."""
 
     allowance: int | None
     audit: int
     audit_cycle: int | None
+    quota: Quota | None = None
 
     @classmethod
-    def of(cls, budget: Budget, spent: Spent, trusted: int, *, steady: bool = False) -> VoteShare:
+    def of(
+        cls,
+        budget: Budget,
+        spent: Spent,
+        trusted: int,
+        *,
+        steady: bool = False,
+        quota: Quota | None = None,
+        pending: bool = True,
+    ) -> VoteShare:
         """The share for a snapshot with ``trusted`` lists trusted by their counts; ``steady``: for a
-        snapshot in which nothing changes (the interface sends only ``spent.steady`` requests)."""
-        allowance = budget.allowance(spent.steady if steady else spent.interface)
+        snapshot in which nothing changes (the interface sends only ``spent.steady`` requests); ``quota``:
+        what the platform's quota leaves (:func:`quota_room`; a bounded budget never goes beyond its room);
+        ``pending``: whether lists whose count moved wait (else the audit may take the whole allowance)."""
+        allowance = budget.allowance(spent, steady=steady)
         if allowance is not None:
             allowance = max(0, allowance - spent.optional)
-        rounds = math.ceil(trusted / AUDIT_ROUNDS)
-        audit = rounds if allowance is None else min(rounds, math.ceil(allowance * AUDIT_SHARE))
+            if quota is not None:
+                allowance = min(allowance, quota.room)
+        audit = math.ceil(trusted / AUDIT_CYCLE)
+        if allowance is not None:
+            pace = max(AUDIT_MIN, math.ceil(AUDIT_FULL_SHARE * spent.full))
+            most = math.ceil(allowance * AUDIT_MAX_SHARE) if pending else allowance
+            audit = min(audit, pace, most)
         cycle = math.ceil(trusted / audit) if audit else None
-        return cls(allowance, audit, cycle)
+        return cls(allowance, audit, cycle, quota)
 
     @property
     def backfill(self) -> int | None:
         """Requests left for the lists whose count moved (``None``: no bound)."""
         return None if self.allowance is None else max(0, self.allowance - self.audit)
 
-    def snapshots_to_go(self, pending: int) -> int | None:
-        """Snapshots until ``pending`` lists are read at this share (0: none pending; ``None``: never)."""
-        if not pending:
-            return 0
-        if self.backfill is None:
-            return 1
-        return math.ceil(pending / self.backfill) if self.backfill else None
+
+def snapshots_to_go(
+    budget: Budget, spent: Spent, trusted: int, lists: int, reads: int, quota: Quota | None = None
+) -> int | None:
+    """Snapshots of an unchanged platform until ``reads`` more vote-list requests have read the ``lists``
+    pending (0: none; ``None``: never at this budget), each one a steady snapshot (``spent.steady``) whose
+    audit share grows as the lists read join the ``trusted`` ones; ``quota``: what an announced quota
+    leaves a snapshot that starts in a fresh window."""
+    if not reads:
+        return 0
+    if budget.fixed is None and budget.times is None:
+        return 1
+    taken = 0
+    while reads > 0:
+        taken += 1
+        backfill = VoteShare.of(budget, spent, trusted, steady=True, quota=quota).backfill
+        if not backfill or taken > 100_000:
+            return None
+        done = min(reads, backfill)
+        settled = math.ceil(lists * done / reads)
+        trusted, lists, reads = trusted + settled, lists - settled, reads - done
+    return taken

@@ -26,6 +26,8 @@ plan leaves out is :data:`NOT_REQUESTED`. The writer records them in ``snapshots
 from __future__ import annotations
 
 import asyncio
+import heapq
+import itertools
 from collections import Counter
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -36,6 +38,7 @@ import pyarrow as pa
 
 from solvelens.client import APIStatusError, NotFoundError, Page, UnrecognizedResponseError
 from solvelens.client.endpoints import ENDPOINTS
+from solvelens.client.ratelimit import shared_pacer
 from solvelens.client.walk import endpoint_key
 from solvelens.flows.activity_gap import (
     StoredEvent,
@@ -44,7 +47,16 @@ from solvelens.flows.activity_gap import (
     gap_sentence,
     page_span_s,
 )
-from solvelens.flows.budget import DEFAULT_BUDGET, Budget, Spent, VoteShare
+from solvelens.flows.backlog import reads_to_go
+from solvelens.flows.budget import (
+    DEFAULT_BUDGET,
+    Budget,
+    Quota,
+    Spent,
+    VoteShare,
+    quota_room,
+    snapshots_to_go,
+)
 from solvelens.flows.fetch import (
     DEFAULT_CONCURRENCY,
     Tally,
@@ -325,44 +337,81 @@ class Cover:
 class _Plan:
     """The vote lists of one snapshot, in the order they are asked: the audit share first (trusted lists,
     longest unread first), then the lists whose count moved, the most votes not known yet first (one per
-    problem per batch: the votes of a problem are shared by its solutions), up to ``allowance`` requests."""
+    problem per batch: the votes of a problem are shared by its solutions), up to ``allowance`` requests.
+    The lists wait in a max-heap on their votes not known yet; a vote seen lowers another list's figure, so
+    a popped entry whose figure fell is pushed back with the new one (a lazy heap: each batch costs its
+    size times log of the backlog, not the backlog)."""
 
     def __init__(
         self, audit: list[Wanted], wanted: list[Wanted], cover: Cover, allowance: int | None
     ) -> None:
-        self.audit, self.wanted, self.cover, self.allowance = list(audit), list(wanted), cover, allowance
+        self.audit, self.cover, self.allowance = list(audit), cover, allowance
         self.audit_ids = {w.solution_id for w in audit}
+        self._seq = itertools.count()
+        self._heap: list[tuple[int, int, Wanted]] = [
+            (-cover.uncovered(w), next(self._seq), w) for w in wanted
+        ]
+        heapq.heapify(self._heap)
+
+    @property
+    def wanted(self) -> list[Wanted]:
+        """The lists whose count moved not asked yet (any order)."""
+        return [w for _, _, w in self._heap]
 
     def room(self, sent: int) -> int | None:
         """Requests still allowed after ``sent`` (``None``: no bound)."""
         return None if self.allowance is None else max(0, self.allowance - sent)
 
+    def _skippable(self, w: Wanted) -> bool:
+        # --budget all reads every list whose count moved: a count can miss a vote its list holds.
+        return self.allowance is not None and self.cover.covered(w)
+
+    def _pop(
+        self, skipped: list[Wanted], busy: set[str], aside: list[tuple[int, int, Wanted]]
+    ) -> Wanted | None:
+        """The wanted list with the most votes not known yet whose problem is not in ``busy``; those found
+        covered on the way go to ``skipped``, those of a busy problem ``aside``."""
+        while self._heap:
+            key, seq, w = heapq.heappop(self._heap)
+            if self._skippable(w):
+                skipped.append(w)
+                continue
+            now = -self.cover.uncovered(w)
+            if now != key:
+                heapq.heappush(self._heap, (now, seq, w))
+                continue
+            if w.problem_id in busy:
+                aside.append((key, seq, w))
+                continue
+            return w
+        return None
+
     def covered(self) -> list[Wanted]:
-        """Take out (and return) the wanted lists whose votes are all known by now; none without a bound
-        (``--budget all`` reads every list whose count moved: a count can miss a vote its list holds)."""
+        """Take out (and return) the wanted lists whose votes are all known by now (one pass over what is
+        left; none without a bound)."""
         if self.allowance is None:
             return []
-        done = [w for w in self.wanted if self.cover.covered(w)]
-        self.wanted = [w for w in self.wanted if not self.cover.covered(w)]
+        done = [w for _, _, w in self._heap if self.cover.covered(w)]
+        if done:
+            self._heap = [e for e in self._heap if not self.cover.covered(e[2])]
+            heapq.heapify(self._heap)
         return done
 
-    def next_batch(self, size: int, sent: int) -> list[Wanted]:
-        """The next requests (at most ``size`` and what the allowance leaves after ``sent``)."""
+    def next_batch(self, size: int, sent: int, skipped: list[Wanted]) -> list[Wanted]:
+        """The next requests (at most ``size`` and what the allowance leaves after ``sent``); the lists
+        found covered on the way are appended to ``skipped``."""
         room = self.room(sent)
         room = size if room is None else min(size, room)
         batch = self.audit[:room]
         del self.audit[:room]
-        best: dict[str, Wanted] = {}
-        for w in self.wanted:
-            if len(batch) + len(best) >= room and w.problem_id not in best:
-                continue
-            top = best.get(w.problem_id)
-            if top is None or self.cover.uncovered(w) > self.cover.uncovered(top):
-                best[w.problem_id] = w
-        chosen = sorted(best.values(), key=lambda w: -self.cover.uncovered(w))[: room - len(batch)]
-        taken = {id(w) for w in chosen}
-        self.wanted = [w for w in self.wanted if id(w) not in taken]
-        return batch + chosen
+        busy: set[str] = set()
+        aside: list[tuple[int, int, Wanted]] = []
+        while len(batch) < room and (w := self._pop(skipped, busy, aside)) is not None:
+            busy.add(w.problem_id)
+            batch.append(w)
+        for entry in aside:
+            heapq.heappush(self._heap, entry)
+        return batch
 
     def first(self) -> Wanted | None:
         """Pop the first list to ask (the probe): an audit, else the one with the most votes not known."""
@@ -370,10 +419,18 @@ class _Plan:
             return None
         if self.audit:
             return self.audit.pop(0)
-        if not self.wanted:
-            return None
-        best = max(range(len(self.wanted)), key=lambda i: self.cover.uncovered(self.wanted[i]))
-        return self.wanted.pop(best)
+        skipped: list[Wanted] = []
+        w = self._pop(skipped, set(), [])
+        for s in skipped:  # nothing is known yet beyond the store: put them back for the sink
+            heapq.heappush(self._heap, (-self.cover.uncovered(s), next(self._seq), s))
+        return w
+
+    def backlog(self) -> list[tuple[str, int, bool]]:
+        """The lists left, as :func:`solvelens.flows.backlog.reads_to_go` takes them."""
+        return [
+            (w.problem_id, max(0, self.cover.uncovered(w)), w.count is None or w.count > COMPARISONS_CAP)
+            for _, _, w in self._heap
+        ]
 
 
 def _gone(ids: list[str]) -> UnrecognizedResponseError:
@@ -446,13 +503,31 @@ def _stored_cover(area: StagingArea) -> Cover:
     )
 
 
-def _budget_info(share: VoteShare, later: VoteShare, pending: int, budget: str) -> dict[str, Any]:
+def _quota(base_url: str, max_rps: float | None, spent: Spent) -> tuple[Quota | None, Quota | None]:
+    """What the platform's announced quota leaves this snapshot's vote lists (from the last answer the
+    snapshot's shared pacer read) and, for the prediction, a later snapshot starting in a fresh window
+    (``None, None``: no quota announced)."""
+    pacer = shared_pacer(base_url, max_rps)
+    windows = pacer.headroom()
+    now = quota_room(list(windows), spent, pacer.burst)
+    fresh = [(limit - spent.steady, limit) for _, limit in windows]
+    return now, quota_room(fresh, spent, pacer.burst) if fresh else None
+
+
+def _budget_info(
+    share: VoteShare, reads: int, to_go: int | None, pending: int, budget: str
+) -> dict[str, Any]:
+    quota = share.quota
     return {
         "budget": share.allowance,
         "budget_spec": budget,
         "pending": pending,
-        "snapshots_to_go": later.snapshots_to_go(pending),
+        "reads_to_go": reads,
+        "snapshots_to_go": to_go,
         "audit_cycle": share.audit_cycle,
+        "quota": None
+        if quota is None
+        else {"left": quota.left, "reserve": quota.reserve, "room": quota.room},
     }
 
 
@@ -471,24 +546,26 @@ async def fetch_comparisons_step(
     returned, null when not asked) for :func:`solutions_to_compare`'s solutions and a share of
     :func:`audit_candidates`, within the budget (``budget``: ``--budget``'s text,
     :mod:`solvelens.flows.budget`; ``spent``: what the other steps sent,
-    :func:`solvelens.flows.budget.spent_by`). Runs after the other steps (it reads the problems step's
-    staged solutions and their request counts). Requests go in batches (``concurrency`` in flight, the
-    first alone: the probe), highest value first; a solution whose votes are all known (stored, or seen in
-    lists fetched before) is not asked (:class:`Cover`); lists the budget leaves are pending: the next
-    snapshots fetch them. Nothing to fetch: :data:`UNCHANGED`, no request sent. A solution that answers
-    404 after the probe was deleted meanwhile (a warning). ``info``: ``resources``, ``requested``
-    (requests sent), ``skipped`` (covered by other lists), ``audited`` (trusted lists re-read),
-    ``fetched`` (comparisons returned), ``capped`` (solutions with more votes than their list returned),
-    ``pending``, ``budget`` (requests allowed; ``None``: all), ``snapshots_to_go``, ``audit_cycle``."""
+    :func:`solvelens.flows.budget.spent_by`) and what an announced quota leaves without waiting. Runs after
+    the other steps (it reads the problems step's staged solutions and their request counts). Requests go in
+    batches (``concurrency`` in flight, the first alone: the probe), highest value first; a solution whose
+    votes are all known (stored, or seen in lists fetched before) is not asked (:class:`Cover`); lists the
+    budget leaves are pending: the next snapshots fetch them. Nothing to fetch: :data:`UNCHANGED`, no request
+    sent. A solution that answers 404 after the probe was deleted meanwhile (a warning). ``info``:
+    ``resources``, ``requested`` (requests sent), ``skipped`` (covered by other lists), ``audited`` (trusted
+    lists re-read), ``fetched`` (comparisons returned), ``capped`` (solutions with more votes than their list
+    returned), ``pending`` (lists), ``reads_to_go`` (requests they are predicted to take:
+    :mod:`solvelens.flows.backlog`), ``budget`` (requests allowed; ``None``: all), ``snapshots_to_go``,
+    ``audit_cycle``, ``quota`` (``left``, ``reserve``, ``room`` in requests; ``None`` without a quota)."""
     area = StagingArea(staging_dir)
     wanted = solutions_to_compare(area)
     audits = audit_candidates(area, {w.solution_id for w in wanted})
     parsed, used = Budget.parse(budget), Spent.of(spent)
-    share = VoteShare.of(parsed, used, len(audits))
-    later = VoteShare.of(parsed, used, len(audits), steady=True)
+    quota, fresh = _quota(base_url, max_rps, used)
+    share = VoteShare.of(parsed, used, len(audits), quota=quota, pending=bool(wanted))
     plan = _Plan(audits[: share.audit], wanted, _stored_cover(area), share.allowance)
     if not wanted and not share.audit:
-        info = _budget_info(share, later, 0, budget)
+        info = _budget_info(share, 0, 0, 0, budget)
         unchanged = {"comparisons": UNCHANGED}
         return _report("comparisons", {"comparisons": 0}, [], resources=unchanged, requested=0, **info)
     async with _client(base_url, concurrency=concurrency, profile=profile, max_rps=max_rps) as client:
@@ -507,6 +584,9 @@ async def fetch_comparisons_step(
         warnings.append(
             f"comparisons: {sink.gone} solutions were deleted between the listing and this request"
         )
+    left = len(plan.wanted)
+    reads = reads_to_go(plan.backlog())
+    to_go = snapshots_to_go(parsed, used, len(audits) + len(wanted) - left, left, reads, fresh)
     return _report(
         "comparisons",
         {"comparisons": sink.fetched},
@@ -518,13 +598,14 @@ async def fetch_comparisons_step(
         audited=sink.audited,
         fetched=sink.fetched,
         capped=sink.capped,
-        **_budget_info(share, later, len(plan.wanted), budget),
+        **_budget_info(share, reads, to_go, left, budget),
     )
 
 
 async def _rounds(client: Any, plan: _Plan, sink: _Sink, concurrency: int, total: int) -> None:
     """Fetch what :meth:`_Plan.next_batch` hands out, batch after batch, until the plan or its allowance is
-    exhausted; the lists found covered on the way are recorded as skipped (no request)."""
+    exhausted; the lists found covered on the way (and, at the end, those left that are covered by now) are
+    recorded as skipped (no request)."""
     semaphore = asyncio.Semaphore(concurrency)
 
     async def one(w: Wanted) -> None:
@@ -539,10 +620,13 @@ async def _rounds(client: Any, plan: _Plan, sink: _Sink, concurrency: int, total
         report_progress("comparisons", sink.requested + sink.skipped + sink.gone, total)
 
     while True:
-        for w in plan.covered():
+        skipped: list[Wanted] = []
+        batch = plan.next_batch(concurrency * 4, sink.requested + sink.gone, skipped)
+        for w in skipped:
             sink.keep(w, None)
-        batch = plan.next_batch(concurrency * 4, sink.requested + sink.gone)
         if not batch:
             break
         await run_together(*(one(w) for w in batch))
+    for w in plan.covered():
+        sink.keep(w, None)
     report_progress("comparisons", total, total)

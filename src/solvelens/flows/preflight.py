@@ -5,9 +5,13 @@
 - :func:`check_cron`: a schedule's cron expression (Prefect's own check, imported when called).
 - :func:`check_taken_at_order`: the snapshot time is not older than the store's newest snapshot of the
   platform (reads the store once, read-only), unless it is a backfill.
-- :func:`probe`: one ``GET /categories`` with a short bounded retry (the client's stamina retries, capped
-  by an overall deadline): a refused port, an unknown host, a URL that is not the platform's API or a failing
-  platform ends here with a :class:`PreflightError` naming the URL and the fix.
+- :func:`probe`: first a TCP connection within :data:`PROBE_DEADLINE_S` (a few attempts, stamina): when
+  nothing answers (refused, unknown host, no route) it ends in seconds, saying so; then one ``GET
+  /categories`` that may take up to the client's read timeout (:func:`read_timeout`: ``--read-timeout``,
+  ``SOLVELENS_READ_TIMEOUT``, default 30 s): a platform that answers slowly is slow, not down, and one that
+  accepts the connection but answers nothing within the read timeout is named as such. A URL that is not the
+  platform's API or a failing platform ends here too, with a :class:`PreflightError` naming the URL and the
+  fix. Returns the answer's seconds (:class:`ProbeResult`; its ``line`` says when the platform is slow).
 - :func:`probe_api_key`: the platform accepts the configured API key (``GET /bot/me``).
 - :func:`prefect_api_url`: the configured Prefect API, if any (decides whether a one-off snapshot is a
   Prefect flow run), read from the environment and the active Prefect profile without importing Prefect.
@@ -22,6 +26,7 @@ import asyncio
 import logging
 import os
 import re
+import socket
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -30,8 +35,13 @@ from urllib.parse import urlsplit
 if TYPE_CHECKING:
     from pydantic import SecretStr
 
-#: Overall deadline of the reachability probe, in seconds (attempts included).
+#: Seconds the probe tries to connect (attempts included): "nothing answers" is known within them.
 PROBE_DEADLINE_S = 4.0
+#: The client's read timeout (seconds) unless ``--read-timeout`` / :data:`READ_TIMEOUT_ENV` says otherwise.
+DEFAULT_READ_TIMEOUT_S = 30.0
+READ_TIMEOUT_ENV = "SOLVELENS_READ_TIMEOUT"
+#: An answer to the probe slower than this (seconds) is reported: the platform is slow.
+SLOW_ANSWER_S = 1.0
 #: Bytes 8-12 of every DuckDB database file.
 DUCKDB_MAGIC = b"DUCK"
 API_SUFFIX = "/api/v1"
@@ -192,72 +202,177 @@ def check_taken_at_order(
         )
 
 
-async def _probe(base_url: str, deadline_s: float) -> None:
+def read_timeout(value: float | str | None = None) -> float:
+    """The client's read timeout in seconds: ``value`` when given, else :data:`READ_TIMEOUT_ENV`, else
+    :data:`DEFAULT_READ_TIMEOUT_S`. Raises :class:`PreflightError` for a value that is not a positive
+    number."""
+    raw = os.environ.get(READ_TIMEOUT_ENV) if value is None else value
+    if raw is None or raw == "":
+        return DEFAULT_READ_TIMEOUT_S
+    try:
+        seconds = float(raw)
+    except ValueError:
+        seconds = -1.0
+    if not 0 < seconds <= 3600:
+        raise PreflightError(
+            f"--read-timeout / {READ_TIMEOUT_ENV} {raw!r} is not a number of seconds in (0, 3600]; "
+            "give e.g. 30"
+        )
+    return seconds
+
+
+class ProbeResult:
+    """A probe that passed: ``seconds`` the platform took to answer ``GET /categories``, ``read_timeout_s``
+    it was allowed; ``line`` is one sentence when the answer was slow (``""`` otherwise)."""
+
+    def __init__(self, base_url: str, seconds: float, read_timeout_s: float) -> None:
+        self.base_url, self.seconds, self.read_timeout_s = base_url, seconds, read_timeout_s
+
+    @property
+    def slow(self) -> bool:
+        """Whether the answer took longer than :data:`SLOW_ANSWER_S`."""
+        return self.seconds > SLOW_ANSWER_S
+
+    @property
+    def line(self) -> str:
+        """``the platform at URL answers slowly: GET /categories took 1.5 s (read timeout 30 s); the
+        snapshot takes longer`` when slow, else ``""``."""
+        if not self.slow:
+            return ""
+        return (
+            f"the platform at {self.base_url} answers slowly: GET /categories took {self.seconds:.1f} s "
+            f"(read timeout {self.read_timeout_s:g} s); the snapshot takes longer"
+        )
+
+
+async def _connect(base_url: str, deadline_s: float) -> None:
+    """A TCP connection to ``base_url``'s host within ``deadline_s`` seconds, retried (stamina) while it
+    is refused or unreachable; raises the last ``OSError`` or ``TimeoutError``."""
+    import stamina
+    import stamina.instrumentation
+
+    parts = urlsplit(base_url)
+    host = parts.hostname or ""
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    hooks = stamina.instrumentation.get_on_retry_hooks()
+    stamina.instrumentation.set_on_retry_hooks(())  # only the verdict is reported, not each retry
+    try:
+        async with asyncio.timeout(deadline_s):
+            async for attempt in stamina.retry_context(
+                on=OSError, attempts=3, timeout=deadline_s, wait_initial=0.3, wait_max=1.0, wait_jitter=0.1
+            ):
+                with attempt:
+                    _, writer = await asyncio.open_connection(host, port)
+                    writer.close()
+    finally:
+        stamina.instrumentation.set_on_retry_hooks(hooks)
+
+
+async def _categories(base_url: str, read_timeout_s: float) -> None:
     from solvelens.client import AsyncPlatformClient, RetryPolicy
 
     retry = RetryPolicy(attempts=3, wait_initial=0.3, wait_max=1.0, wait_jitter=0.1, retry_after_cap=1.0)
-    timeout = max(deadline_s / 3, 0.5)
-    async with AsyncPlatformClient(base_url, read_env=False, retry=retry, timeout=timeout) as client:
+    async with AsyncPlatformClient(base_url, read_env=False, retry=retry, timeout=read_timeout_s) as client:
         await client.list_categories()
 
 
-def probe(base_url: str, *, deadline_s: float = PROBE_DEADLINE_S) -> None:
-    """Check that ``base_url`` answers like the platform: ``GET /categories`` must return a JSON list within
-    ``deadline_s`` seconds (up to 3 attempts on connection errors, timeouts and 5xx).
-
-    Raises :class:`PlatformUnreachableError` with one line naming the URL, what happened and the fix.
-    """
-    from solvelens.client import (
-        APIStatusError,
-        NotFoundError,
-        PlatformConnectionError,
-        PlatformError,
-        ResponseDecodeError,
-        ServerError,
+def _nothing_answers(base_url: str, exc: BaseException, deadline_s: float) -> PlatformUnreachableError:
+    parts = urlsplit(base_url)
+    where = f"{parts.hostname}:{parts.port or (443 if parts.scheme == 'https' else 80)}"
+    if isinstance(exc, TimeoutError):
+        why = f"no connection within {deadline_s:g} s: no route or a firewall"
+    elif isinstance(exc, socket.gaierror):
+        why = "unknown host"
+    elif isinstance(exc, ConnectionRefusedError):
+        why = "connection refused"
+    else:
+        why = exc.strerror or type(exc).__name__ if isinstance(exc, OSError) else type(exc).__name__
+    return PlatformUnreachableError(
+        f"cannot reach {base_url}: nothing answers ({where}: {why}); check the URL and that the platform "
+        "is up"
     )
 
+
+def probe(
+    base_url: str, *, deadline_s: float = PROBE_DEADLINE_S, read_timeout_s: float | None = None
+) -> ProbeResult:
+    """Check that ``base_url`` answers like the platform: a TCP connection within ``deadline_s`` seconds
+    (3 attempts), then ``GET /categories`` must return a JSON list within the read timeout
+    (``read_timeout_s``, default :func:`read_timeout`; up to 3 attempts on 5xx and timeouts, all within the
+    read timeout and ``deadline_s``). Returns a :class:`ProbeResult` (how long the answer took).
+
+    Raises :class:`PlatformUnreachableError` with one line naming the URL, what happened (nothing answers,
+    or it answers nothing within the read timeout, or what it answered) and the fix.
+    """
+    import time
+
+    limit = read_timeout() if read_timeout_s is None else read_timeout_s
+    try:
+        asyncio.run(_connect(base_url, deadline_s))
+    except (OSError, TimeoutError) as exc:
+        raise _nothing_answers(base_url, exc, deadline_s) from None
     # The probe's few retries are expected: only its final verdict is reported, not each retry line.
     quiet = [logging.getLogger(name) for name in ("stamina", "solvelens.client")]
     levels = [lg.level for lg in quiet]
     for lg in quiet:
         lg.setLevel(logging.ERROR)
+    started = time.perf_counter()
     try:
-        asyncio.run(asyncio.wait_for(_probe(base_url, deadline_s), deadline_s))
-    except TimeoutError:
-        raise PlatformUnreachableError(
-            f"{base_url} gave no answer within {deadline_s:g} s; check the URL and that the platform is up"
-        ) from None
-    except NotFoundError:
-        raise PlatformUnreachableError(
-            f"{base_url}/categories answered 404: {base_url} is not the platform's API base; give the URL "
-            "under which /problems, /leaderboard and /categories live (ending in /api/v1)"
-        ) from None
-    except ResponseDecodeError as exc:
-        raise PlatformUnreachableError(
-            f"{base_url}/categories did not answer JSON (HTTP {exc.status_code}): this is not the platform's "
-            "API; check --base-url"
-        ) from None
-    except ServerError as exc:
-        if exc.status_code == 501:  # Not Implemented: a server that will never serve it, not a failing one
-            raise PlatformUnreachableError(
-                f"{base_url}/categories answered HTTP 501 (Not Implemented): this server does not serve the "
-                "platform's API at this URL; check --base-url"
-            ) from None
-        raise PlatformUnreachableError(
-            f"the platform at {base_url} is failing (HTTP {exc.status_code} on GET /categories after 3 "
-            "attempts); try again later"
-        ) from None
-    except APIStatusError as exc:
-        raise PlatformUnreachableError(
-            f"{base_url}/categories answered HTTP {exc.status_code}; check --base-url"
-        ) from None
-    except PlatformConnectionError as exc:
-        raise PlatformUnreachableError(str(exc).splitlines()[0]) from None
-    except PlatformError as exc:
-        raise PlatformUnreachableError(f"{base_url}: {str(exc).splitlines()[0]}") from None
+        asyncio.run(asyncio.wait_for(_categories(base_url, limit), limit + deadline_s))
+    except Exception as exc:
+        raise _verdict(base_url, exc, limit) from None
     finally:
         for lg, level in zip(quiet, levels, strict=True):
             lg.setLevel(level)
+    return ProbeResult(base_url, time.perf_counter() - started, limit)
+
+
+def _verdict(base_url: str, exc: Exception, limit: float) -> PlatformUnreachableError:
+    """The one line for a probe whose connection was made but whose ``GET /categories`` failed."""
+    from solvelens.client import (
+        APIStatusError,
+        NotFoundError,
+        PlatformConnectionError,
+        PlatformError,
+        PlatformTimeoutError,
+        ResponseDecodeError,
+        ServerError,
+    )
+
+    if isinstance(exc, TimeoutError | PlatformTimeoutError):
+        return PlatformUnreachableError(
+            f"{base_url} accepts connections but answered nothing within {limit:g} s (the read timeout): "
+            f"the platform is slow or stuck; raise --read-timeout / {READ_TIMEOUT_ENV} or try again later"
+        )
+    if isinstance(exc, NotFoundError):
+        return PlatformUnreachableError(
+            f"{base_url}/categories answered 404: {base_url} is not the platform's API base; give the URL "
+            "under which /problems, /leaderboard and /categories live (ending in /api/v1)"
+        )
+    if isinstance(exc, ResponseDecodeError):
+        return PlatformUnreachableError(
+            f"{base_url}/categories did not answer JSON (HTTP {exc.status_code}): this is not the platform's "
+            "API; check --base-url"
+        )
+    if isinstance(exc, ServerError):
+        if exc.status_code == 501:  # Not Implemented: a server that will never serve it, not a failing one
+            return PlatformUnreachableError(
+                f"{base_url}/categories answered HTTP 501 (Not Implemented): this server does not serve the "
+                "platform's API at this URL; check --base-url"
+            )
+        return PlatformUnreachableError(
+            f"the platform at {base_url} is failing (HTTP {exc.status_code} on GET /categories after 3 "
+            "attempts); try again later"
+        )
+    if isinstance(exc, APIStatusError):
+        return PlatformUnreachableError(
+            f"{base_url}/categories answered HTTP {exc.status_code}; check --base-url"
+        )
+    if isinstance(exc, PlatformConnectionError):
+        return PlatformUnreachableError(str(exc).splitlines()[0])
+    if isinstance(exc, PlatformError):
+        return PlatformUnreachableError(f"{base_url}: {str(exc).splitlines()[0]}")
+    raise exc
 
 
 def probe_api_key(base_url: str, api_key: SecretStr, *, deadline_s: float = PROBE_DEADLINE_S) -> None:

@@ -112,22 +112,22 @@ _BEFORE_COMPARISONS: tuple[FetchStep, ...] = (
         for r in RESOURCES
         if r.optional and r.write == "linked"
     ),
+    # Carried solution lists checked against the bots' names served now (solvelens.flows.carryover).
+    FetchStep("carryover", "verify-carried-lists", verify_carryover_step, after=("problems", "leaderboard")),
 )
 #: The fetch steps of a snapshot, all run concurrently (endpoints in :mod:`solvelens.flows.fetch`).
 FETCH_STEPS: tuple[FetchStep, ...] = (
     *_BEFORE_COMPARISONS,
     # After every other step: it reads the problems step's staged solutions and spends what the budget
-    # leaves after the requests the others sent (solvelens.flows.budget).
+    # (and an announced quota) leaves after the requests the others sent (solvelens.flows.budget).
     FetchStep(
         "comparisons",
         "fetch-comparisons",
         fetch_comparisons_step,
         resource="comparisons",
-        after=tuple(s.name for s in _BEFORE_COMPARISONS),
+        after=tuple(s.name for s in _BEFORE_COMPARISONS),  # the carry-over check included
         budgeted=True,
     ),
-    # Carried solution lists checked against the bots' names served now (solvelens.flows.carryover).
-    FetchStep("carryover", "verify-carried-lists", verify_carryover_step, after=("problems", "leaderboard")),
 )
 
 
@@ -203,8 +203,8 @@ class SnapshotPlan(BaseModel):
 
     budget: str = Field(
         default=DEFAULT_BUDGET,
-        description="Most requests the optional resources may send: N, Nx (a multiple of the interface's "
-        "own requests of the snapshot) or all (solvelens.flows.budget).",
+        description="What the optional resources may send: N requests, Nx (the snapshot sends at most N "
+        "full reads of the interface in all) or all (solvelens.flows.budget).",
     )
 
     @field_validator("budget")

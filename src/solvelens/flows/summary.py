@@ -179,7 +179,7 @@ class SnapshotSummary:
             return (
                 f" ({info.get('requested', 0):,} requests for the solutions whose vote count moved, "
                 f"{info.get('skipped', 0):,} more covered by those lists; {counts.get('comparisons', 0):,} "
-                "new votes)"
+                f"new votes{self._quota_detail(info)})"
             )
         declared = next((r for r in RESOURCES if r.name == name and r.write == "linked"), None)
         if declared is not None and status == "stored":  # an optional list: its records
@@ -187,6 +187,17 @@ class SnapshotSummary:
         if status == "not offered" and info.get("absent"):
             return f" ({info['absent']})"
         return ""
+
+    def _quota_detail(self, info: dict[str, Any]) -> str:
+        """What an announced quota left the vote lists and what they spent of it (``""``: no quota)."""
+        quota = info.get("quota")
+        if not quota:
+            return ""
+        return (
+            f"; the platform's quota left {quota['left']:,} requests without waiting, {quota['reserve']:,} "
+            f"kept for the next snapshot's interface reads: the vote lists spent "
+            f"{info.get('requested', 0):,} of the {quota['room']:,} left to them"
+        )
 
     def quality_lines(self) -> list[str]:
         """The lines on exactness, a few whatever the snapshot: per resource and reason, one line (``resource

@@ -205,8 +205,9 @@ def previous_history(
       never fetched; ``last_count`` then, null when never): what a problem whose solution list carries
       over still needs.
     - ``stored_comparisons`` (``"comparisons"``): the ids of the platform's stored comparisons.
-    - ``audit_comparisons`` (``"comparisons"``): the solutions of snapshot ``sid`` with votes whose list is
-      trusted by its count (the count equals that of the last fetch: ``solution_id``, ``problem_id``,
+    - ``audit_comparisons`` (``"comparisons"``): the solutions of snapshot ``sid`` whose list is trusted by
+      its count (the count equals that of the last fetch, or is 0 and was never fetched: a vote written
+      without its counts can sit there: ``solution_id``, ``problem_id``,
       ``comparison_count``), the longest unread first (never read, only covered by other lists, first): the
       share of them re-read each snapshot finds what counts miss (:mod:`solvelens.flows.budget`).
     - ``stored_votes`` (``"comparisons"``): per solution named by a stored vote, ``solution_id`` and
@@ -249,9 +250,10 @@ def previous_history(
                 SELECT v.solution_id, v.problem_id, v.comparison_count::BIGINT AS comparison_count
                 FROM {LINKS} l JOIN {INTERNAL}.solution_manifest_items i ON i.manifest_id = l.manifest_id
                 JOIN {SOLUTIONS.version_table} v ON v.version_id = i.version_id
-                JOIN st ON st.solution_id = v.solution_id LEFT JOIN seen ON seen.solution_id = v.solution_id
-                WHERE l.snapshot_id = $sid AND l.resource = {PROBLEMS.code} AND v.comparison_count > 0
-                  AND v.comparison_count = st.comparison_count
+                LEFT JOIN st ON st.solution_id = v.solution_id
+                LEFT JOIN seen ON seen.solution_id = v.solution_id
+                WHERE l.snapshot_id = $sid AND l.resource = {PROBLEMS.code} AND v.comparison_count >= 0
+                  AND v.comparison_count = coalesce(st.comparison_count, 0)
                 ORDER BY seen.last_read NULLS FIRST, v.solution_id""",
             params=params,
         ).to_arrow_table()
