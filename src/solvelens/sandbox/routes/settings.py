@@ -14,7 +14,13 @@ from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
 from solvelens.sandbox import schemas
-from solvelens.sandbox.accounts import BotNameTakenError, InvalidBotNameError, authenticate, rename_bot_in
+from solvelens.sandbox.accounts import (
+    NAME_RE,
+    BotNameTakenError,
+    InvalidBotNameError,
+    authenticate,
+    rename_bot_in,
+)
 from solvelens.sandbox.db import transaction
 from solvelens.sandbox.http import API, AUTH_RESPONSES, JSON, ApiError, AppContext, E
 
@@ -40,7 +46,7 @@ def settings_router(ctx: AppContext) -> APIRouter:
                     "application/json": {
                         "schema": {
                             "type": "object",
-                            "properties": {"botName": {"type": "string", "minLength": 3, "maxLength": 50}},
+                            "properties": {"botName": {"type": "string", "pattern": NAME_RE.pattern}},
                             "required": ["botName"],
                         }
                     }
