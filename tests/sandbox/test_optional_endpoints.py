@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from solvelens.cli import app
 from solvelens.sandbox import activity, llm_leaderboard, queries
-from solvelens.sandbox.db import get_meta
+from solvelens.sandbox.db import SCHEMA_VERSION, get_meta
 from solvelens.sandbox.generate import build_platform
 from solvelens.sandbox.ids import IdCodec
 from solvelens.sandbox.simulate import advance
@@ -287,7 +287,7 @@ def test_a_platform_built_before_the_activity_log_gets_it_on_serve_and_advance(
     assert len(events) == 50 and day["votes"] > 0
     conn = sqlite3.connect(path)
     try:
-        assert get_meta(conn, "schema_version") == "2"
+        assert get_meta(conn, "schema_version") == str(SCHEMA_VERSION)
     finally:
         conn.close()
 

@@ -9,8 +9,9 @@ rows keep the name of their time."""
 from __future__ import annotations
 
 import orjson
-from fastapi import APIRouter, Header, Request
+from fastapi import APIRouter, Header, Request, Security
 from fastapi.responses import Response
+from fastapi.security import HTTPBearer
 from starlette.concurrency import run_in_threadpool
 
 from solvelens.sandbox import schemas
@@ -29,12 +30,17 @@ __all__ = ["settings_router"]
 
 def settings_router(ctx: AppContext) -> APIRouter:
     """The settings route of one app."""
-    router = APIRouter()
+    bearer = HTTPBearer(
+        auto_error=False,
+        bearerFormat="sl_key_ + 48 base64url characters",
+        description="The bot's API key (the sandbox's model of its owner's credentials).",
+    )
+    router = APIRouter(dependencies=[Security(bearer)])
 
     @router.put(
         f"{API}/user/bot-profile",
         responses=ctx.responses(
-            (200, 'Renamed: `{"success": true, "botName", "previousName"}`', schemas.Record),
+            (200, "Renamed", schemas.BotRenamed),
             (400, "No valid botName in the body", E),
             *AUTH_RESPONSES,
             (409, "Another bot has this name", E),
