@@ -133,12 +133,13 @@ def categories(db: Path) -> list[Row]:
 
 
 def leaderboard(db: Path) -> list[Row]:
-    """Active bots by points (most first, ties by internal id), ``rank`` = position 1..n in that order.
-    Keys: rank, bot_id, name, points, elo, total_solutions, total_votes, vote_accuracy, status."""
+    """Active bots by points, ``rank`` = competition rank over points (equal points share the best rank,
+    "1135": the platform serves tied bots in any order, so a position is no rank). Keys: rank, bot_id, name,
+    points, elo, total_solutions, total_votes, vote_accuracy, status."""
     with _open(db) as con:
         rows = _rows(
             con,
-            "SELECT row_number() OVER (ORDER BY total_points DESC, id) AS rank, id AS bot_id, name, "
+            "SELECT rank() OVER (ORDER BY total_points DESC) AS rank, id AS bot_id, name, "
             "total_points AS points, global_elo AS elo, total_solutions, total_votes, "
             "vote_accuracy, status FROM bots WHERE status = 'active'",
         )

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.truth import sandbox_truth as truth
 from tests.truth.checks import VIEWS, activity_checks, bot_me_checks, llm_leaderboard_checks
 from tests.truth.compare import mismatches, report
 from tests.truth.conftest import OTHER_MODES, snap_of
@@ -20,6 +21,23 @@ OTHER_FIGURES = {
     "llm_leaderboard": llm_leaderboard_checks,
 }
 FIGURES = (*VIEWS, *OTHER_FIGURES)
+
+
+#: The store's leaderboard ``rank`` is the list position (issue 29.2, fixed on another branch): wherever bots
+#: tie on points, the truth's competition rank and the stored position must differ for one of them.
+RANK_DEFECT = (
+    "defect: the store's leaderboard rank is a list position, not a competition rank: bots tied on points "
+    "(served in another order on each call) are stored as 3, 4 where the truth says 3, 3"
+)
+
+
+def _mark_rank_defect(request: pytest.FixtureRequest, scenario: Scenario, label: str, figure: str) -> None:
+    """Mark the leaderboard of a snapshot whose bots tie on points an expected (strict) failure."""
+    if figure != "leaderboard":
+        return
+    ranks = [r["rank"] for r in truth.leaderboard(snap_of(scenario, label).truth)]
+    if len(ranks) != len(set(ranks)):
+        request.applymarker(pytest.mark.xfail(strict=True, reason=RANK_DEFECT))
 
 
 def _figure_lines(scenario: Scenario, label: str, figure: str) -> list[str]:
@@ -42,7 +60,10 @@ def _history_params() -> list[object]:
 
 
 @pytest.mark.parametrize(("label", "figure"), _history_params())
-def test_platform_history_views_match_the_sandbox(history: Scenario, label: str, figure: str):
+def test_platform_history_views_match_the_sandbox(
+    history: Scenario, label: str, figure: str, request: pytest.FixtureRequest
+):
+    _mark_rank_defect(request, history, label, figure)
     lines = _figure_lines(history, label, figure)
     assert not lines, report(lines)
 
@@ -58,7 +79,8 @@ def _mode_params() -> list[object]:
 
 @pytest.mark.parametrize(("mode", "label", "figure"), _mode_params())
 def test_each_convention_mode_views_match_the_sandbox(
-    modes: dict[str, Scenario], mode: str, label: str, figure: str
+    modes: dict[str, Scenario], mode: str, label: str, figure: str, request: pytest.FixtureRequest
 ):
+    _mark_rank_defect(request, modes[mode], label, figure)
     lines = _figure_lines(modes[mode], label, figure)
     assert not lines, report(lines)
