@@ -143,7 +143,7 @@ def test_a_real_bots_solve_and_vote_appear_in_the_feed_and_the_comparisons(make_
 
 
 def test_llm_leaderboard_pages_by_offset_sorts_and_filters_by_family(make_sandbox) -> None:
-    server = make_sandbox(seed=6)
+    server = make_sandbox(seed=6, tie_order="stable")  # pages compared with the whole list: ties by name
     conn = sqlite3.connect(server.db_path)
     try:
         models, with_model = conn.execute(
