@@ -10,7 +10,18 @@ bot, so ``/bot/me`` is recorded) at:
 - ``day``: the rest of that day and one more simulated day later;
 - ``gap``: a problem rejected, a vote recorded without its counts moving, two days simulated by hand
   (``solvelens sandbox simulate``): ~2 days and the activity feed turned over;
-- ``renamed``: that bot renamed itself, nothing else changed (an incremental snapshot).
+- ``renamed``: that bot renamed itself (the settings route), nothing else changed (an incremental snapshot);
+- ``ties`` (leaderboard ties): the bots ranked 2nd and 6th given the points of the 1st and 5th, the 10th
+  suspended, a newcomer above the 8th; the sandbox serves the tied bots in another order on each call;
+- ``deadlocks`` (deadlocked votes): a simulated day whose votes deadlock at 30 % (the vote row written, no
+  count moved; the sandbox's default is 4 %, ``--deadlock-share``);
+- ``guidance`` (guidance tasks): new bots answer solve tasks advising "Aim for 400-1200 characters" with
+  answers of 32, 300 and 1,400 characters, all valid (the platform validates 10-2,000);
+- ``lazy`` (a lazy model board): new bots solve with two models the platform has not seen: the model board
+  lists them at its stale figures (win rate 0, scores 1500), tied, beside models last recalculated earlier.
+
+The sandbox runs with its defaults, which are the real platform's behaviours (guidance instructions, 4 %
+deadlocked votes in the simulator and on submit, a lazy model board, ties shuffled on every call).
 
 After each snapshot every store view (``bot_me``, ``llm_leaderboard`` and ``data_quality`` included; the
 votes' views with ``--resources ...,comparisons``) and the summary are compared with plain SQL on a frozen
@@ -66,10 +77,18 @@ MODES = ("platform", "jsonapi", "hal", "odata", "relay")
 Cells = dict[tuple[str, str, str], list[str]]
 
 
-def drive(workdir: Path, seed: int, mode: str, resources: str, budget: str | None = None) -> Scenario:
-    """Serve and snapshot one (seed, mode) through fresh, hour, day, gap and renamed (module doc);
-    ``budget``: each snapshot's ``--budget`` (None: the default)."""
-    scenario = Scenario.start(workdir, seed=seed, mode=mode, tie_order="shuffle", resources=resources)
+def drive(
+    workdir: Path,
+    seed: int,
+    mode: str,
+    resources: str,
+    budget: str | None = None,
+    deadlock_share: float = 0.3,
+) -> Scenario:
+    """Serve and snapshot one (seed, mode) through fresh, hour, day, gap, renamed, ties, deadlocks, guidance
+    and lazy (module doc); ``budget``: each snapshot's ``--budget`` (None: the default); ``deadlock_share``:
+    the share of the ``deadlocks`` day's votes that deadlock."""
+    scenario = Scenario.start(workdir, seed=seed, mode=mode, resources=resources)
     scenario.extra = ("--budget", budget) if budget else ()
     me, name = scenario.busiest_bot()
     scenario.marks["me"] = scenario.sign_in_as(name)
@@ -85,6 +104,14 @@ def drive(workdir: Path, seed: int, mode: str, resources: str, budget: str | Non
     scenario.snapshot("gap")
     scenario.marks["renamed"], _ = scenario.rename_bot(f"Renamed{seed}", me)
     scenario.snapshot("renamed")
+    scenario.marks["tied"], scenario.marks["suspended"] = scenario.tie_top_ranks()
+    scenario.snapshot("ties")
+    scenario.marks["deadlocked"] = str(scenario.deadlocked_day(deadlock_share))
+    scenario.snapshot("deadlocks")
+    scenario.marks["guided"] = ",".join(scenario.guided_solutions())
+    scenario.snapshot("guidance")
+    scenario.marks["models"] = ",".join(scenario.new_models())
+    scenario.snapshot("lazy")
     return scenario
 
 
@@ -152,6 +179,12 @@ def main() -> None:
         help="snapshot --budget (e.g. 'all': every vote list read at once, so the votes' figures and the "
         "arena compare with every vote the platform serves; default: the snapshot's own budget)",
     )
+    parser.add_argument(
+        "--deadlock-share",
+        type=float,
+        default=0.3,
+        help="share of the votes of the 'deadlocks' day that deadlock (default 0.3; the sandbox's own 0.04)",
+    )
     args = parser.parse_args()
     seeds = [int(s) for s in args.seeds.split(",")]
     modes = [m for m in args.modes.split(",") if m]
@@ -162,7 +195,9 @@ def main() -> None:
         for seed in seeds:
             for mode in modes:
                 t0 = time.perf_counter()
-                scenario = drive(Path(tmp) / f"{seed}-{mode}", seed, mode, args.resources, args.budget)
+                scenario = drive(
+                    Path(tmp) / f"{seed}-{mode}", seed, mode, args.resources, args.budget, args.deadlock_share
+                )
                 try:
                     check(scenario, mode, cells)
                 finally:

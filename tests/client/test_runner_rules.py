@@ -180,7 +180,8 @@ def test_sandbox_instruct_none_one_rejection_then_local_refusals(
 ) -> None:
     """The strict sandbox with ``instruct=none`` states no solve bound: the first too-short answer is
     rejected (400 naming the bound), the next ones are refused locally; the database shows one failed task."""
-    server = make_sandbox(task_types="solve")
+    # the newer documentation's bounds: "Too short." (10 characters) is valid under the observed 10-2000
+    server = make_sandbox(task_types="solve", solution_length="50-5000")
     key = server.create_bot("instruct-none")
     summary, out = _run(server.base_url, key, lambda task: "Too short.", task_params={"instruct": "none"})
     assert (summary.rejected, summary.refused, summary.stopped_by) == (1, 2, "rejections"), out

@@ -13,7 +13,12 @@ import pytest
 
 schemathesis = pytest.importorskip("schemathesis", reason="schemathesis is a test-only dependency")
 
-BOT_ROUTES = {"/api/v1/bot/me", "/api/v1/tasks/next", "/api/v1/tasks/{task_id}/submit"}
+BOT_ROUTES = {
+    "/api/v1/bot/me",
+    "/api/v1/tasks/next",
+    "/api/v1/tasks/{task_id}/submit",
+    "/api/v1/user/bot-profile",
+}
 ERROR_SCHEMAS = {
     "#/components/schemas/ErrorBody",
     "#/components/schemas/ValidationErrorBody",

@@ -16,6 +16,7 @@ both files (``ATTACH``).
 
 from __future__ import annotations
 
+import json
 import re
 import sqlite3
 from collections.abc import Iterator, Sequence
@@ -189,12 +190,16 @@ def platform_stats(db: Path) -> list[Row]:
 
 
 def activity_feed(db: Path, size: int = FEED_SIZE) -> list[Row]:
-    """The ``size`` newest events (highest ids) with the names joined at this moment. Keys: event_id
-    (the serial id as text), action, bot_id, bot_name, problem_id, problem_title, created_at."""
+    """The ``size`` newest events (highest ids) with the bot's name of the event's time (the old name of the
+    first rename recorded after the event, else the current one) and the problem's title joined at this
+    moment. Keys: event_id (the serial id as text), action, bot_id, bot_name, problem_id, problem_title,
+    created_at."""
     with _open(db) as con:
         rows = _rows(
             con,
-            "SELECT CAST(a.id AS TEXT) AS event_id, a.action, a.bot_id, b.name AS bot_name, a.problem_id, "
+            "SELECT CAST(a.id AS TEXT) AS event_id, a.action, a.bot_id, coalesce((SELECT r.old_name FROM "
+            "bot_renames r WHERE r.bot_id = a.bot_id AND r.last_activity_id >= a.id ORDER BY r.id LIMIT 1), "
+            "b.name) AS bot_name, a.problem_id, "
             "p.title AS problem_title, a.created_at FROM activity a LEFT JOIN bots b ON b.id = a.bot_id "
             "LEFT JOIN problems p ON p.id = a.problem_id ORDER BY a.id DESC LIMIT ?",
             (size,),
@@ -491,13 +496,36 @@ def bot_me(db: Path, bot_id: str) -> list[Row]:
         return _encode(con, _served(rows, "vote_accuracy"), {"bot_id": "bot"})
 
 
-def llm_leaderboard(db: Path) -> list[Row]:
+#: A lazy model board's score figures before a model's first recalculation.
+_STALE = {
+    "avg_bt_score": 1500.0,
+    "best_bt_score": 1500.0,
+    "total_wins": 0,
+    "total_comparisons": 0,
+    "win_rate": 0.0,
+    "top3_count": 0,
+    "first_place_count": 0,
+}
+_LAZY = {
+    "avg_bt_score": "avgBtScore",
+    "best_bt_score": "bestBtScore",
+    "total_wins": "totalWins",
+    "total_comparisons": "totalComparisons",
+    "win_rate": "winRate",
+    "top3_count": "top3Count",
+    "first_place_count": "firstPlaceCount",
+}
+
+
+def llm_leaderboard(db: Path, *, lazy: bool = True) -> list[Row]:
     """The platform's model ranking asked with ``sort=avg_score``: per model written on any solution (those
     of rejected problems too), ordered by the average score as served (4 decimals) descending, then by name;
-    ``rank`` = position 1..n. Keys: rank, model_name, model_version (of the model's newest solution),
-    model_family (the name's leading letters), total_solutions, avg_bt_score, best_bt_score, total_wins,
-    total_comparisons, win_rate (0 without comparisons), top3_count and first_place_count (placement
-    awards), unique_bots."""
+    ``rank`` = position 1..n. ``lazy`` (the sandbox's default ``--llm-board lazy``): the score figures are
+    those the platform stored at the model's last recalculation (``llm_board``), the stale values (win rate
+    0, scores 1500) for a model never recalculated. Keys: rank, model_name, model_version (of the model's
+    newest solution), model_family (the name's leading letters), total_solutions, avg_bt_score,
+    best_bt_score, total_wins, total_comparisons, win_rate (0 without comparisons), top3_count and
+    first_place_count (placement awards), unique_bots."""
     with _open(db) as con:
         rows = _rows(
             con,
@@ -513,10 +541,16 @@ def llm_leaderboard(db: Path) -> list[Row]:
             "count(DISTINCT s.bot_id) AS unique_bots FROM solutions s "
             "LEFT JOIN aw ON aw.solution_id = s.id WHERE s.llm_model IS NOT NULL GROUP BY s.llm_model",
         )
+        stored = (
+            {m: json.loads(f) for m, f in con.execute("SELECT model, figures FROM llm_board")} if lazy else {}
+        )
     for row in rows:
         row["model_family"] = (re.match(r"[a-z]+", row["model_name"].lower()) or ["other"])[0]
         wins, votes = row["total_wins"], row["total_comparisons"]
         row["win_rate"] = round(wins / votes, 4) if votes else 0.0
+        if lazy:
+            figures = stored.get(row["model_name"])
+            row.update(_STALE if figures is None else {k: figures[v] for k, v in _LAZY.items()})
     rows = _served(rows, "avg_bt_score", "best_bt_score")
     rows.sort(key=lambda r: (-r["avg_bt_score"], r["model_name"]))
     return [{"rank": i, **row} for i, row in enumerate(rows, start=1)]

@@ -4,9 +4,12 @@ after it (:func:`tests.truth.sandbox_truth.freeze`).
 
 Between snapshots a scenario changes the platform as real platforms change: simulated days (the simulator,
 or ``solvelens sandbox simulate`` as a user runs it by hand), hours (a day committed in steps of 60 simulated
-minutes, a snapshot after some steps), a bot renaming itself, a problem rejected by moderation, a vote
-recorded without its counts moving (the last three written by SQL into the sandbox database, as the real
-platform's own code paths would leave them).
+minutes, a snapshot after some steps), a bot renaming itself (``solvelens sandbox rename-bot``, the settings
+route's effect), a problem rejected by moderation, a vote recorded without its counts moving (the last two
+written by SQL into the sandbox database, as the real platform's own code paths would leave them), a day
+whose votes deadlock at a chosen share (:meth:`Scenario.deadlocked_day`), bots answering solve tasks worded
+with guidance at lengths the guidance advises against (:meth:`Scenario.guided_solutions`) and new models on
+the lazily recalculated model board (:meth:`Scenario.new_models`).
 
 Used by the tests in ``tests/truth`` and by ``benchmarks/truth.py``.
 """
@@ -120,6 +123,65 @@ class Scenario:
         """Advance the platform ``days`` simulated days (the simulator, in one step per day)."""
         advance(self.server.db_path, days=days)
 
+    def deadlocked_day(self, share: float) -> int:
+        """One simulated day whose votes deadlock at ``share`` (the vote row written, no count moved; the
+        sandbox's default share is 4 %); the number of deadlocked votes."""
+        return int(advance(self.server.db_path, days=1, vote_deadlocks=share)["deadlocked"])
+
+    def _work_until_solve(self, key: str) -> dict[str, object]:
+        """The bot's first solve task, answering the flag, vote and create tasks handed out before it."""
+        headers = {"Authorization": f"Bearer {key}"}
+        with httpx.Client(base_url=self.server.base_url, headers=headers, timeout=30) as bot:
+            for _ in range(40):
+                task = bot.get("/tasks/next")
+                assert task.status_code == 200, f"no solve task for the bot: {task.status_code}"
+                body = task.json()
+                if body["taskType"] == "solve":
+                    return dict(body)
+                answer: dict[str, object] = {
+                    "flag": {"verdict": "green", "category": "none"},
+                    "vote": {"winner": "a"},
+                    "create": {
+                        "problem_title": f"Truth problem {body['taskId'][:8]}",
+                        "problem_description": "A problem proposed by a truth-layer bot, long enough.",
+                        "category": "technology",
+                    },
+                }[body["taskType"]]
+                bot.post(f"/tasks/{body['taskId']}/submit", json=answer)
+        raise AssertionError("no solve task within 40 tasks")
+
+    def _solve_as(self, name: str, text: str, model: str | None = None) -> str:
+        """A new bot ``name`` answers its first solve task with ``text`` (and ``model``); the solution id."""
+        key = self.server.create_bot(name)
+        task = self._work_until_solve(key)
+        body: dict[str, str] = {"solution_text": text}
+        if model is not None:
+            body["llm_model"] = model
+        answer = httpx.post(
+            f"{self.server.base_url}/tasks/{task['taskId']}/submit",
+            json=body,
+            headers={"Authorization": f"Bearer {key}"},
+            timeout=30,
+        )
+        assert answer.status_code == 200, answer.text
+        return str(answer.json()["result"]["solution_id"])
+
+    def guided_solutions(self, lengths: tuple[int, ...] = (32, 300, 1400)) -> list[str]:
+        """New bots answer solve tasks whose instruction advises 400-1200 characters with answers of
+        ``lengths`` characters (valid: the platform validates 10-2000); the solutions' ids."""
+        return [
+            self._solve_as(f"Guided{length}", ("A specific, practical step. " * 80)[:length])
+            for length in lengths
+        ]
+
+    def new_models(self, names: tuple[str, ...] = ("truth-model-a", "truth-model-b")) -> list[str]:
+        """New bots solve with models the platform has not seen: the lazy model board lists them at its stale
+        figures (win rate 0, scores 1500), tied; the solutions' ids."""
+        return [
+            self._solve_as(f"Modeller{i}", f"A practical answer written with {name}.", name)
+            for i, name in enumerate(names)
+        ]
+
     def simulate_by_hand(self, days: int) -> tuple[int, str]:
         """``solvelens sandbox simulate --db ... --days N``, as a user runs it beside the served sandbox."""
         return self.cli("sandbox", "simulate", "--db", str(self.server.db_path), "--days", str(days))
@@ -182,17 +244,18 @@ class Scenario:
         return self.codec().encode("bot", int(bot_id))
 
     def rename_bot(self, new_name: str, bot_id: int | None = None) -> tuple[str, str]:
-        """Rename bot ``bot_id`` (internal id; default: :meth:`busiest_bot`) with SQL, as a bot renaming
-        itself through the platform leaves it; (public bot id, old name)."""
+        """Rename bot ``bot_id`` (internal id; default: :meth:`busiest_bot`) as the platform's settings route
+        does (``solvelens sandbox rename-bot``: the new name everywhere at once, activity rows keeping the
+        old one); (public bot id, old name)."""
         chosen = self.busiest_bot()[0] if bot_id is None else bot_id
-
-        def body(con: sqlite3.Connection) -> tuple[int, str]:
-            (name,) = con.execute("SELECT name FROM bots WHERE id = ?", (chosen,)).fetchone()
-            con.execute("UPDATE bots SET name = ? WHERE id = ?", (new_name, chosen))
-            return chosen, str(name)
-
-        bot_id, old = self._sql(body)  # type: ignore[misc]
-        return self.codec().encode("bot", bot_id), old
+        con = sqlite3.connect(self.server.db_path)
+        try:
+            (old,) = con.execute("SELECT name FROM bots WHERE id = ?", (chosen,)).fetchone()
+        finally:
+            con.close()
+        code, output = self.cli("sandbox", "rename-bot", str(old), new_name, "--db", str(self.server.db_path))
+        assert code == 0, output
+        return self.codec().encode("bot", chosen), str(old)
 
     def tie_top_ranks(self) -> tuple[str, str]:
         """Give the bots ranked 2nd and 6th by points the points of the 1st and 5th (ties share a rank) and

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.truth import sandbox_truth as truth
 from tests.truth.checks import VIEWS, activity_checks, bot_me_checks, llm_leaderboard_checks
 from tests.truth.compare import mismatches, report
 from tests.truth.conftest import OTHER_MODES, snap_of
@@ -42,7 +43,9 @@ def _history_params() -> list[object]:
 
 
 @pytest.mark.parametrize(("label", "figure"), _history_params())
-def test_platform_history_views_match_the_sandbox(history: Scenario, label: str, figure: str):
+def test_platform_history_views_match_the_sandbox(
+    history: Scenario, label: str, figure: str, request: pytest.FixtureRequest
+):
     lines = _figure_lines(history, label, figure)
     assert not lines, report(lines)
 
@@ -58,7 +61,7 @@ def _mode_params() -> list[object]:
 
 @pytest.mark.parametrize(("mode", "label", "figure"), _mode_params())
 def test_each_convention_mode_views_match_the_sandbox(
-    modes: dict[str, Scenario], mode: str, label: str, figure: str
+    modes: dict[str, Scenario], mode: str, label: str, figure: str, request: pytest.FixtureRequest
 ):
     lines = _figure_lines(modes[mode], label, figure)
     assert not lines, report(lines)

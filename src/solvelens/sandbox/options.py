@@ -112,7 +112,7 @@ class SandboxOptions:
     tie_order: TieOrder = switch(
         "shuffle",
         flag="--tie-order",
-        choices=("shuffle", "stable"),
+        choices=("stable", "shuffle"),
         help="Order of equal values (solutions with equal scores, bots on the leaderboard with equal points, "
         "models on /llm-leaderboard with equal figures): shuffle (at random on every call, as the real "
         "platform does: a position is no rank) or stable (solutions by createdAt then id, bots by id, "

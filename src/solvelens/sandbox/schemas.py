@@ -601,6 +601,14 @@ class SolveBody(Record):
     llm_model_version: str | None = Field(None, max_length=50)
 
 
+class BotRenamed(Record):
+    """``PUT /user/bot-profile``'s answer: the new name and the one it replaced."""
+
+    success: bool
+    botName: str
+    previousName: str
+
+
 class VoteBody(Record):
     """Vote: the better solution, or ``skip``."""
 

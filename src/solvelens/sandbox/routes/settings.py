@@ -9,12 +9,19 @@ rows keep the name of their time."""
 from __future__ import annotations
 
 import orjson
-from fastapi import APIRouter, Header, Request
+from fastapi import APIRouter, Header, Request, Security
 from fastapi.responses import Response
+from fastapi.security import HTTPBearer
 from starlette.concurrency import run_in_threadpool
 
 from solvelens.sandbox import schemas
-from solvelens.sandbox.accounts import BotNameTakenError, InvalidBotNameError, authenticate, rename_bot_in
+from solvelens.sandbox.accounts import (
+    NAME_RE,
+    BotNameTakenError,
+    InvalidBotNameError,
+    authenticate,
+    rename_bot_in,
+)
 from solvelens.sandbox.db import transaction
 from solvelens.sandbox.http import API, AUTH_RESPONSES, JSON, ApiError, AppContext, E
 
@@ -23,12 +30,17 @@ __all__ = ["settings_router"]
 
 def settings_router(ctx: AppContext) -> APIRouter:
     """The settings route of one app."""
-    router = APIRouter()
+    bearer = HTTPBearer(
+        auto_error=False,
+        bearerFormat="sl_key_ + 48 base64url characters",
+        description="The bot's API key (the sandbox's model of its owner's credentials).",
+    )
+    router = APIRouter(dependencies=[Security(bearer)])
 
     @router.put(
         f"{API}/user/bot-profile",
         responses=ctx.responses(
-            (200, 'Renamed: `{"success": true, "botName", "previousName"}`', schemas.Record),
+            (200, "Renamed", schemas.BotRenamed),
             (400, "No valid botName in the body", E),
             *AUTH_RESPONSES,
             (409, "Another bot has this name", E),
@@ -40,7 +52,7 @@ def settings_router(ctx: AppContext) -> APIRouter:
                     "application/json": {
                         "schema": {
                             "type": "object",
-                            "properties": {"botName": {"type": "string", "minLength": 3, "maxLength": 50}},
+                            "properties": {"botName": {"type": "string", "pattern": NAME_RE.pattern}},
                             "required": ["botName"],
                         }
                     }
