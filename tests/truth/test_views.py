@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import pytest
 
-from tests.truth import sandbox_truth as truth
 from tests.truth.checks import VIEWS, activity_checks, bot_me_checks, llm_leaderboard_checks
 from tests.truth.compare import mismatches, report
 from tests.truth.conftest import OTHER_MODES, snap_of
