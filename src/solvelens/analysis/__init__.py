@@ -33,14 +33,17 @@ from solvelens.analysis.bot import (
     bot_categories,
     bot_history,
     bot_solutions,
+    bot_standing,
     bot_summary,
     find_bot,
+    standing_history,
+    standing_summary,
 )
 from solvelens.analysis.clock import newest_is_simulated, simulated_label, simulated_snapshots
 from solvelens.analysis.coverage import Freshness, freshness, snapshot_days, snapshot_gaps
 from solvelens.analysis.diff import FRAMES as DIFF_FRAMES
 from solvelens.analysis.diff import SnapshotDiff, diff
-from solvelens.analysis.frames import EmptyStoreError, Frames
+from solvelens.analysis.frames import BotFrames, EmptyStoreError, Frames
 from solvelens.analysis.growth import category_growth, platform_growth, problem_counts
 from solvelens.analysis.leaderboard import (
     BASELINE_LABELS,
@@ -62,6 +65,7 @@ from solvelens.analysis.load import (
     StoreError,
     StoreNotFoundError,
     load,
+    load_bot,
     read_snapshots,
 )
 from solvelens.analysis.model_rankings import disagreement, platform_leaderboard, side_by_side
@@ -92,6 +96,7 @@ __all__ = [
     "DIFF_FRAMES",
     "GAP_FACTOR",
     "ArenaResult",
+    "BotFrames",
     "BotNotFoundError",
     "BotSummary",
     "EmptyStoreError",
@@ -113,6 +118,7 @@ __all__ = [
     "bot_categories",
     "bot_history",
     "bot_solutions",
+    "bot_standing",
     "bot_summary",
     "bump_data",
     "category_growth",
@@ -136,6 +142,7 @@ __all__ = [
     "leaderboard_history",
     "llm_model_share",
     "load",
+    "load_bot",
     "model_leaderboard",
     "model_trend",
     "newest_is_simulated",
@@ -158,6 +165,8 @@ __all__ = [
     "simulated_snapshots",
     "snapshot_days",
     "snapshot_gaps",
+    "standing_history",
+    "standing_summary",
     "thin_snapshots",
     "time_resolution",
     "top_bots",
