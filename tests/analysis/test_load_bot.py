@@ -2,7 +2,7 @@
 (competition rank with ties, ranked bots, tied count), its profiles and the whole page, for every bot of a
 synthetic history in the store's real format (tests/fixtures/history.py: bots tie on points), its list
 positions made distinct (a tie listed at consecutive positions, as the platform lists it) and the newest
-list reversed (not ordered by points: rank is the position)."""
+list reversed (not ordered by points: rank is the position); some bots list no points."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from polars.testing import assert_frame_equal
 from solvelens import analysis as an
 from solvelens.report import bot_page, bot_page_content
 from solvelens.report.html import render_bot_html
-from solvelens.store.schema import LEADERBOARD, LINKS
+from solvelens.store.schema import INTERNAL, LEADERBOARD, LINKS
 from tests.fixtures.history import build_history
 
 NOW = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
@@ -39,6 +39,12 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
                 WHERE l.resource = {LEADERBOARD.code} AND l.snapshot_id = p.snapshot_id
                     AND l.version_id = p.version_id"""
         )
+        # Some bots list no points (a null between equal points breaks their tie).
+        con.execute(
+            f"UPDATE {INTERNAL}.leaderboard_versions SET points = NULL "
+            "WHERE hash(bot_id) % 7 = 0 AND bot_id <> (SELECT min(bot_id) FROM "
+            f"{INTERNAL}.leaderboard_versions)"
+        )
     return path
 
 
@@ -49,6 +55,7 @@ def test_standing_and_page_equal_the_full_loads(store: Path) -> None:
     newest = history.filter(pl.col("snapshot_id") == history["snapshot_id"].max())
     assert newest["points"].is_duplicated().any()  # the reversed snapshot has ties
     assert history.group_by("snapshot_id", "rank").len()["len"].max() > 1  # and others share a rank
+    assert history["points"].null_count()
     for bot_id in history["bot_id"].unique().sort():
         bot = an.load_bot(store, bot_id)
         assert bot.bot_id == bot_id

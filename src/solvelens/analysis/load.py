@@ -400,37 +400,42 @@ def load(
     )
 
 
-#: The leaderboard of the drawn snapshots with each row's competition rank, computed in DuckDB by the rule of
+#: Each leaderboard row of the drawn snapshots with its competition rank, by the rule of
 #: :func:`solvelens.analysis.leaderboard_history` (rows in list position order, equal positions broken on
 #: bot_id; a row with the points of the row before it shares that row's rank; in a snapshot whose list is not
-#: ordered by points, rank is the position).
+#: ordered by points, rank is the position). One sort (``lag`` and the count of null points before a row
+#: share it): in an ordered list rows of equal points between two null-point rows (``seg``) are adjacent, so
+#: their rank is the smallest position among them.
 _RANKED_SQL = """
 WITH lb AS (
-    SELECT snapshot_id, bot_id, name, rank::INTEGER AS position, points::BIGINT AS points, elo::DOUBLE AS elo
+    SELECT snapshot_id, bot_id, rank::INTEGER AS position, points::BIGINT AS points
     FROM leaderboard WHERE {keep} AND rank IS NOT NULL
-), prev AS (
-    SELECT *, lag(points) OVER w AS before FROM lb
-    WINDOW w AS (PARTITION BY snapshot_id ORDER BY position, bot_id)
+), w AS (
+    SELECT *, lag(points) OVER o AS before,
+        sum(CASE WHEN points IS NULL THEN 1 ELSE 0 END) OVER (o ROWS UNBOUNDED PRECEDING) AS seg
+    FROM lb WINDOW o AS (PARTITION BY snapshot_id ORDER BY position, bot_id)
+), snaps AS (
+    SELECT snapshot_id, count(*) AS ranked_bots, bool_or(coalesce(points > before, false)) AS unordered
+    FROM w GROUP BY snapshot_id
 ), runs AS (
-    SELECT *,
-        bool_or(coalesce(points > before, false)) OVER (PARTITION BY snapshot_id) AS unordered,
-        sum(CASE WHEN coalesce(points = before, false) THEN 0 ELSE 1 END) OVER (
-            PARTITION BY snapshot_id ORDER BY position, bot_id ROWS UNBOUNDED PRECEDING
-        ) AS run
-    FROM prev
+    SELECT snapshot_id, seg, points, min(position) AS start FROM w WHERE points IS NOT NULL GROUP BY ALL
 )
-SELECT snapshot_id, bot_id, name, position, points, elo,
-    CASE WHEN unordered THEN position
-        ELSE first_value(position) OVER (PARTITION BY snapshot_id, run ORDER BY position, bot_id) END
-        ::INTEGER AS rank
-FROM runs
+SELECT w.snapshot_id, w.bot_id, s.ranked_bots,
+    CASE WHEN s.unordered OR w.points IS NULL THEN w.position ELSE r.start END::INTEGER AS rank
+FROM w JOIN snaps s USING (snapshot_id)
+LEFT JOIN runs r ON r.snapshot_id = w.snapshot_id AND r.seg = w.seg AND r.points = w.points
 """
 #: The bot's standing (:data:`solvelens.analysis.bot.STANDING_COLUMNS` but ``taken_at``) at every drawn
 #: snapshot with a ranked bot; ``$bot``: its id.
 _STANDING_SQL = f"""
 WITH ranked AS ({_RANKED_SQL.format(keep=_KEEP)}),
-mine AS (SELECT * FROM ranked WHERE bot_id = $bot),
-counts AS (SELECT snapshot_id, count(*) AS ranked_bots FROM ranked GROUP BY snapshot_id),
+counts AS (SELECT DISTINCT snapshot_id, ranked_bots FROM ranked),
+mine AS (
+    SELECT r.snapshot_id, r.rank, v.name, v.rank::INTEGER AS position, v.points::BIGINT AS points,
+        v.elo::DOUBLE AS elo
+    FROM ranked r JOIN leaderboard v ON v.snapshot_id = r.snapshot_id AND v.bot_id = r.bot_id
+    WHERE r.bot_id = $bot AND v.{_KEEP} AND v.bot_id = $bot AND v.rank IS NOT NULL
+),
 tied AS (
     SELECT m.snapshot_id, count(*) AS tied FROM ranked r
     JOIN mine m ON r.snapshot_id = m.snapshot_id AND r.rank = m.rank GROUP BY m.snapshot_id
