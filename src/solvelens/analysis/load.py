@@ -460,8 +460,8 @@ def _find(con: duckdb.DuckDBPyConnection, query: str) -> tuple[str, str]:
     reading only the bots whose id or a name (ignoring case) is ``query``; every bot's names only when none
     matches (for the error's close matches)."""
     views = ("leaderboard", "bots", "bot_me")
-    match = f"bot_id IN (SELECT bot_id FROM {{}} WHERE {_KEEP} AND (bot_id = $q OR lower(name) = lower($q)))"
-    candidates = " OR ".join(match.format(v) for v in views)
+    match = "SELECT DISTINCT bot_id FROM {} WHERE " + _KEEP + " AND (bot_id = $q OR lower(name) = lower($q))"
+    ids = con.sql(" UNION ".join(match.format(v) for v in views), params={"q": query.strip()}).fetchall()
 
     def found(where: str, params: dict[str, object]) -> tuple[str, str]:
         history, bots, own = (_bot_rows(con, v, where, params) for v in views)
@@ -470,7 +470,7 @@ def _find(con: duckdb.DuckDBPyConnection, query: str) -> tuple[str, str]:
         )
 
     try:
-        return found(candidates, {"q": query.strip()})
+        return found("bot_id IN (SELECT unnest($ids::VARCHAR[]))", {"ids": [row[0] for row in ids]})
     except BotNotFoundError:
         return found("TRUE", {})
 
