@@ -34,14 +34,17 @@ from solvelens.analysis.bot import (
     bot_categories,
     bot_history,
     bot_solutions,
+    bot_standing,
     bot_summary,
     find_bot,
+    standing_history,
+    standing_summary,
 )
 from solvelens.analysis.clock import newest_is_simulated, simulated_label, simulated_snapshots
 from solvelens.analysis.coverage import Freshness, freshness, snapshot_days, snapshot_gaps
 from solvelens.analysis.diff import FRAMES as DIFF_FRAMES
 from solvelens.analysis.diff import SnapshotDiff, diff
-from solvelens.analysis.frames import EmptyStoreError, Frames
+from solvelens.analysis.frames import BotFrames, EmptyStoreError, Frames
 from solvelens.analysis.growth import category_growth, platform_growth, problem_counts
 from solvelens.analysis.leaderboard import (
     BASELINE_LABELS,
@@ -63,6 +66,7 @@ from solvelens.analysis.load import (
     StoreError,
     StoreNotFoundError,
     load,
+    load_bot,
     read_snapshots,
 )
 from solvelens.analysis.model_rankings import disagreement, platform_leaderboard, side_by_side
@@ -96,6 +100,7 @@ __all__ = [
     "GAP_FACTOR",
     "MIN_RATE_SPAN",
     "ArenaResult",
+    "BotFrames",
     "BotNotFoundError",
     "BotSummary",
     "EmptyStoreError",
@@ -117,6 +122,7 @@ __all__ = [
     "bot_categories",
     "bot_history",
     "bot_solutions",
+    "bot_standing",
     "bot_summary",
     "bump_data",
     "category_growth",
@@ -140,6 +146,7 @@ __all__ = [
     "leaderboard_history",
     "llm_model_share",
     "load",
+    "load_bot",
     "model_leaderboard",
     "model_trend",
     "newest_is_simulated",
@@ -162,6 +169,8 @@ __all__ = [
     "simulated_snapshots",
     "snapshot_days",
     "snapshot_gaps",
+    "standing_history",
+    "standing_summary",
     "thin_snapshots",
     "time_resolution",
     "too_short",

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from solvelens.analysis.growth import UNCATEGORISED
-from solvelens.analysis.leaderboard import BASELINES, WEEK, current_leaderboard
+from solvelens.analysis.leaderboard import BASELINES, WEEK, reference_snapshots
 from solvelens.analysis.solutions import with_rank_percentile
 
 FrameLike = pl.DataFrame | pl.LazyFrame
@@ -79,6 +79,41 @@ def _held(history: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+#: The columns of :func:`bot_standing` (and of :func:`solvelens.analysis.load.load_bot`'s ``standing``).
+STANDING_COLUMNS = {
+    "snapshot_id": pl.Int64(),
+    "taken_at": pl.Datetime("us", "UTC"),
+    "ranked_bots": pl.UInt32(),
+    "name": pl.String(),
+    "rank": pl.Int32(),
+    "position": pl.Int32(),
+    "points": pl.Int64(),
+    "elo": pl.Float64(),
+    "tied": pl.UInt32(),
+}
+
+
+def bot_standing(history: pl.DataFrame, bot_id: str) -> pl.DataFrame:
+    """The bot's row of the leaderboard ``history`` (:func:`solvelens.analysis.leaderboard_history`) at
+    every snapshot it holds, with the two figures that need the other bots' rows.
+
+    Output columns (:data:`STANDING_COLUMNS`): snapshot_id Int64, taken_at, ranked_bots UInt32 (bots ranked
+    in that snapshot), then the bot's name, rank Int32, position Int32, points Int64, elo Float64 and tied
+    UInt32 (ranked bots sharing its rank, itself included), all null where it was not ranked; sorted by
+    taken_at. :func:`solvelens.analysis.load.load_bot` computes the same frame in DuckDB.
+    """
+    times = history.select("snapshot_id", "taken_at").unique()
+    counts = history.group_by("snapshot_id").agg(ranked_bots=pl.len().cast(pl.UInt32))
+    tied = history.group_by("snapshot_id", "rank").agg(tied=pl.len().cast(pl.UInt32))
+    mine = (
+        history.filter(pl.col("bot_id") == bot_id)
+        .drop("taken_at", "bot_id")
+        .join(tied, on=["snapshot_id", "rank"], how="left")
+    )
+    frame = times.join(counts, on="snapshot_id", how="left").join(mine, on="snapshot_id", how="left")
+    return frame.select(list(STANDING_COLUMNS)).sort("taken_at", "snapshot_id")
+
+
 def bot_history(
     history: pl.DataFrame, bot_id: str, *, bots: FrameLike | None = None, top_n: int = 10
 ) -> pl.DataFrame:
@@ -93,27 +128,24 @@ def bot_history(
     (rank <= ``top_n``), held_s Float64 (seconds until the next snapshot); with ``bots`` also
     total_solutions Int64, total_votes Int64, vote_accuracy Float64 from its profile; sorted by taken_at.
     """
-    times = _held(history)
-    counts = history.group_by("snapshot_id").agg(ranked_bots=pl.len().cast(pl.UInt32))
-    tied = history.group_by("snapshot_id", "rank").agg(tied=pl.len().cast(pl.UInt32))
-    mine = (
-        history.filter(pl.col("bot_id") == bot_id)
-        .drop("taken_at")
-        .join(tied, on=["snapshot_id", "rank"], how="left")
-    )
-    frame = (
-        times.join(counts, on="snapshot_id", how="left")
-        .join(mine, on="snapshot_id", how="left")
-        .with_columns(
-            bot_id=pl.lit(bot_id),
-            percentile=(
-                pl.col("ranked_bots").cast(pl.Float64)
-                - pl.col("rank")
-                - (pl.col("tied").cast(pl.Float64) - 1.0) / 2.0
-            )
-            / (pl.col("ranked_bots").cast(pl.Float64) - 1).clip(lower_bound=1.0),
-            in_top_n=(pl.col("rank") <= top_n).fill_null(False),
+    return standing_history(bot_standing(history, bot_id), bot_id, bots=bots, top_n=top_n)
+
+
+def standing_history(
+    standing: pl.DataFrame, bot_id: str, *, bots: FrameLike | None = None, top_n: int = 10
+) -> pl.DataFrame:
+    """:func:`bot_history` from the bot's ``standing`` (:func:`bot_standing`, or
+    :func:`solvelens.analysis.load.load_bot`'s); same output columns."""
+    times = _held(standing)
+    frame = times.join(standing.drop("taken_at"), on="snapshot_id", how="left").with_columns(
+        bot_id=pl.lit(bot_id),
+        percentile=(
+            pl.col("ranked_bots").cast(pl.Float64)
+            - pl.col("rank")
+            - (pl.col("tied").cast(pl.Float64) - 1.0) / 2.0
         )
+        / (pl.col("ranked_bots").cast(pl.Float64) - 1).clip(lower_bound=1.0),
+        in_top_n=(pl.col("rank") <= top_n).fill_null(False),
     )
     columns = ["snapshot_id", "taken_at", "bot_id", "name", "rank", "position", "points", "elo"]
     columns += ["ranked_bots", "percentile", "tied", "in_top_n", "held_s"]
@@ -182,12 +214,47 @@ def bot_summary(
     window: dt.timedelta = WEEK,
 ) -> BotSummary:
     """Summarise :func:`bot_history` of ``bot_id`` (``name`` is used when the bot was never ranked)."""
-    own = bot_history(history, bot_id, bots=bots, top_n=top_n)
+    return standing_summary(
+        bot_standing(history, bot_id), bot_id, name=name, bots=bots, top_n=top_n, window=window
+    )
+
+
+def _changes(standing: pl.DataFrame, window: dt.timedelta) -> dict[str, int | None]:
+    """``rank_change_<b>`` and ``points_change_<b>`` of the bot for each baseline ``b`` (as
+    :func:`~solvelens.analysis.leaderboard.current_leaderboard` computes them; empty when it is not ranked at
+    the newest snapshot)."""
+    refs = reference_snapshots(standing, window=window)
+    ranked = standing.filter(pl.col("rank").is_not_null())
+    at = {row["snapshot_id"]: row for row in ranked.iter_rows(named=True)}
+    newest = standing["snapshot_id"][-1] if standing.height else None
+    now = at.get(newest)
+    if now is None:
+        return {}
+    out: dict[str, int | None] = {}
+    for b in BASELINES:
+        then = at.get(refs[b]) if refs[b] is not None else None
+        out[f"rank_change_{b}"] = None if then is None else then["rank"] - now["rank"]
+        both = then is not None and then["points"] is not None and now["points"] is not None
+        out[f"points_change_{b}"] = now["points"] - then["points"] if both else None  # type: ignore[index]
+    return out
+
+
+def standing_summary(
+    standing: pl.DataFrame,
+    bot_id: str,
+    *,
+    name: str | None = None,
+    bots: FrameLike | None = None,
+    top_n: int = 10,
+    window: dt.timedelta = WEEK,
+) -> BotSummary:
+    """:func:`bot_summary` from the bot's ``standing`` (:func:`bot_standing`, or
+    :func:`solvelens.analysis.load.load_bot`'s)."""
+    own = standing_history(standing, bot_id, bots=bots, top_n=top_n)
     ranked = own.filter(pl.col("rank").is_not_null())
     newest = own.tail(1).row(0, named=True) if own.height else {}
     peak = ranked.sort("rank", "taken_at").head(1)
-    table = current_leaderboard(history, window=window).filter(pl.col("bot_id") == bot_id)
-    row = table.row(0, named=True) if table.height else {}
+    row = _changes(standing.sort("taken_at", "snapshot_id"), window)
     names = own["name"].drop_nulls()
     return BotSummary(
         bot_id=bot_id,

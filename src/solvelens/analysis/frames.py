@@ -14,7 +14,7 @@ import polars as pl
 from solvelens.analysis.points import HistoryPoints
 from solvelens.store.errors import StoreError
 
-__all__ = ["EmptyStoreError", "Frames"]
+__all__ = ["BotFrames", "EmptyStoreError", "Frames"]
 
 
 class EmptyStoreError(StoreError):
@@ -123,3 +123,30 @@ class Frames:
             raise EmptyStoreError(
                 f"store {self.path} has no complete snapshot: run `solvelens snapshot --db {self.path}` first"
             )
+
+
+@dataclass(frozen=True)
+class BotFrames:
+    """What :func:`solvelens.analysis.load.load_bot` read for one bot's page: that bot's rows only (besides
+    the newest snapshot's ``solutions`` / ``problems``, which the median bot needs); times UTC.
+
+    - ``bot_id``, ``name``: the bot found (:func:`solvelens.analysis.find_bot`'s answer)
+    - ``snapshots``: every snapshot of the window (as :attr:`Frames.snapshots`; sorted by taken_at)
+    - ``points``: the snapshots the history draws (as :attr:`Frames.points`)
+    - ``standing``: the bot at every drawn snapshot with a ranked bot
+      (:data:`solvelens.analysis.bot.STANDING_COLUMNS`, the frame :func:`solvelens.analysis.bot_standing`
+      computes from a full leaderboard history)
+    - ``profiles``: its ``bots`` rows, else its ``bot_me`` rows, at the drawn snapshots (columns of
+      :attr:`Frames.bot_me`)
+    - ``solutions``, ``problems``: of the newest snapshot, every bot's (as :class:`Frames`)
+    """
+
+    path: Path
+    bot_id: str
+    name: str
+    snapshots: pl.DataFrame
+    points: HistoryPoints
+    standing: pl.DataFrame
+    profiles: pl.DataFrame
+    solutions: pl.DataFrame
+    problems: pl.DataFrame

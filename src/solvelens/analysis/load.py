@@ -17,7 +17,8 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
-from solvelens.analysis.frames import EmptyStoreError, Frames
+from solvelens.analysis.bot import STANDING_COLUMNS, BotNotFoundError, find_bot
+from solvelens.analysis.frames import BotFrames, EmptyStoreError, Frames
 from solvelens.analysis.platforms import PlatformSelection, select_platform
 from solvelens.analysis.points import HistoryPoints, history_points
 from solvelens.store import (
@@ -50,6 +51,7 @@ __all__ = [
     "StoreLockTimeout",
     "StoreNotFoundError",
     "load",
+    "load_bot",
     "read_snapshots",
 ]
 
@@ -302,6 +304,32 @@ def _window(snapshots: pl.DataFrame, since: dt.datetime | None, last_days: float
     return snapshots
 
 
+#: The condition on ``snapshot_id`` keeping the drawn snapshots (``_selected``, set by :func:`_select`).
+_KEEP = "snapshot_id IN (SELECT snapshot_id FROM _selected)"
+
+
+def _select(
+    con: duckdb.DuckDBPyConnection,
+    path: Path,
+    names: set[str],
+    platform: str | None,
+    since: dt.datetime | None,
+    last_days: float | None,
+    every_snapshot: bool,
+) -> tuple[pl.DataFrame, PlatformSelection, pl.DataFrame, HistoryPoints]:
+    """Every snapshot, the platform chosen, its snapshots of the window and the drawn ones (registered on
+    ``con`` as ``_window`` and ``_selected``, tables of ``snapshot_id``)."""
+    every = _snapshot_rows(con, path, names)
+    chosen = select_platform(every, platform)
+    snapshots = _window(chosen.snapshots.select(_SNAPSHOT_COLUMNS), since, last_days)
+    points = history_points(snapshots)
+    if every_snapshot:
+        points = HistoryPoints(snapshots["snapshot_id"], complete=True)
+    con.register("_window", snapshots.select("snapshot_id").to_arrow())
+    con.register("_selected", pl.DataFrame({"snapshot_id": points.snapshot_ids}).to_arrow())
+    return every, chosen, snapshots, points
+
+
 #: The read-only connection context of :func:`load` (for readers in other analysis modules).
 read_only = _connect
 
@@ -341,15 +369,10 @@ def load(
     path = Path(db_path)
     with _connect(path, lock_timeout_s) as con:
         names = _view_names(con)
-        every = _snapshot_rows(con, path, names)
-        chosen: PlatformSelection = select_platform(every, platform)
-        snapshots = _window(chosen.snapshots.select(_SNAPSHOT_COLUMNS), since, last_days)
-        points = history_points(snapshots)
-        if every_snapshot:
-            points = HistoryPoints(snapshots["snapshot_id"], complete=True)
-        con.register("_window", snapshots.select("snapshot_id").to_arrow())
-        con.register("_selected", pl.DataFrame({"snapshot_id": points.snapshot_ids}).to_arrow())
-        keep = "snapshot_id IN (SELECT snapshot_id FROM _selected)"
+        every, chosen, snapshots, points = _select(
+            con, path, names, platform, since, last_days, every_snapshot
+        )
+        keep = _KEEP
         window = "snapshot_id IN (SELECT snapshot_id FROM _window)"
         frames = {
             name: con.sql(f"SELECT {cols} FROM {name} WHERE {keep}").pl() for name, cols in _COLUMNS.items()
@@ -385,4 +408,136 @@ def load(
         has_data_quality="data_quality" in names,
         points=points,
         **{name: frame.lazy() for name, frame in frames.items()},
+    )
+
+
+#: Each leaderboard row of the drawn snapshots with its competition rank, by the rule of
+#: :func:`solvelens.analysis.leaderboard_history` (rows in list position order, equal positions broken on
+#: bot_id; a row with the points of the row before it shares that row's rank; in a snapshot whose list is not
+#: ordered by points, rank is the position). One sort (``lag`` and the count of null points before a row
+#: share it): in an ordered list rows of equal points between two null-point rows (``seg``) are adjacent, so
+#: their rank is the smallest position among them.
+_RANKED_SQL = """
+WITH lb AS (
+    SELECT snapshot_id, bot_id, rank::INTEGER AS position, points::BIGINT AS points
+    FROM leaderboard WHERE {keep} AND rank IS NOT NULL
+), w AS (
+    SELECT *, lag(points) OVER o AS before,
+        sum(CASE WHEN points IS NULL THEN 1 ELSE 0 END) OVER (o ROWS UNBOUNDED PRECEDING) AS seg
+    FROM lb WINDOW o AS (PARTITION BY snapshot_id ORDER BY position, bot_id)
+), snaps AS (
+    SELECT snapshot_id, count(*) AS ranked_bots, bool_or(coalesce(points > before, false)) AS unordered
+    FROM w GROUP BY snapshot_id
+), runs AS (
+    SELECT snapshot_id, seg, points, min(position) AS start FROM w WHERE points IS NOT NULL GROUP BY ALL
+)
+SELECT w.snapshot_id, w.bot_id, s.ranked_bots,
+    CASE WHEN s.unordered OR w.points IS NULL THEN w.position ELSE r.start END::INTEGER AS rank
+FROM w JOIN snaps s USING (snapshot_id)
+LEFT JOIN runs r ON r.snapshot_id = w.snapshot_id AND r.seg = w.seg AND r.points = w.points
+"""
+#: The bot's standing (:data:`solvelens.analysis.bot.STANDING_COLUMNS` but ``taken_at``) at every drawn
+#: snapshot with a ranked bot; ``$bot``: its id.
+_STANDING_SQL = f"""
+WITH ranked AS ({_RANKED_SQL.format(keep=_KEEP)}),
+counts AS (SELECT DISTINCT snapshot_id, ranked_bots FROM ranked),
+mine AS (
+    SELECT r.snapshot_id, r.rank, v.name, v.rank::INTEGER AS position, v.points::BIGINT AS points,
+        v.elo::DOUBLE AS elo
+    FROM ranked r JOIN leaderboard v ON v.snapshot_id = r.snapshot_id AND v.bot_id = r.bot_id
+    WHERE r.bot_id = $bot AND v.{_KEEP} AND v.bot_id = $bot AND v.rank IS NOT NULL
+),
+tied AS (
+    SELECT m.snapshot_id, count(*) AS tied FROM ranked r
+    JOIN mine m ON r.snapshot_id = m.snapshot_id AND r.rank = m.rank GROUP BY m.snapshot_id
+)
+SELECT c.snapshot_id, c.ranked_bots, m.name, m.rank, m.position, m.points, m.elo, t.tied
+FROM counts c LEFT JOIN mine m USING (snapshot_id) LEFT JOIN tied t USING (snapshot_id)
+"""
+
+
+def _bot_rows(
+    con: duckdb.DuckDBPyConnection, view: str, where: str, params: dict[str, object]
+) -> pl.DataFrame:
+    """snapshot_id, bot_id, name of ``view``'s rows of the drawn snapshots matching ``where``."""
+    ranked = " AND rank IS NOT NULL" if view == "leaderboard" else ""
+    sql = f"SELECT snapshot_id, bot_id, name FROM {view} WHERE {_KEEP}{ranked} AND ({where})"
+    rows = con.sql(sql, params=params).pl()
+    return rows.cast({c: _DTYPES["bot_me"][c] for c in rows.columns})  # type: ignore[arg-type]
+
+
+def _find(con: duckdb.DuckDBPyConnection, query: str) -> tuple[str, str]:
+    """:func:`solvelens.analysis.find_bot` over the drawn snapshots' leaderboard, ``bots`` and ``bot_me``,
+    reading only the bots whose id or a name (ignoring case) is ``query``; every bot's names only when none
+    matches (for the error's close matches)."""
+    views = ("leaderboard", "bots", "bot_me")
+    match = "SELECT DISTINCT bot_id FROM {} WHERE " + _KEEP + " AND (bot_id = $q OR lower(name) = lower($q))"
+    ids = con.sql(" UNION ".join(match.format(v) for v in views), params={"q": query.strip()}).fetchall()
+
+    def found(where: str, params: dict[str, object]) -> tuple[str, str]:
+        history, bots, own = (_bot_rows(con, v, where, params) for v in views)
+        return find_bot(
+            query, history, pl.concat([bots, own]).unique(["snapshot_id", "bot_id"], keep="first")
+        )
+
+    try:
+        return found("bot_id IN (SELECT unnest($ids::VARCHAR[]))", {"ids": [row[0] for row in ids]})
+    except BotNotFoundError:
+        return found("TRUE", {})
+
+
+def _bot_profiles(con: duckdb.DuckDBPyConnection, bot_id: str) -> pl.DataFrame:
+    """The bot's ``bots`` rows, else its ``bot_me`` rows, at the drawn snapshots (``bot_me``'s columns)."""
+    columns = list(_DTYPES["bot_me"])
+    frames = [
+        con.sql(
+            f"SELECT {', '.join(columns)} FROM {view} WHERE {_KEEP} AND bot_id = $bot", params={"bot": bot_id}
+        )
+        .pl()
+        .cast({c: _DTYPES[view][c] for c in columns}, strict=False)  # type: ignore[arg-type]
+        for view in ("bots", "bot_me")
+    ]
+    return pl.concat(frames, how="vertical_relaxed").unique(["snapshot_id", "bot_id"], keep="first")
+
+
+def load_bot(
+    db_path: str | Path, query: str, *, platform: str | None = None, lock_timeout_s: float = 60.0
+) -> BotFrames:
+    """Read what one bot's page needs from the store at ``db_path`` (read-only, closed at once): the bot
+    ``query`` names (an id, a name, or a name ignoring case; :func:`solvelens.analysis.find_bot`) and its
+    rows only, so the cost does not grow with the number of bots (DuckDB still ranks each drawn snapshot's
+    leaderboard to give the bot its competition rank, the ranked bots and the ties).
+
+    ``platform`` as :func:`load`; the drawn snapshots as :func:`load` (``BotFrames.points``). Returns
+    :class:`~solvelens.analysis.frames.BotFrames`. Raises what :func:`load` raises,
+    :class:`~solvelens.analysis.frames.EmptyStoreError` for a store without a complete snapshot of the
+    platform and :class:`solvelens.analysis.BotNotFoundError` (naming close matches) when no single bot
+    matches.
+    """
+    path = Path(db_path)
+    with _connect(path, lock_timeout_s) as con:
+        names = _view_names(con)
+        _, _, snapshots, points = _select(con, path, names, platform, None, None, False)
+        if not snapshots.height:
+            raise EmptyStoreError(
+                f"store {path} has no complete snapshot: run `solvelens snapshot --db {path}` first"
+            )
+        bot_id, name = _find(con, query)
+        standing = con.sql(_STANDING_SQL, params={"bot": bot_id}).pl()
+        profiles = _bot_profiles(con, bot_id)
+        latest = int(snapshots["snapshot_id"][-1])
+        problems = con.sql(f"SELECT {_PROBLEM_COLUMNS} FROM problems WHERE snapshot_id = {latest}").pl()
+        solutions = con.sql(f"SELECT {_SOLUTION_COLUMNS} FROM solutions WHERE snapshot_id = {latest}").pl()
+    times = snapshots.select("snapshot_id", "taken_at")
+    standing = standing.join(times, on="snapshot_id", how="inner").cast(STANDING_COLUMNS)  # type: ignore[arg-type]
+    return BotFrames(
+        path=path,
+        bot_id=bot_id,
+        name=name,
+        snapshots=snapshots,
+        points=points,
+        standing=standing.select(list(STANDING_COLUMNS)).sort("taken_at", "snapshot_id"),
+        profiles=profiles,
+        solutions=_typed("solutions", solutions),
+        problems=_typed("problems", problems),
     )

@@ -5,7 +5,7 @@ table as CSV beside it, PNGs optional; and the page of one bot.
 entry points (also ``solvelens report`` and ``solvelens report --bot NAME_OR_ID``).
 """
 
-from solvelens.report.bot import BotPage, BotSection, bot_page_content
+from solvelens.report.bot import BotPage, BotSection, bot_page, bot_page_content
 from solvelens.report.build import build_bot_report, build_report, csv_path
 from solvelens.report.content import EmptyStoreError, ReportContent, report_content
 from solvelens.report.html import render_bot_html, render_html
@@ -15,6 +15,7 @@ __all__ = [
     "BotSection",
     "EmptyStoreError",
     "ReportContent",
+    "bot_page",
     "bot_page_content",
     "build_bot_report",
     "build_report",

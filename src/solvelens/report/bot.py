@@ -183,17 +183,46 @@ def bot_section(
     ranked (``store.bot_me`` for the key's own bot). Durations are shown in days when the history spans a
     day or more, else in hours or minutes.
     """
-    own = an.bot_history(history, bot_id, bots=profiles if profiles is not None else store.bots, top_n=top_n)
-    summary = an.bot_summary(history, bot_id, name=name, top_n=top_n, window=window)
-    solutions = an.bot_solutions(store.solutions, store.problems, bot_id)
-    categories = an.bot_categories(store.solutions, store.problems, bot_id)
+    return standing_section(
+        an.bot_standing(history, bot_id),
+        store.solutions,
+        store.problems,
+        bot_id,
+        name=name,
+        profiles=profiles if profiles is not None else store.bots,
+        prefix=prefix,
+        top_n=top_n,
+        window=window,
+        max_solution_rows=max_solution_rows,
+    )
+
+
+def standing_section(
+    standing: pl.DataFrame,
+    solutions: pl.DataFrame | pl.LazyFrame,
+    problems: pl.DataFrame | pl.LazyFrame,
+    bot_id: str,
+    *,
+    name: str | None = None,
+    profiles: pl.DataFrame | pl.LazyFrame,
+    prefix: str = "bot",
+    top_n: int = 10,
+    window: dt.timedelta = an.leaderboard.WEEK,
+    max_solution_rows: int = MAX_SOLUTION_ROWS,
+) -> BotSection:
+    """:func:`bot_section` from the bot's ``standing`` (:func:`solvelens.analysis.bot_standing`, or
+    :func:`solvelens.analysis.load_bot`'s), the newest snapshot's ``solutions`` and ``problems``."""
+    own = an.standing_history(standing, bot_id, bots=profiles, top_n=top_n)
+    summary = an.standing_summary(standing, bot_id, name=name, top_n=top_n, window=window)
+    mine = an.bot_solutions(solutions, problems, bot_id)
+    categories = an.bot_categories(solutions, problems, bot_id)
     return BotSection(
         bot_id=bot_id,
         name=summary.name,
         figures=_figures(summary, own, top_n),
         charts=_charts(prefix, summary.name, own, categories),
-        solutions=_solution_rows(solutions, max_solution_rows),
-        solutions_total=solutions.height,
+        solutions=_solution_rows(mine, max_solution_rows),
+        solutions_total=mine.height,
         categories=_category_rows(categories),
     )
 
@@ -235,20 +264,52 @@ def bot_page_content(
         ["snapshot_id", "bot_id"], keep="first"
     )
     bot_id, name = an.find_bot(query, history, profiles)
+    bot = an.BotFrames(
+        path=store.path,
+        bot_id=bot_id,
+        name=name,
+        snapshots=every,
+        points=store.points or an.HistoryPoints(every["snapshot_id"], complete=True),
+        standing=an.bot_standing(history, bot_id),
+        profiles=profiles,
+        solutions=store.solutions.collect(),
+        problems=store.problems.collect(),
+    )
+    return bot_page(bot, top_n=top_n, window=window, now=now)
+
+
+def bot_page(
+    bot: an.BotFrames,
+    *,
+    top_n: int = 10,
+    window: dt.timedelta = an.leaderboard.WEEK,
+    now: dt.datetime | None = None,
+) -> BotPage:
+    """The page of the bot :func:`solvelens.analysis.load_bot` read (the same page as
+    :func:`bot_page_content`, from that bot's rows only)."""
+    every = bot.snapshots
+    snapshots = bot.points.drawn(every)
     simulated = an.simulated_label(snapshots)
     with ch.simulated_time(bool(simulated)):  # the time axes say "Simulated time (UTC)" then
-        section = bot_section(
-            store, history, bot_id, name=name, profiles=profiles, top_n=top_n, window=window
+        section = standing_section(
+            bot.standing,
+            bot.solutions,
+            bot.problems,
+            bot.bot_id,
+            name=bot.name,
+            profiles=bot.profiles,
+            top_n=top_n,
+            window=window,
         )
     notices = [simulated] if simulated else []
-    if store.points is not None and store.points.rule:
-        notices.append(store.points.rule)
+    if bot.points.rule:
+        notices.append(bot.points.rule)
     if section.figures[0].value == "not ranked":
         notices.append(
-            f"{name} is not on the leaderboard at the newest snapshot (suspended, or not yet ranked)."
+            f"{bot.name} is not on the leaderboard at the newest snapshot (suspended, or not yet ranked)."
         )
     return BotPage(
-        db_path=str(store.path),
+        db_path=str(bot.path),
         generated_at=now or dt.datetime.now(dt.UTC),
         snapshot_count=every.height,
         first_taken_at=every["taken_at"][0],

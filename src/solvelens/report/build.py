@@ -6,10 +6,10 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
-from solvelens.analysis import load
+from solvelens.analysis import load, load_bot
 from solvelens.analysis.models import N_BOOT
 from solvelens.charts import save_png
-from solvelens.report.bot import bot_page_content
+from solvelens.report.bot import bot_page
 from solvelens.report.content import report_content
 from solvelens.report.html import render_bot_html, render_html
 from solvelens.report.slots import ChartSlot
@@ -83,10 +83,9 @@ def build_bot_report(
 
     Works for any bot in the store, ranked or not. Raises what :func:`build_report` raises, and
     :class:`solvelens.analysis.BotNotFoundError` (naming close matches) when no single bot matches; nothing
-    is written then.
+    is written then. Reads that bot's rows only (:func:`solvelens.analysis.load_bot`).
     """
-    store = load(db_path, platform=platform)
-    page = bot_page_content(store, bot, top_n=top_n, now=now)
+    page = bot_page(load_bot(db_path, bot, platform=platform), top_n=top_n, now=now)
     out = Path(out_path)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(render_bot_html(page), encoding="utf-8")
