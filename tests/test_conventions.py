@@ -1,7 +1,8 @@
 """End to end in every sandbox convention mode, over real HTTP with the real command line: a full
 ``solvelens snapshot`` into a real DuckDB file equals the sandbox's SQLite database (ids, key fields, ranks,
 counts, figures) while the sandbox orders tied scores at random on every call, as the real platform does
-(solution ranks are competition ranks over the score: the same whatever the tie order); ``solvelens bot
+(solution ranks over the score and leaderboard ranks over the points are competition ranks: the same
+whatever the tie order); ``solvelens bot
 run`` with the example solver has every task type accepted; and
 ``solvelens probe`` -> profile -> ``snapshot --profile`` gives the same snapshot as detection.
 
@@ -65,12 +66,12 @@ def sqlite_truth(db_path: Path) -> dict[str, Any]:
                 (rank, codec.encode("solution", sid), codec.encode_opt("bot", bid))
             )
         solutions = {p: sorted(s) for p, s in solutions.items()}  # by competition rank, then id
-        leaderboard = [
-            codec.encode("bot", bid)
-            for (bid,) in conn.execute(
-                f"SELECT id FROM bots WHERE status = 'active' ORDER BY {queries.LEADERBOARD_SORTS['points']}"
+        leaderboard = sorted(
+            (rank, codec.encode("bot", bid))
+            for bid, rank in conn.execute(
+                "SELECT id, rank() OVER (ORDER BY total_points DESC) FROM bots WHERE status = 'active'"
             )
-        ]
+        )  # by competition rank over points (bots tied on points share it), then id
         categories = {
             (slug, name, count)
             for slug, name, count in conn.execute(
@@ -105,7 +106,9 @@ def store_contents(store: Path) -> dict[str, Any]:
         "SELECT problem_id, rank, solution_id, bot_id FROM solutions ORDER BY problem_id, rank, solution_id",
     ).iter_rows(named=True):
         solutions[r["problem_id"]].append((r["rank"], r["solution_id"], r["bot_id"]))
-    leaderboard = read_frame(store, "SELECT bot_id FROM leaderboard ORDER BY rank")["bot_id"].to_list()
+    leaderboard = list(
+        read_frame(store, "SELECT rank, bot_id FROM leaderboard ORDER BY rank, bot_id").iter_rows()
+    )
     categories = set(read_frame(store, "SELECT slug, name, problem_count FROM categories").iter_rows())
     stats = dict(read_frame(store, "SELECT metric, value FROM platform_stats").iter_rows())
     bots = set(read_frame(store, "SELECT bot_id FROM bots")["bot_id"].to_list())
@@ -126,8 +129,8 @@ def assert_snapshot_equals_platform(store: Path, server: SandboxServer, bot_name
     assert set(got["problems"]) == set(truth["problems"])
     assert got["problems"] == truth["problems"]  # title, solutionCount, comparisonCount per id
     assert got["solutions"] == truth["solutions"]  # competition ranks and authors of every list
-    assert got["leaderboard"] == truth["leaderboard"]  # rank order
-    assert got["bots"] == set(truth["leaderboard"])  # one profile per leaderboard bot
+    assert got["leaderboard"] == truth["leaderboard"]  # competition ranks: the same whatever the tie order
+    assert got["bots"] == {bot for _, bot in truth["leaderboard"]}  # one profile per leaderboard bot
     assert got["categories"] == truth["categories"]
     assert {k: float(v) for k, v in got["stats"].items()} == {k: float(v) for k, v in truth["stats"].items()}
     if bot_name is not None:

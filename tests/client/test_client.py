@@ -837,8 +837,9 @@ def _restrict(expected: dict[str, Any]) -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def quiet_sandbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SandboxServer]:
-    """A platform no test writes to (bots of other tests change the shared ``sandbox``)."""
-    server = start_sandbox(tmp_path_factory.mktemp("quiet") / "sandbox.sqlite")
+    """A platform no test writes to (bots of other tests change the shared ``sandbox``), its ties in a stable
+    order: the tests compare listing order with the database's."""
+    server = start_sandbox(tmp_path_factory.mktemp("quiet") / "sandbox.sqlite", tie_order="stable")
     yield server
     server.stop()
 
@@ -921,7 +922,7 @@ def test_sandbox_401_and_403(kind: str, sandbox: SandboxServer) -> None:
 def test_sandbox_other_pagination_styles(
     kind: str, module_sandbox: Callable[..., SandboxServer], style: str
 ) -> None:
-    server = module_sandbox(pagination=style)
+    server = module_sandbox(pagination=style, tie_order="stable")
     expected = _restrict(_expected(server))
     with open_client(kind, server.base_url, read_env=False) as c:
         assert _full_paging(c, problems=9, solutions=4, leaderboard=6) == expected
@@ -939,7 +940,7 @@ def test_sandbox_solutions_paged_by_offset_are_walked_completely(
     ``{"items", "has_more", "total"}``, page ignored): every problem's solutions come back complete, in rank
     order, with the style found once and reused."""
     caplog.set_level(logging.INFO, logger="solvelens.client")
-    server = module_sandbox(solutions_paging="offset")
+    server = module_sandbox(solutions_paging="offset", tie_order="stable")
     expected = _restrict(_expected(server))
     with open_client(kind, server.base_url, read_env=False) as c:
         assert _full_paging(c) == expected  # asks for 100 a page, gets at most 10 with has_more: true
@@ -950,7 +951,11 @@ def test_sandbox_solutions_paged_by_offset_are_walked_completely(
 
 def test_sandbox_fault_injected_full_paging(kind: str, make_sandbox: Callable[..., SandboxServer]) -> None:
     server = make_sandbox(
-        fault_rate=0.25, fault_kinds="429,500,502,503,truncate,html", fault_seed=7, retry_after=1
+        fault_rate=0.25,
+        fault_kinds="429,500,502,503,truncate,html",
+        fault_seed=7,
+        retry_after=1,
+        tie_order="stable",
     )
     expected = _restrict(_expected(server))
     policy = RetryPolicy(attempts=10, wait_initial=0.0, wait_max=0.01, wait_jitter=0.0, retry_after_cap=0.01)
@@ -1058,7 +1063,7 @@ def test_snapshot_fetch_collects_offset_paged_solutions_completely(
     ``page`` ignored): every solution, no warning."""
     from solvelens.flows.fetch import collect_pages
 
-    server = module_sandbox(solutions_paging="offset")
+    server = module_sandbox(solutions_paging="offset", tie_order="stable")
     expected = _restrict(_expected(server))
 
     async def run() -> tuple[dict[str, list[str]], list[str]]:

@@ -26,13 +26,14 @@ Record = dict[str, Any]
 
 @pytest.fixture(scope="module")
 def servers(pristine_platform: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
-    """One copy of the pristine platform served three ways at once: default, nested refs, zero + nested."""
+    """One copy of the pristine platform served three ways at once: default, nested refs, zero + nested; ties
+    in a stable order (the tests compare listing order between walks and with SQL)."""
     path = tmp_path_factory.mktemp("shapes") / "shapes.sqlite"
     shutil.copyfile(pristine_platform, path)
     started: dict[str, SandboxServer] = {}
     try:
         for name in ("default", "nested", "zero+nested"):
-            started[name] = start_sandbox(path, seed=0, **LIST_SHAPES[name])
+            started[name] = start_sandbox(path, seed=0, tie_order="stable", **LIST_SHAPES[name])
         yield {"path": path, **started}
     finally:
         for server in started.values():
