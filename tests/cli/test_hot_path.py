@@ -77,8 +77,15 @@ def test_a_plain_snapshot_imports_nothing_it_does_not_use(
 _FIRST_REQUEST = r"""
 import json, os, socket, sys
 out = sys.argv[1]
+seen = []
+plain_connect = socket.socket.connect
 def connect(self, *args):
-    open(out, "w").write(json.dumps(sorted(sys.modules)))
+    # The preflight's plain TCP connection comes first (no httpx yet): record, let it through. The first
+    # connection with httpx imported is the probe's GET /categories: record and stop there.
+    seen.append(sorted(sys.modules))
+    if "httpx" not in sys.modules:
+        return plain_connect(self, *args)
+    open(out, "w").write(json.dumps(seen))
     os._exit(0)
 socket.socket.connect = connect
 sys.argv = ["solvelens", *sys.argv[2:]]
@@ -90,20 +97,23 @@ app()
 def test_a_snapshot_sends_its_first_request_before_it_imports_the_store(
     sandbox: SandboxServer, tmp_path: Path
 ) -> None:
-    """What a snapshot has imported when it opens its first connection (the probe of ``/categories``): the
-    client only. The store, Parquet, pydantic and the plan come after (``benchmarks/first_request.py``
-    times it)."""
+    """What a snapshot has imported when it opens its first connection (the preflight's TCP connect) and
+    when it sends its first request (the probe of ``/categories``): the client only. The store, Parquet,
+    pydantic and the plan come after (``benchmarks/first_request.py`` times it)."""
     out = tmp_path / "modules.json"
     args = ["snapshot", "--base-url", sandbox.base_url, "--db", str(tmp_path / "s.duckdb"), "--no-bot-me"]
     proc = subprocess.run(
         [sys.executable, "-c", _FIRST_REQUEST, str(out), *args], capture_output=True, text=True, timeout=120
     )
     assert proc.returncode == 0, proc.stderr
-    modules = set(json.loads(out.read_text()))
-    assert "httpx" in modules and "solvelens.flows.preflight" in modules  # it was the probe's connection
+    connections = [set(modules) for modules in json.loads(out.read_text())]
+    assert "httpx" not in connections[0]  # the preflight's TCP connect, before the client is imported
+    request = connections[-1]
+    assert "httpx" in request and "solvelens.flows.preflight" in request  # it was the probe's request
     assert not (tmp_path / "s.duckdb").exists()
     heavy = ("duckdb", "pyarrow", "numpy", "polars", "pydantic", "pydantic_settings", "pyrate_limiter")
-    assert _loaded(modules, (*HEAVY, *heavy, "solvelens.store", "solvelens.flows.steps")) == []
+    for modules in connections:
+        assert _loaded(modules, (*HEAVY, *heavy, "solvelens.store", "solvelens.flows.steps")) == []
 
 
 def test_alert_rules_bring_the_check_and_nothing_else(sandbox: SandboxServer, tmp_path: Path) -> None:

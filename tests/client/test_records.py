@@ -139,6 +139,16 @@ def test_ids_under_other_names_per_resource() -> None:
     }
 
 
+def test_a_natural_key_sent_as_the_resource_objects_id_goes_to_its_canonical_field() -> None:
+    # /llm-leaderboard/families has no id on the real platform: its key is the family name (``family``).
+    # JSON:API sends that key as the resource object's ``id``; the canonical record has it as ``family``.
+    family = {"type": "families", "id": "gemini", "attributes": {"count": 3}}
+    assert detect_record_style(family, "llm_families").normalise(family) == {"family": "gemini", "count": 3}
+    flat = {"family": "gemini", "count": 3}
+    style = detect_record_style(flat, "llm_families")
+    assert style.identity and style.normalise(flat) is flat
+
+
 def test_jsonapi_relationships_become_id_fields() -> None:
     obj = {
         "type": "solutions",

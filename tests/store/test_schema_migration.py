@@ -9,7 +9,7 @@ import duckdb
 
 from solvelens import analysis as an
 from solvelens.store import open_readonly, write_snapshot
-from solvelens.store.schema import INTERNAL, SCHEMA_VERSION
+from solvelens.store.schema import INTERNAL, OPTIONAL_VIEWS, PUBLIC_VIEWS, QUALITY_VIEWS, SCHEMA_VERSION
 from tests.store.fakes import FakePlatform, stage_run
 
 _V1_VIEW = f"""CREATE OR REPLACE VIEW main.snapshots AS
@@ -19,8 +19,13 @@ _V1_VIEW = f"""CREATE OR REPLACE VIEW main.snapshots AS
 
 
 def _make_v1(db: Path) -> None:
+    """``db`` (written now) as a version-1 store: no ``snapshot_log.platform`` and none of the views added
+    since (the optional resources' and history views of version 3, the quality views of version 4; the
+    ``comparisons`` view reads ``snapshot_log.platform``)."""
     con = duckdb.connect(str(db))
     try:
+        for view in (*OPTIONAL_VIEWS, *QUALITY_VIEWS):
+            con.execute(f"DROP VIEW main.{view}")
         con.execute("DROP VIEW main.snapshots")
         con.execute(f"ALTER TABLE {INTERNAL}.snapshot_log DROP COLUMN platform")
         con.execute(_V1_VIEW)
@@ -43,5 +48,12 @@ def test_a_version_1_store_is_read_as_unknown_and_migrated_by_the_next_write(
             (str(SCHEMA_VERSION),)
         ]
         rows = con.execute("SELECT snapshot_id, platform FROM snapshots ORDER BY snapshot_id").fetchall()
+        views = {
+            v
+            for (v,) in con.execute(
+                "SELECT view_name FROM duckdb_views() WHERE schema_name = 'main'"
+            ).fetchall()
+        }
     assert [r[0] for r in rows] == [1, 2]
     assert rows[0][1] is None  # written before the column existed: unknown
+    assert set(PUBLIC_VIEWS) <= views  # the views added since version 1 came with the write

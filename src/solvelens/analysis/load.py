@@ -262,7 +262,10 @@ def _connect(path: Path, lock_timeout_s: float) -> Iterator[duckdb.DuckDBPyConne
 
 
 def _view_names(con: duckdb.DuckDBPyConnection) -> set[str]:
-    return {row[0] for row in con.sql("SELECT table_name FROM information_schema.tables").fetchall()}
+    """The public views (and tables) of the store: schema ``main`` only, where the views live; an internal
+    table of the same name (``activity_gaps``) is not its view."""
+    sql = "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main'"
+    return {row[0] for row in con.sql(sql).fetchall()}
 
 
 def _snapshot_rows(con: duckdb.DuckDBPyConnection, path: Path, names: set[str] | None = None) -> pl.DataFrame:

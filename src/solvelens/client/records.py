@@ -111,14 +111,19 @@ NOT_FIELDS = frozenset({"_links", "_embedded"})
 
 
 def id_candidates(endpoint: str) -> tuple[str, ...]:
-    """Field names (after camelCase) that may hold an endpoint's id: canonical, ``<resource>Id``, ``_id``."""
+    """Field names (after camelCase) that may hold an endpoint's id: canonical, ``<resource>Id``, ``_id``.
+
+    An endpoint whose canonical id is a natural key (a category's ``slug``, a model family's ``family``) may
+    send that key as ``<resource><Key>`` or as a plain ``id`` (a JSON:API resource object's ``id``)."""
     canonical = canonical_id(endpoint)
     resource = resource_of(endpoint)
     names = [canonical]
     if resource:
         names.append(f"{resource}Id")
-        if canonical == "slug":
-            names += [f"{resource}Slug", "id"]
+        if canonical != "id":
+            if canonical != resource:
+                names.append(resource + canonical[:1].upper() + canonical[1:])
+            names.append("id")
     names.append("_id")
     return tuple(dict.fromkeys(names))
 
