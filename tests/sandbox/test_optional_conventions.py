@@ -129,7 +129,9 @@ def truth(db_path: Any) -> dict[str, Any]:
 
 @pytest.mark.parametrize("mode", MODES)
 def test_optional_endpoints_serve_the_platforms_records_in_the_mode(mode, module_convention_sandbox) -> None:
-    server = module_convention_sandbox(mode, tie_order="stable")  # models listed in the database's order
+    server = module_convention_sandbox(
+        mode, tie_order="stable", llm_board="live"
+    )  # models listed in the database's order
     expected = truth(server.db_path)
     sid = expected["solution"]["id"]
     with httpx.Client(base_url=server.base_url, timeout=10) as c:
