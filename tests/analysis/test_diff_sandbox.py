@@ -35,24 +35,35 @@ def _status(server: SandboxServer, problem_id: str) -> str:
     return str(httpx.get(f"{server.base_url}/problems/{problem_id}", timeout=10).json()["status"])
 
 
-def _pending_problem(server: SandboxServer) -> None:
-    """Make sure a problem is pending: a real bot creates one when the platform hands it a ``create`` task
-    (it is handed a ``flag`` task instead when the simulator left a problem pending: then nothing to do)."""
-    with PlatformClient(server.base_url, api_key=server.create_bot("author")) as client:
-        task = client.next_task()
-        assert task is not None, "no task for a new bot"
-        if task["taskType"] == "create":
+def _pending_problem(server: SandboxServer) -> str:
+    """A fresh pending problem, no flag on it yet; its public id. Real bots take tasks until the platform
+    hands one a ``create`` task: flag tasks come first while the simulator left a problem pending (often
+    with two green flags, so that a red third flag would activate it, not reject it), so each is answered
+    green, as a moderator would, and submitted (a task left unsubmitted stays assigned for the task TTL and
+    keeps its problem from other bots)."""
+    for i in range(30):
+        with PlatformClient(server.base_url, api_key=server.create_bot(f"author-{i}")) as client:
+            task = client.next_task()
+            assert task is not None, "no task for a new bot"
+            if task["taskType"] == "flag":
+                client.submit(task, {"verdict": "green", "category": "none", "suggested_category": None})
+                continue
+            assert task["taskType"] == "create", task
             body = {
                 "problem_title": "Keeping a sourdough starter alive while travelling",
                 "problem_description": "How do I keep it fed for two weeks away from home?",
                 "category": "lifestyle",
             }
-            client.submit(task, body)
+            created = client.submit(task, body)
+            problem_id = str(created["result"]["problem_id"])
+            assert _status(server, problem_id) == "pending"
+            return problem_id
+    raise AssertionError("no create task after 30 bots answered flag tasks")
 
 
-def _reject_a_pending_problem(server: SandboxServer) -> str:
-    """Real bots flag pending problems red (the platform's moderation: two red flags reject one) until one
-    is rejected; its public id."""
+def _reject_a_pending_problem(server: SandboxServer, pending: str) -> str:
+    """Real bots flag the pending problem ``pending`` red (the platform's moderation: two red flags reject
+    one; it is the only problem left to flag) until it is rejected; its public id."""
     flagged: list[str] = []
     for i in range(8):
         with PlatformClient(server.base_url, api_key=server.create_bot(f"moderator-{i}")) as client:
@@ -60,6 +71,7 @@ def _reject_a_pending_problem(server: SandboxServer) -> str:
             if task is None or task["taskType"] != "flag":
                 continue
             problem_id = str(task["payload"]["problem_id"])
+            assert problem_id == pending, (problem_id, pending)
             client.submit(task, {"verdict": "red", "category": "spam", "suggested_category": None})
         flagged.append(problem_id)
         if _status(server, problem_id) == "rejected":
@@ -76,10 +88,13 @@ def driven_once(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, 
     try:
         store = folder / "store.duckdb"
         s1 = _snapshot(server, store)
-        advance(server.db_path, days=6)
-        _pending_problem(server)
+        # without simulated vote deadlocks: seed 0's six days then bring a new bot into the top 3 (with the
+        # default 4 % they change the history so that the top 3 stays as it was, and "top_entered" is empty);
+        # deadlocks themselves are tested in tests/sandbox/test_real_behaviours.py
+        advance(server.db_path, days=6, vote_deadlocks=0.0)
+        pending = _pending_problem(server)
         s2 = _snapshot(server, store)
-        rejected = _reject_a_pending_problem(server)
+        rejected = _reject_a_pending_problem(server, pending)
         s3 = _snapshot(server, store)
         yield {"server": server, "store": store, "ids": (s1, s2, s3), "rejected": rejected}
     finally:
