@@ -868,12 +868,12 @@ def test_cli_solver_that_cannot_be_imported_is_one_line(tmp_path: Path) -> None:
     missing = _cli(
         "--base-url", url, "--api-key", key, "--solver", "nosuchsolver:solve", "--app-dir", str(tmp_path)
     )
-    assert missing.returncode == 1
+    assert missing.returncode == 2  # bad input, as every command's (issue 33)
     assert missing.stderr.count("\n") == 1, missing.stderr
     assert f"no nosuchsolver.py in {tmp_path.resolve()}" in missing.stderr and "--app-dir" in missing.stderr
     (tmp_path / "broken.py").write_text("import os\n\ndef solve(task):\n    return 1 +\n")
     broken = _cli("--base-url", url, "--api-key", key, "--solver", "broken:solve", "--app-dir", str(tmp_path))
-    assert broken.returncode == 1
+    assert broken.returncode == 2
     assert broken.stderr.count("\n") == 1, broken.stderr
     assert "failed while importing: SyntaxError" in broken.stderr and "broken.py:4" in broken.stderr
 
