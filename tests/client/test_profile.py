@@ -10,6 +10,7 @@ import httpx
 import pytest
 
 from solvelens.client import PaginationError, PlatformClient, RetryPolicy
+from solvelens.client.detect import MAX_DETECTION_REQUESTS
 from solvelens.client.pagination import PaginatorSpec
 from solvelens.client.profile import EndpointProfile, Profile, ProfileError, resolve_profile
 
@@ -95,13 +96,14 @@ def test_a_wrong_detection_is_fixed_by_one_profile_line(tmp_path: Path) -> None:
         list(c.list_problems())
     message = str(info.value)
     assert "add to your profile: [endpoints.problems.paginator]" in message
-    assert len(requests) <= 1 + 1 + 3  # the first page, its repeat, at most 3 detection requests
+    # the first page, its repeat, at most the detection cap (6 since the offset vocabularies of issue 29)
+    assert len(requests) <= 1 + 1 + MAX_DETECTION_REQUESTS
     path = tmp_path / "profile.toml"
     path.write_text('[endpoints.problems]\npaginator = { type = "cursor", cursor_param = "continuation" }\n')
     requests.clear()
     with _client(_continuation_server(requests), profile=str(path)) as c:
         assert [p["id"] for p in c.list_problems()] == [r["id"] for r in ROWS]
-    assert len(requests) == 5
+    assert len(requests) == 5  # the declared paginator's pages only: no detection request
 
 
 def test_settings_override_detection_and_misfits_name_the_setting() -> None:

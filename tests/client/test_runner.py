@@ -303,13 +303,21 @@ def test_string_solver_against_the_strict_sandbox_sends_typed_bodies(
     assert statuses == {"completed"}  # no task failed
 
 
-def test_ambiguous_answers_are_refused_locally_and_stop_the_run(sandbox: SandboxServer) -> None:
-    name, key = _bot(sandbox, "prose")
-    with _client(sandbox, key) as client:
+def test_ambiguous_answers_are_refused_locally_and_stop_the_run(
+    sandbox: SandboxServer, make_sandbox: Callable[..., SandboxServer]
+) -> None:
+    # Only typed tasks (flag, vote), whatever the session's platform was asked before: a solve task takes
+    # prose as its answer, and the realistic sandbox keeps other tests' tasks assigned for 600 s, so the
+    # pending problems' flag tasks can be spoken for and the next task would be a solve.
+    typed = make_sandbox(db_path=sandbox.db_path, task_types="flag,vote")
+    name, key = _bot(typed, "prose")
+    with _client(typed, key) as client:
         runner, out = _runner(client, lambda task: "I think this one is fine.", max_tasks=20)
         summary = runner.run(handle_signals=False)
     # the one task stays assigned and is served again: its second refusal stops the run (no loop)
-    assert (summary.stopped_by, summary.exit_code, summary.refused, summary.tasks) == ("held", 1, 2, 2)
+    assert (summary.stopped_by, summary.exit_code, summary.refused, summary.tasks) == ("held", 1, 2, 2), (
+        out.getvalue()
+    )
     assert "stays assigned" in summary.message and "Fix the solver" in summary.message
     refused = [line for line in out.getvalue().splitlines() if "refused, not sent" in line]
     # each refusal names the platform's rule and where it was read (the typed body's documented form, or
@@ -332,7 +340,7 @@ def test_server_rejections_stop_the_run_after_max_rejections(
     make_sandbox: Callable[..., SandboxServer],
 ) -> None:
     """Interface-shaped tasks get ``{"content"}`` as they are; the server refuses "both" for a vote."""
-    server = make_sandbox(task_shape="interface", task_types="vote")
+    server = make_sandbox(task_shape="interface", task_types="flag,vote")
     _, key = _bot(server)
     with _client(server, key) as client:
         runner, out = _runner(client, lambda task: "both", max_rejections=2)
@@ -868,12 +876,12 @@ def test_cli_solver_that_cannot_be_imported_is_one_line(tmp_path: Path) -> None:
     missing = _cli(
         "--base-url", url, "--api-key", key, "--solver", "nosuchsolver:solve", "--app-dir", str(tmp_path)
     )
-    assert missing.returncode == 1
+    assert missing.returncode == 2  # bad input, as every command's (issue 33)
     assert missing.stderr.count("\n") == 1, missing.stderr
     assert f"no nosuchsolver.py in {tmp_path.resolve()}" in missing.stderr and "--app-dir" in missing.stderr
     (tmp_path / "broken.py").write_text("import os\n\ndef solve(task):\n    return 1 +\n")
     broken = _cli("--base-url", url, "--api-key", key, "--solver", "broken:solve", "--app-dir", str(tmp_path))
-    assert broken.returncode == 1
+    assert broken.returncode == 2
     assert broken.stderr.count("\n") == 1, broken.stderr
     assert "failed while importing: SyntaxError" in broken.stderr and "broken.py:4" in broken.stderr
 
