@@ -339,8 +339,8 @@ def test_ambiguous_answers_are_refused_locally_and_stop_the_run(
 def test_server_rejections_stop_the_run_after_max_rejections(
     make_sandbox: Callable[..., SandboxServer],
 ) -> None:
-    """Interface-shaped tasks get ``{"content"}`` as they are; the server refuses "both" for a vote (vote tasks only:
-    a flag refused first would name its own field)."""
+    """Interface-shaped tasks get ``{"content"}`` as they are; the server refuses "both" for a vote (vote
+    tasks only: a flag refused first would name its own field)."""
     server = make_sandbox(task_shape="interface", task_types="vote")
     _, key = _bot(server)
     with _client(server, key) as client:
