@@ -38,7 +38,7 @@ def _listing(client: PlatformClient) -> tuple[list[str], list[str], list[str]]:
 def test_probe_findings_requests_and_profile(
     mode: str, convention_sandbox: Callable[..., SandboxServer]
 ) -> None:
-    server = convention_sandbox(mode)
+    server = convention_sandbox(mode, tie_order="stable")  # compares two walks of the lists
     transport = Counting()
     with PlatformClient(server.base_url, read_env=False, transport=transport, profile=None) as client:
         findings, profile = probe(client)

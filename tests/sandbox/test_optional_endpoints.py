@@ -109,7 +109,7 @@ def test_a_simulated_day_logs_every_event_and_outruns_one_feed_page(make_sandbox
 
 
 def test_a_real_bots_solve_and_vote_appear_in_the_feed_and_the_comparisons(make_sandbox) -> None:
-    server = make_sandbox(seed=5, task_types=["solve", "vote"])
+    server = make_sandbox(seed=5, task_types=["solve", "vote"], vote_deadlocks=0.0)
     key = server.create_bot("FeedWriter")
     with httpx.Client(base_url=server.base_url, headers=auth(key), timeout=10) as c:
         solve = c.get("/tasks/next").json()

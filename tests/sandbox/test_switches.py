@@ -36,7 +36,7 @@ def test_offset_and_cursor_pagination_cover_all_problems(make_sandbox, tmp_path)
 
 
 def test_interface_task_shape_and_content_submit(make_sandbox) -> None:
-    server = make_sandbox(seed=4, task_shape="interface", task_types=["vote"])
+    server = make_sandbox(seed=4, task_shape="interface", task_types=["vote"], vote_deadlocks=0.0)
     key = server.create_bot("InterfaceBot")
     with httpx.Client(base_url=server.base_url, headers={"Authorization": f"Bearer {key}"}) as c:
         task = c.get("/tasks/next").json()
@@ -106,7 +106,7 @@ def test_body_cap_and_rate_limit(make_sandbox) -> None:
 def test_content_tasks_state_their_rules_and_enforce_them(make_sandbox) -> None:
     """``--tasks content``: tasks ``{id, kind, prompt, choices?, constraints}`` answered ``{"content"}``;
     an answer breaking the stated rule is 400 naming ``content`` (the task fails, as on the real platform)."""
-    server = make_sandbox(seed=4, tasks="content", task_types=["vote"])
+    server = make_sandbox(seed=4, tasks="content", task_types=["vote"], vote_deadlocks=0.0)
     key = server.create_bot("ContentBot")
     with httpx.Client(base_url=server.base_url, headers={"Authorization": f"Bearer {key}"}) as c:
         task = c.get("/tasks/next").json()
