@@ -138,10 +138,18 @@ class PlatformClient(BaseClient):
     # -- pagination ------------------------------------------------------------------------------------------
 
     def _pages(self, walk: PageWalk) -> Iterator[Page]:
-        """Walk ``walk`` to its end; a list that ended short of its announced total is walked once more and
-        the records the first walk missed are handed out after the others (:meth:`PageWalk.missing`), else
-        :class:`IncompleteListError`."""
+        """Walk ``walk`` to its end, each record once. A list that ended short of its announced total has the
+        pages its ties span read again (:meth:`PageWalk.next_round`, bounded), then is walked once more; the
+        records the first walk missed are handed out after the others (:meth:`PageWalk.absorb`,
+        :meth:`PageWalk.missing`), else :class:`IncompleteListError`."""
         yield from self._walk_pages(walk)
+        while plan := walk.next_round():
+            for index, request in plan:
+                if not walk.short:
+                    break
+                page = walk.absorb(index, *self._request(self._page_call(walk, request)))
+                if page is not None:
+                    yield page
         if walk.short:
             rewalk = walk.again()
             for page in self._walk_pages(rewalk):
@@ -405,7 +413,8 @@ class AsyncPlatformClient(BaseClient):
     # -- pagination ------------------------------------------------------------------------------------------
 
     async def _pages(self, walk: PageWalk, concurrency: int = 1) -> AsyncIterator[Page]:
-        """Walk ``walk`` to its end (a short list is walked once more, as in the sync client). With
+        """Walk ``walk`` to its end (a short list's tie pages are read again, then it is walked once more, as
+        in the sync client). With
         ``concurrency > 1``, once the first answer of a page-number walk announces the page count, the
         remaining pages are fetched with up to ``concurrency`` requests in flight and fed to the paginator in
         page order (its stops and repeat guards still apply; pages beyond the announced count, e.g. when the
@@ -427,6 +436,13 @@ class AsyncPlatformClient(BaseClient):
                 if ahead:
                     async for page in self._fetch_ahead(walk, ahead, concurrency):
                         yield page
+        while plan := walk.next_round():
+            for index, request in plan:
+                if not walk.short:
+                    break
+                extra = walk.absorb(index, *await self._request(self._page_call(walk, request)))
+                if extra is not None:
+                    yield extra
         if walk.short:
             rewalk = walk.again()
             async for page in self._pages_once(rewalk):
