@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from solvelens.client import AsyncPlatformClient, PlatformClient
+from solvelens.client.walk import MAX_TIE_ROUNDS
 from solvelens.sandbox.generate import build_platform
 from solvelens.sandbox.ids import IdCodec
 from solvelens.sandbox.process import SandboxServer, start_sandbox
@@ -94,9 +95,12 @@ def test_a_leaderboard_read_returns_every_bot_once_although_ties_move_between_pa
     assert len(truth) >= 290 and _groups_spanning_pages(server) >= 19, "ties span many page boundaries"
     with PlatformClient(server.base_url) as client:
         read = Counter(bot["id"] for bot in client.list_leaderboard(page_size=PAGE))
+        state = client.endpoints["leaderboard"]
     assert read == truth, (
         f"{sum(n > 1 for n in read.values())} bots read twice, {len(truth.keys() - read.keys())} missed"
     )
+    pages = -(-len(truth) // PAGE)
+    assert 0 < state.tie_rounds <= MAX_TIE_ROUNDS and 0 < state.rereads <= state.tie_rounds * pages
 
 
 def test_the_async_client_reads_the_same_tied_leaderboard_whole(tied: dict[str, SandboxServer]) -> None:

@@ -345,6 +345,7 @@ class PageWalk:
         if not self.short or not self._tie_pages or self.rounds >= MAX_TIE_ROUNDS:
             return []
         self.rounds += 1
+        self.state.tie_rounds += 1
         return [(i, self._requests[i]) for i in sorted(self._tie_pages) if i < len(self._requests)]
 
     def absorb(self, index: int, body: Any, headers: Mapping[str, str], url: httpx.URL) -> Page | None:
