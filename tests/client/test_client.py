@@ -365,10 +365,11 @@ def test_a_list_still_short_after_one_rewalk_raises_incomplete(client: ClientFac
     assert [r.url.params.get("offset") for r in rec.requests] == ["0", "5", "9"] * 2  # a walk, one re-walk
 
 
-def _tied_board(heals_after: int | None) -> Recorder:
-    """A leaderboard of 10 (``X-Total-Count: 10``), offset-paged by 5, whose b4 and b5 tie across the page
-    boundary: page 2 starts with b4 again instead of b5 (a tie reshuffled between two calls) on its first
-    ``heals_after`` calls (``None``: on every call, a tie order that never lets b5 through)."""
+def _tied_board(heals_after: int | None, announced: bool = True) -> Recorder:
+    """A leaderboard of 10 (``X-Total-Count: 10``; ``announced=False``: no total), offset-paged by 5, whose
+    b4 and b5 tie across the page boundary: page 2 starts with b4 again instead of b5 (a tie reshuffled
+    between two calls) on its first ``heals_after`` calls (``None``: on every call, a tie order that never
+    lets b5 through)."""
     served = {"page2": 0}
 
     def answer(request: httpx.Request, _: int) -> httpx.Response:
@@ -379,25 +380,59 @@ def _tied_board(heals_after: int | None) -> Recorder:
             served["page2"] += 1
             if heals_after is None or served["page2"] <= heals_after:
                 page[0] = rows[4]
-        return httpx.Response(200, json={"bots": page}, headers={"X-Total-Count": "10"})
+        headers = {"X-Total-Count": "10"} if announced else {}
+        return httpx.Response(200, json={"bots": page}, headers=headers)
 
     return Recorder(answer)
 
 
-def test_a_tie_read_twice_is_handed_out_once_and_its_pages_read_again(client: ClientFactory) -> None:
-    rec = _tied_board(heals_after=1)
+#: Until a walk without an announced total counts what its pages served (issue 29).
+NO_TOTAL_XFAIL = pytest.mark.xfail(
+    strict=True,
+    reason="issue 29: a list without a total hands out a tie read twice and never notices the record it hid",
+)
+#: The first walk's offsets: with a total it stops there; without one, on the empty page after it.
+_WALK = {True: ["0", "5"], False: ["0", "5", "10"]}
+
+
+@pytest.mark.parametrize(
+    "announced",
+    [
+        True,
+        pytest.param(
+            False,
+            marks=NO_TOTAL_XFAIL,
+        ),
+    ],
+    ids=["total", "no-total"],
+)
+def test_a_tie_read_twice_is_handed_out_once_and_its_pages_read_again(
+    client: ClientFactory, announced: bool
+) -> None:
+    rec = _tied_board(heals_after=1, announced=announced)
     c = client(rec, pagination={"leaderboard": "offset"}, page_sizes={"leaderboard": 5})
     ids = [b["id"] for b in c.list_leaderboard()]
     assert sorted(ids) == [f"b{i}" for i in range(10)] and len(ids) == 10
-    # the walk (0, 5), then one round over the two pages the tie spans, stopping once the list is whole
-    assert [r.url.params.get("offset") for r in rec.requests] == ["0", "5", "0", "5"]
+    # the walk, then one round over the two pages the tie spans, stopping once the list is whole
+    assert [r.url.params.get("offset") for r in rec.requests] == _WALK[announced] + ["0", "5"]
     assert c.endpoints["leaderboard"].rereads == 2
 
 
+@pytest.mark.parametrize(
+    "announced",
+    [
+        True,
+        pytest.param(
+            False,
+            marks=NO_TOTAL_XFAIL,
+        ),
+    ],
+    ids=["total", "no-total"],
+)
 def test_a_tie_that_never_lets_a_record_through_raises_after_bounded_rereads(
-    client: ClientFactory, kind: str
+    client: ClientFactory, kind: str, announced: bool
 ) -> None:
-    rec = _tied_board(heals_after=None)
+    rec = _tied_board(heals_after=None, announced=announced)
     c = client(rec, pagination={"leaderboard": "offset"}, page_sizes={"leaderboard": 5})
     read: list[str] = []
     with pytest.raises(IncompleteListError) as caught:
@@ -405,10 +440,15 @@ def test_a_tie_that_never_lets_a_record_through_raises_after_bounded_rereads(
     err = caught.value
     if kind == "sync":  # the bridge collects an async iterator whole, so the error comes before any record
         assert sorted(read) == [f"b{i}" for i in range(10) if i != 5], "nothing repeated, nothing padded"
-    assert (err.announced, err.read, err.rereads) == (10, 9, 2 * MAX_TIE_ROUNDS)
+    assert (err.announced, err.read, err.rereads, err.served) == (10, 9, 2 * MAX_TIE_ROUNDS, not announced)
     assert f"after {2 * MAX_TIE_ROUNDS} re-reads of the pages its ties span and one re-walk" in str(err)
+    said = (
+        "its pages served 10 records (no total announced) but 9 distinct" if not announced else "announced 10"
+    )
+    assert said in str(err) and "\n" not in str(err)
     offsets = [r.url.params.get("offset") for r in rec.requests]
-    assert offsets == ["0", "5"] + ["0", "5"] * MAX_TIE_ROUNDS + ["0", "5"], "walk, rounds, one re-walk"
+    rounds = ["0", "5"] * MAX_TIE_ROUNDS
+    assert offsets == _WALK[announced] + rounds + _WALK[announced], "walk, rounds, one re-walk"
 
 
 def test_relative_next_links_are_resolved(client: ClientFactory) -> None:

@@ -27,6 +27,14 @@ SEED = 5
 #: Bots added beside the generated ones, and the size of each tie group on points.
 EXTRA_BOTS, TIE = 270, 15
 PAGE = 10
+#: The sandbox's list styles: page numbers and offsets with a total, a cursor without one (as the real
+#: platform's solutions, whose pages announce no total: the client counts what the pages served).
+#: Until a walk without an announced total counts what its pages served (issue 29).
+NO_TOTAL_XFAIL = pytest.mark.xfail(
+    strict=True,
+    reason="issue 29: a list without a total hands out a tie read twice and never notices the record it hid",
+)
+STYLES = ("page", "offset", "cursor")
 
 
 def _tied_platform(path: Path) -> None:
@@ -51,11 +59,11 @@ def _tied_platform(path: Path) -> None:
 
 @pytest.fixture(scope="module")
 def tied(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, SandboxServer]]:
-    """The tied platform served with shuffled ties, once with page numbers and once with offsets."""
+    """The tied platform served with shuffled ties, once per style of :data:`STYLES`."""
     folder = tmp_path_factory.mktemp("tie-pages")
     servers: dict[str, SandboxServer] = {}
     try:
-        for style in ("page", "offset"):
+        for style in STYLES:
             path = folder / f"{style}.sqlite"
             _tied_platform(path)
             servers[style] = start_sandbox(path, seed=SEED, tie_order="shuffle", pagination=style)
@@ -86,7 +94,17 @@ def _groups_spanning_pages(server: SandboxServer) -> int:
     return sum(1 for n in sizes if n > PAGE)
 
 
-@pytest.mark.parametrize("style", ["page", "offset"])
+@pytest.mark.parametrize(
+    "style",
+    [
+        "page",
+        "offset",
+        pytest.param(
+            "cursor",
+            marks=NO_TOTAL_XFAIL,
+        ),
+    ],
+)
 def test_a_leaderboard_read_returns_every_bot_once_although_ties_move_between_pages(
     tied: dict[str, SandboxServer], style: str
 ) -> None:
