@@ -29,11 +29,6 @@ EXTRA_BOTS, TIE = 270, 15
 PAGE = 10
 #: The sandbox's list styles: page numbers and offsets with a total, a cursor without one (as the real
 #: platform's solutions, whose pages announce no total: the client counts what the pages served).
-#: Until a walk without an announced total counts what its pages served (issue 29).
-NO_TOTAL_XFAIL = pytest.mark.xfail(
-    strict=True,
-    reason="issue 29: a list without a total hands out a tie read twice and never notices the record it hid",
-)
 STYLES = ("page", "offset", "cursor")
 
 
@@ -94,17 +89,7 @@ def _groups_spanning_pages(server: SandboxServer) -> int:
     return sum(1 for n in sizes if n > PAGE)
 
 
-@pytest.mark.parametrize(
-    "style",
-    [
-        "page",
-        "offset",
-        pytest.param(
-            "cursor",
-            marks=NO_TOTAL_XFAIL,
-        ),
-    ],
-)
+@pytest.mark.parametrize("style", STYLES)
 def test_a_leaderboard_read_returns_every_bot_once_although_ties_move_between_pages(
     tied: dict[str, SandboxServer], style: str
 ) -> None:

@@ -28,9 +28,10 @@ real-platform-notes §13, §15) make a tie group that spans a page boundary read
 and miss others, since each page is its own query. A walk therefore hands out each record once (by its id,
 :meth:`PageWalk._identity`; a record without an id by its whole content, so two identical id-less records
 are one) and remembers which pages held a record read twice. When the records read are fewer than the
-announced total, the client reads those pages again (:meth:`PageWalk.next_round`, at most
-:data:`MAX_TIE_ROUNDS` rounds) and hands out what they add; a list still short after that is walked once
-more from the start (a list that moved), and then raises
+announced total (or, where none is announced, than the records the pages served: :attr:`PageWalk.expected`),
+the client reads those pages again (:meth:`PageWalk.next_round`, at most :data:`MAX_TIE_ROUNDS` rounds) and
+hands out what they add; a list still short after that is walked once more from the start (a list that
+moved), and then raises
 :class:`~solvelens.client.errors.IncompleteListError`: never padded, never repeated.
 """
 
@@ -333,9 +334,21 @@ class PageWalk:
         return None if self.paginator is None else self.paginator.total
 
     @property
+    def expected(self) -> int | None:
+        """The records the list holds as far as this walk can tell: the announced total, else, when its pages
+        served a record twice, the records they served (each page is a window of the list, so a record served
+        twice took the place of one not served: the real platform's ``/problems/{id}/solutions`` announces no
+        total); ``None`` when neither is known."""
+        if self.announced is not None:
+            return self.announced
+        if self.duplicates and self.paginator is not None:
+            return self.paginator.records_seen
+        return None
+
+    @property
     def short(self) -> bool:
-        """Whether the walk ended with fewer records than the announced total."""
-        total = self.announced
+        """Whether the walk ended with fewer distinct records than :attr:`expected`."""
+        total = self.expected
         return self.done and total is not None and self.offset < total
 
     def next_round(self) -> list[tuple[int, PageRequest]]:
@@ -412,10 +425,16 @@ class PageWalk:
 
     def check_whole(self, rewalk: PageWalk) -> None:
         """After a re-walk: raise :class:`IncompleteListError` when the records read (both walks) are still
-        fewer than the total the platform announces now (the re-walk's, else this walk's)."""
-        total = rewalk.announced if rewalk.announced is not None else self.announced
+        fewer than the total the platform announces now (the re-walk's, else this walk's :attr:`expected`)."""
+        total = rewalk.announced if rewalk.announced is not None else self.expected
         if total is not None and self.offset < total:
-            raise IncompleteListError(self.template, announced=total, read=self.offset, rereads=self.rereads)
+            raise IncompleteListError(
+                self.template,
+                announced=total,
+                read=self.offset,
+                rereads=self.rereads,
+                served=self.announced is None and rewalk.announced is None,
+            )
 
     def _repeat_message(self) -> str:
         assert self.paginator is not None
