@@ -19,9 +19,11 @@ import pytest
 
 from solvelens.client import AsyncPlatformClient, PlatformClient
 from solvelens.client.walk import MAX_TIE_ROUNDS
+from solvelens.flows.steps import SnapshotPlan, run_snapshot
 from solvelens.sandbox.generate import build_platform
 from solvelens.sandbox.ids import IdCodec
 from solvelens.sandbox.process import SandboxServer, start_sandbox
+from solvelens.store import read_frame
 
 SEED = 5
 #: Bots added beside the generated ones, and the size of each tie group on points.
@@ -114,3 +116,24 @@ def test_the_async_client_reads_the_same_tied_leaderboard_whole(tied: dict[str, 
             return Counter([bot["id"] async for bot in client.list_leaderboard(page_size=PAGE)])
 
     assert asyncio.run(read()) == _truth(server)
+
+
+def test_a_snapshot_of_the_tied_leaderboard_stores_every_bot_once(
+    tied: dict[str, SandboxServer], tmp_path: Path
+) -> None:
+    """The snapshot pages the leaderboard at the largest size the platform allows (100): the tie groups at
+    positions 90-104 and 195-209 span its boundaries. Every active bot is stored once, with its points."""
+    server = tied["page"]
+    db = tmp_path / "store.duckdb"
+    plan = SnapshotPlan(base_url=server.base_url, db_path=str(db), use_api_key=False, resources=[])
+    sid = run_snapshot(plan).snapshot_id
+    stored = read_frame(db, "SELECT bot_id, points FROM leaderboard WHERE snapshot_id = ?", [sid])
+    codec = IdCodec(SEED)
+    con = sqlite3.connect(server.db_path)
+    try:
+        rows = con.execute("SELECT id, total_points FROM bots WHERE status = 'active'").fetchall()
+    finally:
+        con.close()
+    truth = sorted((codec.encode("bot", bot), points) for bot, points in rows)
+    assert stored.height == len(truth)
+    assert sorted(stored.iter_rows()) == truth
