@@ -14,7 +14,10 @@ real platform: real-platform-notes §13), then
 - reads the leaderboard and every problem's solutions with the client, at the largest page size the platform
   allows and at ``--small-page`` (10), and prints per list kind: lists read, records against the sandbox's
   SQLite, the lists that needed tie re-reads, the rounds (most in one list; bound
-  :data:`solvelens.client.walk.MAX_TIE_ROUNDS`) and the pages read again (:meth:`PageWalk.next_round`).
+  :data:`solvelens.client.walk.MAX_TIE_ROUNDS`) and the pages read again (:meth:`PageWalk.next_round`);
+- the worst case: a copy of the platform whose active bots all tie on 0 points, its leaderboard read
+  ``--tied-reads`` times at each of those page sizes: the rounds each read took (mean, most) and the reads
+  that failed (IncompleteListError, target 0).
 
 Prints figures, asserts nothing. Run: ``.venv/bin/python benchmarks/ties.py [--scale small|medium]``
 (medium: ~10 s to build into ``/tmp/solvelens-bench/<scale>.sqlite`` once).
@@ -24,7 +27,9 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import sqlite3
+import statistics
 import tempfile
 import time
 from pathlib import Path
@@ -33,7 +38,7 @@ from typing import Any
 import httpx
 
 from solvelens.analysis import diff
-from solvelens.client import PlatformClient
+from solvelens.client import IncompleteListError, PlatformClient
 from solvelens.client.memory import EndpointState
 from solvelens.client.walk import MAX_TIE_ROUNDS
 from solvelens.flows.ranks import competition_ranks
@@ -142,14 +147,57 @@ def _client_reads(base_url: str, db_path: str, page_size: int | None) -> None:
     print(lists.line("solutions", solutions))
 
 
+def _all_tied(cache: Path, scale: str, reads: int, page_sizes: tuple[int | None, ...]) -> None:
+    """Every active bot of a copy of the platform at 0 points, served with shuffled ties; its leaderboard read
+    ``reads`` times per page size, printing the tie rounds each read took and the reads that failed."""
+    with tempfile.TemporaryDirectory(prefix="solvelens-ties-") as tmp:
+        path = Path(tmp) / "tied.sqlite"
+        shutil.copy(cache, path)
+        con = sqlite3.connect(path)
+        try:
+            con.execute("UPDATE bots SET total_points = 0 WHERE status = 'active'")
+            bots = con.execute("SELECT count(*) FROM bots WHERE status = 'active'").fetchone()[0]
+            con.commit()
+        finally:
+            con.close()
+        server = start_sandbox(path, scale=scale, tie_order="shuffle")
+        try:
+            print(f"every one of {bots:,} active bots at 0 points, the leaderboard read {reads} times:")
+            for page_size in page_sizes:
+                rounds: list[int] = []
+                failed = wrong = 0
+                with PlatformClient(server.base_url, read_env=False) as client:
+                    state = client.endpoints["leaderboard"]
+                    for _ in range(reads):
+                        before = state.tie_rounds
+                        try:
+                            ids = [b["id"] for b in client.list_leaderboard(page_size=page_size)]
+                        except IncompleteListError:
+                            failed += 1
+                            continue
+                        wrong += len(ids) != bots or len(set(ids)) != bots
+                        rounds.append(state.tie_rounds - before)
+                    pages = state.rereads
+                print(
+                    f"  page size {page_size or 'max (100)'}: rounds per read mean "
+                    f"{statistics.fmean(rounds or [0]):.1f}, most {max(rounds, default=0)} (bound "
+                    f"{MAX_TIE_ROUNDS}); {pages:,} pages read again in all; reads failed {failed}, "
+                    f"reads with a wrong count {wrong} (targets 0)"
+                )
+        finally:
+            server.stop()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scale", default="small", choices=("small", "medium"))
     parser.add_argument("--cache-dir", type=Path, default=Path("/tmp/solvelens-bench"))
     parser.add_argument("--small-page", type=int, default=10, help="the small page size of the client reads")
+    parser.add_argument("--tied-reads", type=int, default=20, help="reads of the all-tied leaderboard")
     args = parser.parse_args()
     args.cache_dir.mkdir(parents=True, exist_ok=True)
-    server = start_sandbox(args.cache_dir / f"{args.scale}.sqlite", scale=args.scale, tie_order="shuffle")
+    cache = args.cache_dir / f"{args.scale}.sqlite"
+    server = start_sandbox(cache, scale=args.scale, tie_order="shuffle")
     try:
         print(
             f"{args.scale} sandbox, tie order shuffled on every call; load average {os.getloadavg()[0]:.2f}"
@@ -181,6 +229,7 @@ def main() -> None:
             _client_reads(server.base_url, str(server.db_path), page_size)
     finally:
         server.stop()
+    _all_tied(cache, args.scale, args.tied_reads, (None, args.small_page))
 
 
 if __name__ == "__main__":
