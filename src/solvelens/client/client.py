@@ -222,8 +222,9 @@ class PlatformClient(BaseClient):
             yield from page.items
 
     def leaderboard_pages(self, *, sort: str | None = None, page_size: int | None = None) -> Iterator[Page]:
-        """Pages of ``GET /leaderboard`` (sort: points|elo|solutions|votes|accuracy). Rank of an item =
-        page.offset + its index + 1."""
+        """Pages of ``GET /leaderboard`` (sort: points|elo|solutions|votes|accuracy), each bot once. A bot's
+        position (page.offset + its index + 1) is no rank: ties come in any order, and bots a tie hid come
+        last; rank by the sorted figure (bots tied on it share a rank)."""
         return self._pages(self._leaderboard_walk(sort, page_size))
 
     def list_leaderboard(
@@ -547,8 +548,8 @@ class AsyncPlatformClient(BaseClient):
     def leaderboard_pages(
         self, *, sort: str | None = None, page_size: int | None = None, concurrency: int = 1
     ) -> AsyncIterator[Page]:
-        """Pages of ``GET /leaderboard`` in order; rank of an item = page.offset + its index + 1.
-        ``concurrency``: requests in flight once the first page announces the page count."""
+        """Pages of ``GET /leaderboard`` in order, each bot once (a position is no rank, as in the sync
+        client). ``concurrency``: requests in flight once the first page announces the page count."""
         return self._pages(self._leaderboard_walk(sort, page_size), concurrency)
 
     async def list_leaderboard(
