@@ -364,7 +364,7 @@ class PageWalk:
         self.state.tie_rounds += 1
         return [(i, self._requests[i]) for i in sorted(self._tie_pages) if i < len(self._requests)]
 
-    def absorb(self, index: int, body: Any, headers: Mapping[str, str], url: httpx.URL) -> Page | None:
+    def absorb(self, index: int, body: Any, headers: Mapping[str, str]) -> Page | None:
         """Read a tie re-read's answer of page ``index``: its records this walk has not handed out, as a page
         placed after what it read (``None`` when there are none). Records it repeats from other pages widen
         the tie pages of the next round."""
