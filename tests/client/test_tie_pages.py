@@ -10,6 +10,7 @@ written here.
 from __future__ import annotations
 
 import asyncio
+import shutil
 import sqlite3
 from collections import Counter
 from collections.abc import Iterator
@@ -58,11 +59,13 @@ def _tied_platform(path: Path) -> None:
 def tied(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, SandboxServer]]:
     """The tied platform served with shuffled ties, once per style of :data:`STYLES`."""
     folder = tmp_path_factory.mktemp("tie-pages")
+    built = folder / "tied.sqlite"
+    _tied_platform(built)
     servers: dict[str, SandboxServer] = {}
     try:
         for style in STYLES:
             path = folder / f"{style}.sqlite"
-            _tied_platform(path)
+            shutil.copy(built, path)  # one platform, one file per server
             servers[style] = start_sandbox(path, seed=SEED, tie_order="shuffle", pagination=style)
         yield servers
     finally:
