@@ -161,11 +161,6 @@ def test_a_snapshot_of_the_tied_leaderboard_stores_every_bot_once(
     assert sorted(stored.iter_rows()) == truth
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 29: the page walk takes a first page served again with its ties in another order for the "
-    "second page of a list numbered from 0 (base_page auto), reads the first page twice and fails loud",
-)
 def test_a_problems_solutions_without_a_total_are_read_once_although_ties_move_between_pages(
     tied: dict[str, SandboxServer],
 ) -> None:

@@ -249,7 +249,9 @@ class PageWalk:
                 f"{self.state.total_path!r} is not in the answer ({shape(body)}); fix or remove it"
             )
         if self.number > 0 and isinstance(self.paginator, PageNumberPaginator):
-            if self.paginator.absorb_repeat(items):  # page 1 was the first page again: numbered from 1
+            unsure = self.paginator.unsure and self.number == 1
+            shares = unsure and any(self._identity(item) in self.seen for item in items)
+            if self.paginator.absorb_repeat(items, shares):  # page 1 was the first page again: from 1
                 self.paginator.update_request(self.request)
                 return None
             if self.paginator.base_page == 0 and self.number == 1:
