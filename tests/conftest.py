@@ -34,8 +34,8 @@ outside ``tests/truth``), then the groups holding tests marked ``slow``
 the groups by their number of tests alone (``--loadscope-reorder``, on by default), which sends the
 few-test modules that take a minute or more (``tests/flows/test_schedule.py``, the benchmark tests) last,
 leaving one worker idle while the other runs them: ``pyproject.toml`` passes ``--no-loadscope-reorder``, so
-the order of the workers' collection (:func:`pytest_collection_modifyitems`) is the order the groups are
-handed out.
+the order of the workers' collection (the selected tests, sorted in :func:`pytest_collection_finish`) is the
+order the groups are handed out.
 """
 
 from __future__ import annotations
@@ -252,14 +252,21 @@ def _hand_out_order(items: list[pytest.Item]) -> dict[str, tuple[int, int, int]]
 
 @pytest.hookimpl(tryfirst=True)  # before xdist's own hook, which reads the marks into the node ids
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Give every test its ``xdist_group`` (module doc); on an xdist worker, order the tests so the costliest
-    groups come first (:func:`_hand_out_order`) and write their groups for the controller."""
+    """Give every test its ``xdist_group`` (module doc)."""
     for item in items:
         item.add_marker(pytest.mark.xdist_group(_group(item)))
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist sends the collection; after ``-m``/``-k`` deselected tests
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """On an xdist worker, order the selected tests so the costliest groups come first
+    (:func:`_hand_out_order`; ``make test`` runs ``-m "not slow"``, so a module whose ``slow`` tests are
+    left out is not handed out early for them) and write their groups for the controller."""
+    config = session.config
     if hasattr(config, "workerinput"):  # an xdist worker: its order is the order groups are handed out
-        order = _hand_out_order(items)
-        items.sort(key=lambda item: order[_group(item)])  # stable: a group's tests keep their order
-        _write_groups(config, items)
+        order = _hand_out_order(session.items)
+        session.items.sort(key=lambda item: order[_group(item)])  # stable: a group's tests keep their order
+        _write_groups(config, session.items)
 
 
 def _cpu_seconds() -> float:
