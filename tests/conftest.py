@@ -267,6 +267,8 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         order = _hand_out_order(session.items)
         session.items.sort(key=lambda item: order[_group(item)])  # stable: a group's tests keep their order
         _write_groups(config, session.items)
+    else:  # no workers: the groups of the wall-time summary
+        _GROUP_OF.update({item.nodeid: _group(item) for item in session.items})
 
 
 def _cpu_seconds() -> float:
@@ -302,14 +304,55 @@ def pytest_testnodedown(node: Any, error: Any) -> None:
         cpu[path] = cpu.get(path, 0.0) + seconds
 
 
+#: Wall seconds (set-up + call + tear-down) per (worker, group), summed on the controller from the reports:
+#: the worker is xdist's ``gw0``, ``gw1`` (``main`` without workers).
+_WALL: dict[tuple[str, str], float] = {}
+#: ``{node id: group}`` of a run without workers (:func:`pytest_collection_finish`).
+_GROUP_OF: dict[str, str] = {}
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """Add a phase's wall seconds to its worker's and group's totals (the worker's groups: ``node``)."""
+    node = getattr(report, "node", None)
+    worker = node.gateway.id if node is not None else "main"
+    key = (worker, report.nodeid)
+    _WALL[key] = _WALL.get(key, 0.0) + report.duration
+
+
+def _wall_by_group(config: pytest.Config) -> dict[tuple[str, str], float]:
+    """Wall seconds per (worker, group): the groups the workers wrote (:func:`_write_groups`), else
+    :func:`group_of` the node id."""
+    folder = config.stash.get(_GROUPS_DIR, None)
+    groups = _read_groups(folder) if folder else {}
+    groups |= _GROUP_OF
+    out: dict[tuple[str, str], float] = {}
+    for (worker, nodeid), seconds in _WALL.items():
+        key = (worker, groups.get(nodeid) or group_of(nodeid))
+        out[key] = out.get(key, 0.0) + seconds
+    return out
+
+
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
     """CPU seconds per test file, costliest first (next to ``--durations``' wall times: on a shared machine
-    the CPU figures are the ones that compare across runs)."""
+    the CPU figures are the ones that compare across runs); then the wall seconds each worker spent in tests
+    and the costliest groups with the worker that ran them (the longest worker bounds the run; a costly
+    group handed out last shows here)."""
     if hasattr(config, "workerinput"):
         return
     cpu = config.stash.get(_CPU, {})
-    if not cpu:
+    if cpu:
+        terminalreporter.write_sep("=", f"CPU seconds per test file (total {sum(cpu.values()):.0f} s)")
+        for path, seconds in sorted(cpu.items(), key=lambda kv: -kv[1])[:30]:
+            terminalreporter.write_line(f"{seconds:8.1f}s {path}")
+    wall = _wall_by_group(config)
+    if not wall:
         return
-    terminalreporter.write_sep("=", f"CPU seconds per test file (total {sum(cpu.values()):.0f} s)")
-    for path, seconds in sorted(cpu.items(), key=lambda kv: -kv[1])[:30]:
-        terminalreporter.write_line(f"{seconds:8.1f}s {path}")
+    workers: dict[str, list[float]] = {}
+    for (worker, _), seconds in wall.items():
+        workers.setdefault(worker, []).append(seconds)
+    terminalreporter.write_sep("=", "wall seconds in tests per worker (set-up + call + tear-down)")
+    for worker, times in sorted(workers.items()):
+        terminalreporter.write_line(f"{sum(times):8.1f}s {worker} ({len(times)} groups)")
+    terminalreporter.write_sep("=", "wall seconds per xdist group (costliest 20)")
+    for (worker, group), seconds in sorted(wall.items(), key=lambda kv: -kv[1])[:20]:
+        terminalreporter.write_line(f"{seconds:8.1f}s {group} ({worker})")
