@@ -46,7 +46,8 @@ format: install
 	$(VENV)/bin/ruff format src tests benchmarks
 
 # `slow` tests (pytest marker): a Prefect server or worker of their own, the schedule, the benchmarks' quick
-# runs, schemathesis, the 2,000-task run. `make test` leaves them out; `make test-all` and CI run them.
+# runs, schemathesis, the 2,000-task run, the arena against a sandbox's hidden skills. `make test` leaves them
+# out; `make test-all` and CI run them.
 test: lint ## lint, then the suite without the `slow` tests: the command to run before a commit
 	$(VENV)/bin/pytest -m "not slow"
 
