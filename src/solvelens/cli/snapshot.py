@@ -322,6 +322,8 @@ def _print_summary(summary: SnapshotSummary, output: str = "text") -> None:
     console.print(summary.carryover_line())
     if summary.optional_line():
         console.print(summary.optional_line())
+    if summary.pacing_line():
+        console.print(summary.pacing_line(), highlight=False)
     for line in summary.quality_lines():
         console.print(line, highlight=False)
     for d in summary.drift:
