@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import math
 
-import pytest
-
 from solvelens.flows.backlog import SAMPLE_PROBLEMS, reads_to_go
 from solvelens.flows.budget import AUDIT_FULL_SHARE, DEFAULT_BUDGET, Budget, Spent, VoteShare, snapshots_to_go
 
@@ -34,7 +32,6 @@ def test_a_sample_of_problems_is_scaled_to_every_pending_list():
     assert reads_to_go(pending, seed=1) == reads_to_go(pending, seed=1)  # seeded: deterministic
 
 
-@pytest.mark.xfail(strict=True, reason="the default 1.25x reads the medium backlog in 26 snapshots")
 def test_the_default_budget_reads_the_medium_backlog_within_a_day_of_hourly_snapshots():
     """Issue 31: every vote stored within 24 snapshots at medium. The first snapshot reads the interface
     whole and spends the rest of the default budget on vote lists; each re-snapshot spends the allowance
