@@ -242,9 +242,9 @@ def test_the_default_budget_reads_every_vote_in_the_predicted_snapshots_and_audi
 ):
     """Issue 31's targets at small scale, with the default budget: every vote the platform serves is stored
     within 5 snapshots (SQL on the sandbox), the first snapshot's prediction is within 30 % of what it took,
-    no snapshot spends more than the default's 1.4 full reads of the interface in all; then a vote counted on neither
-    side (both lists already stored: no count reveals it) is stored within the audit cycle the summary
-    states, which is at most 5 snapshots."""
+    no snapshot spends more than the default's 1.4 full reads of the interface in all; then a vote counted
+    on neither side (both lists already stored: no count reveals it) is stored within the audit cycle the
+    summary states, which is at most 5 snapshots."""
     server = make_sandbox(seed=0)
     db = tmp_path / "store.duckdb"
     reachable = _sqlite(server, REACHABLE)[0][0]
