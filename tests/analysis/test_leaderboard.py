@@ -152,7 +152,6 @@ def test_bump_data_is_deterministic_and_small(history: pl.DataFrame) -> None:
     assert an.bump_data(history, top_n=10).equals(bump)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 29: bump data sorted by (final_rank, taken_at) only")
 def test_two_snapshots_at_one_time_keep_their_order_in_the_chart_data() -> None:
     """Issue 29's sweep (points_trend / rank_history at ``report``): snapshots taken at one platform time
     (one right after a rename, then one after points moved) are drawn in snapshot order, so a line's last
