@@ -154,6 +154,17 @@ def test_budget_forms_and_the_shares_they_give():
     assert quota_room([], spent, 0.5) is None and quota_room([(2400, 5000)], spent, 0.5).room == 0
 
 
+@pytest.mark.xfail(strict=True, reason="issue 29: --budget all audits only a fifth of the trusted lists")
+def test_budget_all_reads_every_trusted_list_at_once():
+    """Issue 29's sweep at ``--budget all`` (comparisons reachable but not stored @ gap, deadlocks): a vote
+    whose counts never moved is found only by reading its list, and ``all`` (no bound) promises every vote
+    list read at once, so its audit re-reads every list trusted by its count in each snapshot (cycle 1)."""
+    spent = Spent(interface=50, steady=10, optional=1, full=205)
+    share = VoteShare.of(Budget.parse("all"), spent, trusted=400)
+    assert (share.allowance, share.audit, share.backfill, share.audit_cycle) == (None, 400, None, 1)
+    assert VoteShare.of(Budget.parse("all"), spent, trusted=0).audit_cycle is None
+
+
 def test_a_bad_budget_is_refused_before_anything_is_fetched(tmp_path: Path):
     db = tmp_path / "store.duckdb"
     result = runner.invoke(
