@@ -103,7 +103,7 @@ class PlatformClient(BaseClient):
         self._http.close()
 
     def _send(self, call: Call[Any]) -> httpx.Response:
-        ticket = self.pacer.acquire()  # waits while the announced quota or max_rps says so
+        ticket = self.pacer.acquire(self.quota_kind)  # waits while the announced quota or max_rps says so
         started = time.perf_counter()
         try:
             response = self._http.send(self._build_request(call), auth=call.auth or httpx.USE_CLIENT_DEFAULT)
@@ -378,7 +378,8 @@ class AsyncPlatformClient(BaseClient):
         await self._http.aclose()
 
     async def _send(self, call: Call[Any]) -> httpx.Response:
-        ticket = await self.pacer.acquire_async()  # waits while the announced quota or max_rps says so
+        # waits while the announced quota or max_rps says so
+        ticket = await self.pacer.acquire_async(self.quota_kind)
         started = time.perf_counter()
         try:
             response = await self._http.send(
