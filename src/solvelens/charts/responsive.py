@@ -16,7 +16,6 @@ embeds :func:`fit_container` of each spec:
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 #: ``usermeta`` key read by the report's embedding script.
@@ -32,16 +31,18 @@ def fit_container(spec: dict[str, Any]) -> dict[str, Any]:
     not contradict it), ``autosize`` ``{"type": "fit-x", "contains": "padding"}``; the height is unchanged.
     ``vconcat``: ``usermeta.solvelens_fit = {"kind": "stack", "margin": STACK_MARGIN_PX}``. ``facet`` with
     ``columns``: ``{"kind": "columns", "panel": <the panel width in px>}``. Anything else is returned as is.
+    ``spec`` is not changed; only the parts changed are copied (the data rows are shared, never copied: a
+    deep copy of a year history's specs took ~7 % of the report's time).
     """
-    out = copy.deepcopy(spec)
+    out = dict(spec)
     if "layer" in out or "mark" in out:
         out["width"] = "container"
         out["autosize"] = {"type": "fit-x", "contains": "padding"}
-        for layer in out.get("layer", []):
-            layer.pop("width", None)
+        if "layer" in out:
+            out["layer"] = [{k: v for k, v in layer.items() if k != "width"} for layer in out["layer"]]
     elif "vconcat" in out:
-        out.setdefault("usermeta", {})[FIT_KEY] = {"kind": "stack", "margin": STACK_MARGIN_PX}
+        out["usermeta"] = {**out.get("usermeta", {}), FIT_KEY: {"kind": "stack", "margin": STACK_MARGIN_PX}}
     elif "facet" in out and "columns" in out:
         panel = out.get("spec", {}).get("width", 200)
-        out.setdefault("usermeta", {})[FIT_KEY] = {"kind": "columns", "panel": panel}
+        out["usermeta"] = {**out.get("usermeta", {}), FIT_KEY: {"kind": "columns", "panel": panel}}
     return out
