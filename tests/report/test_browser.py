@@ -583,18 +583,7 @@ def _spec_titles(spec: object) -> set[str]:
     return found
 
 
-@pytest.mark.parametrize(
-    "width",
-    [
-        pytest.param(
-            390,
-            marks=pytest.mark.xfail(
-                strict=True, reason='the models chart\'s x title is cut at 390 px: "... (95% bootstra"'
-            ),
-        ),
-        1440,
-    ],
-)
+@pytest.mark.parametrize("width", [390, 1440])
 def test_no_chart_text_is_cut_on_a_phone_or_a_desktop(evidence_probe: Path, width: int) -> None:
     """390 px (a phone, framed) and 1440 px: every chart title, axis title and label, legend title and label
     is drawn whole: no Vega truncation ("…"), every title drawn is one written in the chart's spec (or one
@@ -635,7 +624,8 @@ def test_no_chart_text_is_cut_on_a_phone_or_a_desktop(evidence_probe: Path, widt
             elif titled(t) and text not in titles:
                 cut.append((key, t["role"], text, "not a title of the spec"))
             elif t["left"] < max(chart["left"], 0) - 1 or t["right"] > min(chart["right"], width) + 1:
-                cut.append((key, t["role"], text, f"past the edge ({t['left']:.0f}-{t['right']:.0f} px)"))
+                edge = f"{t['left']:.0f}-{t['right']:.0f} px in {chart['left']:.0f}-{chart['right']:.0f} px"
+                cut.append((key, t["role"], text, f"past the edge ({edge})"))
     assert cut == [], "\n".join(map(str, cut))
     shot = evidence_probe / f"chart-text-{width}.png"
     _shot(page, evidence_probe / f"profile-text-shot-{width}", window, 3000, shot)

@@ -8,6 +8,9 @@ embeds :func:`fit_container` of each spec:
 - a single view or a layered view gets Vega-Lite's own ``width: "container"`` with ``autosize: fit-x``:
   the chart takes its container's width, axes and labels included, and vega-embed redraws it when the
   window is resized;
+- an x-axis title longer than :data:`TITLE_LINE_CHARS` characters, e.g. "Mean rank percentile within
+  problem (95% bootstrap interval)", is drawn on two lines: Vega centres an axis title on the plot and cuts
+  it to the plot's width ("... (95% bootstra"), and on a phone a plot beside long labels is ~200 px wide;
 - Vega-Lite cannot size concatenated or faceted views by their container (``"container"`` works only for
   single and layered views, https://vega.github.io/vega-lite/docs/size.html), so those keep their numbers and
   carry ``usermeta.solvelens_fit`` for the page's script, which sets each stacked view's width, or a facet's
@@ -17,10 +20,13 @@ embeds :func:`fit_container` of each spec:
 from __future__ import annotations
 
 import copy
+import textwrap
 from typing import Any
 
 #: ``usermeta`` key read by the report's embedding script.
 FIT_KEY = "solvelens_fit"
+#: Characters from which an x-axis title is drawn on two lines (~6 px each: 30 fit a phone's ~200 px plot).
+TITLE_LINE_CHARS = 40
 #: Pixels a stacked view leaves for its axis titles and labels (the page subtracts them from the container).
 STACK_MARGIN_PX = 80
 
@@ -30,10 +36,12 @@ def fit_container(spec: dict[str, Any]) -> dict[str, Any]:
 
     Single and layered views: ``width`` becomes ``"container"`` (also removed from the layers, which must
     not contradict it), ``autosize`` ``{"type": "fit-x", "contains": "padding"}``; the height is unchanged.
-    ``vconcat``: ``usermeta.solvelens_fit = {"kind": "stack", "margin": STACK_MARGIN_PX}``. ``facet`` with
-    ``columns``: ``{"kind": "columns", "panel": <the panel width in px>}``. Anything else is returned as is.
+    Long x-axis titles are drawn on two lines (module docstring). ``vconcat``:
+    ``usermeta.solvelens_fit = {"kind": "stack", "margin": STACK_MARGIN_PX}``. ``facet`` with ``columns``:
+    ``{"kind": "columns", "panel": <the panel width in px>}``. Anything else is returned as is.
     """
     out = copy.deepcopy(spec)
+    _wrap_x_titles(out)
     if "layer" in out or "mark" in out:
         out["width"] = "container"
         out["autosize"] = {"type": "fit-x", "contains": "padding"}
@@ -45,3 +53,33 @@ def fit_container(spec: dict[str, Any]) -> dict[str, Any]:
         panel = out.get("spec", {}).get("width", 200)
         out.setdefault("usermeta", {})[FIT_KEY] = {"kind": "columns", "panel": panel}
     return out
+
+
+def _two_lines(title: object) -> object:
+    """A title longer than :data:`TITLE_LINE_CHARS` characters as two lines of about half its length, broken
+    at spaces (``"Mean rank percentile within problem (100% = always best)"`` as ``["Mean rank percentile
+    within", "problem (100% = always best)"]``); any other title as it is."""
+    if not isinstance(title, str) or len(title) <= TITLE_LINE_CHARS:
+        return title
+    return textwrap.wrap(title, width=len(title) // 2 + 2)
+
+
+def _wrap_x_titles(spec: Any) -> None:
+    """In place: every x-axis title of ``spec`` (its layers, concatenated and faceted views included) on two
+    lines when :func:`_two_lines` splits it."""
+    if isinstance(spec, list):
+        for item in spec:
+            _wrap_x_titles(item)
+        return
+    if not isinstance(spec, dict):
+        return
+    for channel in ("x", "x2"):
+        encoding = spec.get("encoding", {}).get(channel)
+        if isinstance(encoding, dict):
+            if "title" in encoding:
+                encoding["title"] = _two_lines(encoding["title"])
+            if isinstance(encoding.get("axis"), dict) and "title" in encoding["axis"]:
+                encoding["axis"]["title"] = _two_lines(encoding["axis"]["title"])
+    for key in ("layer", "vconcat", "hconcat", "concat", "spec"):
+        if key in spec:
+            _wrap_x_titles(spec[key])
