@@ -141,6 +141,22 @@ def test_a_store_cut_short_is_called_damaged_not_foreign(argv: list[str], pristi
     assert db.read_bytes() == before
 
 
+@pytest.mark.parametrize("argv", [["db", "snapshots"], ["diff"], ["report"]])
+def test_a_store_missing_only_its_last_block_is_damaged_for_commands_that_never_read_it(
+    argv: list[str], pristine: Path, tmp_path: Path
+):
+    """Only the last block cut off: the snapshots list, diff and the report may never read it, so the file's
+    length against the blocks its header lists is what tells (the half-cut test above passed for `db
+    snapshots` only while the store's layout put the snapshots table past the middle)."""
+    db = tmp_path / "cut.duckdb"
+    db.write_bytes(pristine.read_bytes()[:-BLOCK])
+    before = db.read_bytes()
+    extra = ["--out", str(tmp_path / "r.html")] if argv == ["report"] else []
+    line = _one_error_line(runner.invoke(app, [*argv, "--db", str(db), *extra]), 1)
+    assert f"{db} is damaged (cut short at {len(before):,} bytes of {len(before) + BLOCK:,}" in line, line
+    assert db.read_bytes() == before
+
+
 def test_a_foreign_file_is_still_not_a_duckdb_file_exit_2(tmp_path: Path):
     other = tmp_path / "notes.duckdb"
     other.write_text("a text file\n" * 2000)

@@ -323,6 +323,8 @@ def _print_summary(summary: SnapshotSummary, output: str = "text") -> None:
     console.print(summary.carryover_line())
     if summary.optional_line():
         console.print(summary.optional_line())
+    if summary.pacing_line():
+        console.print(summary.pacing_line(), highlight=False)
     for line in summary.quality_lines():
         console.print(line, highlight=False)
     for d in summary.drift:
@@ -433,7 +435,7 @@ BudgetOption = Annotated[
     typer.Option(
         "--budget",
         envvar="SOLVELENS_BUDGET",
-        help="What a snapshot may spend on the optional resources: Nx (default 1.25x: the snapshot sends at "
+        help="What a snapshot may spend on the optional resources: Nx (default 1.4x: the snapshot sends at "
         "most N full reads of the interface in all, its own requests included), a number of requests (200), "
         "or all. Under a quota the platform announces, a bounded budget spends only what the quota leaves "
         "without waiting, after a reserve for the next snapshot. Vote lists not read now are read by the "
