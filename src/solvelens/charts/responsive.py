@@ -25,7 +25,8 @@ from typing import Any
 
 #: ``usermeta`` key read by the report's embedding script.
 FIT_KEY = "solvelens_fit"
-#: Characters from which an x-axis title is drawn on two lines (~6 px each: 30 fit a phone's ~200 px plot).
+#: Characters beyond which an x-axis title is drawn on two lines of about half its length (~6 px a character:
+#: a line of up to ~30 fits a phone's ~200 px plot; "Bradley–Terry score (Elo scale)", 31, stays whole).
 TITLE_LINE_CHARS = 40
 #: Pixels a stacked view leaves for its axis titles and labels (the page subtracts them from the container).
 STACK_MARGIN_PX = 80
