@@ -56,11 +56,9 @@ from solvelens.client import (
 )
 from solvelens.client.ratelimit import shared_pacer
 from solvelens.flows.completeness import COUNT_DISAGREES, TOTAL_BELOW_ROWS, quality_row
+from solvelens.flows.plan import DEFAULT_CONCURRENCY
 from solvelens.flows.ranks import competition_ranks, unscored_warning
 from solvelens.store.staging import StagingArea, dump_json, version_key
-
-#: Default number of concurrent requests in a fan-out (solutions per problem, bot profiles).
-DEFAULT_CONCURRENCY = 8
 
 #: A progress callback: ``(step, done, total)``; ``total`` is ``None`` while unknown.
 ProgressCallback = Callable[[str, int, int | None], None]

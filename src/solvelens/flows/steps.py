@@ -29,9 +29,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
-
-from solvelens.flows.budget import DEFAULT_BUDGET, Budget, spent_by
+from solvelens.flows.budget import spent_by
 from solvelens.flows.carryover import verify_carryover_step
 from solvelens.flows.declaration import (
     check_platform_time_order,
@@ -39,7 +37,6 @@ from solvelens.flows.declaration import (
     platform_time,
 )
 from solvelens.flows.fetch import (
-    DEFAULT_CONCURRENCY,
     fetch_bot_me_step,
     fetch_leaderboard_step,
     fetch_problems_step,
@@ -53,9 +50,10 @@ from solvelens.flows.optional import (
     fetch_comparisons_step,
     fetch_list_step,
 )
+from solvelens.flows.plan import SnapshotPlan
 from solvelens.flows.preflight import check_taken_at_order, normalise_taken_at
 from solvelens.flows.summary import SnapshotSummary
-from solvelens.resources import RESOURCES, checked_optional
+from solvelens.resources import RESOURCES
 from solvelens.store import SnapshotResult, StagingArea, write_snapshot
 from solvelens.store.readers import previous_state
 from solvelens.store.reports import StepReport
@@ -141,120 +139,32 @@ def staging_dir_for(db_path: str) -> Path:
     return db.parent / f".{db.name}.staging" / uuid.uuid4().hex
 
 
-class SnapshotPlan(BaseModel):
-    """The parameters of one snapshot run: the one parameter of
-    :func:`solvelens.flows.snapshot.snapshot_flow` and of :func:`run_snapshot`, and what ``solvelens
-    snapshot``'s options build (plain JSON values, so Prefect records it as the flow run's ``plan``
-    parameter; checked by :mod:`solvelens.flows.preflight`)."""
+def steps_of(plan: SnapshotPlan) -> list[FetchStep]:
+    """The fetch steps ``plan`` runs (``bot_me`` only with ``use_api_key``; an optional resource's only
+    when the plan :meth:`~SnapshotPlan.wants` it)."""
+    return [
+        s
+        for s in FETCH_STEPS
+        if (plan.use_api_key or not s.needs_api_key) and (s.resource is None or plan.wants(s.resource))
+    ]
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
-    base_url: str = Field(description="The platform's API base URL, ending in /api/v1.")
-    db_path: str = Field(description="The DuckDB snapshot store.")
-    taken_at: str | None = Field(
-        default=None, description="The snapshot's time, ISO-8601 UTC (default: now)."
-    )
-    full: bool = Field(default=False, description="Refetch every solution list and bot profile.")
-    use_api_key: bool = Field(
-        default=True, description="Also snapshot /bot/me when an API key is configured."
-    )
-    concurrency: int = Field(default=DEFAULT_CONCURRENCY, ge=1, description="Requests in flight per fan-out.")
-    lock_timeout_s: float = Field(
-        default=60.0,
-        ge=0,
-        description="Seconds to wait for the store's writer lock while another writer holds it.",
-    )
-    backfill: bool = Field(
-        default=False, description="Allow a taken_at older than the store's newest snapshot of base_url."
-    )
-    allow_missing_bot_me: bool = Field(
-        default=False,
-        description="A rejected API key is a warning (default: the run fails, nothing written).",
-    )
-    profile: str | None = Field(
-        default=None,
-        description="Path of a platform profile (TOML, `solvelens probe`) the fetch steps' clients read.",
-    )
-    max_rps: float | None = Field(
-        default=None,
-        gt=0,
-        le=1000,
-        description="Cap on requests per second over all fetch steps (None: only the announced quota paces).",
-    )
-    alerts: list[str] | None = Field(
-        default=None,
-        description="Alert rules evaluated after the snapshot (solvelens.alerts.rules; never on a backfill).",
-    )
-    alerts_file: str | None = Field(
-        default=None,
-        description="A rules file (TOML: alerts, notify). Its notify URLs are read at run time, never a "
-        "parameter.",
-    )
-
-    @field_validator("alerts")
-    @classmethod
-    def _rules_read(cls, value: list[str] | None) -> list[str] | None:
-        """Every rule must read (:class:`solvelens.alerts.AlertRuleError` otherwise)."""
-        if value:
-            from solvelens.alerts.rules import parse_rules
-
-            parse_rules(value)
-        return value
-
-    budget: str = Field(
-        default=DEFAULT_BUDGET,
-        description="What the optional resources may send: N requests, Nx (the snapshot sends at most N "
-        "full reads of the interface in all) or all (solvelens.flows.budget).",
-    )
-
-    @field_validator("budget")
-    @classmethod
-    def _budget_reads(cls, value: str) -> str:
-        """``all``, ``N`` or ``Nx`` (:meth:`solvelens.flows.budget.Budget.parse`)."""
-        return Budget.parse(value).spec
-
-    resources: list[str] | None = Field(
-        default=None,
-        description="Optional resources to snapshot (solvelens.resources: "
-        + ", ".join(OPTIONAL_RESOURCES)
-        + "); None: every one the platform offers, [] none.",
-    )
-
-    @field_validator("resources")
-    @classmethod
-    def _known_resources(cls, value: list[str] | None) -> list[str] | None:
-        """Every name must be a declared optional resource (:func:`solvelens.resources.checked_optional`)."""
-        return None if value is None else checked_optional(value)
-
-    def wants(self, resource: str) -> bool:
-        """Whether this run fetches the optional ``resource`` (when the platform offers it)."""
-        return self.resources is None or resource in self.resources
-
-    def steps(self) -> list[FetchStep]:
-        """The fetch steps this run runs (``bot_me`` only with ``use_api_key``; an optional resource's only
-        when :meth:`wants` it)."""
-        return [
-            s
-            for s in FETCH_STEPS
-            if (self.use_api_key or not s.needs_api_key) and (s.resource is None or self.wants(s.resource))
-        ]
-
-    def step_kwargs(self, step: FetchStep, staging_dir: str) -> dict[str, Any]:
-        """The plain keyword arguments of ``step`` for this run."""
-        kwargs: dict[str, Any] = {"base_url": self.base_url, "staging_dir": staging_dir}
-        if step.concurrent:
-            kwargs["concurrency"] = self.concurrency
-        if step.needs_api_key:
-            kwargs["allow_missing"] = self.allow_missing_bot_me
-        if self.profile is not None and step.reads_profile:
-            kwargs["profile"] = self.profile
-        if self.max_rps is not None and step.reads_profile:  # the steps with a platform client
-            kwargs["max_rps"] = self.max_rps
-        if step.budgeted:
-            kwargs["budget"] = self.budget
-        if step.takes_resource:
-            kwargs["resource"] = step.resource
-        return kwargs
+def step_kwargs(plan: SnapshotPlan, step: FetchStep, staging_dir: str) -> dict[str, Any]:
+    """The plain keyword arguments of ``step`` for this run."""
+    kwargs: dict[str, Any] = {"base_url": plan.base_url, "staging_dir": staging_dir}
+    if step.concurrent:
+        kwargs["concurrency"] = plan.concurrency
+    if step.needs_api_key:
+        kwargs["allow_missing"] = plan.allow_missing_bot_me
+    if plan.profile is not None and step.reads_profile:
+        kwargs["profile"] = plan.profile
+    if plan.max_rps is not None and step.reads_profile:  # the steps with a platform client
+        kwargs["max_rps"] = plan.max_rps
+    if step.budgeted:
+        kwargs["budget"] = plan.budget
+    if step.takes_resource:
+        kwargs["resource"] = step.resource
+    return kwargs
 
 
 @dataclass
@@ -322,7 +232,7 @@ async def fetch(plan: SnapshotPlan, run: StagedRun, run_step: StepRunner) -> lis
 
     async def after(step: FetchStep) -> dict[str, Any]:
         done = [await tasks[name] for name in step.after if name in tasks]  # it reads what they staged
-        kwargs = plan.step_kwargs(step, run.path)
+        kwargs = step_kwargs(plan, step, run.path)
         if step.budgeted:
             kwargs["spent"] = spent_by(done, optional)
         return await run_step(step, kwargs)
@@ -330,7 +240,7 @@ async def fetch(plan: SnapshotPlan, run: StagedRun, run_step: StepRunner) -> lis
     try:
         with fewer_collections():
             async with asyncio.TaskGroup() as group:
-                for s in plan.steps():
+                for s in steps_of(plan):
                     tasks[s.name] = group.create_task(after(s))
     except BaseExceptionGroup as failed:
         raise failed.exceptions[0] from None
