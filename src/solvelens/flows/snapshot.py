@@ -13,7 +13,7 @@ never a flow or task parameter, so it never appears in Prefect's UI or logs.
 
 Use this path where Prefect pays: scheduled deployments (``solvelens schedule``, ``flows/prefect.yaml``) and
 one-off runs against a configured Prefect API (``PREFECT_API_URL``). Tasks take plain serialisable
-parameters, retry transient failures with a delay list and cache nothing.
+parameters (the plan, the staging directory), retry transient failures with a delay list and cache nothing.
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ from solvelens.client import (
     ServerError,
 )
 from solvelens.flows.alerts import alerts_after_snapshot, alerts_markdown
+from solvelens.flows.budget import Spent
 from solvelens.flows.steps import (
     FETCH_STEPS,
     FetchStep,
@@ -50,6 +51,7 @@ from solvelens.flows.steps import (
 )
 from solvelens.flows.summary import SnapshotSummary
 from solvelens.store import SnapshotResult
+from solvelens.store.reports import StepReport
 from solvelens.store.units import mib
 
 __all__ = [
@@ -94,8 +96,9 @@ _fetch_options: dict[str, Any] = {
 FETCH_TASKS: dict[str, Any] = {s.name: task(name=s.task_name, **_fetch_options)(s.fn) for s in FETCH_STEPS}
 
 
-async def _run_task(step: FetchStep, kwargs: dict[str, Any]) -> dict[str, Any]:
-    result: dict[str, Any] = await FETCH_TASKS[step.name](**kwargs)
+async def _run_task(step: FetchStep, plan: SnapshotPlan, staging_dir: str, spent: Spent) -> StepReport:
+    """The flow's :data:`~solvelens.flows.steps.StepRunner`: the step's Prefect task run, same arguments."""
+    result: StepReport = await step.call(FETCH_TASKS[step.name], plan, staging_dir, spent)
     return result
 
 

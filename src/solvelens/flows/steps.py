@@ -11,9 +11,10 @@ functions:
 - :func:`solvelens.flows.snapshot.snapshot_flow`: a Prefect flow whose task runs wrap the same fetch steps
   and the same write (scheduled deployments, ``--prefect``).
 
-Every step takes plain, serialisable parameters (URLs, paths, numbers) from :meth:`SnapshotPlan.step_kwargs`
-and returns a small JSON report (``{"step", "counts", "warnings", "info"}``). The API key is never a
-parameter: the ``bot_me`` step reads it from :class:`solvelens.config.Settings` (the environment).
+Every step takes the run's :class:`~solvelens.flows.plan.SnapshotPlan` and its staging directory (the
+comparisons also what the others spent, the generic list step its resource: :meth:`FetchStep.call`) and
+returns its typed :class:`~solvelens.store.reports.StepReport`. The API key is never a parameter: the
+``bot_me`` step reads it from :class:`solvelens.config.Settings` (the environment).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from solvelens.flows.budget import spent_by
+from solvelens.flows.budget import Spent, spent_by
 from solvelens.flows.carryover import verify_carryover_step
 from solvelens.flows.declaration import (
     check_platform_time_order,
@@ -58,52 +59,57 @@ from solvelens.store import SnapshotResult, StagingArea, write_snapshot
 from solvelens.store.readers import previous_state
 from solvelens.store.reports import StepReport
 
-#: Runs one fetch step: ``(step, kwargs) -> awaitable report`` (a plain call, or a Prefect task run).
-StepRunner = Callable[["FetchStep", dict[str, Any]], Coroutine[Any, Any, dict[str, Any]]]
+#: Runs one fetch step: ``(step, plan, staging_dir, spent) -> awaitable report`` (a plain call, or a Prefect
+#: task run; both through :meth:`FetchStep.call`).
+StepRunner = Callable[["FetchStep", SnapshotPlan, str, Spent], Coroutine[Any, Any, StepReport]]
 
 
 @dataclass(frozen=True)
 class FetchStep:
     """One fetch step: ``name`` (its report's ``step``), ``task_name`` (the Prefect task's name), ``fn`` (the
-    plain async function of :mod:`solvelens.flows.fetch`), ``concurrent`` (takes ``concurrency``),
-    ``needs_api_key`` (runs only when the snapshot includes ``/bot/me``), ``reads_profile`` (its client
-    takes the run's platform profile; the declaration step reads only headers), ``resource`` (the optional
-    resource it fetches: runs only when the plan wants it, :meth:`SnapshotPlan.wants`) and ``after`` (the
-    steps whose staged output or reports it reads: it starts once those finished; a ``budgeted`` step also
-    gets ``spent``, the requests they sent: :func:`solvelens.flows.budget.spent_by`, and the plan's
-    ``budget``); ``takes_resource``: a generic step, told which declared resource it fetches
-    (:func:`solvelens.flows.optional.fetch_list_step`)."""
+    plain async function: ``fn(plan, staging_dir) -> StepReport``), ``needs_api_key`` (runs only when the
+    snapshot includes ``/bot/me``), ``resource`` (the optional resource it fetches: runs only when the plan
+    wants it, :meth:`SnapshotPlan.wants`) and ``after`` (the steps whose staged output or reports it reads:
+    it starts once those finished; a ``budgeted`` step also gets ``spent``, the requests they sent:
+    :func:`solvelens.flows.budget.spent_by`); ``takes_resource``: a generic step, told which declared
+    resource it fetches (:func:`solvelens.flows.optional.fetch_list_step`)."""
 
     name: str
     task_name: str
-    fn: Callable[..., Awaitable[dict[str, Any]]]
-    concurrent: bool = True
+    fn: Callable[..., Awaitable[StepReport]]
     needs_api_key: bool = False
-    reads_profile: bool = True
     resource: str | None = None
     after: tuple[str, ...] = ()
     budgeted: bool = False
     takes_resource: bool = False
+
+    def call(
+        self, fn: Callable[..., Awaitable[StepReport]], plan: SnapshotPlan, staging_dir: str, spent: Spent
+    ) -> Awaitable[StepReport]:
+        """``fn`` (the step's function, or its Prefect task) called with this step's arguments: the plan and
+        the staging directory, plus ``resource`` for a generic step and ``spent`` for a budgeted one."""
+        if self.takes_resource:
+            return fn(plan, staging_dir, resource=self.resource)
+        if self.budgeted:
+            return fn(plan, staging_dir, spent=spent)
+        return fn(plan, staging_dir)
 
 
 #: The steps before the comparisons: the interface's, the platform's declaration and the optional ones.
 _BEFORE_COMPARISONS: tuple[FetchStep, ...] = (
     FetchStep("problems", "fetch-problems-and-solutions", fetch_problems_step),
     FetchStep("leaderboard", "fetch-leaderboard-and-bots", fetch_leaderboard_step),
-    FetchStep("reference", "fetch-categories-and-stats", fetch_reference_step, concurrent=False),
-    FetchStep("bot_me", "fetch-bot-me", fetch_bot_me_step, concurrent=False, needs_api_key=True),
-    FetchStep(
-        "platform", "read-platform-declaration", fetch_platform_step, concurrent=False, reads_profile=False
-    ),
+    FetchStep("reference", "fetch-categories-and-stats", fetch_reference_step),
+    FetchStep("bot_me", "fetch-bot-me", fetch_bot_me_step, needs_api_key=True),
+    FetchStep("platform", "read-platform-declaration", fetch_platform_step),
     # The optional resources (solvelens.flows.optional): absent ones are recorded "not offered".
-    FetchStep("activity", "fetch-activity", fetch_activity_step, concurrent=False, resource="activity"),
+    FetchStep("activity", "fetch-activity", fetch_activity_step, resource="activity"),
     # Every optional list declared in solvelens.resources: one generic step each.
     *(
         FetchStep(
             r.name,
             "fetch-" + r.name.replace("_", "-"),
             fetch_list_step,
-            concurrent=False,
             resource=r.name,
             takes_resource=True,
         )
@@ -147,24 +153,6 @@ def steps_of(plan: SnapshotPlan) -> list[FetchStep]:
         for s in FETCH_STEPS
         if (plan.use_api_key or not s.needs_api_key) and (s.resource is None or plan.wants(s.resource))
     ]
-
-
-def step_kwargs(plan: SnapshotPlan, step: FetchStep, staging_dir: str) -> dict[str, Any]:
-    """The plain keyword arguments of ``step`` for this run."""
-    kwargs: dict[str, Any] = {"base_url": plan.base_url, "staging_dir": staging_dir}
-    if step.concurrent:
-        kwargs["concurrency"] = plan.concurrency
-    if step.needs_api_key:
-        kwargs["allow_missing"] = plan.allow_missing_bot_me
-    if plan.profile is not None and step.reads_profile:
-        kwargs["profile"] = plan.profile
-    if plan.max_rps is not None and step.reads_profile:  # the steps with a platform client
-        kwargs["max_rps"] = plan.max_rps
-    if step.budgeted:
-        kwargs["budget"] = plan.budget
-    if step.takes_resource:
-        kwargs["resource"] = step.resource
-    return kwargs
 
 
 @dataclass
@@ -226,16 +214,13 @@ async def fetch(plan: SnapshotPlan, run: StagedRun, run_step: StepRunner) -> lis
     those steps finished) and record their reports in the staging area, with fewer garbage collections
     meanwhile (:mod:`solvelens.flows.gc_tuning`). Returns the reports; raises what the first failing step
     raised (the others are cancelled at once)."""
-    tasks: dict[str, asyncio.Task[dict[str, Any]]] = {}
+    tasks: dict[str, asyncio.Task[StepReport]] = {}
 
     optional = {s.name for s in FETCH_STEPS if s.resource is not None}
 
-    async def after(step: FetchStep) -> dict[str, Any]:
+    async def after(step: FetchStep) -> StepReport:
         done = [await tasks[name] for name in step.after if name in tasks]  # it reads what they staged
-        kwargs = step_kwargs(plan, step, run.path)
-        if step.budgeted:
-            kwargs["spent"] = spent_by(done, optional)
-        return await run_step(step, kwargs)
+        return await run_step(step, plan, run.path, spent_by(done, optional))
 
     try:
         with fewer_collections():
@@ -244,7 +229,7 @@ async def fetch(plan: SnapshotPlan, run: StagedRun, run_step: StepRunner) -> lis
                     tasks[s.name] = group.create_task(after(s))
     except BaseExceptionGroup as failed:
         raise failed.exceptions[0] from None
-    reports = [StepReport.of_step(**t.result()) for t in tasks.values()]
+    reports = [t.result() for t in tasks.values()]
     for report in reports:
         run.area.write_report(report)
     return reports
@@ -300,9 +285,9 @@ def summarise(
     )
 
 
-async def run_step_inline(step: FetchStep, kwargs: dict[str, Any]) -> dict[str, Any]:
+async def run_step_inline(step: FetchStep, plan: SnapshotPlan, staging_dir: str, spent: Spent) -> StepReport:
     """The plain :data:`StepRunner`: call the step's function in this event loop."""
-    return await step.fn(**kwargs)
+    return await step.call(step.fn, plan, staging_dir, spent)
 
 
 def run_snapshot(plan: SnapshotPlan) -> SnapshotSummary:

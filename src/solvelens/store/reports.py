@@ -3,15 +3,15 @@
 by the writer by attribute (:mod:`solvelens.store.writer`, :mod:`solvelens.store.history`,
 :mod:`solvelens.store.quality`).
 
-A fetch step reports plain JSON (``{"step", "counts", "warnings", "info"}``, :mod:`solvelens.flows.fetch`);
-:meth:`StepReport.of_step` reads it once, here, into the fields the store uses. The staged form is
-:meth:`StepReport.to_json` (``part-<step>.json`` in the staging folder), read back by
-:meth:`StepReport.from_json`.
+Every fetch step returns a :class:`StepReport` (:meth:`StepReport.of` builds it from typed arguments), and
+every reader takes its fields by attribute: the budget (:func:`solvelens.flows.budget.spent_by`), the
+summary, the writer. The staged form is :meth:`StepReport.to_json` (``part-<step>.json`` in the staging
+folder), read back by :meth:`StepReport.from_json`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Final
 
@@ -72,8 +72,10 @@ class StepReport:
     ``declared``: what the platform declared about itself (the ``platform`` step: ``{"id", "clock",
     "time"}``); ``taken_at``: ``"platform"`` when the snapshot's time is the platform's clock; ``votes``: the
     comparisons step's figures; ``request``: the request of an optional list as sent (``{"path",
-    "params"}``, recorded with the snapshot: ``snapshots.requests``); ``figures``: everything the step
-    reported about itself (its ``info``: e.g. ``refetched``, ``requests``), shown in the run's summary.
+    "params"}``, recorded with the snapshot: ``snapshots.requests``); ``requests``, ``steady_requests``,
+    ``carried_over``: what the budget counts (:meth:`of`); ``figures``: everything the step reported about
+    itself (e.g. ``refetched``, ``requests``), shown in the run's summary (its JSON form; never read back
+    by key).
     """
 
     step: str
@@ -86,42 +88,60 @@ class StepReport:
     taken_at: str | None = None
     votes: VoteFetch | None = None
     request: Mapping[str, Any] | None = None
+    requests: int = 0
+    steady_requests: int | None = None
+    carried_over: int = 0
     figures: Mapping[str, Any] = field(default_factory=dict)
 
     @classmethod
-    def of_step(
+    def of(
         cls,
         step: str,
         counts: Mapping[str, int],
-        warnings: list[str] | tuple[str, ...],
-        info: Mapping[str, Any],
+        warnings: Sequence[str] = (),
+        *,
+        resources: Mapping[str, str] | None = None,
+        announced: int | None = None,
+        data_quality: Sequence[QualityRow] = (),
+        declared: Mapping[str, Any] | None = None,
+        votes: VoteFetch | None = None,
+        request: Mapping[str, Any] | None = None,
+        requests: int = 0,
+        steady_requests: int | None = None,
+        carried_over: int = 0,
+        **figures: Any,
     ) -> StepReport:
-        """The typed report of a step's plain JSON report (its ``counts``, ``warnings`` and ``info``:
-        ``resources``, ``announced``, ``data_quality`` rows, ``declared``, ``taken_at`` and, from the
-        comparisons step, ``requested``, ``budget``, ``pending``, ``snapshots_to_go``, ``audited``,
-        ``audit_cycle``)."""
-        votes = None
-        if step == "comparisons" and "requested" in info:
-            votes = VoteFetch(
-                requested=int(info.get("requested") or 0),
-                budget=_int(info.get("budget")),
-                pending=int(info.get("pending") or 0),
-                snapshots_to_go=_int(info.get("snapshots_to_go", 0)),
-                audited=int(info.get("audited") or 0),
-                audit_cycle=_int(info.get("audit_cycle")),
-            )
+        """A step's report: its typed fields, and ``figures``, the step's own figures shown in the run's
+        summary (``refetched``, ``fetched``, ``events_per_hour``, ...). The typed fields a step gives are
+        shown there too (under their names; ``data_quality`` as rows of plain values), so the summary's
+        ``fetch`` entry of a step holds everything it reported. ``requests``: HTTP requests the step sent;
+        ``steady_requests``: of those, what a snapshot in which nothing changed sends again (``None``: all);
+        ``carried_over``: lists or profiles it kept from the last snapshot instead of reading (both for the
+        full read of the budget, :func:`solvelens.flows.budget.spent_by`)."""
+        typed: dict[str, Any] = {
+            "resources": dict(resources) if resources is not None else None,
+            "announced": announced,
+            "data_quality": [asdict(q) for q in data_quality] if data_quality else None,
+            "declared": declared,
+            "request": request,
+            "requests": requests or None,
+            "steady_requests": steady_requests,
+        }
+        shown = {k: v for k, v in typed.items() if v is not None}
         return cls(
             step=step,
             warnings=tuple(warnings),
             counts={k: v for k, v in counts.items() if _int(v) is not None},
-            resources=dict(info.get("resources") or {}),
-            announced=_int(info.get("announced")),
-            data_quality=tuple(QualityRow(**q) for q in info.get("data_quality") or ()),
-            declared=info.get("declared"),
-            taken_at=info.get("taken_at"),
+            resources=dict(resources or {}),
+            announced=announced,
+            data_quality=tuple(data_quality),
+            declared=declared,
             votes=votes,
-            request=info.get("request"),
-            figures=dict(info),
+            request=request,
+            requests=requests,
+            steady_requests=steady_requests,
+            carried_over=carried_over,
+            figures={**shown, **figures},
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -143,5 +163,8 @@ class StepReport:
             taken_at=data.get("taken_at"),
             votes=None if votes is None else VoteFetch(**votes),
             request=data.get("request"),
+            requests=int(data.get("requests") or 0),
+            steady_requests=data.get("steady_requests"),
+            carried_over=int(data.get("carried_over") or 0),
             figures=dict(data.get("figures") or {}),
         )
