@@ -15,6 +15,7 @@ from solvelens.flows.completeness import TOTAL_BELOW_ROWS, IncompleteListError
 from solvelens.flows.fetch import Tally, collect_pages, progress_callback
 from solvelens.flows.steps import SnapshotPlan, discard, fetch, prepare, run_snapshot, run_step_inline
 from solvelens.store import StagingArea, latest_solution_state
+from solvelens.store.reports import QualityRow
 from tests.fixtures.sandbox import SandboxServer
 from tests.flows.conftest import sqlite_truth
 
@@ -71,18 +72,10 @@ def test_collect_pages_rewalks_a_list_that_moved_once():
     with pytest.raises(IncompleteListError, match="after one re-walk"):
         asyncio.run(collect_pages(lambda: _pages(*short), "leaderboard", [], path="/leaderboard"))
 
-    quality: list[dict[str, Any]] = []
+    quality: list[QualityRow] = []
     over = [([{"id": 1}, {"id": 2}], 1)]
     assert len(asyncio.run(collect_pages(lambda: _pages(*over), "leaderboard", [], quality=quality))) == 2
-    assert quality == [
-        {
-            "resource": "leaderboard",
-            "scope": "",
-            "announced": 1,
-            "stored": 2,
-            "reason": TOTAL_BELOW_ROWS,
-        }
-    ]
+    assert quality == [QualityRow("leaderboard", "", 1, 2, TOTAL_BELOW_ROWS)]
 
 
 def _staged(area: StagingArea, table: str) -> pl.DataFrame:

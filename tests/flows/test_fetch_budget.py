@@ -122,8 +122,8 @@ def test_budget_forms_and_the_shares_they_give():
         with pytest.raises(ValueError, match="--budget"):
             Budget.parse(bad)
     reports = [  # a re-snapshot: 30 lists and 10 profiles refetched, 70 lists and 90 profiles carried over
-        StepReport.of("problems", {}, requests=32, steady_requests=2, carried_over=70),
-        StepReport.of("leaderboard", {}, requests=11, steady_requests=1, carried_over=90),
+        StepReport.of("problems", {}, requests=32, steady_requests=2, carried_lists=70),
+        StepReport.of("leaderboard", {}, requests=11, steady_requests=1, carried_profiles=90),
         StepReport.of("reference", {}, requests=2),
         StepReport.of("carryover", {}, requests=5),  # re-reads of carried lists: counted once
         StepReport.of("activity", {}, requests=1),

@@ -137,7 +137,7 @@ class Spent:
 
 def spent_by(reports: Sequence[StepReport], optional: set[str]) -> Spent:
     """What the fetch steps' ``reports`` spent: their ``requests``, ``steady_requests`` (default: all of
-    them steady) and ``carried_over`` (lists and profiles kept: part of the full read), by attribute;
+    them steady), ``carried_lists`` and ``carried_profiles`` (kept: part of the full read), by attribute;
     ``optional``: the optional steps' names."""
     interface = steady = extra = full = 0
     for r in reports:
@@ -148,7 +148,7 @@ def spent_by(reports: Sequence[StepReport], optional: set[str]) -> Spent:
         steady += r.requests if r.steady_requests is None else r.steady_requests
         if r.step not in _REREADS:  # re-reads of carried lists: counted once, as carried
             full += r.requests
-        full += r.carried_over
+        full += r.carried_lists + r.carried_profiles
     return Spent(interface=interface, steady=steady, optional=extra, full=max(full, interface))
 
 

@@ -59,7 +59,7 @@ async def fetch_platform_step(plan: SnapshotPlan, staging_dir: str) -> StepRepor
             response = await http.get(url)
     except httpx.HTTPError as exc:
         warning = f"platform declaration not read (GET {url}: {type(exc).__name__}); its clock is unknown"
-        return StepReport.of("platform", {}, [warning])
+        return StepReport.of("platform", {}, [warning], declared=None)
     return StepReport.of("platform", {}, declared=declaration(response.headers))
 
 

@@ -347,7 +347,7 @@ async def fetch_problems_step(plan: SnapshotPlan, staging_dir: str) -> StepRepor
     naming the profile setting that fixes it; a list shorter than its announced total after a re-walk
     raises :class:`~solvelens.client.IncompleteListError`: the snapshot is never complete with records it
     cannot identify or could have read. Returns the step report: ``requests`` (HTTP requests sent),
-    ``carried_over`` (solution lists kept), ``data_quality`` (a solution list whose length differs from its
+    ``carried_lists`` (solution lists kept), ``data_quality`` (a solution list whose length differs from its
     problem's ``solutionCount``), figure ``refetched`` (problems whose list was read). Raises
     :class:`solvelens.client.PlatformError` when the platform keeps failing.
     """
@@ -385,7 +385,7 @@ async def fetch_problems_step(plan: SnapshotPlan, staging_dir: str) -> StepRepor
         {"problems": len(problems), "solutions_fetched": lists.solutions},
         warnings,
         refetched=len(to_fetch),
-        carried_over=len(carried),
+        carried_lists=len(carried),
         requests=tally.requests + lists.requests,
         steady_requests=tally.requests,
         announced=tally.announced,
@@ -446,7 +446,7 @@ async def fetch_leaderboard_step(plan: SnapshotPlan, staging_dir: str) -> StepRe
     are not the API's: :class:`UnrecognizedResponseError` naming the profile setting), as does a leaderboard
     entry without id, or a leaderboard shorter than its announced total after a re-walk
     (:class:`~solvelens.client.IncompleteListError`).
-    The report has ``requests``, ``carried_over`` (profiles kept), ``data_quality`` and the figures
+    The report has ``requests``, ``carried_profiles`` (profiles kept), ``data_quality`` and the figures
     ``profiles_refetched``, ``profiles_carried_over``.
     """
     area = StagingArea(staging_dir)
@@ -487,8 +487,7 @@ async def fetch_leaderboard_step(plan: SnapshotPlan, staging_dir: str) -> StepRe
         {"leaderboard": len(board), "bots": len(found) + len(carried)},
         warnings,
         profiles_refetched=len(found),
-        profiles_carried_over=len(carried),
-        carried_over=len(carried),
+        carried_profiles=len(carried),
         requests=tally.requests + len(to_fetch),
         steady_requests=tally.requests,
         announced=tally.announced,

@@ -11,6 +11,7 @@ folder), read back by :meth:`StepReport.from_json`.
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Final
@@ -23,6 +24,17 @@ __all__ = ["CAPPED", "COUNT_DISAGREES", "TOTAL_BELOW_ROWS", "QualityRow", "StepR
 CAPPED: Final = "the platform serves at most the newest 50 votes of a solution"
 COUNT_DISAGREES: Final = "the platform's count disagrees with the rows it lists"
 TOTAL_BELOW_ROWS: Final = "the list's announced total is below the records it served (after one re-walk)"
+
+
+class _Unset(enum.Enum):
+    """The marker of a :meth:`StepReport.of` argument a step did not give."""
+
+    UNSET = enum.auto()
+
+
+UNSET: Final = _Unset.UNSET
+#: Arguments of :meth:`StepReport.of` that are not shown when ``None`` (absent from the step's figures).
+_OPTIONAL: Final = frozenset({"resources", "request"})
 
 
 def _int(value: Any) -> int | None:
@@ -73,9 +85,9 @@ class StepReport:
     "time"}``); ``taken_at``: ``"platform"`` when the snapshot's time is the platform's clock; ``votes``: the
     comparisons step's figures; ``request``: the request of an optional list as sent (``{"path",
     "params"}``, recorded with the snapshot: ``snapshots.requests``); ``requests``, ``steady_requests``,
-    ``carried_over``: what the budget counts (:meth:`of`); ``figures``: everything the step reported about
-    itself (e.g. ``refetched``, ``requests``), shown in the run's summary (its JSON form; never read back
-    by key).
+    ``carried_lists``, ``carried_profiles``: what the budget counts (:meth:`of`); ``figures``: everything
+    the step reported about itself (e.g. ``refetched``, ``requests``), shown in the run's summary (its JSON
+    form: the summary's ``fetch``).
     """
 
     step: str
@@ -90,7 +102,8 @@ class StepReport:
     request: Mapping[str, Any] | None = None
     requests: int = 0
     steady_requests: int | None = None
-    carried_over: int = 0
+    carried_lists: int = 0
+    carried_profiles: int = 0
     figures: Mapping[str, Any] = field(default_factory=dict)
 
     @classmethod
@@ -101,46 +114,53 @@ class StepReport:
         warnings: Sequence[str] = (),
         *,
         resources: Mapping[str, str] | None = None,
-        announced: int | None = None,
-        data_quality: Sequence[QualityRow] = (),
-        declared: Mapping[str, Any] | None = None,
+        announced: int | _Unset | None = UNSET,
+        data_quality: Sequence[QualityRow] | _Unset = UNSET,
+        declared: Mapping[str, Any] | _Unset | None = UNSET,
         votes: VoteFetch | None = None,
         request: Mapping[str, Any] | None = None,
-        requests: int = 0,
-        steady_requests: int | None = None,
-        carried_over: int = 0,
+        requests: int | _Unset = UNSET,
+        steady_requests: int | _Unset = UNSET,
+        carried_lists: int | _Unset = UNSET,
+        carried_profiles: int | _Unset = UNSET,
         **figures: Any,
     ) -> StepReport:
-        """A step's report: its typed fields, and ``figures``, the step's own figures shown in the run's
-        summary (``refetched``, ``fetched``, ``events_per_hour``, ...). The typed fields a step gives are
-        shown there too (under their names; ``data_quality`` as rows of plain values), so the summary's
-        ``fetch`` entry of a step holds everything it reported. ``requests``: HTTP requests the step sent;
-        ``steady_requests``: of those, what a snapshot in which nothing changed sends again (``None``: all);
-        ``carried_over``: lists or profiles it kept from the last snapshot instead of reading (both for the
-        full read of the budget, :func:`solvelens.flows.budget.spent_by`)."""
-        typed: dict[str, Any] = {
-            "resources": dict(resources) if resources is not None else None,
+        """A step's report from typed arguments. ``requests``: HTTP requests the step sent;
+        ``steady_requests``: of those, what a snapshot in which nothing changed sends again (default: all);
+        ``carried_lists``, ``carried_profiles``: solution lists and bot profiles kept from the last snapshot
+        instead of read (the budget's full read counts them: :func:`solvelens.flows.budget.spent_by`).
+        ``figures``: the step's own figures for the run's summary (``refetched``, ``fetched``, ...). Every
+        argument a step gives is also shown in the summary (its ``fetch`` entry of the step: ``carried_lists``
+        as ``carried_over``, ``carried_profiles`` as ``profiles_carried_over``, quality rows as plain
+        values), so that entry holds everything the step reported."""
+        given: dict[str, Any] = {
+            "resources": resources,
             "announced": announced,
-            "data_quality": [asdict(q) for q in data_quality] if data_quality else None,
+            "data_quality": data_quality,
             "declared": declared,
             "request": request,
-            "requests": requests or None,
+            "requests": requests,
             "steady_requests": steady_requests,
+            "carried_over": carried_lists,
+            "profiles_carried_over": carried_profiles,
         }
-        shown = {k: v for k, v in typed.items() if v is not None}
+        shown = {k: v for k, v in given.items() if v is not UNSET and (v is not None or k not in _OPTIONAL)}
+        if "data_quality" in shown:
+            shown["data_quality"] = [asdict(q) for q in data_quality]  # type: ignore[union-attr]
         return cls(
             step=step,
             warnings=tuple(warnings),
             counts={k: v for k, v in counts.items() if _int(v) is not None},
             resources=dict(resources or {}),
-            announced=announced,
-            data_quality=tuple(data_quality),
-            declared=declared,
+            announced=None if isinstance(announced, _Unset) else announced,
+            data_quality=() if isinstance(data_quality, _Unset) else tuple(data_quality),
+            declared=None if isinstance(declared, _Unset) else declared,
             votes=votes,
             request=request,
-            requests=requests,
-            steady_requests=steady_requests,
-            carried_over=carried_over,
+            requests=0 if isinstance(requests, _Unset) else requests,
+            steady_requests=None if isinstance(steady_requests, _Unset) else steady_requests,
+            carried_lists=0 if isinstance(carried_lists, _Unset) else carried_lists,
+            carried_profiles=0 if isinstance(carried_profiles, _Unset) else carried_profiles,
             figures={**shown, **figures},
         )
 
@@ -165,6 +185,7 @@ class StepReport:
             request=data.get("request"),
             requests=int(data.get("requests") or 0),
             steady_requests=data.get("steady_requests"),
-            carried_over=int(data.get("carried_over") or 0),
+            carried_lists=int(data.get("carried_lists") or 0),
+            carried_profiles=int(data.get("carried_profiles") or 0),
             figures=dict(data.get("figures") or {}),
         )
