@@ -49,7 +49,6 @@ from solvelens.flows.activity_gap import (
 )
 from solvelens.flows.backlog import reads_to_go
 from solvelens.flows.budget import (
-    Budget,
     Quota,
     Spent,
     VoteShare,
@@ -526,7 +525,7 @@ async def fetch_comparisons_step(plan: SnapshotPlan, staging_dir: str, *, spent:
     """Stage ``comparisons`` (each fetched solution's comparisons, with its problem and solution id) and
     ``comparison_fetches`` (per solution: its listed ``comparisonCount`` and how many the endpoint returned,
     null when not asked) for :func:`solutions_to_compare`'s solutions and a share of :func:`audit_candidates`,
-    within the budget (``plan.budget``: ``--budget``'s text, :mod:`solvelens.flows.budget`; ``spent``: what
+    within the budget (``plan.budget``: ``--budget`` parsed, :mod:`solvelens.flows.budget`; ``spent``: what
     the other steps sent, :func:`solvelens.flows.budget.spent_by`) and what an announced quota leaves without
     waiting. Runs after the other steps (it reads the problems step's staged solutions and their request
     counts). Requests go in batches (``plan.concurrency`` in flight, the first alone: the probe), highest
@@ -542,12 +541,12 @@ async def fetch_comparisons_step(plan: SnapshotPlan, staging_dir: str, *, spent:
     area = StagingArea(staging_dir)
     wanted = solutions_to_compare(area)
     audits = audit_candidates(area, {w.solution_id for w in wanted})
-    parsed, used, concurrency = Budget.parse(plan.budget), spent, plan.concurrency
+    parsed, used, concurrency = plan.budget, spent, plan.concurrency
     quota, fresh = _quota(plan.base_url, plan.max_rps, used)
     share = VoteShare.of(parsed, used, len(audits), quota=quota, pending=bool(wanted))
     todo = _Plan(audits[: share.audit], wanted, _stored_cover(area), share.allowance)
     if not wanted and not share.audit:
-        info = _budget_info(share, 0, 0, 0, plan.budget)
+        info = _budget_info(share, 0, 0, 0, plan.budget.spec)
         unchanged = {"comparisons": UNCHANGED}
         votes_of = VoteFetch(budget=share.allowance, snapshots_to_go=0, audit_cycle=share.audit_cycle)
         return StepReport.of(
@@ -592,7 +591,7 @@ async def fetch_comparisons_step(plan: SnapshotPlan, staging_dir: str, *, spent:
         audited=sink.audited,
         fetched=sink.fetched,
         capped=sink.capped,
-        **_budget_info(share, reads, to_go, left, plan.budget),
+        **_budget_info(share, reads, to_go, left, plan.budget.spec),
     )
 
 

@@ -8,10 +8,19 @@ the step's client, ``plan.budget`` to the comparisons' allowance), with no dict 
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Annotated, Any, Final
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PlainSerializer,
+    PlainValidator,
+    WithJsonSchema,
+    field_validator,
+)
 
+from solvelens.baseurl import normalise_base_url
 from solvelens.flows.budget import DEFAULT_BUDGET, Budget
 from solvelens.resources import checked_optional, optional_names
 
@@ -21,11 +30,28 @@ __all__ = ["DEFAULT_CONCURRENCY", "SnapshotPlan"]
 DEFAULT_CONCURRENCY: Final = 8
 
 
+def _budget(value: Any) -> Budget:
+    """A plan's budget: a :class:`Budget` as given (the CLI parsed ``--budget`` once), or its text (a
+    deployment's JSON parameter) parsed by :meth:`Budget.parse`, the one parse."""
+    return value if isinstance(value, Budget) else Budget.parse(str(value))
+
+
+#: The budget as a plan field: a parsed :class:`Budget`, its text (``1.25x``, ``200``, ``all``) in JSON.
+BudgetField = Annotated[
+    Budget,
+    PlainValidator(_budget),
+    PlainSerializer(lambda b: b.spec, return_type=str),
+    WithJsonSchema({"type": "string", "examples": [DEFAULT_BUDGET, "200", "all"]}),
+]
+
+
 class SnapshotPlan(BaseModel):
     """The parameters of one snapshot run: the one parameter of
     :func:`solvelens.flows.snapshot.snapshot_flow` and of :func:`run_snapshot`, and what ``solvelens
     snapshot``'s options build (plain JSON values, so Prefect records it as the flow run's ``plan``
-    parameter; checked by :mod:`solvelens.flows.preflight`)."""
+    parameter; ``budget`` is the parsed :class:`~solvelens.flows.budget.Budget`, its text in JSON). Checked
+    here: ``base_url`` by the one base-URL rule (:func:`solvelens.baseurl.normalise_base_url`), ``budget``,
+    ``resources``, ``alerts``; the store and ``taken_at`` by :mod:`solvelens.flows.preflight`."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -71,6 +97,12 @@ class SnapshotPlan(BaseModel):
         "parameter.",
     )
 
+    @field_validator("base_url")
+    @classmethod
+    def _base_url(cls, value: str) -> str:
+        """The one base-URL rule (:class:`solvelens.baseurl.BaseUrlError`, a ``ValueError``, otherwise)."""
+        return normalise_base_url(value)
+
     @field_validator("alerts")
     @classmethod
     def _rules_read(cls, value: list[str] | None) -> list[str] | None:
@@ -81,17 +113,11 @@ class SnapshotPlan(BaseModel):
             parse_rules(value)
         return value
 
-    budget: str = Field(
-        default=DEFAULT_BUDGET,
+    budget: BudgetField = Field(
+        default=Budget.parse(DEFAULT_BUDGET),
         description="What the optional resources may send: N requests, Nx (the snapshot sends at most N "
         "full reads of the interface in all) or all (solvelens.flows.budget).",
     )
-
-    @field_validator("budget")
-    @classmethod
-    def _budget_reads(cls, value: str) -> str:
-        """``all``, ``N`` or ``Nx`` (:meth:`solvelens.flows.budget.Budget.parse`)."""
-        return Budget.parse(value).spec
 
     resources: list[str] | None = Field(
         default=None,

@@ -28,7 +28,6 @@ from prefect.cache_policies import NO_CACHE
 from prefect.context import FlowRunContext
 
 from solvelens.client import (
-    AsyncPlatformClient,
     PaginationError,
     PlatformConnectionError,
     QueryValidationError,
@@ -186,8 +185,7 @@ async def snapshot_flow(plan: SnapshotPlan) -> SnapshotSummary:
     snapshot is visible.
     """
     logger = get_run_logger()
-    # Fail fast on a malformed base URL (ConfigurationError) or taken_at (ValueError), before any task.
-    await AsyncPlatformClient(plan.base_url, read_env=False).aclose()
+    # Fail fast on a malformed taken_at (ValueError), before any task (the plan checked its base URL).
     normalise_taken_at(plan.taken_at)
     run = await asyncio.to_thread(prepare, plan)
     try:
