@@ -16,9 +16,11 @@ tells two kinds of shortfall apart:
 Steps report their rows in their report's ``data_quality`` (:class:`~solvelens.store.reports.QualityRow`); the
 writer adds the checks that need the whole run (``/stats`` totals, votes per solution).
 
-The client re-walks a short list itself and raises :class:`~solvelens.client.IncompleteListError`
-(attributes ``endpoint``, ``announced``, ``read``); :func:`solvelens.flows.fetch.collect_pages` raises the
-same error for a walk handed to it that ends short (and re-walks a list whose ids repeated).
+Whether a list was read whole is decided in one layer, the client's walk: it walks a short list again
+itself and raises :class:`~solvelens.client.IncompleteListError` (attributes ``endpoint``, ``announced``,
+``read``); :func:`solvelens.flows.fetch.collect_pages` walks nothing again, it only classifies (a short list
+whose total is a count announced elsewhere: the count disagrees with its rows). The reasons are defined once,
+with the rows' type (:mod:`solvelens.store.reports`).
 """
 
 from __future__ import annotations

@@ -19,10 +19,10 @@ Steps (endpoints relative to the base URL ``.../api/v1``):
 - :func:`fetch_bot_me_step`: ``GET /bot/me`` with the configured API key (a rejected key fails the run).
 
 The steps know only HTTP and the staging area: what the last snapshot held is staged beforehand by the
-flow (``previous_problems``, ``previous_bots``; absent on a full run), never read from the store here. A
-paging walk that sees an id twice keeps the first copy and is walked once more, as is one whose unique
-records differ from the server's announced ``total``; a list still shorter than its total fails the run
-(:class:`~solvelens.client.IncompleteListError`: the client could read more), a count the platform's
+flow (``previous_problems``, ``previous_bots``; absent on a full run), never read from the store here.
+Whether a list was read whole is the client's decision (it walks a short list again, once); a list still
+shorter than its total fails the run (:class:`~solvelens.client.IncompleteListError`: the client could
+read more), a count the platform's
 rows disagree with is a data-quality row in the step's ``data_quality``
 (:mod:`solvelens.flows.completeness`). Each report's ``requests`` counts the HTTP requests the step
 sent (the optional resources' budget is measured against them). A record the snapshot cannot identify (no id,
@@ -134,9 +134,6 @@ class Tally:
     announced: int | None = None
 
 
-Walk = AsyncIterator[Page] | Callable[[], AsyncIterator[Page]]
-
-
 async def _walk_once(
     pages: AsyncIterator[Page],
     endpoint: str | None,
@@ -195,7 +192,7 @@ async def _pages_into(
 
 
 async def collect_pages(
-    pages: Walk,
+    pages: AsyncIterator[Page],
     resource: str,
     warnings: list[str],
     *,
@@ -207,36 +204,27 @@ async def collect_pages(
     counted: tuple[str, str, int] | None = None,
     id_field: str = "id",
 ) -> list[dict[str, Any]]:
-    """All items of a paging walk, deduplicated by ``id`` (first copy kept), in walk order.
+    """All items of one paging walk of the client, deduplicated by ``id_field`` (first copy kept), in walk
+    order.
 
-    ``pages``: a zero-argument callable starting a walk (so a list that moved can be walked again), or one
-    walk already started. A walk that repeated ids (the listing moved while it was read) or whose unique
-    records differ from the total the server announced is walked once more (callable only) and the second
-    walk kept. Then, when the announced total is still above the unique records read, the client could read
-    more: :class:`~solvelens.client.IncompleteListError` (named by ``path``). When it is below them,
-    the platform's count disagrees with its rows: a data-quality row is appended to ``quality`` (resource
-    ``resource``, scope ``''``), or a warning when no ``quality`` list is given. Repeats of the kept walk are
-    a warning. With ``endpoint`` (the profile name, e.g. ``problems``) a record without ``id`` raises
-    :class:`UnrecognizedResponseError` naming ``path``, the fields seen and the profile setting that fixes it.
-    Pages fetched (both walks) are counted in ``tally``. ``counted`` (resource, scope, count): the count the
-    platform announced for this list elsewhere (a problem's ``solutionCount``); a walk the client found short
-    of a total equal to it is the platform's count disagreeing with its rows: a data-quality row, no error.
-    ``id_field``: the records' id field (the endpoint's, e.g. ``family``), what deduplicates them.
-    """
-    again = callable(pages)
-    items, duplicates, total, short = await _walk_once(
-        pages() if callable(pages) else pages, endpoint, path, progress_step, tally, id_field
-    )
-    if short is None and again and (duplicates or (total is not None and total != len(items))):
-        assert callable(pages)
-        items, duplicates, total, short = await _walk_once(
-            pages(), endpoint, path, progress_step, tally, id_field
-        )
+    Whether the list was read whole is the client's decision, made once (:mod:`solvelens.client.walk`): it
+    walks a list that ended short of its announced total again and raises
+    :class:`~solvelens.client.IncompleteListError` when still short; nothing here walks it again. What this
+    adds is what the snapshot knows beyond the walk: ``counted`` (resource, scope, count), the count the
+    platform announced for this list elsewhere (a problem's ``solutionCount``): a short list whose total is
+    that count is the platform's count disagreeing with its rows, a data-quality row in ``quality``, no
+    error. A walk that still hands out fewer unique records than its total fails the same way
+    (:class:`~solvelens.client.IncompleteListError`, named by ``path``); a total below the unique records is
+    a data-quality row (resource ``resource``, scope ``''``), or a warning when no ``quality`` list is given;
+    repeated records are a warning. With ``endpoint`` (the profile name, e.g. ``problems``) a record without
+    its id raises :class:`UnrecognizedResponseError` naming ``path``, the fields seen and the profile setting
+    that fixes it. Pages are counted in ``tally`` (with the last announced total)."""
+    items, duplicates, total, short = await _walk_once(pages, endpoint, path, progress_step, tally, id_field)
     if short is not None:
         if quality is None or counted is None or short.announced != counted[2]:
             raise short
         # The list's total is the count the platform announced for it elsewhere (a problem's
-        # solutionCount), and two walks found the same rows: the count disagrees with the rows.
+        # solutionCount), and the client's two walks found the same rows: the count disagrees with the rows.
         quality.append(quality_row(counted[0], counted[1], short.announced, len(items), COUNT_DISAGREES))
         total = len(items)
     if tally is not None:
@@ -305,7 +293,7 @@ async def _solution_lists(
                 try:
                     count = announced.get(pid)
                     solutions = await collect_pages(
-                        lambda: client.solution_pages(pid),
+                        client.solution_pages(pid),
                         f"solutions of {pid}",
                         out.warnings,
                         endpoint="solutions",
@@ -362,7 +350,7 @@ async def fetch_problems_step(plan: SnapshotPlan, staging_dir: str) -> StepRepor
     }
     async with step_client(plan) as client:
         problems = await collect_pages(
-            lambda: client.problem_pages(sort="oldest", concurrency=concurrency),
+            client.problem_pages(sort="oldest", concurrency=concurrency),
             "problems",
             warnings,
             progress_step="problems",
@@ -460,7 +448,7 @@ async def fetch_leaderboard_step(plan: SnapshotPlan, staging_dir: str) -> StepRe
     }
     async with step_client(plan) as client:
         board = await collect_pages(
-            lambda: client.leaderboard_pages(concurrency=concurrency),
+            client.leaderboard_pages(concurrency=concurrency),
             "leaderboard",
             warnings,
             progress_step="leaderboard",

@@ -23,7 +23,7 @@ __all__ = ["CAPPED", "COUNT_DISAGREES", "TOTAL_BELOW_ROWS", "QualityRow", "StepR
 #: (:mod:`solvelens.store.quality`) both use these.
 CAPPED: Final = "the platform serves at most the newest 50 votes of a solution"
 COUNT_DISAGREES: Final = "the platform's count disagrees with the rows it lists"
-TOTAL_BELOW_ROWS: Final = "the list's announced total is below the records it served (after one re-walk)"
+TOTAL_BELOW_ROWS: Final = "the list's announced total is below the records it served"
 
 
 class _Unset(enum.Enum):
