@@ -169,7 +169,7 @@ def _this_flow_run() -> Any:
 @flow(name="solvelens-snapshot", log_prints=False, persist_result=False)
 async def snapshot_flow(plan: SnapshotPlan) -> SnapshotSummary:
     """Take one complete snapshot of the platform at ``plan.base_url`` into ``plan.db_path`` (the fields:
-    :class:`solvelens.flows.steps.SnapshotPlan`; a deployment passes them as the ``plan`` parameter, e.g.
+    :class:`solvelens.flows.plan.SnapshotPlan`; a deployment passes them as the ``plan`` parameter, e.g.
     ``{"plan": {"base_url": ..., "db_path": ...}}``).
 
     The API key is read from the environment (``SOLVELENS_API_KEY`` / ``SOLVELENS_API_KEY_FILE``) by the
