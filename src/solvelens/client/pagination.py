@@ -118,9 +118,9 @@ class Page:
     ``items``: the records, in the canonical form (:mod:`solvelens.client.records`; on the real platform
     exactly as sent). ``total``: total records the server reported (body or ``X-Total-Count``), or ``None``
     when it does not say (never guessed). ``number``: 1-based position of this page in the walk. ``offset``:
-    number of records before this page in the walk (so ``offset + i + 1`` is an item's position, e.g. its
-    leaderboard rank). ``request``: what fetched it. ``body``: the decoded JSON envelope as sent.
-    ``headers``: the answer's headers.
+    number of distinct records the walk handed out before this page (so ``offset + i + 1`` is an item's
+    position in the walk: no rank where the platform lists ties in any order). ``request``: what fetched it.
+    ``body``: the decoded JSON envelope as sent. ``headers``: the answer's headers.
     """
 
     items: list[dict[str, Any]]

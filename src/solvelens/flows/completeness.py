@@ -4,8 +4,9 @@ A snapshot is complete only when every list holds what the platform announced (a
 headers, a problem's ``solutionCount``, a solution's ``comparisonCount``, the ``/stats`` totals). A fetch step
 tells two kinds of shortfall apart:
 
-- **the client could read more** (a paging walk that ends with fewer records than its own announced total,
-  after one re-walk of a list that moved while it was read): the client's
+- **the client could read more** (a paging walk that ends with fewer distinct records than its own announced
+  total, after re-reads of the pages a reshuffled tie spans and one re-walk of a list that moved while it was
+  read): the client's
   :class:`~solvelens.client.IncompleteListError` (re-exported here), the snapshot fails in one line naming the
   resource, both counts and the fix, and nothing is written;
 - **the platform cannot serve more** (a list capped at 50, a count that disagrees with the rows it lists): the
@@ -16,11 +17,12 @@ tells two kinds of shortfall apart:
 Steps report their rows in their report's ``data_quality`` (:class:`~solvelens.store.reports.QualityRow`); the
 writer adds the checks that need the whole run (``/stats`` totals, votes per solution).
 
-Whether a list was read whole is decided in one layer, the client's walk: it walks a short list again
-itself and raises :class:`~solvelens.client.IncompleteListError` (attributes ``endpoint``, ``announced``,
-``read``); :func:`solvelens.flows.fetch.collect_pages` walks nothing again, it only classifies (a short list
-whose total is a count announced elsewhere: the count disagrees with its rows). The reasons are defined once,
-with the rows' type (:mod:`solvelens.store.reports`).
+Whether a list was read whole is decided in one layer, the client's walk: it hands out each record once,
+re-reads the pages a reshuffled tie spans and re-walks a short list itself, and raises
+:class:`~solvelens.client.IncompleteListError` (attributes ``endpoint``, ``announced``, ``read``,
+``rereads``); :func:`solvelens.flows.fetch.collect_pages` walks nothing again, it only classifies (a short
+list whose total is a count announced elsewhere: the count disagrees with its rows). The reasons are defined
+once, with the rows' type (:mod:`solvelens.store.reports`).
 """
 
 from __future__ import annotations

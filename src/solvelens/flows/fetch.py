@@ -52,7 +52,7 @@ from solvelens.client import (
     PermissionDeniedError,
     UnrecognizedResponseError,
 )
-from solvelens.client.ratelimit import shared_pacer
+from solvelens.client.ratelimit import INTERFACE, shared_pacer
 from solvelens.flows.completeness import COUNT_DISAGREES, TOTAL_BELOW_ROWS, quality_row
 from solvelens.flows.plan import SnapshotPlan
 from solvelens.flows.ranks import competition_ranks, unscored_warning
@@ -74,11 +74,14 @@ def report_progress(step: str, done: int, total: int | None) -> None:
         callback(step, done, total)
 
 
-def step_client(plan: SnapshotPlan, api_key: SecretStr | None = None) -> AsyncPlatformClient:
+def step_client(
+    plan: SnapshotPlan, api_key: SecretStr | None = None, kind: str = INTERFACE
+) -> AsyncPlatformClient:
     """The client of one fetch step: ``plan.base_url``, ``plan.profile``, connections for
     ``plan.concurrency`` requests in flight, and the pacer every step of the run shares (the announced quota
-    and ``plan.max_rps``: :func:`solvelens.client.ratelimit.shared_pacer`). ``read_env=False``: a public
-    step never picks up a key (or a profile) from the environment; the plan says."""
+    and ``plan.max_rps``: :func:`solvelens.client.ratelimit.shared_pacer`), which records the requests by
+    ``kind`` (``interface``, the optional steps' ``optional``). ``read_env=False``: a public step never
+    picks up a key (or a profile) from the environment; the plan says."""
     return AsyncPlatformClient(
         plan.base_url,
         api_key=api_key,
@@ -86,6 +89,7 @@ def step_client(plan: SnapshotPlan, api_key: SecretStr | None = None) -> AsyncPl
         max_connections=max(plan.concurrency, 4) + 2,
         profile=plan.profile,
         pacer=shared_pacer(plan.base_url, plan.max_rps),
+        quota_kind=kind,
     )
 
 

@@ -74,6 +74,7 @@ __all__ = [
     "COMPARISONS_CAP",
     "NOT_OFFERED",
     "NOT_REQUESTED",
+    "OPTIONAL",
     "OPTIONAL_RESOURCES",
     "STORED",
     "UNCHANGED",
@@ -99,6 +100,8 @@ UNCHANGED: Final = "unchanged"
 ACTIVITY_LIMIT: Final = 50
 #: The most votes ``/solutions/{id}/comparisons`` returns (the real platform's: the newest 50).
 COMPARISONS_CAP: Final = 50
+#: The kind the shared pacer records the optional steps' requests under (``stats.kinds``).
+OPTIONAL: Final = "optional"
 #: Statuses meaning "this platform does not offer the endpoint (to a public client)".
 _ABSENT: Final = frozenset({401, 403, 404, 405, 410, 501})
 #: Solutions tried before a 404 naming the solution (not the route) counts as a broken listing.
@@ -135,7 +138,7 @@ async def fetch_activity_step(plan: SnapshotPlan, staging_dir: str) -> StepRepor
     tell or the page spans less than ``MIN_RATE_SPAN``: too short to rate), ``span_s`` (the page's span,
     seconds), ``gap`` (the :class:`~solvelens.flows.activity_gap.ActivityGap` as a dict, or ``None``)."""
     area = StagingArea(staging_dir)
-    async with step_client(plan) as client:
+    async with step_client(plan, kind=OPTIONAL) as client:
         try:
             events = await client.activity(ACTIVITY_LIMIT)
         except APIStatusError as exc:
@@ -198,7 +201,7 @@ async def fetch_list_step(plan: SnapshotPlan, staging_dir: str, *, resource: str
     quality: list[QualityRow] = []
     tally = Tally()
     seen = [0]
-    async with step_client(plan) as client:
+    async with step_client(plan, kind=OPTIONAL) as client:
         try:
             records = await collect_pages(
                 _pages_or_absent(client.iter_pages(endpoint.path, params=params or None), seen),
@@ -552,7 +555,7 @@ async def fetch_comparisons_step(plan: SnapshotPlan, staging_dir: str, *, spent:
         return StepReport.of(
             "comparisons", {"comparisons": 0}, resources=unchanged, votes=votes_of, requested=0, **info
         )
-    async with step_client(plan) as client:
+    async with step_client(plan, kind=OPTIONAL) as client:
         first, votes, absent, sent = await _probe(client, todo)
         if absent is not None:
             return _absent("comparisons", "comparisons", absent)
