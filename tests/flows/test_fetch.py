@@ -99,6 +99,7 @@ def test_fetch_steps_stage_what_the_platform_holds(quiet_sandbox: SandboxServer,
         "llm_families",
         "comparisons",
         "carryover",
+        "pacing",  # the shared pacer's figures (steps.pacing_report), beside the steps' own
     }
     assert all(r.warnings == () for r in reports)
     assert not area.has_table("previous_problems")  # no store yet: nothing to carry over
