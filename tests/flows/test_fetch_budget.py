@@ -30,6 +30,7 @@ from solvelens.flows.steps import SnapshotPlan, pacing_report, run_snapshot
 from solvelens.flows.summary import SnapshotSummary
 from solvelens.sandbox.ids import IdCodec
 from solvelens.store import read_frame
+from solvelens.store.reports import StepReport
 from tests.fixtures.sandbox import SandboxServer
 
 runner = CliRunner()
@@ -122,13 +123,13 @@ def test_budget_forms_and_the_shares_they_give():
         with pytest.raises(ValueError, match="--budget"):
             Budget.parse(bad)
     reports = [  # a re-snapshot: 30 lists and 10 profiles refetched, 70 lists and 90 profiles carried over
-        {"step": "problems", "info": {"requests": 32, "steady_requests": 2, "carried_over": 70}},
-        {"step": "leaderboard", "info": {"requests": 11, "steady_requests": 1, "profiles_carried_over": 90}},
-        {"step": "reference", "info": {"requests": 2}},
-        {"step": "carryover", "info": {"requests": 5}},  # re-reads of carried lists: counted once
-        {"step": "activity", "info": {"requests": 1}},
+        StepReport.of("problems", {}, requests=32, steady_requests=2, carried_lists=70),
+        StepReport.of("leaderboard", {}, requests=11, steady_requests=1, carried_profiles=90),
+        StepReport.of("reference", {}, requests=2),
+        StepReport.of("carryover", {}, requests=5),  # re-reads of carried lists: counted once
+        StepReport.of("activity", {}, requests=1),
     ]
-    spent = Spent.of(spent_by(reports, {"activity", "comparisons", "llm_leaderboard"}))
+    spent = spent_by(reports, {"activity", "comparisons", "llm_leaderboard"})
     assert spent == Spent(interface=50, steady=10, optional=1, full=45 + 160)
     assert Budget.parse("1x").allowance(spent) == 205 - 50 and Budget.parse("0.5x").allowance(spent) == 52
     share = VoteShare.of(Budget.parse("1x"), spent, trusted=400)  # 154 for votes, at most half audits
