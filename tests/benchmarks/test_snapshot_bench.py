@@ -42,7 +42,9 @@ def test_quick_run_prints_ours_and_the_floor(tmp_path: Path):
 
 def _assert_convergence_rows(out: str) -> None:
     """Issue 31's rows: the default snapshots converge (small: within 5), with their requests, the slowest
-    against the floor, the first prediction against the outcome, and the quota run with the server's 429s."""
+    against the floor, the first prediction against the outcome, the audit cycle after convergence (every
+    list re-read, votes counted on neither side stored within the stated cycle), and the quota run (no
+    optional request held, no 429; the interface's own waits on their own line)."""
     converged = (
         r"^convergence: every vote list read after (\d+) snapshots \(target <= 5\); ([0-9,]+) vote-list "
         r"requests in all; slowest snapshot [0-9.]+ s = [0-9.]+x the floor"
@@ -51,9 +53,24 @@ def _assert_convergence_rows(out: str) -> None:
     assert done and int(done.group(1)) <= 5 and int(done.group(2).replace(",", "")) > 0, out
     predicted = r"^prediction: the first snapshot said ~\d+ more snapshots, it took \d+ "
     assert re.search(predicted, out, re.M), out
+    # the quota row measures the target: optional requests held (the pacer's records) and 429s (the server)
     quota_row = (
-        r"^quota run \(5000/hour, \d default snapshots back to back\): (\d+) answers 429, no request held "
-        r"for the quota; the vote lists spent (\d+) of (\d+)"
+        r"^quota run \(5000/hour, \d default snapshots back to back\): (\d+) answers 429 \(server count, "
+        r"\d+ requests\); optional requests held for the quota: (\d+) of (\d+) \([0-9.]+ s\) \(target 0: "
+        r"met\); the vote lists spent (\d+) of (\d+)"
     )
     quota = re.search(quota_row, out, re.M)
-    assert quota and quota.group(1) == "0" and int(quota.group(2)) <= int(quota.group(3)), out
+    assert quota and quota.group(1) == quota.group(2) == "0" and int(quota.group(3)) > 0, out
+    assert int(quota.group(4)) <= int(quota.group(5)), out
+    interface = r"^quota run, the interface's own reads \(allowed.*\): (\d+) of (\d+) requests held"
+    assert (own := re.search(interface, out, re.M)) and int(own.group(2)) > 0, out
+    # the audit cycle on its own: every list re-read, and the votes no count reveals stored within it
+    audit_row = (
+        r"^audit \(after convergence, ([0-9,]+) lists\): every one re-read after (\d+) snapshots \(target "
+        r"<= 5: met\); the summaries stated each within (\d+) snapshots; 3 votes counted on neither side "
+        r"\(on the lists read last\) stored after \[(\d+), (\d+), (\d+)\] snapshots \(within the stated "
+        r"cycle\)"
+    )
+    audit = re.search(audit_row, out, re.M)
+    assert audit and int(audit.group(2)) <= 5, out
+    assert all(int(audit.group(k)) <= int(audit.group(3)) for k in (4, 5, 6)), out

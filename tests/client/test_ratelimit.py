@@ -25,7 +25,7 @@ from solvelens.client import (
     RateLimitError,
     RetryPolicy,
 )
-from solvelens.client.ratelimit import Pacer, QuotaWindow, read_quota, shared_pacer
+from solvelens.client.ratelimit import KindStats, Pacer, QuotaWindow, read_quota, shared_pacer
 from tests.fixtures.sandbox import SandboxServer
 
 NOW = 1_800_000_000.0  # a Unix time for resets given as a time
@@ -201,6 +201,26 @@ def test_no_slot_before_the_reset_beyond_what_remains(
     before_reset = sum(1 for s in slots if s < clock.now + reset)
     assert before_reset <= max(0, remaining - under_way)
     assert slots == sorted(slots)
+
+
+def test_the_pacer_records_per_kind_how_many_requests_it_held_and_for_how_long() -> None:
+    """A run tells "paced by its own interface reads" from "its optional requests waited": each kind's
+    requests, those held (a wait above 0) and the seconds held, as copies compared with ``since``."""
+    clock = Clock()
+    pacer = Pacer(clock=clock)
+    first, _ = pacer._reserve()  # the default kind: interface
+    pacer.observe(first, quota(remaining=9, reset=10, limit=10, window=10))
+    before = pacer.kinds()
+    at_once = [pacer._reserve("optional")[1] for _ in range(4)]  # 5 of 10 at once, the first included
+    spread = [pacer._reserve()[1] for _ in range(2)]  # beyond half the window: held, spread to its end
+    after = pacer.kinds()
+    assert at_once == [0, 0, 0, 0] and all(w > 0 for w in spread)
+    assert after["optional"].since(before.get("optional")) == KindStats(4, 0, 0.0)
+    interface = after["interface"].since(before["interface"])
+    assert (interface.requests, interface.held) == (2, 2)
+    assert interface.waited_s == pytest.approx(sum(spread))
+    assert after["interface"].requests == 3 and before == {"interface": KindStats(1, 0, 0.0)}
+    assert pacer.stats.requests == 7 and pacer.stats.waited_s == pytest.approx(sum(spread))
 
 
 def test_an_answer_older_than_the_anchor_is_ignored_and_requests_under_way_count() -> None:

@@ -63,7 +63,7 @@ from solvelens.client.models import (
 )
 from solvelens.client.pagination import DEFAULT_MAX_PAGES, PageRequest, Paginator
 from solvelens.client.profile import Profile, resolve_profile
-from solvelens.client.ratelimit import Pacer
+from solvelens.client.ratelimit import INTERFACE, Pacer
 from solvelens.client.retry import (
     RetryPolicy,
     install_retry_logging,
@@ -243,6 +243,8 @@ class BaseClient:
             platform announces in any case (:mod:`solvelens.client.ratelimit`).
         pacer: a :class:`~solvelens.client.ratelimit.Pacer` to share with other clients of the same platform
             (its ``max_rps`` applies; give ``max_rps`` only when equal); ``None``: this client's own.
+        quota_kind: what this client's requests are for, as the pacer records them (``stats.kinds``;
+            default ``interface``; a snapshot's optional steps: ``optional``).
     """
 
     _http: httpx.Client | httpx.AsyncClient
@@ -264,6 +266,7 @@ class BaseClient:
         profile: str | Path | Profile | None = None,
         max_rps: float | None = None,
         pacer: Pacer | None = None,
+        quota_kind: str = INTERFACE,
     ) -> None:
         settings = None
         if read_env and (base_url is None or api_key is None):
@@ -308,6 +311,7 @@ class BaseClient:
             raise ConfigurationError(f"max_rps={max_rps:g} differs from the shared pacer's {pacer.max_rps}")
         #: Paces every request by the announced quota and ``max_rps`` (shared when ``pacer`` was given).
         self.pacer = pacer if pacer is not None else Pacer(max_rps)
+        self.quota_kind = quota_kind
         install_retry_logging()
         self._headers = {"User-Agent": USER_AGENT, "Accept": "application/json", **(headers or {})}
 
@@ -575,9 +579,11 @@ class BaseClient:
         return Call("GET", self._url(path), read, self._get_retry_hook, params=params, auth=auth)
 
     def _page_call(self, walk: PageWalk, request: PageRequest | None = None) -> Call[PageAnswer]:
-        """The GET of the walk's next page (or of ``request``, a page announced ahead by its params)."""
+        """The GET of the walk's next page (or of ``request``: a page announced ahead, or one read again)."""
         params: Any
-        if request is not None:
+        if request is not None and request.url is not None:
+            url, params = request.url, None
+        elif request is not None:
             url, params = self._url(walk.path), request.params
         else:
             url = walk.request.url or self._url(walk.path)

@@ -30,6 +30,11 @@ spending the same quota (two snapshots, a bot runner on the same address) are se
 server's counts in each answer: they can still meet a 429 near a window's end, retried after its
 ``Retry-After``.
 
+**What the pacer records** (:attr:`Pacer.stats`): per request kind (``acquire(kind=...)``; a client passes
+its ``quota_kind``, e.g. a snapshot's optional steps ``optional``), the requests taken, how many were held
+for the quota and for how long (:class:`KindStats`), so a run can tell a snapshot paced by its own interface
+reads from one whose optional requests waited.
+
 ``max_rps`` (the user's cap, requests per second over all of the pacer's requests) is enforced by
 pyrate-limiter (a leaky bucket of one request per ``1/max_rps`` seconds, the same object for the sync and
 the async client, thread- and task-safe).
@@ -57,6 +62,8 @@ if TYPE_CHECKING:
     from pyrate_limiter import Limiter
 
 __all__ = [
+    "INTERFACE",
+    "KindStats",
     "Pacer",
     "PacerStats",
     "QuotaInfo",
@@ -75,6 +82,8 @@ RESET_MARGIN_S: Final = 0.25
 #: A reset above this is a Unix time (seconds), above :data:`_EPOCH_MS` a Unix time in milliseconds.
 _EPOCH_S: Final = 1e9
 _EPOCH_MS: Final = 1e12
+#: The request kind of a client that names none (:meth:`Pacer.acquire`).
+INTERFACE: Final = "interface"
 #: ``max_rps`` bounds: pyrate-limiter counts in whole milliseconds.
 MAX_RPS_LIMIT: Final = 1000.0
 
@@ -284,15 +293,35 @@ class _Window:
 
 
 @dataclass
+class KindStats:
+    """The requests of one kind that took a slot of a pacer: ``requests``, ``held`` (of them, those held
+    for the quota or a 429's ``Retry-After``: a wait above 0) and ``waited_s`` (seconds held, summed)."""
+
+    requests: int = 0
+    held: int = 0
+    waited_s: float = 0.0
+
+    def since(self, before: KindStats | None) -> KindStats:
+        """What was added since ``before`` (an earlier copy; ``None``: everything)."""
+        if before is None:
+            return KindStats(self.requests, self.held, self.waited_s)
+        return KindStats(
+            self.requests - before.requests, self.held - before.held, self.waited_s - before.waited_s
+        )
+
+
+@dataclass
 class PacerStats:
     """What a pacer did: ``requests`` sent, ``rate_limited`` (429 answers seen), ``waited_s`` (seconds
-    requests were held, summed), ``longest_wait_s``, and the ``last`` quota read (``None`` before any)."""
+    requests were held, summed), ``longest_wait_s``, the ``last`` quota read (``None`` before any) and
+    ``kinds`` (per request kind, e.g. ``interface`` and ``optional``: :class:`KindStats`)."""
 
     requests: int = 0
     rate_limited: int = 0
     waited_s: float = 0.0
     longest_wait_s: float = 0.0
     last: QuotaInfo | None = None
+    kinds: dict[str, KindStats] = field(default_factory=dict)
 
 
 @dataclass
@@ -349,8 +378,8 @@ class Pacer:
 
     # -- taking a slot -------------------------------------------------------------------------------------
 
-    def _reserve(self) -> tuple[int, float]:
-        """A ticket and how long to wait before sending it (seconds)."""
+    def _reserve(self, kind: str = INTERFACE) -> tuple[int, float]:
+        """A ticket and how long to wait before sending it (seconds), recorded under ``kind``."""
         with self._lock:
             now = self._clock()
             seq = next(self._seq)
@@ -364,6 +393,10 @@ class Pacer:
             self.stats.requests += 1
             self.stats.waited_s += wait
             self.stats.longest_wait_s = max(self.stats.longest_wait_s, wait)
+            record = self.stats.kinds.setdefault(kind, KindStats())
+            record.requests += 1
+            record.held += wait > 0
+            record.waited_s += wait
             self._announce(wait, at)
         return seq, wait
 
@@ -385,10 +418,11 @@ class Pacer:
         level = logging.WARNING if wait >= 30 or long_window else logging.INFO
         log.log(level, "rate limit: %s; pacing requests (next in %.1f s)", quota, wait)
 
-    def acquire(self) -> int:
+    def acquire(self, kind: str = INTERFACE) -> int:
         """Take a slot (sync): sleep until the quota and ``max_rps`` allow the next request; return its
-        ticket for :meth:`observe`/:meth:`release`."""
-        seq, wait = self._reserve()
+        ticket for :meth:`observe`/:meth:`release`. ``kind``: what the request is for (recorded in
+        ``stats.kinds``)."""
+        seq, wait = self._reserve(kind)
         try:
             if wait > 0:
                 time.sleep(wait)
@@ -399,9 +433,9 @@ class Pacer:
             raise
         return seq
 
-    async def acquire_async(self) -> int:
+    async def acquire_async(self, kind: str = INTERFACE) -> int:
         """Take a slot (async): as :meth:`acquire`, awaiting instead of sleeping (cancellation frees it)."""
-        seq, wait = self._reserve()
+        seq, wait = self._reserve(kind)
         try:
             if wait > 0:
                 await asyncio.sleep(wait)
@@ -411,6 +445,12 @@ class Pacer:
             self.release(seq)
             raise
         return seq
+
+    def kinds(self) -> dict[str, KindStats]:
+        """A copy of ``stats.kinds`` (per request kind: requests, held, seconds held), taken under the lock:
+        compare two copies with :meth:`KindStats.since` for what happened in between."""
+        with self._lock:
+            return {k: KindStats(v.requests, v.held, v.waited_s) for k, v in self.stats.kinds.items()}
 
     def headroom(self) -> list[tuple[int, int]]:
         """Per quota window the pacer models (none before an answer announced one, or after the window

@@ -54,7 +54,7 @@ from solvelens.client import (
     PermissionDeniedError,
     UnrecognizedResponseError,
 )
-from solvelens.client.ratelimit import shared_pacer
+from solvelens.client.ratelimit import INTERFACE, shared_pacer
 from solvelens.flows.completeness import COUNT_DISAGREES, TOTAL_BELOW_ROWS, quality_row
 from solvelens.flows.ranks import competition_ranks, unscored_warning
 from solvelens.store.staging import StagingArea, dump_json, version_key
@@ -87,9 +87,11 @@ def _client(
     concurrency: int = DEFAULT_CONCURRENCY,
     profile: str | None = None,
     max_rps: float | None = None,
+    kind: str = INTERFACE,
 ) -> Any:
     # read_env=False: public steps never pick up a key (or a profile) from the environment; the plan says.
-    # The steps run at the same time against one quota: they share one pacer (the announced quota, max_rps).
+    # The steps run at the same time against one quota: they share one pacer (the announced quota, max_rps),
+    # which records the requests by kind (``interface``, the optional steps' ``optional``).
     return AsyncPlatformClient(
         base_url,
         api_key=api_key,
@@ -97,6 +99,7 @@ def _client(
         max_connections=max(concurrency, 4) + 2,
         profile=profile,
         pacer=shared_pacer(base_url, max_rps),
+        quota_kind=kind,
     )
 
 

@@ -76,6 +76,7 @@ __all__ = [
     "COMPARISONS_CAP",
     "NOT_OFFERED",
     "NOT_REQUESTED",
+    "OPTIONAL",
     "OPTIONAL_RESOURCES",
     "STORED",
     "UNCHANGED",
@@ -102,6 +103,8 @@ UNCHANGED: Final = "unchanged"
 ACTIVITY_LIMIT: Final = 50
 #: The most votes ``/solutions/{id}/comparisons`` returns (the real platform's: the newest 50).
 COMPARISONS_CAP: Final = 50
+#: The kind the shared pacer records the optional steps' requests under (``stats.kinds``).
+OPTIONAL: Final = "optional"
 #: Statuses meaning "this platform does not offer the endpoint (to a public client)".
 _ABSENT: Final = frozenset({401, 403, 404, 405, 410, 501})
 #: Solutions tried before a 404 naming the solution (not the route) counts as a broken listing.
@@ -141,7 +144,7 @@ async def fetch_activity_step(
     page spans less than ``MIN_RATE_SPAN``: too short to rate), ``span_s`` (the page's span, seconds),
     ``gap`` (the :class:`~solvelens.flows.activity_gap.ActivityGap` as a dict, or ``None``)."""
     area = StagingArea(staging_dir)
-    async with _client(base_url, profile=profile, max_rps=max_rps) as client:
+    async with _client(base_url, profile=profile, max_rps=max_rps, kind=OPTIONAL) as client:
         try:
             events = await client.activity(ACTIVITY_LIMIT)
         except APIStatusError as exc:
@@ -211,7 +214,7 @@ async def fetch_list_step(
     quality: list[dict[str, Any]] = []
     tally = Tally()
     seen = [0]
-    async with _client(base_url, profile=profile, max_rps=max_rps) as client:
+    async with _client(base_url, profile=profile, max_rps=max_rps, kind=OPTIONAL) as client:
         try:
             records = await collect_pages(
                 _pages_or_absent(client.iter_pages(endpoint.path, params=params or None), seen),
@@ -589,7 +592,9 @@ async def fetch_comparisons_step(
         info = _budget_info(share, 0, 0, 0, budget)
         unchanged = {"comparisons": UNCHANGED}
         return _report("comparisons", {"comparisons": 0}, [], resources=unchanged, requested=0, **info)
-    async with _client(base_url, concurrency=concurrency, profile=profile, max_rps=max_rps) as client:
+    async with _client(
+        base_url, concurrency=concurrency, profile=profile, max_rps=max_rps, kind=OPTIONAL
+    ) as client:
         first, votes, absent, sent = await _probe(client, plan)
         if absent is not None:
             return _absent("comparisons", "comparisons", absent)

@@ -31,6 +31,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from solvelens.client.ratelimit import INTERFACE, KindStats, shared_pacer
 from solvelens.flows.budget import DEFAULT_BUDGET, Budget, spent_by
 from solvelens.flows.carryover import verify_carryover_step
 from solvelens.flows.declaration import (
@@ -48,6 +49,7 @@ from solvelens.flows.fetch import (
 from solvelens.flows.gc_tuning import fewer_collections
 from solvelens.flows.optional import (
     NOT_REQUESTED,
+    OPTIONAL,
     OPTIONAL_RESOURCES,
     fetch_activity_step,
     fetch_comparisons_step,
@@ -319,6 +321,8 @@ async def fetch(plan: SnapshotPlan, run: StagedRun, run_step: StepRunner) -> lis
     tasks: dict[str, asyncio.Task[dict[str, Any]]] = {}
 
     optional = {s.name for s in FETCH_STEPS if s.resource is not None}
+    pacer = shared_pacer(plan.base_url, plan.max_rps)  # the steps' shared pacer: what it held, by kind
+    held_before, limited_before = pacer.kinds(), pacer.stats.rate_limited
 
     async def after(step: FetchStep) -> dict[str, Any]:
         done = [await tasks[name] for name in step.after if name in tasks]  # it reads what they staged
@@ -335,9 +339,23 @@ async def fetch(plan: SnapshotPlan, run: StagedRun, run_step: StepRunner) -> lis
     except BaseExceptionGroup as failed:
         raise failed.exceptions[0] from None
     reports = [StepReport.of_step(**t.result()) for t in tasks.values()]
+    reports.append(pacing_report(held_before, pacer.kinds(), pacer.stats.rate_limited - limited_before))
     for report in reports:
         run.area.write_report(report)
     return reports
+
+
+def pacing_report(before: dict[str, KindStats], after: dict[str, KindStats], rate_limited: int) -> StepReport:
+    """The pseudo-step ``pacing`` (``SnapshotSummary.fetch["pacing"]``): what the steps' shared pacer did
+    between ``before`` and ``after`` (copies of :meth:`~solvelens.client.ratelimit.Pacer.kinds`), per
+    request kind (``interface``, ``optional``): ``{"requests", "held", "waited_s"}`` (held: requests that
+    waited for the platform's quota or a 429's ``Retry-After``; seconds summed), and ``rate_limited``
+    (429 answers the pacer read). Every kind is present, 0 when none was sent."""
+    figures: dict[str, Any] = {"rate_limited": rate_limited}
+    for kind in sorted({INTERFACE, OPTIONAL, *after}):
+        done = after.get(kind, KindStats()).since(before.get(kind))
+        figures[kind] = {"requests": done.requests, "held": done.held, "waited_s": round(done.waited_s, 3)}
+    return StepReport("pacing", figures=figures)
 
 
 def write(plan: SnapshotPlan, staging_dir: str) -> SnapshotResult:

@@ -68,7 +68,9 @@ class SnapshotSummary:
     - ``warnings`` (one line each), ``drift`` (entries of :mod:`solvelens.store.drift`: resource, field,
       change, type, previous_types);
     - ``fetch``: each fetch step's info by step name (e.g. ``problems``: refetched, carried_over;
-      ``carryover``: stale_lists, rotation_lists, renamed_bots, requests); ``resources``: each optional
+      ``carryover``: stale_lists, rotation_lists, renamed_bots, requests; the pseudo-step ``pacing``: the
+      requests the platform's quota held, per kind, :func:`solvelens.flows.steps.pacing_report`);
+      ``resources``: each optional
       resource's status (stored, unchanged, not offered, not requested);
     - ``mode``: ``plain`` (in-process) or ``prefect``; ``flow_run``: ``{"id", "name"}`` of the Prefect run
       (empty in-process); ``alerts``: :func:`solvelens.flows.alerts.alerts_after_snapshot`'s summary
@@ -187,6 +189,28 @@ class SnapshotSummary:
         if status == "not offered" and info.get("absent"):
             return f" ({info['absent']})"
         return ""
+
+    def pacing_line(self) -> str:
+        """One sentence when requests waited for the platform's quota (or it answered 429), per kind:
+        ``Requests held for the platform's quota: 812 of the 2,300 interface requests (34.2 s in all); none
+        of the 1,108 optional requests.`` (``fetch["pacing"]``: :func:`solvelens.flows.steps.pacing_report`);
+        ``""`` when nothing waited."""
+        pacing = self.fetch.get("pacing") or {}
+        kinds = {k: v for k, v in pacing.items() if isinstance(v, dict)}
+        limited = int(pacing.get("rate_limited") or 0)
+        if not limited and not any(v.get("held") for v in kinds.values()):
+            return ""
+        parts = []
+        for kind, v in kinds.items():
+            if v.get("held"):
+                parts.append(
+                    f"{v['held']:,} of the {v['requests']:,} {kind} requests ({v['waited_s']:,.1f} s in all)"
+                )
+            else:
+                parts.append(f"none of the {v.get('requests', 0):,} {kind} requests")
+        plural = "" if limited == 1 else "s"
+        answered = f"; the platform answered 429 to {limited:,} request{plural}" if limited else ""
+        return "Requests held for the platform's quota: " + "; ".join(parts) + answered + "."
 
     def _quota_detail(self, info: dict[str, Any]) -> str:
         """What an announced quota left the vote lists and what they spent of it (``""``: no quota)."""
