@@ -121,29 +121,33 @@ def drive(
     and lazy (module doc); ``budget``: each snapshot's ``--budget`` (None: the default); ``deadlock_share``:
     the share of the ``deadlocks`` day's votes that deadlock."""
     scenario = Scenario.start(workdir, seed=seed, mode=mode, resources=resources)
-    scenario.extra = ("--budget", budget) if budget else ()
-    me, name = scenario.busiest_bot()
-    scenario.marks["me"] = scenario.sign_in_as(name)
-    scenario.snapshot("fresh")
-    scenario.hourly(1, "hour")
-    scenario.advance_days(1)
-    scenario.snapshot("day")
-    scenario.marks["rejected"] = scenario.reject_problem(clock_ms(scenario.snaps[-1].truth))
-    scenario.marks["hidden"] = scenario.hidden_vote()
-    code, output = scenario.simulate_by_hand(2)
-    if code:
-        raise RuntimeError(f"sandbox simulate failed: {output}")
-    scenario.snapshot("gap")
-    scenario.marks["renamed"], _ = scenario.rename_bot(f"Renamed{seed}", me)
-    scenario.snapshot("renamed")
-    scenario.marks["tied"], scenario.marks["suspended"] = scenario.tie_top_ranks()
-    scenario.snapshot("ties")
-    scenario.marks["deadlocked"] = str(scenario.deadlocked_day(deadlock_share))
-    scenario.snapshot("deadlocks")
-    scenario.marks["guided"] = ",".join(scenario.guided_solutions())
-    scenario.snapshot("guidance")
-    scenario.marks["models"] = ",".join(scenario.new_models())
-    scenario.snapshot("lazy")
+    try:
+        scenario.extra = ("--budget", budget) if budget else ()
+        me, name = scenario.busiest_bot()
+        scenario.marks["me"] = scenario.sign_in_as(name)
+        scenario.snapshot("fresh")
+        scenario.hourly(1, "hour")
+        scenario.advance_days(1)
+        scenario.snapshot("day")
+        scenario.marks["rejected"] = scenario.reject_problem(clock_ms(scenario.snaps[-1].truth))
+        scenario.marks["hidden"] = scenario.hidden_vote()
+        code, output = scenario.simulate_by_hand(2)
+        if code:
+            raise RuntimeError(f"sandbox simulate failed: {output}")
+        scenario.snapshot("gap")
+        scenario.marks["renamed"], _ = scenario.rename_bot(f"Renamed{seed}", me)
+        scenario.snapshot("renamed")
+        scenario.marks["tied"], scenario.marks["suspended"] = scenario.tie_top_ranks()
+        scenario.snapshot("ties")
+        scenario.marks["deadlocked"] = str(scenario.deadlocked_day(deadlock_share))
+        scenario.snapshot("deadlocks")
+        scenario.marks["guided"] = ",".join(scenario.guided_solutions())
+        scenario.snapshot("guidance")
+        scenario.marks["models"] = ",".join(scenario.new_models())
+        scenario.snapshot("lazy")
+    except BaseException:
+        scenario.stop()  # the served sandbox goes with the failed drive
+        raise
     return scenario
 
 
@@ -278,9 +282,22 @@ def main() -> None:
         for seed in seeds:
             for mode in modes:
                 t0 = time.perf_counter()
-                scenario = drive(
-                    Path(tmp) / f"{seed}-{mode}", seed, mode, args.resources, args.budget, args.deadlock_share
-                )
+                try:
+                    scenario = drive(
+                        Path(tmp) / f"{seed}-{mode}",
+                        seed,
+                        mode,
+                        args.resources,
+                        args.budget,
+                        args.deadlock_share,
+                    )
+                except Exception as exc:  # a scenario that cannot be driven is a row, not the sweep's end
+                    cells[("scenario driven", "drive", mode)].append(
+                        f"seed {seed}: {type(exc).__name__}: {exc}"
+                    )
+                    explained[("scenario driven", "drive", mode)].append("")
+                    print(f"seed {seed} {mode}: not driven ({type(exc).__name__}: {exc})", flush=True)
+                    continue
                 try:
                     check(scenario, mode, cells)
                     explain(scenario, mode, cells, explained)
