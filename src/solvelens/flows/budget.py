@@ -115,6 +115,11 @@ class Budget:
             return cls(text, fixed=int(match["n"]))
         return cls(text, times=float(match["x"]))
 
+    @property
+    def unbounded(self) -> bool:
+        """Whether this is ``all`` (no bound: every vote list is read at once)."""
+        return self.fixed is None and self.times is None
+
     def allowance(self, spent: Spent, *, steady: bool = False) -> int | None:
         """Optional requests a snapshot that spent ``spent`` may send (``None``: no bound; never below 0);
         ``steady``: for a snapshot in which nothing changes (its interface sends only ``spent.steady``)."""

@@ -84,6 +84,7 @@ __all__ = [
     "fetch_activity_step",
     "fetch_comparisons_step",
     "fetch_list_step",
+    "listed_now",
     "not_offered",
     "solutions_to_compare",
 ]
@@ -288,6 +289,24 @@ def audit_candidates(area: StagingArea, exclude: set[str]) -> list[Wanted]:
         for r in rows
         if r["solution_id"] not in exclude
     ]
+
+
+def listed_now(area: StagingArea, exclude: set[str]) -> list[Wanted]:
+    """The solutions fetched this run (staged ``solutions``) but those in ``exclude``: what ``--budget
+    all`` re-reads beyond :func:`audit_candidates`, which knows only the previous snapshot's solutions, so a
+    solution new since then whose count is 0 (a deadlocked vote between two new solutions: no count moved)
+    is read by this snapshot."""
+    staged = area.read_table("solutions")
+    out: list[Wanted] = []
+    if staged is None:
+        return out
+    for pid, raw in zip(staged["problem_id"].to_pylist(), staged["raw"].to_pylist(), strict=True):
+        record = orjson.loads(raw)
+        sid, count = str(record.get("id")), _count(record.get("comparisonCount"))
+        if sid not in exclude:
+            exclude.add(sid)
+            out.append(Wanted(sid, pid, count, count))
+    return out
 
 
 class Cover:
@@ -545,6 +564,8 @@ async def fetch_comparisons_step(plan: SnapshotPlan, staging_dir: str, *, spent:
     wanted = solutions_to_compare(area)
     audits = audit_candidates(area, {w.solution_id for w in wanted})
     parsed, used, concurrency = plan.budget, spent, plan.concurrency
+    if parsed.unbounded:  # every list at once: also those new since the last snapshot, whatever their count
+        audits += listed_now(area, {w.solution_id for w in wanted} | {a.solution_id for a in audits})
     quota, fresh = _quota(plan.base_url, plan.max_rps, used)
     share = VoteShare.of(parsed, used, len(audits), quota=quota, pending=bool(wanted))
     todo = _Plan(audits[: share.audit], wanted, _stored_cover(area), share.allowance)
