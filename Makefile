@@ -1,10 +1,11 @@
-# solvelens: `make demo` runs the whole pipeline on the embedded sandbox; `make test` runs lint + the test suite.
+# solvelens: `make demo` runs the whole pipeline on the embedded sandbox; `make test` runs lint + the test suite
+# without the `slow` tests; `make test-all` (what CI runs: .ci/run) runs lint + every test.
 VENV ?= .venv
 PYTHON ?= python3
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test lint format benchmark clean
+.PHONY: install demo test test-all lint format benchmark clean
 
 # uv when it installs and reaches its index (fast), else pip; uv's own errors go to $(VENV)/install.log, so a
 # machine whose uv cannot reach its index prints one line before pip installs, not uv's error.
@@ -44,7 +45,13 @@ format: install
 	$(VENV)/bin/ruff check --fix src tests benchmarks
 	$(VENV)/bin/ruff format src tests benchmarks
 
-test: lint ## lint, then the whole test suite
+# `slow` tests (pytest marker): a Prefect server or worker of their own, the schedule, the benchmarks' quick
+# runs, schemathesis, the 2,000-task run, the arena against a sandbox's hidden skills. `make test` leaves them
+# out; `make test-all` and CI run them.
+test: lint ## lint, then the suite without the `slow` tests: the command to run before a commit
+	$(VENV)/bin/pytest -m "not slow"
+
+test-all: lint ## lint, then every test, `slow` ones included: what CI runs (.ci/run)
 	$(VENV)/bin/pytest
 
 benchmark: install

@@ -34,8 +34,8 @@ outside ``tests/truth``), then the groups holding tests marked ``slow``
 the groups by their number of tests alone (``--loadscope-reorder``, on by default), which sends the
 few-test modules that take a minute or more (``tests/flows/test_schedule.py``, the benchmark tests) last,
 leaving one worker idle while the other runs them: ``pyproject.toml`` passes ``--no-loadscope-reorder``, so
-the order of the workers' collection (:func:`pytest_collection_modifyitems`) is the order the groups are
-handed out.
+the order of the workers' collection (the selected tests, sorted in :func:`pytest_collection_finish`) is the
+order the groups are handed out.
 """
 
 from __future__ import annotations
@@ -252,14 +252,23 @@ def _hand_out_order(items: list[pytest.Item]) -> dict[str, tuple[int, int, int]]
 
 @pytest.hookimpl(tryfirst=True)  # before xdist's own hook, which reads the marks into the node ids
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Give every test its ``xdist_group`` (module doc); on an xdist worker, order the tests so the costliest
-    groups come first (:func:`_hand_out_order`) and write their groups for the controller."""
+    """Give every test its ``xdist_group`` (module doc)."""
     for item in items:
         item.add_marker(pytest.mark.xdist_group(_group(item)))
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist sends the collection; after ``-m``/``-k`` deselected tests
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """On an xdist worker, order the selected tests so the costliest groups come first
+    (:func:`_hand_out_order`; ``make test`` runs ``-m "not slow"``, so a module whose ``slow`` tests are
+    left out is not handed out early for them) and write their groups for the controller."""
+    config = session.config
     if hasattr(config, "workerinput"):  # an xdist worker: its order is the order groups are handed out
-        order = _hand_out_order(items)
-        items.sort(key=lambda item: order[_group(item)])  # stable: a group's tests keep their order
-        _write_groups(config, items)
+        order = _hand_out_order(session.items)
+        session.items.sort(key=lambda item: order[_group(item)])  # stable: a group's tests keep their order
+        _write_groups(config, session.items)
+    else:  # no workers: the groups of the wall-time summary
+        _GROUP_OF.update({item.nodeid: _group(item) for item in session.items})
 
 
 def _cpu_seconds() -> float:
@@ -295,14 +304,55 @@ def pytest_testnodedown(node: Any, error: Any) -> None:
         cpu[path] = cpu.get(path, 0.0) + seconds
 
 
+#: Wall seconds (set-up + call + tear-down) per (worker, group), summed on the controller from the reports:
+#: the worker is xdist's ``gw0``, ``gw1`` (``main`` without workers).
+_WALL: dict[tuple[str, str], float] = {}
+#: ``{node id: group}`` of a run without workers (:func:`pytest_collection_finish`).
+_GROUP_OF: dict[str, str] = {}
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """Add a phase's wall seconds to its worker's and group's totals (the worker's groups: ``node``)."""
+    node = getattr(report, "node", None)
+    worker = node.gateway.id if node is not None else "main"
+    key = (worker, report.nodeid)
+    _WALL[key] = _WALL.get(key, 0.0) + report.duration
+
+
+def _wall_by_group(config: pytest.Config) -> dict[tuple[str, str], float]:
+    """Wall seconds per (worker, group): the groups the workers wrote (:func:`_write_groups`), else
+    :func:`group_of` the node id."""
+    folder = config.stash.get(_GROUPS_DIR, None)
+    groups = _read_groups(folder) if folder else {}
+    groups |= _GROUP_OF
+    out: dict[tuple[str, str], float] = {}
+    for (worker, nodeid), seconds in _WALL.items():
+        key = (worker, groups.get(nodeid) or group_of(nodeid))
+        out[key] = out.get(key, 0.0) + seconds
+    return out
+
+
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
     """CPU seconds per test file, costliest first (next to ``--durations``' wall times: on a shared machine
-    the CPU figures are the ones that compare across runs)."""
+    the CPU figures are the ones that compare across runs); then the wall seconds each worker spent in tests
+    and the costliest groups with the worker that ran them (the longest worker bounds the run; a costly
+    group handed out last shows here)."""
     if hasattr(config, "workerinput"):
         return
     cpu = config.stash.get(_CPU, {})
-    if not cpu:
+    if cpu:
+        terminalreporter.write_sep("=", f"CPU seconds per test file (total {sum(cpu.values()):.0f} s)")
+        for path, seconds in sorted(cpu.items(), key=lambda kv: -kv[1])[:30]:
+            terminalreporter.write_line(f"{seconds:8.1f}s {path}")
+    wall = _wall_by_group(config)
+    if not wall:
         return
-    terminalreporter.write_sep("=", f"CPU seconds per test file (total {sum(cpu.values()):.0f} s)")
-    for path, seconds in sorted(cpu.items(), key=lambda kv: -kv[1])[:30]:
-        terminalreporter.write_line(f"{seconds:8.1f}s {path}")
+    workers: dict[str, list[float]] = {}
+    for (worker, _), seconds in wall.items():
+        workers.setdefault(worker, []).append(seconds)
+    terminalreporter.write_sep("=", "wall seconds in tests per worker (set-up + call + tear-down)")
+    for worker, times in sorted(workers.items()):
+        terminalreporter.write_line(f"{sum(times):8.1f}s {worker} ({len(times)} groups)")
+    terminalreporter.write_sep("=", "wall seconds per xdist group (costliest 20)")
+    for (worker, group), seconds in sorted(wall.items(), key=lambda kv: -kv[1])[:20]:
+        terminalreporter.write_line(f"{seconds:8.1f}s {group} ({worker})")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import _SCENARIOS, _group, group_of
+from tests.conftest import _SCENARIOS, _group, _hand_out_order, group_of
 
 
 def test_every_collected_truth_test_is_in_its_scenarios_group(request: pytest.FixtureRequest) -> None:
@@ -34,3 +34,14 @@ def test_the_groups_a_node_id_alone_gives() -> None:
     assert group_of("tests/truth/test_views.py::test_x[relay-day]") == "truth"
     assert group_of("tests/test_demo.py::test_demo_takes_one_snapshot_per_simulated_day") == "prefect"
     assert group_of("tests/client/test_client.py::test_x[sync]") == "tests/client/test_client.py"
+
+
+def test_a_worker_hands_out_the_selected_groups_costliest_first(request: pytest.FixtureRequest) -> None:
+    """On an xdist worker the selected tests (after ``-m``/``-k``) are in the hand-out order computed from
+    them (``make test`` runs ``-m "not slow"``: a module is not handed out early for tests left out)."""
+    if not hasattr(request.config, "workerinput"):
+        pytest.skip("no xdist worker: the tests keep their collection order")
+    items = request.session.items
+    order = _hand_out_order(items)
+    places = [order[_group(item)] for item in items]
+    assert places == sorted(places)

@@ -373,9 +373,6 @@ def test_a_fit_that_diverges_on_one_sided_votes_is_flagged() -> None:
     assert "diverges" not in arena_caption(balanced)
 
 
-@pytest.mark.xfail(
-    strict=True, reason="issue 29: a fit to part of the votes does not say older votes will move it"
-)
 def test_the_caption_says_the_scores_move_as_older_votes_arrive() -> None:
     """Issue 29 ("fitted to 889 of 1,662 votes"): when the store holds fewer votes than the platform states,
     the caption names both and says the scores move as the others arrive, though no model changed; when it

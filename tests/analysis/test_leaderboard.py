@@ -152,6 +152,20 @@ def test_bump_data_is_deterministic_and_small(history: pl.DataFrame) -> None:
     assert an.bump_data(history, top_n=10).equals(bump)
 
 
+def test_two_snapshots_at_one_time_keep_their_order_in_the_chart_data() -> None:
+    """Issue 29's sweep (points_trend / rank_history at ``report``): snapshots taken at one platform time
+    (one right after a rename, then one after points moved) are drawn in snapshot order, so a line's last
+    point at that time is the newer figure; sorting by (final_rank, taken_at) alone left them in any order."""
+    ranks = {sid: [f"b{i:02d}" for i in range(12)] for sid in range(1, 9)}
+    points = {sid: [1000 * sid - i for i in range(12)] for sid in ranks}
+    h = _history(ranks, step_days=0, points=points).sample(fraction=1.0, shuffle=True, seed=7)
+    for _ in range(20):
+        bump = an.bump_data(h, top_n=10)
+        for _, rows in bump.group_by("bot_id"):
+            assert rows["snapshot_id"].to_list() == sorted(rows["snapshot_id"].to_list())
+            assert rows["points"].is_sorted()
+
+
 def test_ties_in_rank_break_on_bot_id() -> None:
     h = _history({1: ["b", "a"]}).with_columns(rank=pl.lit(1, dtype=pl.Int32), position=pl.lit(1, pl.Int32))
     assert an.top_bots(h, n=2) == ["a", "b"]

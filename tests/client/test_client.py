@@ -51,6 +51,7 @@ from solvelens.client import (
 )
 from solvelens.client.example_solver import solve as example_solve
 from solvelens.client.retry import retry_limit
+from solvelens.client.walk import MAX_TIE_ROUNDS
 from solvelens.config import InvalidApiKeyError
 from solvelens.sandbox.ids import IdCodec
 from tests.fixtures.sandbox import SandboxServer, start_sandbox
@@ -362,6 +363,67 @@ def test_a_list_still_short_after_one_rewalk_raises_incomplete(client: ClientFac
     assert (err.endpoint, err.announced, err.read) == ("/leaderboard", 10, 9)
     assert "announced 10" in str(err) and "9 could be read" in str(err) and "\n" not in str(err)
     assert [r.url.params.get("offset") for r in rec.requests] == ["0", "5", "9"] * 2  # a walk, one re-walk
+
+
+def _tied_board(heals_after: int | None, announced: bool = True) -> Recorder:
+    """A leaderboard of 10 (``X-Total-Count: 10``; ``announced=False``: no total), offset-paged by 5, whose
+    b4 and b5 tie across the page boundary: page 2 starts with b4 again instead of b5 (a tie reshuffled
+    between two calls) on its first ``heals_after`` calls (``None``: on every call, a tie order that never
+    lets b5 through)."""
+    served = {"page2": 0}
+
+    def answer(request: httpx.Request, _: int) -> httpx.Response:
+        offset = int(request.url.params.get("offset", 0))
+        rows = [{"id": f"b{i}", "points": 100 - i} for i in range(10)]
+        page = rows[offset : offset + 5]
+        if offset == 5:
+            served["page2"] += 1
+            if heals_after is None or served["page2"] <= heals_after:
+                page[0] = rows[4]
+        headers = {"X-Total-Count": "10"} if announced else {}
+        return httpx.Response(200, json={"bots": page}, headers=headers)
+
+    return Recorder(answer)
+
+
+#: The first walk's offsets: with a total it stops there; without one, on the empty page after it.
+_WALK = {True: ["0", "5"], False: ["0", "5", "10"]}
+
+
+@pytest.mark.parametrize("announced", [True, False], ids=["total", "no-total"])
+def test_a_tie_read_twice_is_handed_out_once_and_its_pages_read_again(
+    client: ClientFactory, announced: bool
+) -> None:
+    rec = _tied_board(heals_after=1, announced=announced)
+    c = client(rec, pagination={"leaderboard": "offset"}, page_sizes={"leaderboard": 5})
+    ids = [b["id"] for b in c.list_leaderboard()]
+    assert sorted(ids) == [f"b{i}" for i in range(10)] and len(ids) == 10
+    # the walk, then one round over the two pages the tie spans, stopping once the list is whole
+    assert [r.url.params.get("offset") for r in rec.requests] == _WALK[announced] + ["0", "5"]
+    assert c.endpoints["leaderboard"].rereads == 2
+
+
+@pytest.mark.parametrize("announced", [True, False], ids=["total", "no-total"])
+def test_a_tie_that_never_lets_a_record_through_raises_after_bounded_rereads(
+    client: ClientFactory, kind: str, announced: bool
+) -> None:
+    rec = _tied_board(heals_after=None, announced=announced)
+    c = client(rec, pagination={"leaderboard": "offset"}, page_sizes={"leaderboard": 5})
+    read: list[str] = []
+    with pytest.raises(IncompleteListError) as caught:
+        read.extend(b["id"] for b in c.list_leaderboard())
+    err = caught.value
+    if kind == "sync":  # the bridge collects an async iterator whole, so the error comes before any record
+        assert sorted(read) == [f"b{i}" for i in range(10) if i != 5], "nothing repeated, nothing padded"
+    assert (err.announced, err.read, err.rereads, err.served) == (10, 9, 2 * MAX_TIE_ROUNDS, not announced)
+    assert f"after {2 * MAX_TIE_ROUNDS} re-reads of the pages its ties span and one re-walk" in str(err)
+    said = (
+        "its pages served 10 records (no total announced) but 9 distinct" if not announced else "announced 10"
+    )
+    assert said in str(err) and "\n" not in str(err)
+    offsets = [r.url.params.get("offset") for r in rec.requests]
+    rounds = ["0", "5"] * MAX_TIE_ROUNDS
+    assert offsets == _WALK[announced] + rounds + _WALK[announced], "walk, rounds, one re-walk"
 
 
 def test_relative_next_links_are_resolved(client: ClientFactory) -> None:

@@ -155,6 +155,16 @@ def test_budget_forms_and_the_shares_they_give():
     assert quota_room([], spent, 0.5) is None and quota_room([(2400, 5000)], spent, 0.5).room == 0
 
 
+def test_budget_all_reads_every_trusted_list_at_once():
+    """Issue 29's sweep at ``--budget all`` (comparisons reachable but not stored @ gap, deadlocks): a vote
+    whose counts never moved is found only by reading its list, and ``all`` (no bound) promises every vote
+    list read at once, so its audit re-reads every list trusted by its count in each snapshot (cycle 1)."""
+    spent = Spent(interface=50, steady=10, optional=1, full=205)
+    share = VoteShare.of(Budget.parse("all"), spent, trusted=400)
+    assert (share.allowance, share.audit, share.backfill, share.audit_cycle) == (None, 400, None, 1)
+    assert VoteShare.of(Budget.parse("all"), spent, trusted=0).audit_cycle is None
+
+
 def test_a_bad_budget_is_refused_before_anything_is_fetched(tmp_path: Path):
     db = tmp_path / "store.duckdb"
     result = runner.invoke(
@@ -164,16 +174,20 @@ def test_a_bad_budget_is_refused_before_anything_is_fetched(tmp_path: Path):
     assert "--budget 'lots' is not a budget" in result.output and not db.exists()
 
 
-def test_a_vote_its_counts_missed_is_found_within_the_audit_cycle(make_sandbox: Any, tmp_path: Path):
+@pytest.mark.parametrize("budget", ["100000", "all"])
+def test_a_vote_its_counts_missed_is_found_within_the_audit_cycle(
+    make_sandbox: Any, tmp_path: Path, budget: str
+):
     """The real server records a vote row before a submit can fail: the vote exists, no count moved, so no
     list is wanted for it. The audit share re-reads lists trusted by their counts: the vote is stored within
-    the ``audit_cycle`` snapshots the summary names, and the data-quality table shows the count its rows
-    exceed (SQL on the sandbox for the vote and the count)."""
+    the ``audit_cycle`` snapshots the summary names (under ``all``: the next snapshot), and the data-quality
+    table shows the count its rows exceed (SQL on the sandbox for the vote and the count)."""
     server = make_sandbox(seed=0)
     db = tmp_path / "store.duckdb"
-    assert _snap(server, db, "all").vote_coverage["audit_cycle"] is None  # nothing trusted yet
-    cycle = _snap(server, db, "all").vote_coverage["audit_cycle"]
-    assert cycle == AUDIT_CYCLE  # every list read: all are trusted, one in AUDIT_CYCLE re-read a snapshot
+    assert _snap(server, db, budget).vote_coverage["audit_cycle"] is None  # nothing trusted yet
+    cycle = _snap(server, db, budget).vote_coverage["audit_cycle"]
+    # every list read: all are trusted; one in AUDIT_CYCLE (at least) re-read a snapshot, every one under all
+    assert cycle == 1 if budget == "all" else cycle >= AUDIT_CYCLE
     con = sqlite3.connect(server.db_path, timeout=30)
     try:  # two solutions of one problem, both with few votes: their lists are served whole
         problem, a, b = con.execute(
@@ -197,7 +211,7 @@ def test_a_vote_its_counts_missed_is_found_within_the_audit_cycle(make_sandbox: 
     ghost_id, a_id = codec.encode("comparison", ghost), codec.encode("solution", a)
     found_after = None
     for n in range(1, cycle + 1):
-        summary = _snap(server, db, "all")
+        summary = _snap(server, db, budget)
         if not read_frame(db, "SELECT 1 FROM comparisons WHERE comparison_id = ?", [ghost_id]).is_empty():
             found_after = n
             break

@@ -7,7 +7,11 @@ catalog, which DuckDB reads when it opens the file), or the file cut to half its
 
 from __future__ import annotations
 
+import resource
 import shutil
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import duckdb
@@ -137,8 +141,80 @@ def test_a_store_cut_short_is_called_damaged_not_foreign(argv: list[str], pristi
     assert db.read_bytes() == before
 
 
+@pytest.mark.parametrize("argv", [["db", "snapshots"], ["diff"], ["report"]])
+def test_a_store_missing_only_its_last_block_is_damaged_for_commands_that_never_read_it(
+    argv: list[str], pristine: Path, tmp_path: Path
+):
+    """Only the last block cut off: the snapshots list, diff and the report may never read it, so the file's
+    length against the blocks its header lists is what tells (the half-cut test above passed for `db
+    snapshots` only while the store's layout put the snapshots table past the middle)."""
+    db = tmp_path / "cut.duckdb"
+    db.write_bytes(pristine.read_bytes()[:-BLOCK])
+    before = db.read_bytes()
+    extra = ["--out", str(tmp_path / "r.html")] if argv == ["report"] else []
+    line = _one_error_line(runner.invoke(app, [*argv, "--db", str(db), *extra]), 1)
+    assert f"{db} is damaged (cut short at {len(before):,} bytes of {len(before) + BLOCK:,}" in line, line
+    assert db.read_bytes() == before
+
+
 def test_a_foreign_file_is_still_not_a_duckdb_file_exit_2(tmp_path: Path):
     other = tmp_path / "notes.duckdb"
     other.write_text("a text file\n" * 2000)
     line = _one_error_line(runner.invoke(app, ["db", "info", "--db", str(other)]), 2)
     assert "is not a DuckDB file, so it is not a solvelens store" in line
+
+
+#: The file size limit of a full disk, in bytes (``RLIMIT_FSIZE`` in the child): a commit's few rows fit in a
+#: new WAL, the store's own blocks (past 4 KiB) do not.
+FULL_DISK_FSIZE = 4 * 1024
+
+
+def _full_disk_child() -> None:
+    """In the child, before exec: every file write past 4 KiB fails with EFBIG, as on a full disk."""
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (FULL_DISK_FSIZE, FULL_DISK_FSIZE))
+
+
+def _files_beside(db: Path) -> dict[str, bytes]:
+    """Every file in the store's folder (the store, a WAL, a temporary copy), by name."""
+    return {p.name: p.read_bytes() for p in sorted(db.parent.iterdir()) if p.is_file()}
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["db", "prune", "--keep", "1"], ["db", "delete", "1"]],
+    ids=["prune", "delete"],
+)
+def test_prune_and_delete_on_a_full_disk_change_no_byte_of_the_store(
+    argv: list[str], pristine: Path, tmp_path: Path
+):
+    """A prune or delete that cannot be written leaves the store's bytes as they were, with no WAL that the
+    next open would fold in (the change must not land later while the command said it failed)."""
+    folder = tmp_path / "full"
+    folder.mkdir()
+    db = folder / "store.duckdb"
+    shutil.copyfile(pristine, db)
+    before = _files_beside(db)
+    proc = subprocess.run(
+        [sys.executable, "-m", "solvelens", *argv, "--yes", "--no-compact", "--db", str(db)],
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        preexec_fn=_full_disk_child,
+        timeout=120,
+    )
+    assert proc.returncode == 1, (proc.returncode, proc.stdout, proc.stderr)
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: "), proc.stderr
+    assert "Traceback" not in proc.stderr + proc.stdout
+    assert "ran out of space" in lines[0] and "left unchanged" in lines[0], lines[0]
+    assert _files_beside(db) == before, "the store's folder changed"
+    con = duckdb.connect(str(db), read_only=True)
+    try:  # SQL of this test: every snapshot is still there once the file is opened again
+        ids = [
+            r[0]
+            for r in con.execute("SELECT snapshot_id FROM solvelens_store.snapshot_log ORDER BY 1").fetchall()
+        ]
+    finally:
+        con.close()
+    assert ids == [1, 2, 3]

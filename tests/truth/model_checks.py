@@ -16,6 +16,7 @@ import functools
 import html
 import itertools
 import re
+import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -178,6 +179,24 @@ def arena_caption_checks(scenario: Scenario, page: str) -> list[str]:
         f"models with fewer than {mt.MIN_COMPARISONS} votes are not ranked",
     ]
     caption = _caption_after(page, "Arena scores with 95% intervals")
+    out = [f"arena caption: {w!r} not in {caption!r}" for w in want if w not in caption]
+    return out + _evidence_note_checks(scenario, votes, caption)
+
+
+def _evidence_note_checks(scenario: Scenario, votes: mt.Votes, caption: str) -> list[str]:
+    """Issue 29 ("fitted to 889 of 1,662 votes"): the caption names the votes stored (every vote reachable at
+    a snapshot so far) and those the platform states (the problems' counts, not rejected, at the newest
+    snapshot) and says the scores move as the rest arrive, when fewer are stored; no such note otherwise."""
+    stored = len(votes.decisive) + votes.skips + votes.same_entry + votes.unmatched
+    with sqlite3.connect(f"file:{_written(scenario)[-1].truth}?mode=ro", uri=True) as con:
+        (stated,) = con.execute(
+            "SELECT coalesce(sum(comparison_count), 0) FROM problems WHERE status != 'rejected'"
+        ).fetchone()
+    if stored >= stated:
+        if "not stored yet" in caption:
+            return [f"arena caption: {stored:,} votes stored >= {stated:,} stated, yet {caption!r}"]
+        return []
+    want = [f"{stored:,} of the {stated:,} votes the platform states", f"{stated - stored:,} not stored yet"]
     return [f"arena caption: {w!r} not in {caption!r}" for w in want if w not in caption]
 
 

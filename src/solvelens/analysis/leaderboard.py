@@ -295,7 +295,8 @@ def bump_data(history: pl.DataFrame, *, top_n: int = 10, max_rows: int = 4500) -
     Output columns: snapshot_id, taken_at, bot_id, name (the bot's name at the newest snapshot, at every
     row: one series per bot, a rename does not split its line), rank Int32, position Int32, points Int64,
     elo Float64, final_rank Int32 (order at the newest snapshot, 1..n: the series order; ties in rank
-    break on position); sorted by final_rank, taken_at.
+    break on position); sorted by final_rank, taken_at, snapshot_id (snapshots taken at one platform time
+    stay in the order they were taken).
     """
     ids = top_bots(history, n=top_n)
     latest = _snapshot_times(history)["snapshot_id"][-1] if ids else -1
@@ -308,7 +309,7 @@ def bump_data(history: pl.DataFrame, *, top_n: int = 10, max_rows: int = 4500) -
         history.join(order, on="bot_id", how="inner").with_columns(name=pl.col("name_now")).drop("name_now")
     )
     frame = thin_snapshots(frame, max_rows=max_rows)
-    return frame.sort("final_rank", "taken_at")
+    return frame.sort("final_rank", "taken_at", "snapshot_id")
 
 
 def thin_snapshots(frame: pl.DataFrame, *, max_rows: int) -> pl.DataFrame:

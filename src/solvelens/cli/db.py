@@ -346,7 +346,9 @@ def prune(
     compact_now: bool | None = _compact_option(),
 ) -> None:
     """Delete all but the newest N complete snapshots (and any incomplete ones) and the record versions no
-    kept snapshot references, in one transaction, after saying how many go and asking (or --yes).
+    kept snapshot references, in one transaction, after saying how many go and asking (or --yes). The change
+    is made on a copy of the store that then replaces it: it needs room for one copy beside the store, and a
+    full disk leaves every byte as it was.
 
     Exit codes: 0 pruned (or nothing to prune); 1 no store at --db, store busy, or not confirmed (nothing
     deleted); 2 --keep below 1, or --db is not a solvelens store.
@@ -396,7 +398,8 @@ def delete(
     yes: bool = typer.Option(False, "--yes", "-y", help="Delete without asking."),
     compact_now: bool | None = _compact_option(),
 ) -> None:
-    """Delete one snapshot and the record versions only it referenced, in one transaction; every other
+    """Delete one snapshot and the record versions only it referenced, in one transaction on a copy of the
+    store that then replaces it (room for one copy needed; a full disk changes no byte); every other
     snapshot stays whole and later snapshots carry over from the newest remaining one.
 
     Exit codes: 0 deleted; 1 no such snapshot, no store at --db, store busy, or not confirmed (nothing

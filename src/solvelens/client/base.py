@@ -579,9 +579,11 @@ class BaseClient:
         return Call("GET", self._url(path), read, self._get_retry_hook, params=params, auth=auth)
 
     def _page_call(self, walk: PageWalk, request: PageRequest | None = None) -> Call[PageAnswer]:
-        """The GET of the walk's next page (or of ``request``, a page announced ahead by its params)."""
+        """The GET of the walk's next page (or of ``request``: a page announced ahead, or one read again)."""
         params: Any
-        if request is not None:
+        if request is not None and request.url is not None:
+            url, params = request.url, None
+        elif request is not None:
             url, params = self._url(walk.path), request.params
         else:
             url = walk.request.url or self._url(walk.path)

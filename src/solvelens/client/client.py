@@ -138,10 +138,19 @@ class PlatformClient(BaseClient):
     # -- pagination ------------------------------------------------------------------------------------------
 
     def _pages(self, walk: PageWalk) -> Iterator[Page]:
-        """Walk ``walk`` to its end; a list that ended short of its announced total is walked once more and
-        the records the first walk missed are handed out after the others (:meth:`PageWalk.missing`), else
-        :class:`IncompleteListError`."""
+        """Walk ``walk`` to its end, each record once. A list that ended short of its announced total has the
+        pages its ties span read again (:meth:`PageWalk.next_round`, bounded), then is walked once more; the
+        records the first walk missed are handed out after the others (:meth:`PageWalk.absorb`,
+        :meth:`PageWalk.missing`), else :class:`IncompleteListError`."""
         yield from self._walk_pages(walk)
+        while plan := walk.next_round():
+            for index, request in plan:
+                if not walk.short:
+                    break
+                body, headers, _ = self._request(self._page_call(walk, request))
+                page = walk.absorb(index, body, headers)
+                if page is not None:
+                    yield page
         if walk.short:
             rewalk = walk.again()
             for page in self._walk_pages(rewalk):
@@ -214,8 +223,9 @@ class PlatformClient(BaseClient):
             yield from page.items
 
     def leaderboard_pages(self, *, sort: str | None = None, page_size: int | None = None) -> Iterator[Page]:
-        """Pages of ``GET /leaderboard`` (sort: points|elo|solutions|votes|accuracy). Rank of an item =
-        page.offset + its index + 1."""
+        """Pages of ``GET /leaderboard`` (sort: points|elo|solutions|votes|accuracy), each bot once. A bot's
+        position (page.offset + its index + 1) is no rank: ties come in any order, and bots a tie hid come
+        last; rank by the sorted figure (bots tied on it share a rank)."""
         return self._pages(self._leaderboard_walk(sort, page_size))
 
     def list_leaderboard(
@@ -406,7 +416,8 @@ class AsyncPlatformClient(BaseClient):
     # -- pagination ------------------------------------------------------------------------------------------
 
     async def _pages(self, walk: PageWalk, concurrency: int = 1) -> AsyncIterator[Page]:
-        """Walk ``walk`` to its end (a short list is walked once more, as in the sync client). With
+        """Walk ``walk`` to its end (a short list's tie pages are read again, then it is walked once more, as
+        in the sync client). With
         ``concurrency > 1``, once the first answer of a page-number walk announces the page count, the
         remaining pages are fetched with up to ``concurrency`` requests in flight and fed to the paginator in
         page order (its stops and repeat guards still apply; pages beyond the announced count, e.g. when the
@@ -428,6 +439,14 @@ class AsyncPlatformClient(BaseClient):
                 if ahead:
                     async for page in self._fetch_ahead(walk, ahead, concurrency):
                         yield page
+        while plan := walk.next_round():
+            for index, request in plan:
+                if not walk.short:
+                    break
+                body, headers, _ = await self._request(self._page_call(walk, request))
+                extra = walk.absorb(index, body, headers)
+                if extra is not None:
+                    yield extra
         if walk.short:
             rewalk = walk.again()
             async for page in self._pages_once(rewalk):
@@ -532,8 +551,8 @@ class AsyncPlatformClient(BaseClient):
     def leaderboard_pages(
         self, *, sort: str | None = None, page_size: int | None = None, concurrency: int = 1
     ) -> AsyncIterator[Page]:
-        """Pages of ``GET /leaderboard`` in order; rank of an item = page.offset + its index + 1.
-        ``concurrency``: requests in flight once the first page announces the page count."""
+        """Pages of ``GET /leaderboard`` in order, each bot once (a position is no rank, as in the sync
+        client). ``concurrency``: requests in flight once the first page announces the page count."""
         return self._pages(self._leaderboard_walk(sort, page_size), concurrency)
 
     async def list_leaderboard(

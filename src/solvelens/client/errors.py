@@ -135,23 +135,36 @@ class PaginationError(PlatformError):
 
 
 class IncompleteListError(PaginationError):
-    """A list walked to its end held fewer records than the total the platform announced for it (in the body
-    or a header such as ``X-Total-Count``), and one re-walk did not find the rest.
+    """A list walked to its end held fewer distinct records than the total the platform announced for it (in
+    the body or a header such as ``X-Total-Count``), and neither re-reads of its tie pages nor one re-walk
+    found the rest.
 
     Attributes: ``endpoint`` (the path template, e.g. ``/leaderboard``), ``announced`` (the total),
-    ``read`` (records read, after the re-walk). The message is one line naming the endpoint, both counts and
-    the fix.
+    ``read`` (distinct records read, after the re-walk), ``rereads`` (pages read again first because a tie
+    group served some records twice: :data:`~solvelens.client.walk.MAX_TIE_ROUNDS`), ``served`` (no total was
+    announced: ``announced`` is the records the walk's pages served, a record served twice having taken the
+    place of one never served). The message is one line naming the endpoint, both counts and the fix.
     """
 
-    def __init__(self, endpoint: str, *, announced: int, read: int) -> None:
+    def __init__(
+        self, endpoint: str, *, announced: int, read: int, rereads: int = 0, served: bool = False
+    ) -> None:
+        ties = f"{rereads} re-reads of the pages its ties span and " if rereads else ""
+        known = (
+            f"its pages served {announced} records (no total announced) but {read} distinct ones"
+            if served
+            else f"the platform announced {announced} records but {read}"
+        )
         super().__init__(
-            f"GET {endpoint}: the platform announced {announced} records but {read} could be read, after one "
-            "re-walk; the list is incomplete: retry later, or declare the endpoint's paging in a profile "
-            "(solvelens probe writes one) if the walk pages wrongly"
+            f"GET {endpoint}: {known} could be read, after {ties}one re-walk; the list is incomplete: retry "
+            "later, or declare the endpoint's paging in a profile (solvelens probe writes one) if the walk "
+            "pages wrongly"
         )
         self.endpoint = endpoint
         self.announced = announced
         self.read = read
+        self.rereads = rereads
+        self.served = served
 
 
 class UnrecognizedResponseError(PlatformError):

@@ -32,7 +32,9 @@ class EndpointState:
     ``page_size_rejected``: the server refused our page size (its default is used). ``announced``: the style
     was logged. ``detection_requests``: extra requests detection spent here (at most
     :data:`~solvelens.client.detect.MAX_DETECTION_REQUESTS`). ``limit_param``: the size parameter a feed
-    (``/activity``) answered to, once found (:func:`~solvelens.client.detect.size_param`).
+    (``/activity``) answered to, once found (:func:`~solvelens.client.detect.size_param`). ``rereads``: pages
+    read again, over every walk, to find records a tie group reshuffled between pages hid, in ``tie_rounds``
+    rounds (:meth:`~solvelens.client.walk.PageWalk.next_round`).
     """
 
     name: str
@@ -48,6 +50,8 @@ class EndpointState:
     announced: bool = False
     detection_requests: int = 0
     limit_param: str | None = None
+    rereads: int = 0
+    tie_rounds: int = 0
 
     def record_style(self, sample: Any) -> RecordStyle:
         """The endpoint's record style, detected from ``sample`` (one record as sent) the first time."""

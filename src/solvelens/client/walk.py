@@ -22,6 +22,17 @@ offset, a cursor or a next link it offers), spending at most
 remembered for the endpoint (every problem's ``/solutions`` walk then uses it from the first request). When
 none works, :class:`~solvelens.client.errors.PaginationError` names the endpoint, the styles tried and the
 profile line that fixes it.
+
+Ties served in another order on every call (the real platform orders equal points or scores at random:
+real-platform-notes §13, §15) make a tie group that spans a page boundary read some of its records twice
+and miss others, since each page is its own query. A walk therefore hands out each record once (by its id,
+:meth:`PageWalk._identity`; a record without an id by its whole content, so two identical id-less records
+are one) and remembers which pages held a record read twice. When the records read are fewer than the
+announced total (or, where none is announced, than the records the pages served: :attr:`PageWalk.expected`),
+the client reads those pages again (:meth:`PageWalk.next_round`, at most :data:`MAX_TIE_ROUNDS` rounds) and
+hands out what they add; a list still short after that is walked once more from the start (a list that
+moved), and then raises
+:class:`~solvelens.client.errors.IncompleteListError`: never padded, never repeated.
 """
 
 from __future__ import annotations
@@ -53,13 +64,22 @@ from solvelens.client.pagination import (
     get_path,
 )
 
-__all__ = ["CLEAR", "PageWalk", "endpoint_key"]
+__all__ = ["CLEAR", "MAX_TIE_ROUNDS", "PageWalk", "endpoint_key"]
 
 log = logging.getLogger("solvelens.client")
 
 
 #: Confidence from which a detection wins over an endpoint's default style.
 CLEAR = 0.5
+#: Rounds of re-reads of a short list's tie pages (:meth:`PageWalk.next_round`). A tie group of G records
+#: whose pages hold s_1..s_k of them (sum G) is reshuffled on every call, so one read of those pages misses a
+#: given record with probability prod(1 - s_j/G) <= exp(-1) ~ 0.37, independently per round: after the walk
+#: and 15 rounds at most exp(-16) ~ 1.1e-7, so a tie group of 10,000 records is read whole 99.9 % of the
+#: time or better (1,000 bots at 0 points over 10 pages of 100: a read misses a bot with probability
+#: 0.9^10 ~ 0.35, and the group is whole after about 8 reads). A round costs one request per tie page and
+#: stops as soon as the list is whole; the bound is spent only on a list that never serves a record (then
+#: IncompleteListError).
+MAX_TIE_ROUNDS = 15
 
 
 def _setting(state: EndpointState, key: str) -> str:
@@ -99,8 +119,17 @@ class PageWalk:
         self.path = path
         self.url = url
         self._given = (params, page_size, items_key, limit_param, max_pages)
-        #: Identities of the records handed out (for the re-walk of a short list, :meth:`again`).
-        self.seen: set[Any] = set()
+        #: Identities of the records handed out -> the index (0-based) of the page that first held each.
+        self.seen: dict[Any, int] = {}
+        #: The request of each page of this walk, by index (what :meth:`next_round` sends again).
+        self._requests: list[PageRequest] = []
+        #: Indexes of the pages a tie group read twice spans (from a record's first page to its repeat's).
+        self._tie_pages: set[int] = set()
+        #: Records this walk's pages served again (a tie group reshuffled between pages, or a moved list).
+        self.duplicates = 0
+        #: Rounds of tie re-reads done, and the pages they read again.
+        self.rounds = 0
+        self.rereads = 0
         known = ENDPOINTS.get(state.name)
         self.template = known.path if known else endpoint_key(path)
         self.key = state.name
@@ -220,7 +249,9 @@ class PageWalk:
                 f"{self.state.total_path!r} is not in the answer ({shape(body)}); fix or remove it"
             )
         if self.number > 0 and isinstance(self.paginator, PageNumberPaginator):
-            if self.paginator.absorb_repeat(items):  # page 1 was the first page again: numbered from 1
+            unsure = self.paginator.unsure and self.number == 1
+            shares = unsure and any(self._identity(item) in self.seen for item in items)
+            if self.paginator.absorb_repeat(items, shares):  # page 1 was the first page again: from 1
                 self.paginator.update_request(self.request)
                 return None
             if self.paginator.base_page == 0 and self.number == 1:
@@ -235,9 +266,11 @@ class PageWalk:
             self.paginator.update_state(items, body, headers)
         except PaginationError as exc:
             raise PaginationError(f"GET {self.template}: {exc}") from None
+        self._requests.append(used)
+        fresh = self._fresh(items, self.number)
         self.number += 1
         page = Page(
-            items=items,
+            items=fresh,
             total=self.paginator.total,
             number=self.number,
             offset=self.offset,
@@ -245,10 +278,28 @@ class PageWalk:
             body=body,
             headers=headers,
         )
-        self.offset += len(items)
-        self.seen.update(map(self._identity, items))
+        self.offset += len(fresh)
         self._prepare_next(url)
         return page
+
+    def _fresh(self, items: list[Any], index: int | None) -> list[Any]:
+        """The records of ``items`` not handed out before (in order), now marked as handed out. ``index``: the
+        page of this walk they come from (a record seen before marks the pages from its first page to this
+        one as tie pages), ``None`` for a page of another walk."""
+        fresh: list[Any] = []
+        for item in items:
+            ident = self._identity(item)
+            first = self.seen.get(ident)
+            if first is None:
+                self.seen[ident] = -1 if index is None else index
+                fresh.append(item)
+                continue
+            if index is None or first < 0:
+                continue
+            if self.rounds == 0:
+                self.duplicates += 1
+            self._tie_pages.update(range(min(first, index), max(first, index) + 1))
+        return fresh
 
     def _prepare_next(self, url: httpx.URL) -> None:
         """The next request (a page size the server capped is asked as capped), or the walk is done."""
@@ -288,10 +339,55 @@ class PageWalk:
         return None if self.paginator is None else self.paginator.total
 
     @property
+    def expected(self) -> int | None:
+        """The records the list holds as far as this walk can tell: the announced total, else, when its pages
+        served a record twice, the records they served (each page is a window of the list, so a record served
+        twice took the place of one not served: the real platform's ``/problems/{id}/solutions`` announces no
+        total); ``None`` when neither is known."""
+        if self.announced is not None:
+            return self.announced
+        if self.duplicates and self.paginator is not None:
+            return self.paginator.records_seen
+        return None
+
+    @property
     def short(self) -> bool:
-        """Whether the walk ended with fewer records than the announced total."""
-        total = self.announced
+        """Whether the walk ended with fewer distinct records than :attr:`expected`."""
+        total = self.expected
         return self.done and total is not None and self.offset < total
+
+    def next_round(self) -> list[tuple[int, PageRequest]]:
+        """The pages to read again in the next round of tie re-reads, as ``(index, request)`` in page order
+        (feed each answer to :meth:`absorb`); ``[]`` when the list is whole, no page served a record twice, or
+        :data:`MAX_TIE_ROUNDS` rounds are done. Send each only while :attr:`short` (a round stops early)."""
+        if not self.short or not self._tie_pages or self.rounds >= MAX_TIE_ROUNDS:
+            return []
+        self.rounds += 1
+        self.state.tie_rounds += 1
+        return [(i, self._requests[i]) for i in sorted(self._tie_pages) if i < len(self._requests)]
+
+    def absorb(self, index: int, body: Any, headers: Mapping[str, str]) -> Page | None:
+        """Read a tie re-read's answer of page ``index``: its records this walk has not handed out, as a page
+        placed after what it read (``None`` when there are none). Records it repeats from other pages widen
+        the tie pages of the next round."""
+        self.rereads += 1
+        self.state.rereads += 1
+        items = self.records(body)
+        new = self._fresh(items, index)
+        total = self.paginator.total if self.paginator is not None else None
+        if not self.short:
+            self._log_ties()
+        return self._extra(new, total, self._requests[index], body, headers)
+
+    def _log_ties(self) -> None:
+        log.info(
+            "GET %s: %d record(s) read twice (ties served in another order on each call); %d re-read(s) of "
+            "the pages the ties span in %d round(s) found the rest",
+            self.template,
+            self.duplicates,
+            self.rereads,
+            self.rounds,
+        )
 
     def again(self) -> PageWalk:
         """A fresh walk of the same list with the style this one used (the re-walk of a short list: feed its
@@ -314,21 +410,36 @@ class PageWalk:
     def missing(self, page: Page) -> Page | None:
         """The records of a re-walk's ``page`` this walk has not handed out, as a page placed after what it
         read (``None`` when there are none)."""
-        new = [item for item in page.items if self._identity(item) not in self.seen]
+        return self._extra(self._fresh(page.items, None), page.total, page.request, page.body, page.headers)
+
+    def _extra(
+        self,
+        new: list[Any],
+        total: int | None,
+        request: PageRequest,
+        body: Any,
+        headers: Mapping[str, str],
+    ) -> Page | None:
+        """``new`` records (already marked handed out) as a page after what this walk read, else ``None``."""
         if not new:
             return None
-        extra = Page(new, page.total, self.number + 1, self.offset, page.request, page.body, page.headers)
+        extra = Page(new, total, self.number + 1, self.offset, request, body, headers)
         self.number += 1
         self.offset += len(new)
-        self.seen.update(map(self._identity, new))
         return extra
 
     def check_whole(self, rewalk: PageWalk) -> None:
         """After a re-walk: raise :class:`IncompleteListError` when the records read (both walks) are still
-        fewer than the total the platform announces now (the re-walk's, else this walk's)."""
-        total = rewalk.announced if rewalk.announced is not None else self.announced
+        fewer than the total the platform announces now (the re-walk's, else this walk's :attr:`expected`)."""
+        total = rewalk.announced if rewalk.announced is not None else self.expected
         if total is not None and self.offset < total:
-            raise IncompleteListError(self.template, announced=total, read=self.offset)
+            raise IncompleteListError(
+                self.template,
+                announced=total,
+                read=self.offset,
+                rereads=self.rereads,
+                served=self.announced is None and rewalk.announced is None,
+            )
 
     def _repeat_message(self) -> str:
         assert self.paginator is not None

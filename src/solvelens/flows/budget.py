@@ -18,9 +18,10 @@ fetch steps' reports: their requests plus the lists and profiles they carried ov
   summary predicts: at the medium sandbox within a day of hourly snapshots (``docs/evidence-budget.md``
   says why ``1.4x``);
 - ``N``: at most ``N`` optional requests;
-- ``all``: no bound: every vote list whose count moved is read at once, also those whose votes all appeared
-  in other lists (a count can miss a vote its list holds; a bounded budget skips those lists). ``all``
-  ignores the platform's quota: it may wait for its reset.
+- ``all``: no bound: every vote list is read at once: each whose count moved, also those whose votes all
+  appeared in other lists (a count can miss a vote its list holds; a bounded budget skips those lists), and
+  as the audit every list trusted by its count (audit cycle 1: a vote whose counts never moved is stored by
+  the next snapshot). ``all`` ignores the platform's quota: it may wait for its reset.
 
 **Under a quota the platform announces** (``X-RateLimit-*``, ``RateLimit``; the real platform's 5,000
 requests an hour), a bounded budget never spends beyond what the quota leaves **without waiting**
@@ -32,9 +33,10 @@ snapshot wait for the quota and never meet a 429 (unless another client spends t
 **The audit.** A vote can exist without its counts (the real server writes the vote row, then fails with
 500 "deadlock detected": neither solution's ``comparisonCount`` moves), and only reading a list finds it.
 Each snapshot re-reads a share of the lists trusted by their counts, longest unread first
-(:class:`VoteShare`): every such list within :data:`AUDIT_CYCLE` snapshots, unless that costs more than
-``max(AUDIT_MIN, AUDIT_FULL_SHARE x F)`` requests a snapshot (and at most :data:`AUDIT_MAX_SHARE` of the vote
-allowance); then within as many snapshots as that pace takes (``audit_cycle``, stated in the summary).
+(:class:`VoteShare`; under ``all`` every one): every such list within :data:`AUDIT_CYCLE` snapshots, unless
+that costs more than ``max(AUDIT_MIN, AUDIT_FULL_SHARE x F)`` requests a snapshot (and at most
+:data:`AUDIT_MAX_SHARE` of the vote allowance); then within as many snapshots as that pace takes
+(``audit_cycle``, stated in the summary).
 
 What is not fetched now stays pending and is fetched by the next snapshots (the store remembers each list's
 count at its last fetch). Each snapshot stays atomic: what it fetched is written in its one transaction.
@@ -221,7 +223,8 @@ class VoteShare:
             allowance = max(0, allowance - spent.optional)
             if quota is not None:
                 allowance = min(allowance, quota.room)
-        audit = math.ceil(trusted / AUDIT_CYCLE)
+        # No bound (``all``): every trusted list is re-read in each snapshot, so every vote is read at once.
+        audit = trusted if allowance is None else math.ceil(trusted / AUDIT_CYCLE)
         if allowance is not None:
             pace = max(AUDIT_MIN, math.ceil(AUDIT_FULL_SHARE * spent.full))
             most = math.ceil(allowance * AUDIT_MAX_SHARE) if pending else allowance

@@ -4,8 +4,9 @@ A snapshot is complete only when every list holds what the platform announced (a
 headers, a problem's ``solutionCount``, a solution's ``comparisonCount``, the ``/stats`` totals). A fetch step
 tells two kinds of shortfall apart:
 
-- **the client could read more** (a paging walk that ends with fewer records than its own announced total,
-  after one re-walk of a list that moved while it was read): the client's
+- **the client could read more** (a paging walk that ends with fewer distinct records than its own announced
+  total, after re-reads of the pages a reshuffled tie spans and one re-walk of a list that moved while it was
+  read): the client's
   :class:`~solvelens.client.IncompleteListError` (re-exported here), the snapshot fails in one line naming the
   resource, both counts and the fix, and nothing is written;
 - **the platform cannot serve more** (a list capped at 50, a count that disagrees with the rows it lists): the
@@ -16,9 +17,10 @@ tells two kinds of shortfall apart:
 Steps report their rows in their report's ``info["data_quality"]`` (a list of :func:`quality_row` dicts); the
 writer adds the checks that need the whole run (``/stats`` totals, votes per solution).
 
-The client re-walks a short list itself and raises :class:`~solvelens.client.IncompleteListError`
-(attributes ``endpoint``, ``announced``, ``read``); :func:`solvelens.flows.fetch.collect_pages` raises the
-same error for a walk handed to it that ends short (and re-walks a list whose ids repeated).
+The client re-reads and re-walks a short list itself and raises
+:class:`~solvelens.client.IncompleteListError` (attributes ``endpoint``, ``announced``, ``read``,
+``rereads``); :func:`solvelens.flows.fetch.collect_pages` raises the same error for a walk handed to it that
+ends short (and re-walks a list whose ids repeated).
 """
 
 from __future__ import annotations

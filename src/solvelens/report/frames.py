@@ -76,6 +76,19 @@ class ReportFrames:
         """Whether the history holds at least two snapshots (what every change and trend needs)."""
         return self.snapshots.height >= 2
 
+    @property
+    def stored_votes(self) -> int:
+        """The distinct votes (``comparison_id``) the store holds, from every snapshot so far."""
+        votes = self.store.comparisons.select(pl.col("comparison_id").n_unique()).collect().item()
+        return int(votes)
+
+    @property
+    def stated_votes(self) -> int | None:
+        """The votes the platform states (the newest ``/stats totalComparisons``, the sum of the problems'
+        counts: it undercounts votes whose counts never moved); None when no snapshot stored ``/stats``."""
+        stated = self.latest.get("totalComparisons")
+        return None if stated is None else int(stated)
+
 
 def _history_frames(
     store: Frames, snapshots: pl.DataFrame, top_n: int, window: dt.timedelta

@@ -65,9 +65,7 @@ def _comparisons(frames: ReportFrames) -> Figure:
     is the sum of the problems' counts: it undercounts votes whose counts never moved); the platform's
     figure alone, said to be its, when no vote was stored."""
     stated = fmt_int(frames.latest["totalComparisons"])
-    stored = int(
-        frames.store.comparisons.select(pl.col("comparison_id").n_unique()).collect().item()  # type: ignore[arg-type]
-    )
+    stored = frames.stored_votes
     if not stored:
         return Figure("Comparisons", stated, "as the platform states it (no votes stored)")
     return Figure("Comparisons", fmt_int(stored), f"votes stored; the platform states {stated}")

@@ -142,20 +142,35 @@ def separation_note(result: an.ArenaResult) -> str:
     )
 
 
-def arena_caption(result: an.ArenaResult) -> str:
-    """The arena chart's caption: the votes fitted and left out, the scale, the intervals, the ranks, and
-    the :func:`separation_note` of a diverged fit first."""
+def evidence_note(stored: int | None, stated: int | None) -> str:
+    """The sentence saying the arena moves as older votes arrive (issue 29: "fitted to 889 of 1,662 votes"),
+    or "": ``stored`` the distinct votes the store holds, ``stated`` the votes the platform states (``/stats
+    totalComparisons`` of the newest snapshot, the sum of the problems' counts); "" when either is unknown or
+    the store holds at least as many as the platform states."""
+    if stored is None or stated is None or stored >= stated:
+        return ""
+    return (
+        f"The store holds {stored:,} of the {stated:,} votes the platform states ({stated - stored:,} not "
+        "stored yet: read over the coming snapshots): the scores, intervals and ranks will move as those "
+        "older votes arrive, though no model changed."
+    )
+
+
+def arena_caption(result: an.ArenaResult, *, stored: int | None = None, stated: int | None = None) -> str:
+    """The arena chart's caption: the votes fitted and left out, the scale, the intervals, the ranks, the
+    :func:`separation_note` of a diverged fit first and the :func:`evidence_note` (``stored`` of the
+    ``stated`` votes; unknown when None) last."""
     left_out = f"{result.skips:,} skips, {result.same_entry:,} votes between two solutions of one model"
     if result.unmatched:
         left_out += f", {result.unmatched:,} votes on solutions no longer listed"
-    note = separation_note(result)
-    return (note + " " if note else "") + (
+    body = (
         f"Bradley–Terry scores of the models fitted to {result.comparisons:,} stored votes between two "
         f"models' solutions (left out: {left_out}), on the Elo scale: 400 points = 10 to 1 odds, the mean "
         f"ranked model at 1500. Bars: 95% intervals from {result.bootstrap:,} bootstrap resamples of the "
         "votes (seeded: the same store gives the same intervals). Rank = 1 + the models whose interval lies "
         f"entirely above; models with fewer than {result.min_comparisons} votes are not ranked or drawn."
     )
+    return " ".join(part for part in (separation_note(result), body, evidence_note(stored, stated)) if part)
 
 
 #: The heatmap's models (the best-ranked) and the pairs a phone lists instead of it.
@@ -205,7 +220,7 @@ def arena_section(f: ReportFrames) -> list[ChartSlot]:
         slot(
             "arena_scores",
             "Arena scores with 95% intervals",
-            arena_caption(result),
+            arena_caption(result, stored=f.stored_votes, stated=f.stated_votes),
             lambda: ch.arena_scores_chart(result.ranking, title=""),
             ranked > 0,
             f"No model has {result.min_comparisons} votes yet.",

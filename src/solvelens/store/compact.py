@@ -27,6 +27,7 @@ from solvelens.store.errors import StoreError
 from solvelens.store.faults import check_writable, store_fault
 from solvelens.store.lock import store_lock
 from solvelens.store.schema import RAW_COMPRESSION, ensure_schema
+from solvelens.store.swap import fsync_path
 
 
 def temp_path_for(db_path: str | os.PathLike[str]) -> Path:
@@ -97,14 +98,6 @@ def _copy(db_path: Path, tmp: Path) -> None:
         con.close()
 
 
-def _fsync(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 def compact(
     db_path: str | os.PathLike[str], *, lock_timeout_s: float = DEFAULT_LOCK_TIMEOUT_S
 ) -> dict[str, Any]:
@@ -132,7 +125,7 @@ def compact(
             stale.unlink(missing_ok=True)
         try:
             _copy(path, tmp)
-            _fsync(tmp)
+            fsync_path(tmp)
             os.replace(tmp, path)
         except (duckdb.Error, OSError) as exc:
             tmp.unlink(missing_ok=True)
@@ -146,7 +139,7 @@ def compact(
         except BaseException:
             tmp.unlink(missing_ok=True)
             raise
-        _fsync(path.parent)
+        fsync_path(path.parent)
     after = path.stat().st_size
     return {
         "path": str(path),

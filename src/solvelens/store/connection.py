@@ -17,7 +17,7 @@ from pathlib import Path
 import duckdb
 
 from solvelens.store.errors import NotAStoreError, StoreDamagedError, StoreNotFoundError
-from solvelens.store.faults import check_writable, read_every_block, store_fault
+from solvelens.store.faults import check_whole_file, check_writable, read_every_block, store_fault
 from solvelens.store.lock import store_lock
 from solvelens.store.schema import INTERNAL, SMALL_BLOCK_SIZE, ensure_schema
 
@@ -54,6 +54,11 @@ def connect_readwrite(
         con = duckdb.connect(os.fspath(db_path), config={"default_block_size": str(block_size)})
     except duckdb.Error as exc:
         raise _fault(db_path, exc) from exc
+    try:
+        check_whole_file(con, db_path)
+    except StoreDamagedError:
+        con.close()
+        raise
     con.execute("SET TimeZone = 'UTC'")
     con.execute(f"SET memory_limit = '{WRITER_MEMORY_LIMIT}'")
     return con
@@ -194,6 +199,7 @@ def open_readonly(
             raise _fault(db_path, exc) from exc
         with _faults_named(db_path, writing=False):
             try:
+                check_whole_file(con, db_path)
                 con.execute("SET TimeZone = 'UTC'")
                 if require_store:
                     _check_readable_store(con, db_path)

@@ -153,6 +153,29 @@ def read_every_block(con: duckdb.DuckDBPyConnection, path: str | os.PathLike[str
     return len(tables)
 
 
+#: A DuckDB file begins with three 4 KiB headers (the main header and two database headers), then its blocks.
+DUCKDB_HEADERS_BYTES = 3 * 4096
+
+
+def check_whole_file(con: duckdb.DuckDBPyConnection, path: str | os.PathLike[str]) -> None:
+    """Raise :class:`StoreDamagedError` when the file at ``path`` is shorter than the blocks its header lists
+    (``PRAGMA database_size``: ``block_size`` x ``total_blocks``, bytes, after the headers): a store cut short
+    by a full disk or an interrupted copy. Reads metadata only, so every command can afford it at open; a
+    short file is otherwise found only when a read reaches a missing block, and a command reading only the
+    first blocks would answer from a store that lost the rest."""
+    row = con.execute(
+        "SELECT block_size, total_blocks FROM pragma_database_size() WHERE database_name = current_database()"
+    ).fetchone()
+    if row is None or not row[1]:
+        return
+    expected = DUCKDB_HEADERS_BYTES + int(row[0]) * int(row[1])
+    size = Path(path).stat().st_size
+    if size < expected:
+        raise damaged(
+            path, f"cut short at {size:,} bytes of {expected:,}, e.g. by a full disk or an interrupted copy"
+        )
+
+
 def rollback(con: duckdb.DuckDBPyConnection) -> None:
     """Roll back the open transaction after an error; a transaction DuckDB already ended (a COMMIT that failed
     writing its WAL on a full disk) is left as it is, so the error that ended it is the one raised."""

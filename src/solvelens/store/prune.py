@@ -1,11 +1,13 @@
 """Removing snapshots: keep the newest N complete snapshots (:func:`prune`) or delete one
 (:func:`delete_snapshot`), and drop the record versions nothing references any more.
 
-Both run in one transaction under the exclusive store lock: either the snapshot(s) and their unreferenced
-versions are gone, or nothing changed. Every other snapshot keeps all its rows, so an incremental snapshot
-taken afterwards carries over from the newest remaining snapshot of its platform. Snapshot ids are never
-reused (the highest deleted id is kept in the store's ``meta`` table). DuckDB reuses the freed blocks for
-later snapshots; it does not shrink the file.
+Both run in one transaction on a copy of the store that then replaces it, under the exclusive store lock
+(:func:`solvelens.store.swap.change_on_a_copy`): either the snapshot(s) and their unreferenced versions are
+gone, or not one byte of the store changed (a full disk included: they need room for one copy of the
+store). Every other snapshot keeps all its rows, so an incremental snapshot taken afterwards carries over
+from the newest remaining snapshot of its platform. Snapshot ids are never reused (the highest deleted id is
+kept in the store's ``meta`` table). DuckDB reuses the freed blocks for later snapshots; it does not shrink
+the file.
 """
 
 from __future__ import annotations
@@ -15,9 +17,8 @@ from typing import Any
 
 import duckdb
 
-from solvelens.store.connection import DEFAULT_LOCK_TIMEOUT_S, open_writer
+from solvelens.store.connection import DEFAULT_LOCK_TIMEOUT_S
 from solvelens.store.errors import SnapshotNotFoundError
-from solvelens.store.faults import rollback
 from solvelens.store.schema import (
     INTERNAL,
     LAST_DELETED_KEY,
@@ -26,6 +27,7 @@ from solvelens.store.schema import (
     MODEL_COUNTS,
     SOLUTIONS,
 )
+from solvelens.store.swap import change_on_a_copy
 
 _LOG = f"{INTERNAL}.snapshot_log"
 _ITEMS = f"{INTERNAL}.solution_manifest_items"
@@ -79,29 +81,25 @@ def prune(
     ``lock_timeout_s`` seconds). Raises ``ValueError`` for ``keep < 1`` and a
     :class:`solvelens.store.StoreError` when the file is missing or not a store, and
     :class:`solvelens.store.errors.StoreDamagedError` (nothing changed) when a block of it is damaged: every
-    block in use is read first.
+    block in use is read first; :class:`solvelens.store.errors.StoreDiskFullError` (not one byte changed)
+    when there is no room beside the store for its copy.
     """
     if keep < 1:
         raise ValueError("keep must be at least 1")
-    # verify: a damaged store is left as it is, for its owner to recover
-    with open_writer(db_path, lock_timeout_s=lock_timeout_s, existing=True, verify=True) as con:
-        con.execute("BEGIN TRANSACTION")
-        try:
-            kept = [
-                int(r[0])
-                for r in con.execute(
-                    f"SELECT snapshot_id FROM {_LOG} WHERE status = 'complete' "
-                    "ORDER BY snapshot_id DESC LIMIT ?",
-                    [keep],
-                ).fetchall()
-            ]
-            keep_list = "(" + ", ".join(str(k) for k in kept) + ")" if kept else "(NULL)"
-            result = _remove(con, f"snapshot_id NOT IN {keep_list}", [])
-            con.execute("COMMIT")
-        except BaseException:
-            rollback(con)
-            raise
-        con.execute("CHECKPOINT")
+    kept: list[int] = []
+
+    def remove(con: duckdb.DuckDBPyConnection) -> dict[str, Any]:
+        kept.extend(
+            int(r[0])
+            for r in con.execute(
+                f"SELECT snapshot_id FROM {_LOG} WHERE status = 'complete' ORDER BY snapshot_id DESC LIMIT ?",
+                [keep],
+            ).fetchall()
+        )
+        keep_list = "(" + ", ".join(str(k) for k in kept) + ")" if kept else "(NULL)"
+        return _remove(con, f"snapshot_id NOT IN {keep_list}", [])
+
+    result = change_on_a_copy(db_path, remove, what="prune", lock_timeout_s=lock_timeout_s)
     return {"kept": sorted(kept), **result}
 
 
@@ -116,31 +114,34 @@ def delete_snapshot(
     :class:`SnapshotNotFoundError` when there is no such snapshot (nothing changed) and a
     :class:`solvelens.store.StoreError` when the file is missing, not a store, or locked longer than
     ``lock_timeout_s`` seconds, and :class:`solvelens.store.errors.StoreDamagedError` (nothing changed)
-    when a block of it is damaged: every block in use is read first.
+    when a block of it is damaged: every block in use is read first;
+    :class:`solvelens.store.errors.StoreDiskFullError` (not one byte changed) when there is no room beside
+    the store for its copy.
     """
-    # verify: a damaged store is left as it is, for its owner to recover
-    with open_writer(db_path, lock_timeout_s=lock_timeout_s, existing=True, verify=True) as con:
-        con.execute("BEGIN TRANSACTION")
-        try:
-            row = con.execute(
+    row: list[Any] = []
+
+    def find(con: duckdb.DuckDBPyConnection) -> None:
+        row.extend(
+            con.execute(
                 f"SELECT taken_at, base_url FROM {_LOG} WHERE snapshot_id = ?", [snapshot_id]
             ).fetchall()
-            if not row:
-                raise SnapshotNotFoundError(
-                    f"there is no snapshot {snapshot_id} in {os.fspath(db_path)}; "
-                    f"list them with `solvelens db snapshots --db {os.fspath(db_path)}`"
-                )
-            result = _remove(con, "snapshot_id = ?", [snapshot_id])
-            con.execute(
-                f"""INSERT OR REPLACE INTO {INTERNAL}.meta VALUES ('{LAST_DELETED_KEY}',
-                    greatest(?, coalesce((SELECT value::BIGINT FROM {INTERNAL}.meta
-                                          WHERE key = '{LAST_DELETED_KEY}'), 0))::VARCHAR)""",
-                [snapshot_id],
+        )
+        if not row:
+            raise SnapshotNotFoundError(
+                f"there is no snapshot {snapshot_id} in {os.fspath(db_path)}; "
+                f"list them with `solvelens db snapshots --db {os.fspath(db_path)}`"
             )
-            con.execute("COMMIT")
-        except BaseException:
-            rollback(con)
-            raise
-        con.execute("CHECKPOINT")
+
+    def remove(con: duckdb.DuckDBPyConnection) -> dict[str, Any]:
+        result = _remove(con, "snapshot_id = ?", [snapshot_id])
+        con.execute(
+            f"""INSERT OR REPLACE INTO {INTERNAL}.meta VALUES ('{LAST_DELETED_KEY}',
+                greatest(?, coalesce((SELECT value::BIGINT FROM {INTERNAL}.meta
+                                      WHERE key = '{LAST_DELETED_KEY}'), 0))::VARCHAR)""",
+            [snapshot_id],
+        )
+        return result
+
+    result = change_on_a_copy(db_path, remove, what="delete", lock_timeout_s=lock_timeout_s, check=find)
     taken_at, base_url = row[0]
     return {"snapshot_id": snapshot_id, "taken_at": taken_at.isoformat(), "base_url": base_url, **result}

@@ -386,11 +386,14 @@ def _history_views_ddl() -> list[str]:
             FROM {ACTIVITY_GAPS} WHERE {_visible("snapshot_id")}""",
         # Votes answer the voter's current name (the platform's answer after a rename): the newest name the
         # store holds for the voter's bot id on the vote's platform, else the name of the vote's first read.
+        # Only the voters' rows of ``bots`` are read (a year of hourly snapshots holds millions of bot rows).
         f"""CREATE OR REPLACE VIEW main.comparisons AS SELECT {_voter_columns(comparisons)}
             FROM {COMPARISON_RECORDS} c LEFT JOIN (
                 SELECT {PLATFORM_KEY_SQL} AS platform, b.bot_id, arg_max(b.name, b.snapshot_id) AS name
                 FROM main.bots b JOIN {INTERNAL}.snapshot_log USING (snapshot_id)
-                WHERE b.name IS NOT NULL GROUP BY ALL
+                WHERE b.name IS NOT NULL
+                  AND b.bot_id IN (SELECT DISTINCT voter_bot_id FROM {COMPARISON_RECORDS})
+                GROUP BY ALL
             ) n ON n.platform = c.platform AND n.bot_id = c.voter_bot_id
             WHERE {_visible("c.first_snapshot_id")}""",
         *(

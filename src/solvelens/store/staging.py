@@ -138,6 +138,18 @@ def _version_keys(raws: list[bytes], scopes: list[Any] | None) -> list[int]:
     return [version_key(v, s) for v, s in zip(raws, scopes, strict=True)]
 
 
+def version_keys(
+    raws: list[bytes], scopes: list[Any] | None = None, *, form: Callable[[bytes], bytes] | None = None
+) -> list[int]:
+    """The version keys the store gives records: :func:`version_key` of each raw JSON record (UTF-8 bytes,
+    as stored in ``raw``) within its scope (``scopes``: one per record, e.g. a solution's problem id, or
+    None), computed over ``form(raw)`` when a canonical form is given (``KEY_FORMS[table]``,
+    :mod:`solvelens.store.canonical`). The one definition the staging and any bulk writer share: a record
+    keyed elsewhere with another function would be stored again as a new version."""
+    keyed = raws if form is None else [form(v) for v in raws]
+    return _version_keys(keyed, scopes)
+
+
 def dump_json(record: Any) -> bytes:
     """The record as compact UTF-8 JSON, keys in their original order (the stored ``raw``)."""
     return orjson.dumps(record)
@@ -179,8 +191,7 @@ class TableWriter:
                     v.encode() if isinstance(v, str) else v if isinstance(v, bytes) else dump_json(v)
                     for v in values
                 ]
-                keyed = values if self._key_form is None else [self._key_form(v) for v in values]
-                keys = _version_keys(keyed, columns.get("problem_id"))
+                keys = version_keys(values, columns.get("problem_id"), form=self._key_form)
                 self._buffer["version_id"].extend(keys)
                 self._buffered_bytes += sum(len(v) for v in values)
             self._buffer[name].extend(values)

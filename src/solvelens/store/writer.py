@@ -60,6 +60,15 @@ from solvelens.store.staging import EMPTY_MANIFEST_ID, StagingArea
 REQUIRED_TABLES: tuple[str, ...] = tuple(r.name for r in RESOURCES if r.required)
 #: Manifest id of an empty solution list.
 EMPTY_MANIFEST_SQL = str(EMPTY_MANIFEST_ID)
+
+
+def manifest_id_sql(version: str, rank: str) -> str:
+    """The SQL aggregate giving a solution list's manifest id (UBIGINT: the lower 64 bits of the MD5 of its
+    items' version ids in rank order, equal ranks by version id) over the columns ``version`` and ``rank``
+    of its items; NULL for no items. The one definition the writer and any bulk writer share."""
+    return f"md5_number_lower(string_agg({version}::VARCHAR, ',' ORDER BY {rank}, {version}))"
+
+
 _ITEMS = f"{INTERNAL}.solution_manifest_items"
 
 
@@ -334,8 +343,7 @@ class _Transaction:
         con.execute(
             f"""CREATE OR REPLACE TEMP TABLE problem_manifests AS
                 SELECT f.problem_id,
-                       coalesce(md5_number_lower(string_agg(s.version_id::VARCHAR, ','
-                                                            ORDER BY s.rank, s.version_id)),
+                       coalesce({manifest_id_sql("s.version_id", "s.rank")},
                                 {EMPTY_MANIFEST_SQL}) AS manifest_id
                 FROM stage_fetched f LEFT JOIN stage_sol s ON s.problem_id = f.problem_id
                 GROUP BY f.problem_id"""
