@@ -5,7 +5,7 @@ PYTHON ?= python3
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test test-all lint format benchmark clean
+.PHONY: install demo test test-slow test-all lint format benchmark clean
 
 # uv when it installs and reaches its index (fast), else pip; uv's own errors go to $(VENV)/install.log, so a
 # machine whose uv cannot reach its index prints one line before pip installs, not uv's error.
@@ -51,8 +51,10 @@ format: install
 test: lint ## lint, then the suite without the `slow` tests: the command to run before a commit
 	$(VENV)/bin/pytest -m "not slow"
 
-test-all: lint ## lint, then every test, `slow` ones included: what CI runs (.ci/run)
-	$(VENV)/bin/pytest
+test-slow: install ## only the `slow` tests (a Prefect server or worker of their own, the benchmarks)
+	$(VENV)/bin/pytest -m slow
+
+test-all: test test-slow ## lint, then every test, `slow` ones included: what CI runs (.ci/run: make test, then make test-slow)
 
 benchmark: install
 	$(PY) benchmarks/snapshot.py
