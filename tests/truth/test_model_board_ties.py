@@ -9,10 +9,16 @@ import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
+import duckdb
 import pytest
 
+from solvelens.resources import resource
+from solvelens.store.schema import INTERNAL, LINKS, ensure_schema
 from tests.truth.scenario import Scenario, Snap
 from tests.truth.store_views import view_rows
+
+#: The model board's code in the store's link rows.
+_BOARD_CODE = resource("llm_leaderboard").code
 
 #: Per model written on any solution: its average score as served (4 decimals) on the lazy board (the
 #: figure of its last recalculation, 1500 when never recalculated) and the competition rank over it.
@@ -43,7 +49,6 @@ def board(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Scenario, 
         scenario.stop()
 
 
-@pytest.mark.xfail(strict=True, reason="the store keeps the listing position of tied models as their rank")
 def test_models_tied_on_the_average_score_share_their_competition_rank(
     board: tuple[Scenario, list[Snap]],
 ) -> None:
@@ -58,3 +63,41 @@ def test_models_tied_on_the_average_score_share_their_competition_rank(
             r["model_name"]: r["rank"] for r in view_rows(scenario.store, "llm_leaderboard", snap.snapshot_id)
         }
         assert stored == {m: r for m, (_, r) in truth.items()}, (snap.label, stored, truth)
+
+
+def _truth_ranks(snap: Snap) -> dict[str, int]:
+    with sqlite3.connect(Path(snap.truth)) as con:
+        return {m: r for m, _, r in con.execute(_TRUTH_SQL)}
+
+
+def test_the_migration_gives_old_snapshots_the_models_competition_ranks(
+    board: tuple[Scenario, list[Snap]], tmp_path: Path
+) -> None:
+    """A store of schema version 5 holds listing positions as the model board's ranks: opened by this
+    version, every snapshot's models get their competition ranks over the average score."""
+    scenario, snaps = board
+    old = tmp_path / "v5.duckdb"
+    old.write_bytes(scenario.store.read_bytes())
+    con = duckdb.connect(str(old))
+    try:
+        con.execute(
+            f"""UPDATE {LINKS} AS l SET rank = p.position FROM (
+                    SELECT snapshot_id, version_id, row_number() OVER (
+                        PARTITION BY snapshot_id ORDER BY rank, version_id) AS position
+                    FROM {LINKS} WHERE resource = {_BOARD_CODE}) p
+                WHERE l.resource = {_BOARD_CODE} AND l.snapshot_id = p.snapshot_id
+                  AND l.version_id = p.version_id"""
+        )
+        con.execute(f"UPDATE {INTERNAL}.meta SET value = '5' WHERE key = 'schema_version'")
+    finally:
+        con.close()
+    before = {r["model_name"]: r["rank"] for r in view_rows(old, "llm_leaderboard", snaps[0].snapshot_id)}
+    assert before != _truth_ranks(snaps[0])  # positions: the tied models 6, 7, 8
+    con = duckdb.connect(str(old))
+    try:
+        ensure_schema(con)
+    finally:
+        con.close()
+    for snap in snaps:
+        stored = {r["model_name"]: r["rank"] for r in view_rows(old, "llm_leaderboard", snap.snapshot_id)}
+        assert stored == _truth_ranks(snap), snap.label
