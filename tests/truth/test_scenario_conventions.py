@@ -12,7 +12,6 @@ import pytest
 from tests.truth.scenario import Scenario
 
 
-@pytest.mark.xfail(strict=True, reason="the scenario reads the platform convention's raw taskType: KeyError")
 @pytest.mark.parametrize("mode", ["jsonapi", "odata"])
 def test_guided_and_new_model_solutions_are_written_in_a_non_platform_convention(
     mode: str, tmp_path: Path
