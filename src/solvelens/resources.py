@@ -70,7 +70,10 @@ class StoredResource:
       summary's "N models");
     - ``fields``: the typed columns of its versioned table and view; ``code``: its code in
       ``snapshot_links`` (``None``: no link rows of its own); ``ranked``: the staged table and the view carry
-      ``rank`` (position in the walk, 1 = first);
+      ``rank`` (position in the walk, 1 = first); ``rank_over``: the typed column the stored ``rank`` is
+      the standard competition rank over instead, descending (ties share the best rank: 9, 7, 7, 5 -> 1, 2,
+      2, 4), so the platform's order within a tie changes nothing stored; a snapshot with a record without
+      it keeps the walk's positions (:func:`solvelens.store.schema.competition_ranks_sql`);
     - ``staged``: the staged table's columns before ``version_id`` and ``raw`` (Arrow type names:
       ``string``, ``int32``, ``int64``, ``uint64``, ``float64``), ``rank`` first when ``ranked``;
     - ``optional``: a platform may not offer it (absent: ``not offered``, the snapshot goes on);
@@ -92,6 +95,7 @@ class StoredResource:
     fields: tuple[Field, ...] = ()
     code: int | None = None
     ranked: bool = False
+    rank_over: str | None = None
     staged: tuple[tuple[str, str], ...] = ()
     optional: bool = False
     required: bool = False
@@ -204,6 +208,7 @@ RESOURCES: Final[tuple[StoredResource, ...]] = (
         unit="bots",
         code=3,
         ranked=True,
+        rank_over="points",
         required=True,
         whole_list=True,
         stats_checks=("totalBots",),
@@ -261,6 +266,9 @@ RESOURCES: Final[tuple[StoredResource, ...]] = (
         unit="models",
         code=7,
         ranked=True,
+        # The board is asked in average-score order; tied models come in any order (the real platform's
+        # lazy board holds every model never recalculated at 1500), so the rank is over the score.
+        rank_over="avg_bt_score",
         optional=True,
         whole_list=True,
         # The real platform's average-score order, sent so the order a report shows is the one it names.

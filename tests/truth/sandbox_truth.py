@@ -520,9 +520,10 @@ _LAZY = {
 def llm_leaderboard(db: Path, *, lazy: bool = True) -> list[Row]:
     """The platform's model ranking asked with ``sort=avg_score``: per model written on any solution (those
     of rejected problems too), ordered by the average score as served (4 decimals) descending, then by name;
-    ``rank`` = position 1..n. ``lazy`` (the sandbox's default ``--llm-board lazy``): the score figures are
-    those the platform stored at the model's last recalculation (``llm_board``), the stale values (win rate
-    0, scores 1500) for a model never recalculated. Keys: rank, model_name, model_version (of the model's
+    ``rank`` = the competition rank over that score (equal scores share the best rank, "1224"). ``lazy``
+    (the sandbox's default ``--llm-board lazy``): the score figures are those the platform stored at the
+    model's last recalculation (``llm_board``), the stale values (win rate 0, scores 1500) for a model never
+    recalculated. Keys: rank, model_name, model_version (of the model's
     newest solution), model_family (the name's leading letters), total_solutions, avg_bt_score,
     best_bt_score, total_wins, total_comparisons, win_rate (0 without comparisons), top3_count and
     first_place_count (placement awards), unique_bots."""
@@ -553,7 +554,7 @@ def llm_leaderboard(db: Path, *, lazy: bool = True) -> list[Row]:
             row.update(_STALE if figures is None else {k: figures[v] for k, v in _LAZY.items()})
     rows = _served(rows, "avg_bt_score", "best_bt_score")
     rows.sort(key=lambda r: (-r["avg_bt_score"], r["model_name"]))
-    return [{"rank": i, **row} for i, row in enumerate(rows, start=1)]
+    return [{"rank": 1 + sum(o["avg_bt_score"] > row["avg_bt_score"] for o in rows), **row} for row in rows]
 
 
 def activity_gap(a: Path, b: Path) -> list[Row]:

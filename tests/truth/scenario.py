@@ -26,6 +26,8 @@ import httpx
 from typer.testing import CliRunner
 
 from solvelens.cli import app
+from solvelens.client import PlatformClient
+from solvelens.client.models import Task
 from solvelens.sandbox.ids import IdCodec
 from solvelens.sandbox.process import SandboxServer, start_sandbox
 from solvelens.sandbox.simulate import advance
@@ -35,6 +37,25 @@ _RUNNER = CliRunner()
 _SNAPSHOT_ID = re.compile(r"snapshot (\d+) taken at")
 #: Use the platform's simulated clock as ``--taken-at`` (what a user must do today; see the taken_at test).
 CLOCK = "clock"
+
+
+def _solution_id(body: object) -> str | None:
+    """The solution id anywhere in a submit answer (``solution_id``, ``solutionId``, ``SolutionId``, in
+    whatever envelope the convention wraps it), or None."""
+    if isinstance(body, dict):
+        for key, value in body.items():
+            if key.replace("_", "").lower() == "solutionid" and value is not None:
+                return str(value)
+        for value in body.values():
+            found = _solution_id(value)
+            if found is not None:
+                return found
+    if isinstance(body, list):
+        for value in body:
+            found = _solution_id(value)
+            if found is not None:
+                return found
+    return None
 
 
 @dataclass(frozen=True)
@@ -128,43 +149,37 @@ class Scenario:
         sandbox's default share is 4 %); the number of deadlocked votes."""
         return int(advance(self.server.db_path, days=1, vote_deadlocks=share)["deadlocked"])
 
-    def _work_until_solve(self, key: str) -> dict[str, object]:
-        """The bot's first solve task, answering the flag, vote and create tasks handed out before it."""
-        headers = {"Authorization": f"Bearer {key}"}
-        with httpx.Client(base_url=self.server.base_url, headers=headers, timeout=30) as bot:
-            for _ in range(40):
-                task = bot.get("/tasks/next")
-                assert task.status_code == 200, f"no solve task for the bot: {task.status_code}"
-                body = task.json()
-                if body["taskType"] == "solve":
-                    return dict(body)
-                answer: dict[str, object] = {
-                    "flag": {"verdict": "green", "category": "none"},
-                    "vote": {"winner": "a"},
-                    "create": {
-                        "problem_title": f"Truth problem {body['taskId'][:8]}",
-                        "problem_description": "A problem proposed by a truth-layer bot, long enough.",
-                        "category": "technology",
-                    },
-                }[body["taskType"]]
-                bot.post(f"/tasks/{body['taskId']}/submit", json=answer)
+    def _work_until_solve(self, bot: PlatformClient) -> Task:
+        """The bot's first solve task, answering the flag, vote and create tasks handed out before it. Read
+        and answered through :class:`~solvelens.client.PlatformClient`, which reads the task in every wire
+        convention (``taskType``, JSON:API ``type``/``attributes``, HAL, OData, Relay)."""
+        for _ in range(40):
+            task = bot.next_task()
+            assert task is not None, "no task for the bot"
+            if task.kind == "solve":
+                return task
+            answer: dict[str, object] = {
+                "flag": {"verdict": "green", "category": "none"},
+                "vote": {"winner": "a"},
+                "create": {
+                    "problem_title": f"Truth problem {task.id[:8]}",
+                    "problem_description": "A problem proposed by a truth-layer bot, long enough.",
+                    "category": "technology",
+                },
+            }[str(task.kind)]
+            bot.submit(task, answer)
         raise AssertionError("no solve task within 40 tasks")
 
     def _solve_as(self, name: str, text: str, model: str | None = None) -> str:
-        """A new bot ``name`` answers its first solve task with ``text`` (and ``model``); the solution id."""
+        """A new bot ``name`` answers its first solve task with ``text`` (and ``model``); the solution id
+        (the public id, as the submit answer names it in the scenario's convention)."""
         key = self.server.create_bot(name)
-        task = self._work_until_solve(key)
-        body: dict[str, str] = {"solution_text": text}
-        if model is not None:
-            body["llm_model"] = model
-        answer = httpx.post(
-            f"{self.server.base_url}/tasks/{task['taskId']}/submit",
-            json=body,
-            headers={"Authorization": f"Bearer {key}"},
-            timeout=30,
-        )
-        assert answer.status_code == 200, answer.text
-        return str(answer.json()["result"]["solution_id"])
+        with PlatformClient(self.server.base_url, api_key=key, read_env=False, max_attempts=1) as bot:
+            task = self._work_until_solve(bot)
+            answer = bot.submit(task, text, llm_model=model)
+        found = _solution_id(dict(answer))
+        assert found is not None, f"no solution id in the submit answer: {dict(answer)}"
+        return found
 
     def guided_solutions(self, lengths: tuple[int, ...] = (32, 300, 1400)) -> list[str]:
         """New bots answer solve tasks whose instruction advises 400-1200 characters with answers of

@@ -49,9 +49,10 @@ from solvelens.store.faults import rollback
 
 #: Bumped when the internal tables change (2: ``snapshot_log.platform``; 3: ``snapshot_log.resources``, the
 #: platform's model board and the history tables; 4: ``data_quality`` and ``vote_coverage``; 5:
-#: ``model_counts`` and the leaderboard's competition ranks, :data:`WRITE_TIME_MIGRATION`); older stores are
-#: migrated in place by :func:`ensure_schema` (:data:`MIGRATIONS`).
-SCHEMA_VERSION = 5
+#: ``model_counts`` and the leaderboard's competition ranks, :data:`WRITE_TIME_MIGRATION`; 6: the model
+#: board's competition ranks over the average score); older stores are migrated in place by
+#: :func:`ensure_schema` (:data:`MIGRATIONS`).
+SCHEMA_VERSION = 6
 #: The DuckDB schema holding the internal tables (views live in ``main``).
 INTERNAL = INTERNAL_SCHEMA
 #: The table linking snapshots to record versions (all resources).
@@ -464,33 +465,48 @@ def model_counts_sql(snapshots: str) -> str:
         GROUP BY ALL"""
 
 
-def leaderboard_ranks_sql(links: str) -> str:
-    """``SELECT snapshot_id, version_id, competition`` over the leaderboard link rows of ``links`` (a table
-    or subquery with ``snapshot_id``, ``version_id``): the standard competition rank over the bots' points
-    within the snapshot (ties share the best rank: points 900, 850, 850, 850, 700 -> 1, 2, 2, 2, 5). A
-    snapshot with a bot without points keeps the positions of its walk (it has no rows here)."""
+def competition_ranks_sql(resource: StoredResource, links: str) -> str:
+    """``SELECT snapshot_id, version_id, competition`` over the link rows of ``links`` (a table or subquery
+    with ``snapshot_id``, ``version_id``) of ``resource`` (one with ``rank_over``): the standard competition
+    rank over that column, descending, within the snapshot (ties share the best rank: the bots' points 900,
+    850, 850, 850, 700 -> 1, 2, 2, 2, 5; the models' average scores 1557.1, 1500, 1500 -> 1, 2, 2). A
+    snapshot with a record without the column's value keeps the positions of its walk (it has no rows here).
+    Raises ``ValueError`` for a resource without ``rank_over``."""
+    if resource.rank_over is None:
+        raise ValueError(f"{resource.name} declares no column to rank over (rank_over)")
+    over, versions = resource.rank_over, resource.version_table
     return f"""
         SELECT l.snapshot_id, l.version_id,
-               rank() OVER (PARTITION BY l.snapshot_id ORDER BY v.points DESC)::INTEGER AS competition
-        FROM {links} l JOIN {LEADERBOARD.version_table} v USING (version_id)
+               rank() OVER (PARTITION BY l.snapshot_id ORDER BY v.{over} DESC)::INTEGER AS competition
+        FROM {links} l JOIN {versions} v USING (version_id)
         WHERE l.snapshot_id NOT IN (SELECT l2.snapshot_id FROM {links} l2
-                                    JOIN {LEADERBOARD.version_table} v2 USING (version_id)
-                                    WHERE v2.points IS NULL)"""
+                                    JOIN {versions} v2 USING (version_id)
+                                    WHERE v2.{over} IS NULL)"""
+
+
+def rerank_links_sql(resource: StoredResource) -> str:
+    """``UPDATE`` of every stored link row of ``resource`` to its competition rank
+    (:func:`competition_ranks_sql`); rows already right are left alone (idempotent)."""
+    links = f"(SELECT snapshot_id, version_id FROM {LINKS} WHERE resource = {resource.code})"
+    return f"""UPDATE {LINKS} AS l SET rank = r.competition FROM ({competition_ranks_sql(resource, links)}) r
+        WHERE l.resource = {resource.code} AND l.snapshot_id = r.snapshot_id
+          AND l.version_id = r.version_id AND l.rank IS DISTINCT FROM r.competition"""
 
 
 #: Migration 5: the model counts of every stored snapshot, and competition ranks (over points) in place of
 #: the list positions older stores hold as leaderboard ranks (bots tied on points listed as 2, 3, 4 are
 #: 2, 2, 2: the rank the report and the ``solutions`` view use).
 _UNCOUNTED = f"snapshot_id NOT IN (SELECT snapshot_id FROM {MODEL_COUNTS})"
-_BOARD_LINKS = f"(SELECT snapshot_id, version_id FROM {LINKS} WHERE resource = {LEADERBOARD.code})"
 WRITE_TIME_MIGRATION: tuple[str, ...] = (
     MODEL_COUNTS_DDL,
     f"INSERT INTO {MODEL_COUNTS} {model_counts_sql(_UNCOUNTED)}",
-    f"""UPDATE {LINKS} AS l SET rank = r.competition FROM ({leaderboard_ranks_sql(_BOARD_LINKS)}) r
-        WHERE l.resource = {LEADERBOARD.code} AND l.snapshot_id = r.snapshot_id
-          AND l.version_id = r.version_id AND l.rank IS DISTINCT FROM r.competition""",
+    rerank_links_sql(LEADERBOARD),
 )
 MIGRATIONS[5] = WRITE_TIME_MIGRATION
+#: Migration 6: competition ranks over the average score in place of the list positions older stores hold
+#: as the platform model board's ranks (models tied at the lazy board's stale 1500, listed 6 and 7 in one
+#: call and 7 and 6 in the next, are 6 and 6: the rank the report's platform column uses).
+MIGRATIONS[6] = (rerank_links_sql(_BY_NAME["llm_leaderboard"]),)
 
 
 def _log_columns_ddl() -> list[str]:

@@ -42,7 +42,6 @@ from solvelens.store.schema import (
     LARGE_BLOCK_SIZE,
     LARGE_STORE_STAGED_BYTES,
     LAST_DELETED_KEY,
-    LEADERBOARD,
     LINKS,
     MODEL_COUNTS,
     PROBLEMS,
@@ -51,7 +50,7 @@ from solvelens.store.schema import (
     SOLUTIONS,
     ZSTD_STAGED_BYTES,
     Resource,
-    leaderboard_ranks_sql,
+    competition_ranks_sql,
     model_counts_sql,
 )
 from solvelens.store.staging import EMPTY_MANIFEST_ID, StagingArea
@@ -217,28 +216,22 @@ class _Transaction:
         return True
 
     def write_linked(self, resource: Resource) -> None:
-        """Stage, deduplicate and link one resource (one link row per record)."""
-        if self.stage(resource):
-            self.con.execute(
-                f"INSERT INTO {LINKS} (snapshot_id, resource, version_id, rank) "
-                f"SELECT ?, {resource.code}, version_id, rank FROM stage",
-                [self.sid],
-            )
-
-    def write_leaderboard(self) -> None:
-        """The leaderboard, each bot linked with its competition rank over points (ties share the best rank;
-        the walk's positions when a bot has no points): :func:`~solvelens.store.schema.leaderboard_ranks_sql`,
-        computed once here because it never changes afterwards."""
-        if not self.stage(LEADERBOARD):
+        """Stage, deduplicate and link one resource (one link row per record). A resource with ``rank_over``
+        (the leaderboard: points; the model board: average score) is linked with the competition rank over
+        that column (ties share the best rank; the walk's positions when a record lacks it):
+        :func:`~solvelens.store.schema.competition_ranks_sql`, computed once here because it never changes
+        afterwards."""
+        if not self.stage(resource):
             return
-        staged = f"(SELECT {self.sid}::BIGINT AS snapshot_id, version_id FROM stage)"
-        self.con.execute(
-            f"""UPDATE stage SET rank = r.competition FROM ({leaderboard_ranks_sql(staged)}) r
-                WHERE stage.version_id = r.version_id"""
-        )
+        if resource.rank_over is not None:
+            staged = f"(SELECT {self.sid}::BIGINT AS snapshot_id, version_id FROM stage)"
+            self.con.execute(
+                f"""UPDATE stage SET rank = r.competition FROM ({competition_ranks_sql(resource, staged)}) r
+                    WHERE stage.version_id = r.version_id"""
+            )
         self.con.execute(
             f"INSERT INTO {LINKS} (snapshot_id, resource, version_id, rank) "
-            f"SELECT ?, {LEADERBOARD.code}, version_id, rank FROM stage",
+            f"SELECT ?, {resource.code}, version_id, rank FROM stage",
             [self.sid],
         )
 
@@ -437,8 +430,6 @@ def _phase(tx: _Transaction, resource: Resource) -> Callable[[], Any]:
         return tx.write_solutions
     if resource.write == "problems":
         return tx.write_problems
-    if resource.name == LEADERBOARD.name:
-        return tx.write_leaderboard
     if resource.write == "bots":
         return tx.write_bots
     if resource.write == "stats":
