@@ -11,6 +11,7 @@ import duckdb
 import orjson
 
 from solvelens.store import StagingArea, write_snapshot
+from solvelens.store.reports import StepReport
 from solvelens.store.schema import LINKS
 from tests.fixtures.history import BASE_URL, PLATFORM_STATS, build_history
 
@@ -85,7 +86,7 @@ def _stage(root: Path, latest: dict[str, list[tuple]]) -> StagingArea:
     area.write_records("categories", [orjson.loads(r[0]) for r in latest["categories"]])
     area.write_records("platform_stats", [orjson.loads(r[0]) for r in latest["platform_stats"]])
     resources = {n: "not requested" for n in ("activity", "comparisons", "llm_families", "llm_leaderboard")}
-    area.write_part("test", warnings=[], info={"resources": resources})
+    area.write_report(StepReport.of("test", {}, resources=resources))
     return area
 
 
