@@ -162,3 +162,22 @@ def test_times_pick_the_newest_snapshot_at_or_before(store_db: Path):
     assert a.snapshot_id == third["snapshot_id"] and b.snapshot_id == every["snapshot_id"][-1]
     _, a, _ = choose_pair(every, third["taken_at"].date().isoformat(), None)
     assert a.taken_at.date() == third["taken_at"].date()
+
+
+def test_a_loaded_store_lends_its_drawn_rows_and_gives_the_same_diff(store_db: Path):
+    """The diff of a loaded :class:`Frames` takes ``leaderboard`` and ``bots`` from memory when both
+    snapshots are drawn, and reads them from the file otherwise: the same diff either way."""
+    from dataclasses import replace
+
+    from solvelens.analysis.diff import _held_rows
+    from solvelens.analysis.points import HistoryPoints
+
+    store = an.load(store_db)
+    ids = store.snapshots.collect().sort("taken_at")["snapshot_id"].to_list()
+    a, b = ids[0], ids[-1]
+    held = _held_rows(store, a, b)
+    assert set(held) == {"leaderboard", "bots"} and set(held["bots"]["snapshot_id"]) == {a, b}
+    assert an.diff(store, a, b, min_move=1).as_json() == an.diff(store_db, a, b, min_move=1).as_json()
+    newest_only = replace(store, points=HistoryPoints(pl.Series("snapshot_id", [b]), complete=False))
+    assert _held_rows(newest_only, a, b) == {}
+    assert an.diff(newest_only, a, b, min_move=1).as_json() == an.diff(store_db, a, b, min_move=1).as_json()

@@ -25,19 +25,29 @@ def bot_activity(bots: FrameLike, snapshots: FrameLike, *, unit: RateUnit | None
     Float64 (in ``unit``), rate_unit String ("day" | "hour"); sorted by taken_at, bot_id.
     """
     unit = unit or rate_unit(snapshots)
-    times = snapshots.lazy().select("snapshot_id", "taken_at")
+    # Integer sort keys instead of sorting on the bot_id strings (a year of hourly snapshots draws ~780k bot
+    # rows; two string sorts were most of the time): ``t`` the snapshot's position in (taken_at, snapshot_id)
+    # order, ``b`` the bot's position in bot_id order. Sorting by (b, t) is sorting by (bot_id, taken_at,
+    # snapshot_id); by (t, b), by (taken_at, bot_id).
+    times = (
+        snapshots.lazy().select("snapshot_id", "taken_at").sort("taken_at", "snapshot_id").with_row_index("t")
+    )
+    rows = bots.lazy().select("snapshot_id", "bot_id", "name", "total_solutions", "total_votes")
+    ids = rows.select("bot_id").unique().sort("bot_id").with_row_index("b")
+    same_bot = pl.col("b") == pl.col("b").shift(1)
+
+    def change(column: str) -> pl.Expr:
+        return pl.when(same_bot).then(pl.col(column) - pl.col(column).shift(1))
 
     def delta(column: str) -> pl.Expr:
-        change = pl.col(column).diff().over("bot_id")
-        return pl.when(change >= 0).then(change).otherwise(None).cast(pl.Int64)
+        return pl.when(change(column) >= 0).then(change(column)).otherwise(None).cast(pl.Int64)
 
     frame = (
-        bots.lazy()
-        .select("snapshot_id", "bot_id", "name", "total_solutions", "total_votes")
-        .join(times, on="snapshot_id")
-        .sort("bot_id", "taken_at", "snapshot_id")
+        rows.join(times, on="snapshot_id")
+        .join(ids, on="bot_id", nulls_equal=True)
+        .sort(_pair("b", "t"))
         .with_columns(
-            elapsed_s=(pl.col("taken_at").diff().dt.total_microseconds() / 1e6).over("bot_id"),
+            elapsed_s=change("taken_at").dt.total_microseconds() / 1e6,
             solutions_delta=delta("total_solutions"),
             votes_delta=delta("total_votes"),
         )
@@ -47,6 +57,7 @@ def bot_activity(bots: FrameLike, snapshots: FrameLike, *, unit: RateUnit | None
             votes_rate=unit.rate(pl.col("votes_delta"), pl.col("elapsed_s")),
             rate_unit=pl.lit(unit.name),
         )
+        .sort(_pair("t", "b"))
         .select(
             "snapshot_id",
             "taken_at",
@@ -59,9 +70,14 @@ def bot_activity(bots: FrameLike, snapshots: FrameLike, *, unit: RateUnit | None
             "votes_rate",
             "rate_unit",
         )
-        .sort("taken_at", "bot_id")
     )
-    return frame.collect()
+    # The in-memory engine sorts these ~780k rows about twice as fast as the streaming default.
+    return frame.collect(engine="in-memory")
+
+
+def _pair(major: str, minor: str) -> pl.Expr:
+    """One Int64 sort key ordering by ``major`` then ``minor`` (two row indexes, each below 2**32)."""
+    return pl.col(major).cast(pl.Int64) * (1 << 32) + pl.col(minor).cast(pl.Int64)
 
 
 def platform_activity(activity: pl.DataFrame) -> pl.DataFrame:

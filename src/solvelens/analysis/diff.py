@@ -289,9 +289,21 @@ _PAIR_SQL = {
 }
 
 
-def read_pair(path: Path, a: int, b: int, *, lock_timeout_s: float = 60.0) -> dict[str, pl.DataFrame]:
+def read_pair(
+    path: Path,
+    a: int,
+    b: int,
+    *,
+    lock_timeout_s: float = 60.0,
+    held: dict[str, pl.DataFrame] | None = None,
+) -> dict[str, pl.DataFrame]:
     """The two snapshots' rows the diff needs, read read-only in one connection: ``problems``, ``top``
-    (each problem's best-scored solutions; ties all kept), ``leaderboard``, ``bots``, ``stats``."""
+    (each problem's best-scored solutions; ties all kept), ``leaderboard``, ``bots``, ``stats``.
+
+    ``held``: frames already in memory holding both snapshots' rows with at least the columns of
+    :data:`_PAIR_SQL` (e.g. ``leaderboard`` and ``bots`` of :class:`Frames` when both were drawn); those
+    frames are taken from it instead of read again."""
+    held = held or {}
     # One query per snapshot: DuckDB plans ``snapshot_id = x`` from the links' statistics (a few thousand
     # rows, the hash table built on them), but ``IN (a, b)`` as a range holding a fifth of the links, so it
     # built its hash table on every version of the resource instead (seconds on a year of history).
@@ -300,7 +312,28 @@ def read_pair(path: Path, a: int, b: int, *, lock_timeout_s: float = 60.0) -> di
         return {
             name: pl.concat([con.sql(sql.format(ids=one)).pl() for one in ids], how="vertical_relaxed")
             for name, sql in _PAIR_SQL.items()
-        }
+            if name not in held
+        } | held
+
+
+#: The pair's frames a loaded :class:`Frames` already holds at its drawn snapshots, with their columns.
+_HELD_COLUMNS = {
+    "leaderboard": ("snapshot_id", "rank", "bot_id", "name", "points", "elo"),
+    "bots": ("snapshot_id", "bot_id", "name", "status"),
+}
+
+
+def _held_rows(store: Frames, a: int, b: int) -> dict[str, pl.DataFrame]:
+    """``leaderboard`` and ``bots`` of snapshots ``a`` and ``b`` from the loaded frames when both snapshots
+    are among those it holds (:attr:`Frames.points`), so the diff does not read them from the file again
+    (on a year of history the versioned views take a scan of each table per snapshot); else empty."""
+    if store.points is None or not {a, b} <= set(store.points.snapshot_ids.to_list()):
+        return {}
+    pair = pl.col("snapshot_id").is_in([a, b])
+    return {
+        name: getattr(store, name).filter(pair).select(columns).collect()
+        for name, columns in _HELD_COLUMNS.items()
+    }
 
 
 # -- the changes ----------------------------------------------------------------------------------------
@@ -550,5 +583,6 @@ def diff(
         platform = store.platform
     every = read_snapshots(path, lock_timeout_s=lock_timeout_s)
     chosen, ref_a, ref_b = choose_pair(every, a, b, platform=platform)
-    rows = read_pair(path, ref_a.snapshot_id, ref_b.snapshot_id, lock_timeout_s=lock_timeout_s)
+    held = _held_rows(store, ref_a.snapshot_id, ref_b.snapshot_id) if isinstance(store, Frames) else None
+    rows = read_pair(path, ref_a.snapshot_id, ref_b.snapshot_id, lock_timeout_s=lock_timeout_s, held=held)
     return compute_diff(rows, (ref_a, ref_b), chosen, top_n=top_n, min_move=min_move)
