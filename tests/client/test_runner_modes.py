@@ -24,7 +24,7 @@ from solvelens.client.models import Task, parse_task
 from solvelens.client.runner import BotRunner
 from solvelens.client.submission import submission_body
 from solvelens.sandbox.conventions import CONVENTIONS
-from solvelens.sandbox.process import SandboxServer, start_sandbox
+from tests.fixtures.sandbox import SandboxServer, start_sandbox
 
 FAST = RetryPolicy(attempts=3, wait_initial=0.01, wait_max=0.05, wait_jitter=0.0)
 MODES = [(conv, tasks) for tasks in ("typed", "content") for conv in CONVENTIONS]
