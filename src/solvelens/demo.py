@@ -236,6 +236,7 @@ def _record_bots(sandbox_db: Path) -> None:
 async def _take_snapshots(
     base_url: str, db_path: Path, sandbox_db: Path, days: int, bot_tasks: int, console: Console
 ) -> list[SnapshotSummary]:
+    from solvelens.flows.budget import Budget
     from solvelens.flows.snapshot import SnapshotPlan, snapshot_flow
     from solvelens.sandbox.simulate import advance
 
@@ -258,7 +259,7 @@ async def _take_snapshots(
                     db_path=str(db_path),
                     taken_at=clock,
                     use_api_key=bot_tasks > 0,
-                    budget="all",
+                    budget=Budget.parse("all"),
                 )
                 summary = await snapshot_flow(plan)
                 summaries.append(summary)

@@ -36,6 +36,7 @@ __all__ = [
     "checked_optional",
     "optional_names",
     "resource",
+    "wanted_resources",
 ]
 
 #: How the writer stores a resource: ``linked`` (one link row per record per snapshot), ``problems`` (link
@@ -327,6 +328,22 @@ def checked_optional(names: Iterable[str]) -> list[str]:
     if unknown:
         raise ValueError(f"unknown resource {unknown[0]!r}; choose from {', '.join(known)}")
     return list(dict.fromkeys(asked))
+
+
+def wanted_resources(text: str | None) -> list[str] | None:
+    """``--resources``' text as the optional resources a snapshot wants: ``None`` (or empty, or ``all``):
+    every one the platform offers; ``none``: ``[]``; else a comma-separated list, checked by
+    :func:`checked_optional` (the one check; a plan's list goes through it too). Raises ``ValueError`` in
+    one line naming the first unknown one, the known ones and ``none``."""
+    if text is None or text.strip().lower() in ("", "all"):
+        return None
+    names = text.split(",")
+    if [n.strip().lower() for n in names if n.strip()] == ["none"]:
+        return []
+    try:
+        return checked_optional(names)
+    except ValueError as exc:
+        raise ValueError(f"{exc}, or 'none'") from None
 
 
 def optional_names() -> tuple[str, ...]:

@@ -71,3 +71,15 @@ def test_found_by_name_ignoring_case_and_unknown_names_close_matches(store: Path
     with pytest.raises(an.BotNotFoundError, match=r"did you mean: .*Bot 1"):
         an.load_bot(store, "Bot 1x")
     assert an.load_bot(store, f" {bot_id} ").bot_id == bot_id
+
+
+def test_the_stored_competition_ranks_give_the_full_loads_standing(tmp_path: Path) -> None:
+    """A store as the writer leaves it (competition ranks stored, every bot with points): load_bot reads the
+    ranks as stored instead of ranking each snapshot, and gives the same standing, ties included."""
+    store = build_history(tmp_path / "plain.duckdb", days=1, per_day=6, bots=15, problems=5)
+    frames = an.load(store)
+    history = an.leaderboard_history(frames.leaderboard, frames.snapshots)
+    assert history.group_by("snapshot_id", "rank").len()["len"].max() > 1  # bots share a rank
+    assert not history["points"].null_count()
+    for bot_id in history["bot_id"].unique().sort():
+        assert_frame_equal(an.load_bot(store, bot_id).standing, an.bot_standing(history, bot_id))

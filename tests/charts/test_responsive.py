@@ -42,3 +42,22 @@ def test_the_input_spec_is_not_changed() -> None:
     before = repr(spec)
     fit_container(spec)
     assert repr(spec) == before
+
+
+def test_a_long_x_axis_title_is_drawn_on_two_lines_of_half_its_length():
+    title = "Mean rank percentile within problem (100% = always best)"
+    spec = {
+        "layer": [
+            {"mark": "rule", "encoding": {"x": {"field": "a", "type": "quantitative"}}},
+            {
+                "mark": "point",
+                "encoding": {"x": {"field": "v", "type": "quantitative", "axis": {"title": title}}},
+            },
+        ]
+    }
+    fitted = fit_container(spec)
+    lines = fitted["layer"][1]["encoding"]["x"]["axis"]["title"]
+    assert lines == ["Mean rank percentile within", "problem (100% = always best)"]
+    assert spec["layer"][1]["encoding"]["x"]["axis"]["title"] == title, "the builder's spec is not changed"
+    short = {"mark": "point", "encoding": {"x": {"field": "v", "type": "quantitative", "title": "Points"}}}
+    assert fit_container(short)["encoding"]["x"]["title"] == "Points"

@@ -10,6 +10,7 @@ written here.
 from __future__ import annotations
 
 import asyncio
+import shutil
 import sqlite3
 from collections import Counter
 from collections.abc import Iterator
@@ -29,6 +30,8 @@ SEED = 5
 #: Bots added beside the generated ones, and the size of each tie group on points.
 EXTRA_BOTS, TIE = 270, 15
 PAGE = 10
+#: Solutions added to one problem, the size of each tie group on score, and the page size they are read at.
+EXTRA_SOLUTIONS, SOLUTION_TIE, SOLUTION_PAGE = 45, 7, 5
 #: The sandbox's list styles: page numbers and offsets with a total, a cursor without one (as the real
 #: platform's solutions, whose pages announce no total: the client counts what the pages served).
 STYLES = ("page", "offset", "cursor")
@@ -49,20 +52,39 @@ def _tied_platform(path: Path) -> None:
             "UPDATE bots SET total_points = ? WHERE id = ?",
             [(10_000 - 100 * (i // TIE), bot) for i, bot in enumerate(ids)],
         )
+        _tie_solutions(con)
         con.commit()
     finally:
         con.close()
+
+
+def _tie_solutions(con: sqlite3.Connection) -> None:
+    """The first problem gets :data:`EXTRA_SOLUTIONS` more solutions, and all its solutions scores in groups
+    of :data:`SOLUTION_TIE` equal scores (its ``solutionCount`` follows)."""
+    problem = con.execute("SELECT min(id) FROM problems").fetchone()[0]
+    con.executemany(
+        "INSERT INTO solutions (problem_id, text, created_at) VALUES (?, ?, 0)",
+        [(problem, f"tied solution {i}") for i in range(EXTRA_SOLUTIONS)],
+    )
+    ids = [r[0] for r in con.execute("SELECT id FROM solutions WHERE problem_id = ? ORDER BY id", (problem,))]
+    con.executemany(
+        "UPDATE solutions SET bt_score = ? WHERE id = ?",
+        [(1600.0 - 10 * (i // SOLUTION_TIE), sid) for i, sid in enumerate(ids)],
+    )
+    con.execute("UPDATE problems SET solution_count = ? WHERE id = ?", (len(ids), problem))
 
 
 @pytest.fixture(scope="module")
 def tied(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, SandboxServer]]:
     """The tied platform served with shuffled ties, once per style of :data:`STYLES`."""
     folder = tmp_path_factory.mktemp("tie-pages")
+    built = folder / "tied.sqlite"
+    _tied_platform(built)
     servers: dict[str, SandboxServer] = {}
     try:
         for style in STYLES:
             path = folder / f"{style}.sqlite"
-            _tied_platform(path)
+            shutil.copy(built, path)  # one platform, one file per server
             servers[style] = start_sandbox(path, seed=SEED, tie_order="shuffle", pagination=style)
         yield servers
     finally:
@@ -137,3 +159,25 @@ def test_a_snapshot_of_the_tied_leaderboard_stores_every_bot_once(
     truth = sorted((codec.encode("bot", bot), points) for bot, points in rows)
     assert stored.height == len(truth)
     assert sorted(stored.iter_rows()) == truth
+
+
+def test_a_problems_solutions_without_a_total_are_read_once_although_ties_move_between_pages(
+    tied: dict[str, SandboxServer],
+) -> None:
+    """The real platform's shape: a problem's solutions paged by ``page``/``limit`` with no total at all.
+    Solutions tied on score in groups of 7, read 5 a page: the client counts what the pages served."""
+    server = tied["page"]
+    codec = IdCodec(SEED)
+    con = sqlite3.connect(server.db_path)
+    try:
+        problem = con.execute("SELECT min(id) FROM problems").fetchone()[0]
+        rows = con.execute("SELECT id FROM solutions WHERE problem_id = ?", (problem,)).fetchall()
+    finally:
+        con.close()
+    truth = Counter(codec.encode("solution", r[0]) for r in rows)
+    assert len(truth) >= EXTRA_SOLUTIONS
+    with PlatformClient(server.base_url) as client:
+        pid = codec.encode("problem", problem)
+        read = Counter(s["id"] for s in client.list_solutions(pid, page_size=SOLUTION_PAGE))
+        assert client.endpoints["solutions"].tie_rounds > 0, "ties moved between pages"
+    assert read == truth, f"{sum(n > 1 for n in read.values())} read twice, {len(truth - read)} missed"

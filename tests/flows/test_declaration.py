@@ -17,11 +17,13 @@ import pytest
 from solvelens.flows.declaration import fetch_platform_step
 from solvelens.flows.steps import SnapshotPlan, run_snapshot
 from solvelens.store import read_frame
+from solvelens.store.reports import StepReport
 from tests.fixtures.sandbox import SandboxServer, free_port, start_sandbox
 
 
-def _declared(base_url: str, tmp_path: Path) -> dict[str, object]:
-    return asyncio.run(fetch_platform_step(base_url, str(tmp_path)))
+def _declared(base_url: str, tmp_path: Path) -> StepReport:
+    plan = SnapshotPlan(base_url=base_url, db_path=str(tmp_path / "store.duckdb"))
+    return asyncio.run(fetch_platform_step(plan, str(tmp_path)))
 
 
 def test_the_sandbox_declares_a_simulated_clock_and_an_identity_that_survives_a_new_port(tmp_path: Path):
@@ -32,16 +34,17 @@ def test_the_sandbox_declares_a_simulated_clock_and_an_identity_that_survives_a_
         answer = httpx.get(f"{first.base_url}/categories", timeout=10)
     finally:
         first.stop()
-    declared = report["info"]["declared"]  # type: ignore[index]
+    declared = report.declared
+    assert declared is not None
     assert declared["clock"] == "simulated" and len(declared["id"]) == 36, report
-    assert report["warnings"] == []
+    assert report.warnings == ()
     # Every answer carries it, not only /health.
     assert answer.headers["x-platform-id"] == declared["id"]
     assert answer.headers["x-platform-clock"] == "simulated"
     second = start_sandbox(db, scale="empty")  # the same platform on another free port
     try:
         assert second.base_url != first.base_url
-        again = _declared(second.base_url, tmp_path)["info"]["declared"]  # type: ignore[index]
+        again = _declared(second.base_url, tmp_path).declared
     finally:
         second.stop()
     assert again == declared
@@ -73,13 +76,13 @@ def test_a_loopback_server_that_declares_nothing_is_recorded_as_declaring_nothin
     plain_server: str, tmp_path: Path
 ):
     report = _declared(plain_server, tmp_path)
-    assert report["info"] == {"declared": {}} and report["warnings"] == []
+    assert report.declared == {} and report.warnings == ()
 
 
 def test_an_unreachable_platform_is_unknown_with_a_warning(tmp_path: Path):
     report = _declared(f"http://127.0.0.1:{free_port()}/api/v1", tmp_path)
-    assert report["info"] == {"declared": None}
-    assert len(report["warnings"]) == 1 and "clock is unknown" in report["warnings"][0]  # type: ignore[index]
+    assert report.declared is None
+    assert len(report.warnings) == 1 and "clock is unknown" in report.warnings[0]
 
 
 def test_a_snapshot_records_the_declaration(quiet_sandbox: SandboxServer, tmp_path: Path):

@@ -15,6 +15,7 @@ from solvelens.flows.completeness import TOTAL_BELOW_ROWS, IncompleteListError
 from solvelens.flows.fetch import Tally, collect_pages, progress_callback
 from solvelens.flows.steps import SnapshotPlan, discard, fetch, prepare, run_snapshot, run_step_inline
 from solvelens.store import StagingArea, latest_solution_state
+from solvelens.store.reports import QualityRow
 from tests.fixtures.sandbox import SandboxServer
 from tests.flows.conftest import sqlite_truth
 
@@ -48,41 +49,24 @@ def test_collect_pages_fails_on_a_list_shorter_than_its_total():
     assert clean == []
 
 
-def test_collect_pages_rewalks_a_list_that_moved_once():
-    """A walk that repeated an id (the list moved while read) is walked again and the second walk kept; a
-    list still short after the re-walk fails; a total below the rows served is a data-quality row."""
-    walks = [
-        [([{"id": 1}, {"id": 2}], 3), ([{"id": 2}], 3)],  # moved: 2 unique of 3, a repeat
-        [([{"id": 1}, {"id": 2}], 3), ([{"id": 3}], 3)],  # whole
-    ]
-    calls: list[int] = []
-
-    def walk() -> AsyncIterator[Page]:
-        calls.append(1)
-        return _pages(*walks[len(calls) - 1])
-
+def test_collect_pages_walks_nothing_again_the_client_decides_exactness():
+    """One walk, however it ends (the client re-walks a short list itself: tests/client): a walk that repeated
+    an id is a warning and, short of its total, fails at once; a short walk the client gave up on fails as
+    itself; a total below the rows served is a data-quality row."""
+    moved = [([{"id": 1}, {"id": 2}], 3), ([{"id": 2}], 3)]  # a repeat: 2 unique of 3
     warnings: list[str] = []
     tally = Tally()
-    items = asyncio.run(collect_pages(walk, "leaderboard", warnings, tally=tally))
-    assert [i["id"] for i in items] == [1, 2, 3] and len(calls) == 2
-    assert warnings == [] and tally.requests == 4 and tally.announced == 3
+    with pytest.raises(IncompleteListError, match="announced 3 records but 2 could be read"):
+        asyncio.run(collect_pages(_pages(*moved), "leaderboard", warnings, tally=tally, path="/leaderboard"))
+    assert tally.requests == 2  # the one walk's two pages, no second walk
 
-    short = [([{"id": 1}], 2)]
-    with pytest.raises(IncompleteListError, match="after one re-walk"):
-        asyncio.run(collect_pages(lambda: _pages(*short), "leaderboard", [], path="/leaderboard"))
+    whole = [([{"id": 1}, {"id": 2}], 3), ([{"id": 3}], 3)]
+    assert [i["id"] for i in asyncio.run(collect_pages(_pages(*whole), "leaderboard", []))] == [1, 2, 3]
 
-    quality: list[dict[str, Any]] = []
+    quality: list[QualityRow] = []
     over = [([{"id": 1}, {"id": 2}], 1)]
-    assert len(asyncio.run(collect_pages(lambda: _pages(*over), "leaderboard", [], quality=quality))) == 2
-    assert quality == [
-        {
-            "resource": "leaderboard",
-            "scope": "",
-            "announced": 1,
-            "stored": 2,
-            "reason": TOTAL_BELOW_ROWS,
-        }
-    ]
+    assert len(asyncio.run(collect_pages(_pages(*over), "leaderboard", [], quality=quality))) == 2
+    assert quality == [QualityRow("leaderboard", "", 1, 2, TOTAL_BELOW_ROWS)]
 
 
 def _staged(area: StagingArea, table: str) -> pl.DataFrame:
@@ -115,6 +99,7 @@ def test_fetch_steps_stage_what_the_platform_holds(quiet_sandbox: SandboxServer,
         "llm_families",
         "comparisons",
         "carryover",
+        "pacing",  # the shared pacer's figures (steps.pacing_report), beside the steps' own
     }
     assert all(r.warnings == () for r in reports)
     assert not area.has_table("previous_problems")  # no store yet: nothing to carry over

@@ -29,7 +29,9 @@ from solvelens.flows.budget import (
 from solvelens.flows.steps import SnapshotPlan, pacing_report, run_snapshot
 from solvelens.flows.summary import SnapshotSummary
 from solvelens.sandbox.ids import IdCodec
+from solvelens.sandbox.simulate import advance
 from solvelens.store import read_frame
+from solvelens.store.reports import StepReport
 from tests.fixtures.sandbox import SandboxServer
 
 runner = CliRunner()
@@ -53,6 +55,7 @@ REACHABLE = """
         SELECT id, row_number() OVER (PARTITION BY s ORDER BY created_at DESC, id DESC) AS r FROM sides)
     SELECT count(DISTINCT c.id) FROM comparisons c JOIN problems p ON p.id = c.problem_id
     WHERE p.status != 'rejected' AND c.id IN (SELECT id FROM ranked WHERE r <= 50)"""
+REACHABLE_IDS = REACHABLE.replace("SELECT count(DISTINCT c.id)", "SELECT DISTINCT c.id")
 ANNOUNCED = "SELECT sum(comparison_count) FROM problems WHERE status != 'rejected'"
 
 
@@ -122,13 +125,13 @@ def test_budget_forms_and_the_shares_they_give():
         with pytest.raises(ValueError, match="--budget"):
             Budget.parse(bad)
     reports = [  # a re-snapshot: 30 lists and 10 profiles refetched, 70 lists and 90 profiles carried over
-        {"step": "problems", "info": {"requests": 32, "steady_requests": 2, "carried_over": 70}},
-        {"step": "leaderboard", "info": {"requests": 11, "steady_requests": 1, "profiles_carried_over": 90}},
-        {"step": "reference", "info": {"requests": 2}},
-        {"step": "carryover", "info": {"requests": 5}},  # re-reads of carried lists: counted once
-        {"step": "activity", "info": {"requests": 1}},
+        StepReport.of("problems", {}, requests=32, steady_requests=2, carried_lists=70),
+        StepReport.of("leaderboard", {}, requests=11, steady_requests=1, carried_profiles=90),
+        StepReport.of("reference", {}, requests=2),
+        StepReport.of("carryover", {}, requests=5),  # re-reads of carried lists: counted once
+        StepReport.of("activity", {}, requests=1),
     ]
-    spent = Spent.of(spent_by(reports, {"activity", "comparisons", "llm_leaderboard"}))
+    spent = spent_by(reports, {"activity", "comparisons", "llm_leaderboard"})
     assert spent == Spent(interface=50, steady=10, optional=1, full=45 + 160)
     assert Budget.parse("1x").allowance(spent) == 205 - 50 and Budget.parse("0.5x").allowance(spent) == 52
     share = VoteShare.of(Budget.parse("1x"), spent, trusted=400)  # 154 for votes, at most half audits
@@ -165,6 +168,31 @@ def test_budget_all_reads_every_trusted_list_at_once():
     assert VoteShare.of(Budget.parse("all"), spent, trusted=0).audit_cycle is None
 
 
+def test_under_budget_all_a_deadlocked_vote_between_new_solutions_is_stored_by_that_snapshot(
+    make_sandbox: Any, tmp_path: Path
+):
+    """Issue 29's sweep at ``--budget all`` (1 vote reachable but not stored @ gap and @ deadlocks): a day
+    whose every vote deadlocks (the row written, no count moved) leaves votes between solutions written
+    that day, whose counts are 0: no count asks for their lists and the audit knew only the previous
+    snapshot's solutions. Under ``all`` the snapshot after that day stores every vote the platform serves
+    (SQL on the sandbox: the newest 50 of each solution's votes, problems not rejected)."""
+    server = make_sandbox(seed=0)
+    db = tmp_path / "store.duckdb"
+    _snap(server, db, "all")
+    assert int(advance(Path(server.db_path), days=1, vote_deadlocks=1.0)["deadlocked"]) > 0
+    _snap(server, db, "all")
+    fresh = _sqlite(
+        server,
+        "SELECT count(*) FROM comparisons c JOIN solutions a ON a.id = c.solution_a "
+        "JOIN solutions b ON b.id = c.solution_b WHERE a.comparison_count = 0 AND b.comparison_count = 0",
+    )[0][0]
+    assert fresh > 0, "no vote between two solutions no count announces: the case is not here"
+    codec = IdCodec(0)
+    reachable = {codec.encode("comparison", r[0]) for r in _sqlite(server, REACHABLE_IDS)}
+    stored = set(read_frame(db, "SELECT DISTINCT comparison_id FROM comparisons")["comparison_id"])
+    assert not reachable - stored, f"{len(reachable - stored)} of {len(reachable)} reachable votes not stored"
+
+
 def test_a_bad_budget_is_refused_before_anything_is_fetched(tmp_path: Path):
     db = tmp_path / "store.duckdb"
     result = runner.invoke(
@@ -184,7 +212,8 @@ def test_a_vote_its_counts_missed_is_found_within_the_audit_cycle(
     table shows the count its rows exceed (SQL on the sandbox for the vote and the count)."""
     server = make_sandbox(seed=0)
     db = tmp_path / "store.duckdb"
-    assert _snap(server, db, budget).vote_coverage["audit_cycle"] is None  # nothing trusted yet
+    first = _snap(server, db, budget).vote_coverage["audit_cycle"]
+    assert first == (1 if budget == "all" else None)  # nothing trusted yet; all reads the lists counting 0
     cycle = _snap(server, db, budget).vote_coverage["audit_cycle"]
     # every list read: all are trusted; one in AUDIT_CYCLE (at least) re-read a snapshot, every one under all
     assert cycle == 1 if budget == "all" else cycle >= AUDIT_CYCLE

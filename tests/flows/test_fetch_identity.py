@@ -13,9 +13,15 @@ import pytest
 from solvelens.client import AsyncPlatformClient, RetryPolicy, UnrecognizedResponseError
 from solvelens.flows import fetch
 from solvelens.flows.completeness import COUNT_DISAGREES, IncompleteListError
+from solvelens.flows.plan import SnapshotPlan
+from solvelens.store.reports import QualityRow
 from solvelens.store.staging import StagingArea
 
 BASE = "http://identity.test/api/v1"
+
+
+def _plan(tmp_path: Path, concurrency: int = 8) -> SnapshotPlan:
+    return SnapshotPlan(base_url=BASE, db_path=str(tmp_path / "store.duckdb"), concurrency=concurrency)
 
 
 def _serve(monkeypatch: pytest.MonkeyPatch, answer: Any) -> list[httpx.Request]:
@@ -25,22 +31,16 @@ def _serve(monkeypatch: pytest.MonkeyPatch, answer: Any) -> list[httpx.Request]:
         requests.append(request)
         return answer(request)
 
-    def client(
-        base_url: str,
-        api_key: Any = None,
-        concurrency: int = 8,
-        profile: str | None = None,
-        max_rps: Any = None,
-    ) -> Any:
+    def client(plan: SnapshotPlan, api_key: Any = None) -> Any:
         return AsyncPlatformClient(
-            base_url,
+            plan.base_url,
             read_env=False,
             transport=httpx.MockTransport(handler),
             retry=RetryPolicy(attempts=1),
-            profile=profile,
+            profile=plan.profile,
         )
 
-    monkeypatch.setattr(fetch, "_client", client)
+    monkeypatch.setattr(fetch, "step_client", client)
     return requests
 
 
@@ -50,7 +50,7 @@ def test_listed_records_without_id_fail_the_step_naming_the_fix(
     rows = [{"Ref": f"p{i}", "Title": f"T{i}"} for i in range(3)]
     requests = _serve(monkeypatch, lambda r: httpx.Response(200, json={"problems": rows, "total": 3}))
     with pytest.raises(UnrecognizedResponseError) as info:
-        asyncio.run(fetch.fetch_problems_step(BASE, str(tmp_path)))
+        asyncio.run(fetch.fetch_problems_step(_plan(tmp_path), str(tmp_path)))
     message = str(info.value)
     assert "GET /problems: record 1 has no id" in message and "ref, title" in message
     assert '[endpoints.problems] id_field = "<the field that holds the id>"' in message
@@ -66,7 +66,7 @@ def test_a_404_for_a_listed_id_fails_the_step(monkeypatch: pytest.MonkeyPatch, t
 
     _serve(monkeypatch, answer)
     with pytest.raises(UnrecognizedResponseError, match=r"404 for the id 'p1' that /problems just listed"):
-        asyncio.run(fetch.fetch_problems_step(BASE, str(tmp_path)))
+        asyncio.run(fetch.fetch_problems_step(_plan(tmp_path), str(tmp_path)))
 
 
 def test_leaderboard_is_not_stopped_by_a_capped_page_while_the_header_total_says_more(
@@ -83,9 +83,9 @@ def test_leaderboard_is_not_stopped_by_a_capped_page_while_the_header_total_says
         return httpx.Response(200, json={"Id": bot_id, "Name": "x"})
 
     requests = _serve(monkeypatch, answer)
-    report = asyncio.run(fetch.fetch_leaderboard_step(BASE, str(tmp_path), concurrency=2))
-    assert report["counts"]["leaderboard"] == 30
-    assert report["warnings"] == []
+    report = asyncio.run(fetch.fetch_leaderboard_step(_plan(tmp_path, concurrency=2), str(tmp_path)))
+    assert report.counts["leaderboard"] == 30
+    assert report.warnings == ()
     listing = [r for r in requests if r.url.path.endswith("/leaderboard")]
     assert len(listing) <= 3 + 1 + 3  # three pages (+ what detection may spend)
 
@@ -104,7 +104,7 @@ def test_a_list_shorter_than_its_announced_total_fails_after_one_rewalk(
 
     requests = _serve(monkeypatch, answer)
     with pytest.raises(IncompleteListError) as failed:
-        asyncio.run(fetch.fetch_leaderboard_step(BASE, str(tmp_path), concurrency=2))
+        asyncio.run(fetch.fetch_leaderboard_step(_plan(tmp_path, concurrency=2), str(tmp_path)))
     assert (failed.value.endpoint, failed.value.announced, failed.value.read) == ("/leaderboard", 42, 15)
     message = str(failed.value)
     assert "\n" not in message and "announced 42 records but 15 could be read, after one re-walk" in message
@@ -128,12 +128,10 @@ def test_a_solution_count_its_list_disagrees_with_is_a_data_quality_row(
         return httpx.Response(200, json={"solutions": solutions, "total": 2})
 
     _serve(monkeypatch, answer)
-    report = asyncio.run(fetch.fetch_problems_step(BASE, str(tmp_path)))
-    assert report["counts"]["solutions_fetched"] == 2
-    assert report["info"]["data_quality"] == [
-        {"resource": "solutions", "scope": "p1", "announced": 3, "stored": 2, "reason": COUNT_DISAGREES}
-    ]
-    assert report["info"]["requests"] == 2 and report["info"]["announced"] == 1
+    report = asyncio.run(fetch.fetch_problems_step(_plan(tmp_path), str(tmp_path)))
+    assert report.counts["solutions_fetched"] == 2
+    assert report.data_quality == (QualityRow("solutions", "p1", 3, 2, COUNT_DISAGREES),)
+    assert report.requests == 2 and report.announced == 1
 
 
 def test_a_list_whose_total_is_its_problems_count_and_disagrees_with_its_rows_is_a_data_quality_row(
@@ -152,8 +150,6 @@ def test_a_list_whose_total_is_its_problems_count_and_disagrees_with_its_rows_is
         return httpx.Response(200, json={"solutions": solutions}, headers={"X-Total-Count": "3"})
 
     _serve(monkeypatch, answer)
-    report = asyncio.run(fetch.fetch_problems_step(BASE, str(tmp_path)))
-    assert report["info"]["data_quality"] == [
-        {"resource": "solutions", "scope": "p1", "announced": 3, "stored": 2, "reason": COUNT_DISAGREES}
-    ]
+    report = asyncio.run(fetch.fetch_problems_step(_plan(tmp_path), str(tmp_path)))
+    assert report.data_quality == (QualityRow("solutions", "p1", 3, 2, COUNT_DISAGREES),)
     assert StagingArea(tmp_path).read_table("solutions").num_rows == 2  # type: ignore[union-attr]

@@ -198,12 +198,10 @@ def test_artifact_describes_the_run_and_progress_reaches_the_caller(
 def test_a_client_error_fails_the_run_at_once_and_leaves_no_snapshot(
     quiet_sandbox: SandboxServer, store_path: Path
 ):
-    from solvelens.client import ConfigurationError, NotFoundError
+    from solvelens.client import NotFoundError
 
-    with pytest.raises(ConfigurationError):
-        asyncio.run(
-            snapshot_flow(SnapshotPlan(base_url=quiet_sandbox.root_url, db_path=str(store_path)))
-        )  # no /api/v1
+    with pytest.raises(ValueError, match="does not end in /api/v1"):  # the plan applies the base-URL rule
+        SnapshotPlan(base_url=quiet_sandbox.root_url, db_path=str(store_path))
     with pytest.raises(ValueError, match="ISO-8601"):
         plan = SnapshotPlan(base_url=quiet_sandbox.base_url, db_path=str(store_path), taken_at="yesterday")
         asyncio.run(snapshot_flow(plan))

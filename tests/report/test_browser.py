@@ -515,3 +515,117 @@ def test_phone_tables_name_what_they_hide_and_say_when_they_scroll(store_db: Pat
     hands = tables["Top solution changed hands"]
     assert not hands["hidden"] and not hands["scrolls"], hands
     _shot(frame, tmp_path / "profile-shot", 500, 3000, tmp_path / "phone-tables.png")
+
+
+#: Appended to a copy of the evidence report: once every chart has rendered, reports each chart's titles,
+#: axis titles and labels and legend titles and labels as drawn (text, role, box) with the box of the
+#: chart's svg, for comparison with the spec's titles. Posts to the parent page when framed.
+_CHART_TEXT = """
+<script>
+(function () {
+  var ROLES = ["role-title-text", "role-title-subtitle", "role-axis-title", "role-axis-label",
+               "role-legend-title", "role-legend-label"];
+  function role(text) {
+    for (var el = text; el && el.tagName !== "svg"; el = el.parentElement) {
+      for (var i = 0; i < ROLES.length; i++) { if (el.classList.contains(ROLES[i])) { return ROLES[i]; } }
+    }
+    return null;
+  }
+  function measure() {
+    var root = document.documentElement;
+    if (root.getAttribute("data-rendered") !== "true") { setTimeout(measure, 50); return; }
+    setTimeout(function () {
+      var charts = {};
+      Array.prototype.forEach.call(document.querySelectorAll("div[data-chart]"), function (div) {
+        var svg = div.querySelector("svg");
+        if (!svg || !svg.getClientRects().length) { return; }
+        var box = svg.getBoundingClientRect();
+        var texts = [];
+        Array.prototype.forEach.call(svg.querySelectorAll("text"), function (t) {
+          var kind = role(t);
+          if (!kind || parseFloat(getComputedStyle(t).opacity) === 0 || !t.textContent.trim()) { return; }
+          var r = t.getBoundingClientRect();
+          // a facet's header labels its panel with a data value: not a title of the spec
+          var header = !!t.closest("g[class*='header'], g[class*='role-scope'], g[class*='cell']");
+          texts.push({role: kind, text: t.textContent, header: header, left: r.left, right: r.right,
+                      top: r.top, bottom: r.bottom});
+        });
+        charts[div.getAttribute("data-chart")] = {left: box.left, right: box.right, top: box.top,
+          bottom: box.bottom, texts: texts};
+      });
+      var out = JSON.stringify({width: window.innerWidth, charts: charts});
+      if (window.parent !== window) { parent.postMessage(out, "*"); return; }
+      var pre = document.createElement("pre"); pre.id = "measured"; pre.textContent = out;
+      document.body.appendChild(pre);
+    }, 300);
+  }
+  measure();
+})();
+</script>
+"""
+
+
+def _spec_titles(spec: object) -> set[str]:
+    """Every title written in a Vega-Lite spec (chart, axis, legend; a list of lines joined too)."""
+    found: set[str] = set()
+    if isinstance(spec, dict):
+        for key, value in spec.items():
+            if key in ("title", "subtitle") and isinstance(value, str):
+                found.add(value)
+            elif key in ("title", "subtitle") and isinstance(value, list):
+                found.add("".join(str(v) for v in value))
+                found.update(str(v) for v in value)
+            else:
+                found |= _spec_titles(value)
+    elif isinstance(spec, list):
+        for item in spec:
+            found |= _spec_titles(item)
+    return found
+
+
+@pytest.mark.parametrize("width", [390, 1440])
+def test_no_chart_text_is_cut_on_a_phone_or_a_desktop(evidence_probe: Path, width: int) -> None:
+    """390 px (a phone, framed) and 1440 px: every chart title, axis title and label, legend title and label
+    is drawn whole: no Vega truncation ("…"), every title drawn is one written in the chart's spec (or one
+    of its lines), and no text reaches past its chart's svg or the screen (where the page clips it).
+    Screenshot: ``chart-text-<width>.png`` in the test's folder."""
+    _chromium()
+    html = (evidence_probe / "report.html").read_text(encoding="utf-8")
+    head, tail = html.rsplit("</body>", 1)
+    probe = evidence_probe / f"chart-text-{width}.html"
+    probe.write_text(head + _CHART_TEXT + "</body>" + tail, encoding="utf-8")
+    if width < 500:
+        page = evidence_probe / f"chart-text-frame-{width}.html"
+        page.write_text(_FRAME.format(width=width).replace("probe.html", probe.name), encoding="utf-8")
+    else:
+        page = probe
+    window = max(width, 500)
+    dom, _ = _render(page, evidence_probe / f"profile-text-{width}", f"--window-size={window},3000")
+    found = re.search(r'<pre id="measured">(.*?)</pre>', dom, re.S)
+    assert found, "the measuring script ran after every chart rendered"
+    m = json.loads(unescape(found.group(1)))
+    assert m["width"] == width
+    specs_block = re.search(r'id="chart-specs">(.*?)</script>', html, re.S)
+    assert specs_block
+    specs = json.loads(specs_block.group(1))
+    assert m["charts"], "charts were measured"
+    cut = []
+
+    def titled(t: dict) -> bool:
+        return t["role"] in ("role-title-text", "role-axis-title", "role-legend-title") and not t["header"]
+
+    for key, chart in m["charts"].items():
+        titles = _spec_titles(specs[key])
+        assert any(t["role"] == "role-axis-label" for t in chart["texts"]) or key == "arena_win_rate", key
+        for t in chart["texts"]:
+            text = t["text"]
+            if text.endswith("…"):
+                cut.append((key, t["role"], text, "truncated"))
+            elif titled(t) and text not in titles:
+                cut.append((key, t["role"], text, "not a title of the spec"))
+            elif t["left"] < max(chart["left"], 0) - 1 or t["right"] > min(chart["right"], width) + 1:
+                edge = f"{t['left']:.0f}-{t['right']:.0f} px in {chart['left']:.0f}-{chart['right']:.0f} px"
+                cut.append((key, t["role"], text, f"past the edge ({edge})"))
+    assert cut == [], "\n".join(map(str, cut))
+    shot = evidence_probe / f"chart-text-{width}.png"
+    _shot(page, evidence_probe / f"profile-text-shot-{width}", window, 3000, shot)

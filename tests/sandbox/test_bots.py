@@ -184,9 +184,7 @@ def test_expired_task_is_replaced(make_sandbox) -> None:
     key = server.create_bot("SlowBot")
     with httpx.Client(base_url=server.base_url, headers=auth(key)) as c:
         task = c.get("/tasks/next").json()
-        import time
-
-        time.sleep(0.8)
+        server.advance_clock(0.8)  # past the task's lifetime, on the server's clock
         late = c.post(f"/tasks/{task['taskId']}/submit", json={"winner": "a"})
         assert late.status_code == 409
         assert c.get("/tasks/next").json()["taskId"] != task["taskId"]

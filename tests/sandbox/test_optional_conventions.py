@@ -4,6 +4,7 @@ the platform mode serves from the same database; envelopes, paging, caps and err
 
 from __future__ import annotations
 
+import datetime as dt
 import sqlite3
 from typing import Any
 from urllib.parse import urljoin
@@ -107,14 +108,16 @@ def error_of(mode: str, response: httpx.Response) -> str:
 
 
 def truth(db_path: Any) -> dict[str, Any]:
-    """What the platform mode serves, read from the database with the same queries."""
+    """What the platform mode serves, read from the database with the same queries (the model board lazy,
+    as the sandbox serves it by default)."""
     conn = sqlite3.connect(db_path)
     try:
         codec = IdCodec(int(get_meta(conn, "seed") or 0))
         busiest = conn.execute("SELECT id FROM solutions ORDER BY comparison_count DESC LIMIT 1").fetchone()[
             0
         ]
-        models, total = llm_leaderboard.leaderboard(conn, sort="win_rate", limit=100)
+        # the sandbox's default lazy board: each model's figures and updatedAt as of its last recalculation
+        models, total = llm_leaderboard.leaderboard(conn, sort="win_rate", limit=100, lazy=True)
         return {
             "feed": activity.recent(conn, codec, 50),
             "models": models,
@@ -127,11 +130,33 @@ def truth(db_path: Any) -> dict[str, Any]:
         conn.close()
 
 
+def recalculated_at(db_path: Any, models: list[dict[str, Any]]) -> list[str]:
+    """Each model's ``updatedAt`` on the lazy board, by SQL on the database: the time of its last
+    recalculation (``llm_board``), or its first solution's for a model never recalculated (ISO, ms, UTC).
+    The note of stop 28 saw these differ in every non-platform mode: the test's truth was the live board
+    (``updatedAt`` the simulated clock) while the sandbox served the lazy one."""
+    conn = sqlite3.connect(db_path)
+    try:
+        at = dict(conn.execute("SELECT model, updated_at FROM llm_board").fetchall())
+        first = dict(
+            conn.execute(
+                "SELECT llm_model, min(created_at) FROM solutions WHERE llm_model IS NOT NULL "
+                "GROUP BY llm_model"
+            ).fetchall()
+        )
+    finally:
+        conn.close()
+    assert at, "no model recalculated yet: the check could not tell the lazy board from the live one"
+    ms = [at.get(m["modelName"], first[m["modelName"]]) for m in models]
+    return [
+        dt.datetime.fromtimestamp(t / 1000, dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        for t in ms
+    ]
+
+
 @pytest.mark.parametrize("mode", MODES)
 def test_optional_endpoints_serve_the_platforms_records_in_the_mode(mode, module_convention_sandbox) -> None:
-    server = module_convention_sandbox(
-        mode, tie_order="stable", llm_board="live"
-    )  # models listed in the database's order
+    server = module_convention_sandbox(mode, tie_order="stable")  # models listed in the database's order
     expected = truth(server.db_path)
     sid = expected["solution"]["id"]
     with httpx.Client(base_url=server.base_url, timeout=10) as c:
@@ -150,6 +175,7 @@ def test_optional_endpoints_serve_the_platforms_records_in_the_mode(mode, module
     assert page_records(mode, "activity", capped) == expected["feed"]  # capped at 50, as the mode caps
     assert len(page_records(mode, "activity", default)) == 20
     assert models == expected["models"] and len(models) == expected["total"]
+    assert [m["updatedAt"] for m in models] == recalculated_at(server.db_path, models)
     assert page_records(mode, "family", families, "family") == expected["families"]
     got = one.json()
     record = (

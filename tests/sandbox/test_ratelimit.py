@@ -4,8 +4,6 @@ command's bad input."""
 
 from __future__ import annotations
 
-import time
-
 import httpx
 import pytest
 from typer.testing import CliRunner
@@ -69,9 +67,23 @@ def test_the_window_resets(make_sandbox) -> None:
             pass
         over = c.get("/stats")
         assert over.status_code == 429 and over.headers["retry-after"] == "1"
-        time.sleep(1.2)
+        server.advance_clock(1.0)  # the server's clock passes the window
         again = c.get("/stats")
         assert again.status_code == 200 and quota(again)[:2] == (3, 2)
+
+
+def test_the_server_clock_ends_windows_only_by_whole_windows(make_sandbox) -> None:
+    """``POST /_sandbox/clock``: advances adding up to a window end every open window (a shorter one keeps
+    it, since the ``limits`` library keeps its own expiry times); the clock never goes back."""
+    server = make_sandbox(rate_limit="3/minute")
+    with httpx.Client(base_url=server.base_url) as c:
+        assert quota(c.get("/stats"))[:2] == (3, 2)
+        assert server.advance_clock(30) == 30
+        assert quota(c.get("/stats"))[:2] == (3, 1)  # half a window: the same window
+        assert server.advance_clock(30) == 60
+        assert quota(c.get("/stats"))[:2] == (3, 2)  # a whole window since the last end: a fresh one
+    back = httpx.post(server.root_url + "/_sandbox/clock", json={"advance": -1})
+    assert back.status_code == 400 and "only moves forward" in back.json()["error"]
 
 
 @pytest.mark.parametrize(

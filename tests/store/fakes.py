@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from solvelens.store import StagingArea
+from solvelens.store.reports import StepReport
 
 BASE_URL = "http://127.0.0.1:1/api/v1"
 _CATEGORIES = [
@@ -349,7 +350,7 @@ def stage_run(
     if "comparisons" not in skip:
         _stage_comparisons(area, plat)
         resources["comparisons"] = "stored"
-    area.write_part("test", warnings=warnings or [], info={"resources": resources})
+    area.write_report(StepReport.of("test", {}, warnings or [], resources=resources))
     return area
 
 

@@ -153,7 +153,7 @@ def test_a_store_missing_only_its_last_block_is_damaged_for_commands_that_never_
     before = db.read_bytes()
     extra = ["--out", str(tmp_path / "r.html")] if argv == ["report"] else []
     line = _one_error_line(runner.invoke(app, [*argv, "--db", str(db), *extra]), 1)
-    assert f"{db} is damaged (cut short at {len(before):,} bytes of {len(before) + BLOCK:,}" in line, line
+    assert f"{db} is damaged (cut short at {len(before):,} bytes of " in line, line
     assert db.read_bytes() == before
 
 

@@ -232,13 +232,9 @@ _MODEL_COUNTS_FROM_VIEW = (
 def _model_counts(con: duckdb.DuckDBPyConnection, keep: str) -> pl.DataFrame:
     """The ``model_counts`` frame of the selected snapshots (``keep``): the writer's rows (schema version 5,
     :data:`~solvelens.store.schema.MODEL_COUNTS`), else computed from the ``solutions`` view."""
-    has_table = con.execute(
-        "SELECT count(*) FROM duckdb_tables() WHERE schema_name = ? AND table_name = 'model_counts'",
-        [INTERNAL],
-    ).fetchall()[0][0]
     source = (
         f"SELECT * FROM {MODEL_COUNTS} WHERE {keep}"
-        if has_table
+        if _has_write_time_figures(con)
         else _MODEL_COUNTS_FROM_VIEW.format(keep=keep)
     )
     columns = ", ".join(_DTYPES["model_counts"])
@@ -414,36 +410,44 @@ def load(
     )
 
 
-#: Each leaderboard row of the drawn snapshots with its competition rank, by the rule of
-#: :func:`solvelens.analysis.leaderboard_history` (rows in list position order, equal positions broken on
-#: bot_id; a row with the points of the row before it shares that row's rank; in a snapshot whose list is not
-#: ordered by points, rank is the position). One sort (``lag`` and the count of null points before a row
-#: share it): in an ordered list rows of equal points between two null-point rows (``seg``) are adjacent, so
-#: their rank is the smallest position among them.
+#: Each leaderboard row of ``lb`` (snapshot_id, bot_id, position: the stored rank, points) with its
+#: competition rank, by the rule of :func:`solvelens.analysis.leaderboard_history` (rows in list position
+#: order, equal positions broken on bot_id; a row with the points of the row before it shares that row's
+#: rank; in a snapshot whose list is not ordered by points, rank is the position). One sort (``lag`` and the
+#: count of null points before a row share it): in an ordered list rows of equal points between two null-point
+#: rows (``seg``) are adjacent, so their rank is the smallest position among them.
 _RANKED_SQL = """
-WITH lb AS (
-    SELECT snapshot_id, bot_id, rank::INTEGER AS position, points::BIGINT AS points
-    FROM leaderboard WHERE {keep} AND rank IS NOT NULL
-), w AS (
+WITH w AS (
     SELECT *, lag(points) OVER o AS before,
         sum(CASE WHEN points IS NULL THEN 1 ELSE 0 END) OVER (o ROWS UNBOUNDED PRECEDING) AS seg
-    FROM lb WINDOW o AS (PARTITION BY snapshot_id ORDER BY position, bot_id)
+    FROM {lb} WINDOW o AS (PARTITION BY snapshot_id ORDER BY position, bot_id)
 ), snaps AS (
-    SELECT snapshot_id, count(*) AS ranked_bots, bool_or(coalesce(points > before, false)) AS unordered
-    FROM w GROUP BY snapshot_id
+    SELECT snapshot_id, bool_or(coalesce(points > before, false)) AS unordered FROM w GROUP BY snapshot_id
 ), runs AS (
     SELECT snapshot_id, seg, points, min(position) AS start FROM w WHERE points IS NOT NULL GROUP BY ALL
 )
-SELECT w.snapshot_id, w.bot_id, s.ranked_bots,
+SELECT w.snapshot_id, w.bot_id,
     CASE WHEN s.unordered OR w.points IS NULL THEN w.position ELSE r.start END::INTEGER AS rank
 FROM w JOIN snaps s USING (snapshot_id)
 LEFT JOIN runs r ON r.snapshot_id = w.snapshot_id AND r.seg = w.seg AND r.points = w.points
 """
 #: The bot's standing (:data:`solvelens.analysis.bot.STANDING_COLUMNS` but ``taken_at``) at every drawn
-#: snapshot with a ranked bot; ``$bot``: its id.
+#: snapshot with a ranked bot; ``$bot``: its id; ``$recompute``: whether the stored ranks are list positions
+#: (a store older than schema version 5). The writer stores competition ranks over points, the rule above, so
+#: they are read as they are; only a snapshot where a bot has no points (its ranks are the walk's positions)
+#: or an older store's are ranked here.
 _STANDING_SQL = f"""
-WITH ranked AS ({_RANKED_SQL.format(keep=_KEEP)}),
-counts AS (SELECT DISTINCT snapshot_id, ranked_bots FROM ranked),
+WITH lb AS MATERIALIZED (
+    SELECT snapshot_id, bot_id, rank::INTEGER AS position, points::BIGINT AS points
+    FROM leaderboard WHERE {_KEEP} AND rank IS NOT NULL
+),
+odd AS (SELECT DISTINCT snapshot_id FROM lb WHERE points IS NULL OR $recompute),
+ranked AS MATERIALIZED (
+    SELECT snapshot_id, bot_id, position AS rank FROM lb ANTI JOIN odd USING (snapshot_id)
+    UNION ALL
+    SELECT * FROM ({_RANKED_SQL.format(lb="(SELECT * FROM lb SEMI JOIN odd USING (snapshot_id))")})
+),
+counts AS (SELECT snapshot_id, count(*) AS ranked_bots FROM lb GROUP BY snapshot_id),
 mine AS (
     SELECT r.snapshot_id, r.rank, v.name, v.rank::INTEGER AS position, v.points::BIGINT AS points,
         v.elo::DOUBLE AS elo
@@ -457,6 +461,18 @@ tied AS (
 SELECT c.snapshot_id, c.ranked_bots, m.name, m.rank, m.position, m.points, m.elo, t.tied
 FROM counts c LEFT JOIN mine m USING (snapshot_id) LEFT JOIN tied t USING (snapshot_id)
 """
+
+
+def _has_write_time_figures(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether the store holds the figures the writer computes once (schema version 5 or its migration):
+    :data:`~solvelens.store.schema.MODEL_COUNTS` rows, and competition ranks as leaderboard ranks (an older
+    store holds list positions)."""
+    return bool(
+        con.execute(
+            "SELECT count(*) FROM duckdb_tables() WHERE schema_name = ? AND table_name = 'model_counts'",
+            [INTERNAL],
+        ).fetchall()[0][0]
+    )
 
 
 def _bot_rows(
@@ -508,8 +524,8 @@ def load_bot(
 ) -> BotFrames:
     """Read what one bot's page needs from the store at ``db_path`` (read-only, closed at once): the bot
     ``query`` names (an id, a name, or a name ignoring case; :func:`solvelens.analysis.find_bot`) and its
-    rows only, so the cost does not grow with the number of bots (DuckDB still ranks each drawn snapshot's
-    leaderboard to give the bot its competition rank, the ranked bots and the ties).
+    rows and the drawn snapshots' stored ranks (for the ranked bots and the ties; the writer stores
+    competition ranks, so only an older store's snapshots are ranked here).
 
     ``platform`` as :func:`load`; the drawn snapshots as :func:`load` (``BotFrames.points``). Returns
     :class:`~solvelens.analysis.frames.BotFrames`. Raises what :func:`load` raises,
@@ -526,7 +542,8 @@ def load_bot(
                 f"store {path} has no complete snapshot: run `solvelens snapshot --db {path}` first"
             )
         bot_id, name = _find(con, query)
-        standing = con.sql(_STANDING_SQL, params={"bot": bot_id}).pl()
+        recompute = not _has_write_time_figures(con)
+        standing = con.sql(_STANDING_SQL, params={"bot": bot_id, "recompute": recompute}).pl()
         profiles = _bot_profiles(con, bot_id)
         latest = int(snapshots["snapshot_id"][-1])
         problems = con.sql(f"SELECT {_PROBLEM_COLUMNS} FROM problems WHERE snapshot_id = {latest}").pl()

@@ -14,6 +14,7 @@ import sys
 import warnings
 from collections.abc import Callable
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -35,10 +36,11 @@ from solvelens.cli.common import (
     on_failure,
 )
 from solvelens.flows.budget import DEFAULT_BUDGET
-from solvelens.resources import RESOURCES, checked_optional, optional_names
+from solvelens.resources import RESOURCES, optional_names, wanted_resources
 
 if TYPE_CHECKING:
-    from solvelens.flows.steps import SnapshotPlan
+    from solvelens.flows.budget import Budget
+    from solvelens.flows.plan import SnapshotPlan
     from solvelens.flows.summary import SnapshotSummary
 
 #: The progress display's label of each step's progress (a declared resource's ``label``; the reference
@@ -503,6 +505,17 @@ def _check_alert_exit_code(code: int | None) -> None:
         )
 
 
+@dataclass(frozen=True)
+class _AlertOptions:
+    """The checked alert options: ``alerts`` (the rules' canonical texts, ``None``: none) and ``alerts_file``
+    (an absolute path) for the plan, and ``env``: the notification URLs for the run's environment (never a
+    plan field)."""
+
+    alerts: list[str] | None = None
+    alerts_file: str | None = None
+    env: dict[str, str] = field(default_factory=dict)
+
+
 def _checked_alerts(
     alert: list[str] | None,
     alerts_file: Path | None,
@@ -511,16 +524,15 @@ def _checked_alerts(
     *,
     db: Path | None = None,
     base_url: str | None = None,
-) -> tuple[dict[str, Any], dict[str, str]]:
-    """The plan's alert fields and the environment carrying ``--notify`` to the run (never a parameter).
-    Reads the rules and the rules file and checks every notification URL (no alert option given: nothing
-    is imported). ``needs_bot_me``: whether ``/bot/me`` will be read, asked only for a ``my-bot`` rule.
-    With ``db`` and ``base_url``, a rule limited to a bot the store has never seen on that platform is
-    refused (:func:`solvelens.alerts.subjects.check_rule_bots`).
+) -> _AlertOptions:
+    """The alert options, checked: reads the rules and the rules file and checks every notification URL (no
+    alert option given: nothing is imported). ``needs_bot_me``: whether ``/bot/me`` will be read, asked only
+    for a ``my-bot`` rule. With ``db`` and ``base_url``, a rule limited to a bot the store has never seen on
+    that platform is refused (:func:`solvelens.alerts.subjects.check_rule_bots`).
     Raises :class:`solvelens.alerts.AlertRuleError` / ``NotifyTargetError`` / :class:`BadInputError` (exit
     2)."""
     if not (alert or alerts_file or notify):
-        return {"alerts": None, "alerts_file": None}, {}
+        return _AlertOptions()
     from solvelens.alerts import NOTIFY_ENV, alert_config
 
     config = alert_config(alert or [], alerts_file, environ={NOTIFY_ENV: " ".join(notify or [])})
@@ -533,11 +545,11 @@ def _checked_alerts(
         from solvelens.alerts.subjects import check_rule_bots
 
         check_rule_bots(config.rules, db, base_url)
-    fields = {
-        "alerts": [r.text for r in parse_cli_rules(alert)] or None,
-        "alerts_file": str(alerts_file.resolve()) if alerts_file is not None else None,
-    }
-    return fields, ({NOTIFY_ENV: " ".join(notify)} if notify else {})
+    return _AlertOptions(
+        alerts=[r.text for r in parse_cli_rules(alert)] or None,
+        alerts_file=str(alerts_file.resolve()) if alerts_file is not None else None,
+        env={NOTIFY_ENV: " ".join(notify)} if notify else {},
+    )
 
 
 def parse_cli_rules(alert: list[str] | None) -> list[Any]:
@@ -561,25 +573,37 @@ def _print_alerts(alerts: dict[str, Any], console: Any) -> int:
     return len(fired)
 
 
-def _checked_inputs(
-    base_url: str, db: Path, api_key: str | None, taken_at: str | None, **flags: Any
-) -> tuple[dict[str, Any], dict[str, str]]:
-    """The run's plan fields from checked inputs, and the environment the ``/bot/me`` step reads the key
-    from. No I/O beyond the store file's header and no pydantic, so the probe's request comes right after;
-    the plan (:class:`SnapshotPlan`) is built once the probe has answered. Raises
+def _checked_target(
+    base_url: str, db: Path, api_key: str | None, read_timeout: float | None
+) -> tuple[str, dict[str, str]]:
+    """The checked base URL (:func:`solvelens.baseurl.normalise_base_url`, the one rule), and the
+    environment of the run: the API key the ``/bot/me`` step reads (never a plan field) and the client's
+    read timeout. Checks ``--db`` (:func:`solvelens.flows.preflight.check_db_path`). No I/O beyond the store
+    file's header and no pydantic, so the probe's request comes right after. Raises
     :class:`solvelens.flows.preflight.PreflightError` / ``InvalidApiKeyError`` (bad input)."""
     from solvelens.apikey import check_api_key
-    from solvelens.flows.preflight import check_base_url, check_db_path, normalise_taken_at
+    from solvelens.flows.preflight import READ_TIMEOUT_ENV, check_base_url, check_db_path
+    from solvelens.flows.preflight import read_timeout as checked_read_timeout
 
+    env = {READ_TIMEOUT_ENV: f"{checked_read_timeout(read_timeout):g}"}
     check_db_path(db)
-    env = {"SOLVELENS_API_KEY": check_api_key(api_key).get_secret_value()} if api_key else {}
-    fields = {
-        "base_url": check_base_url(base_url),
-        "db_path": str(db),
-        "taken_at": None if taken_at is None else normalise_taken_at(taken_at),
-        **flags,
-    }
-    return fields, env
+    if api_key:
+        env["SOLVELENS_API_KEY"] = check_api_key(api_key).get_secret_value()
+    return check_base_url(base_url), env
+
+
+def _checked_taken_at(taken_at: str | None) -> str | None:
+    """``--taken-at`` as ISO-8601 UTC (``None``: the platform's or the machine's time at the run)."""
+    from solvelens.flows.preflight import normalise_taken_at
+
+    return None if taken_at is None else normalise_taken_at(taken_at)
+
+
+def _output_form(quiet: bool, json_output: bool) -> str:
+    """``text``, ``quiet`` or ``json``; both flags: :class:`BadInputError`."""
+    if quiet and json_output:
+        raise BadInputError("--quiet and --json: choose one (one line, or one JSON object)")
+    return "json" if json_output else "quiet" if quiet else "text"
 
 
 def _has_api_key(api_key: str | None) -> bool:
@@ -592,26 +616,22 @@ def _has_api_key(api_key: str | None) -> bool:
 
 
 def _checked_resources(value: str | None) -> list[str] | None:
-    """``--resources`` as the plan's list (``None``: every one offered; ``[]`` for ``none``). Raises
-    :class:`BadInputError` naming an unknown resource and the known ones
-    (:func:`solvelens.resources.checked_optional`, the plan's own check)."""
-    if value is None or value.strip().lower() in ("", "all"):
-        return None
-    names = value.split(",")
-    if [n.strip().lower() for n in names if n.strip()] == ["none"]:
-        return []
+    """``--resources`` as the plan's list (:func:`solvelens.resources.wanted_resources`, the one check:
+    ``None`` every one offered, ``[]`` for ``none``). Raises :class:`BadInputError` naming an unknown
+    resource and the known ones."""
     try:
-        return checked_optional(names)
+        return wanted_resources(value)
     except ValueError as exc:
-        raise BadInputError(f"--resources: {exc}, or 'none'") from None
+        raise BadInputError(f"--resources: {exc}") from None
 
 
-def _checked_budget(value: str) -> str:
-    """``--budget`` as the plan's text; raises :class:`BadInputError` naming the forms it takes."""
+def _checked_budget(value: str) -> Budget:
+    """``--budget`` parsed, once (:meth:`solvelens.flows.budget.Budget.parse`: the plan keeps the parsed
+    budget); raises :class:`BadInputError` naming the forms it takes."""
     from solvelens.flows.budget import Budget
 
     try:
-        return Budget.parse(value).spec
+        return Budget.parse(value)
     except ValueError as exc:
         raise BadInputError(str(exc)) from None
 
@@ -679,61 +699,71 @@ def snapshot(
     store's newest snapshot, --budget, an alert rule or notification URL), nothing written; 130
     interrupted (Ctrl-C), nothing written; --alert-exit-code N: complete, and an alert fired.
     """
-    from solvelens.flows.preflight import READ_TIMEOUT_ENV, prefect_api_url
-    from solvelens.flows.preflight import read_timeout as checked_read_timeout
+    from solvelens.flows.preflight import prefect_api_url
 
     on_failure(ctx, "snapshot", "no snapshot was written")
-    timeout_env = {READ_TIMEOUT_ENV: f"{checked_read_timeout(read_timeout):g}"}
-    fields, env = _checked_inputs(
-        base_url,
-        db,
-        api_key,
-        taken_at,
-        full=full,
-        use_api_key=bot_me,
-        concurrency=concurrency,
-        lock_timeout_s=lock_timeout,
-        backfill=backfill,
-        allow_missing_bot_me=allow_missing_bot_me,
-        profile=_checked_profile(profile),
-        max_rps=max_rps,
-        resources=_checked_resources(resources),
-        budget=_checked_budget(budget),
+    profile_path, wanted, spend = (
+        _checked_profile(profile),
+        _checked_resources(resources),
+        _checked_budget(budget),
     )
+    checked_url, env = _checked_target(base_url, db, api_key, read_timeout)
+    when = _checked_taken_at(taken_at)
     _check_alert_exit_code(alert_exit_code)
-    alert_fields, notify_env = _checked_alerts(
-        alert,
-        alerts_file,
-        notify,
-        lambda: bot_me and _has_api_key(api_key),
-        db=db,
-        base_url=fields["base_url"],
+    rules = _checked_alerts(
+        alert, alerts_file, notify, lambda: bot_me and _has_api_key(api_key), db=db, base_url=checked_url
     )
-    if quiet and json_output:
-        raise BadInputError("--quiet and --json: choose one (one line, or one JSON object)")
+    output = _output_form(quiet, json_output)
+
+    def plan() -> SnapshotPlan:
+        """The run's plan from the checked options, built once the probe answered (pydantic comes after
+        the first request): every option is the plan field of its name, nothing in between."""
+        from solvelens.flows.plan import SnapshotPlan
+
+        return SnapshotPlan(
+            base_url=checked_url,
+            db_path=str(db),
+            taken_at=when,
+            full=full,
+            use_api_key=bot_me,
+            concurrency=concurrency,
+            lock_timeout_s=lock_timeout,
+            backfill=backfill,
+            allow_missing_bot_me=allow_missing_bot_me,
+            profile=profile_path,
+            max_rps=max_rps,
+            resources=wanted,
+            budget=spend,
+            alerts=rules.alerts,
+            alerts_file=rules.alerts_file,
+        )
+
     use_prefect = prefect if prefect is not None else prefect_api_url() is not None
-    output = "json" if json_output else "quiet" if quiet else "text"
-    _take_snapshot(
-        {**fields, **alert_fields},
-        {**env, **notify_env, **timeout_env},
-        use_prefect,
-        verbose,
-        alert_exit_code,
-        output,
-    )
+    run = _Run(checked_url, str(db), {**env, **rules.env}, use_prefect, verbose, alert_exit_code, output)
+    _take_snapshot(plan, run)
 
 
-def _take_snapshot(
-    plan_fields: dict[str, Any],
-    env: dict[str, str],
-    use_prefect: bool,
-    verbose: bool,
-    alert_exit_code: int | None,
-    output: str = "text",
-) -> None:
-    """Probe the platform, run the snapshot (a Prefect flow run or the plain steps) with ``env`` set, print
-    its summary. A Ctrl-C ends it: exit 0 with "snapshot N kept" when its transaction committed, else 130
-    (:func:`_kept_after_interrupt`); ``alert_exit_code`` is the exit code when an alert fired."""
+@dataclass(frozen=True)
+class _Run:
+    """How ``snapshot`` runs its plan: the checked ``base_url`` and ``db_path`` (for the probe and, after a
+    Ctrl-C, the committed-or-not check), ``env`` (set for the run: the API key, the read timeout, the
+    notification URLs; never plan fields), ``use_prefect``, ``verbose``, ``alert_exit_code``, ``output``
+    (``text``, ``quiet``, ``json``)."""
+
+    base_url: str
+    db_path: str
+    env: dict[str, str]
+    use_prefect: bool
+    verbose: bool
+    alert_exit_code: int | None
+    output: str
+
+
+def _take_snapshot(plan: Callable[[], SnapshotPlan], run: _Run) -> None:
+    """Probe the platform, build the plan (``plan()``), run the snapshot (a Prefect flow run or the plain
+    steps) with ``run.env`` set, print its summary. A Ctrl-C ends it: exit 0 with "snapshot N kept" when its
+    transaction committed, else 130 (:func:`_kept_after_interrupt`); ``run.alert_exit_code`` is the exit code
+    when an alert fired."""
     from solvelens.flows.gc_tuning import no_collection_at_exit
     from solvelens.flows.preflight import READ_TIMEOUT_ENV, probe, read_timeout
 
@@ -741,26 +771,26 @@ def _take_snapshot(
     started = datetime.now(UTC)
     try:
         with _interruptible():
-            if use_prefect and not sys.stderr.isatty():  # a flow run says what it does from its first second
+            if (
+                run.use_prefect and not sys.stderr.isatty()
+            ):  # a flow run says what it does from its first second
                 print(
                     "snapshot: checking that the platform answers (GET /categories)",
                     file=sys.stderr,
                     flush=True,
                 )
-            answered = probe(plan_fields["base_url"], read_timeout_s=read_timeout(env.get(READ_TIMEOUT_ENV)))
+            answered = probe(run.base_url, read_timeout_s=read_timeout(run.env.get(READ_TIMEOUT_ENV)))
             if answered.slow:
                 typer.echo(f"preflight: {answered.line}", err=True)
-            from solvelens.flows.steps import SnapshotPlan
-
-            plan = SnapshotPlan(**plan_fields)
-            with _env(env):
-                summary = _run_prefect(plan, verbose) if use_prefect else _run_plain(plan)
+            built = plan()
+            with _env(run.env):
+                summary = _run_prefect(built, run.verbose) if run.use_prefect else _run_plain(built)
     except KeyboardInterrupt:
-        _kept_after_interrupt(plan_fields["db_path"], plan_fields["base_url"], started)
+        _kept_after_interrupt(run.db_path, run.base_url, started)
         return
-    _print_summary(summary, output)
-    if summary.fired and alert_exit_code is not None:
-        raise typer.Exit(alert_exit_code)
+    _print_summary(summary, run.output)
+    if summary.fired and run.alert_exit_code is not None:
+        raise typer.Exit(run.alert_exit_code)
 
 
 # -- schedule ---------------------------------------------------------------------------------------------
@@ -850,9 +880,7 @@ def schedule(
     # then the platform, then the cron expressions (their check imports Prefect).
     profile_path = _checked_profile(profile)
     base_url = _check_schedule_local(base_url, db)
-    alert_fields, notify_env = _checked_alerts(
-        alert, alerts_file, notify, lambda: _has_api_key(None), db=db, base_url=base_url
-    )
+    rules = _checked_alerts(alert, alerts_file, notify, lambda: _has_api_key(None), db=db, base_url=base_url)
     crons = {"--cron": cron, "--report-cron": report_cron, "--compact-cron": compact_cron}
     _check_schedule_platform(base_url, crons, allow_missing_bot_me)
     _quiet_prefect(verbose=True)
@@ -862,7 +890,7 @@ def schedule(
 
     # The runs (subprocesses of this process) read the notification URLs from the environment, never from
     # a parameter.
-    os.environ.update(notify_env)
+    os.environ.update(rules.env)
     watch = StaleWatch(str(db.resolve()), base_url, alert_config(alert or [], alerts_file))
 
     deployments = build_deployments(
@@ -875,7 +903,8 @@ def schedule(
         full=full,
         allow_missing_bot_me=allow_missing_bot_me,
         profile=profile_path,
-        **alert_fields,
+        alerts=rules.alerts,
+        alerts_file=rules.alerts_file,
     )
     try:
         line = serve_deployments(deployments, watch=watch if watch else None)

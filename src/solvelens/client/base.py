@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import httpx
 
+from solvelens import baseurl
 from solvelens.apikey import check_api_key
 from solvelens.client.detect import size_param
 from solvelens.client.endpoints import ENDPOINTS, endpoint_key, endpoint_name, list_endpoints
@@ -124,27 +125,16 @@ def tls_context(base_url: str) -> ssl.SSLContext:
     return ssl_context() if base_url.startswith("https:") else _no_tls_context()
 
 
-API_SUFFIX = "/api/v1"
+API_SUFFIX = baseurl.API_SUFFIX
 
 
 def normalise_base_url(base_url: str) -> str:
-    url = base_url.strip().rstrip("/")
+    """``base_url`` checked by the one base-URL rule (:func:`solvelens.baseurl.normalise_base_url`); raises
+    :class:`ConfigurationError` naming the fix."""
     try:
-        parsed = httpx.URL(url)
-    except httpx.InvalidURL as exc:
-        raise ConfigurationError(f"base URL {url!r} is not a valid URL: {exc}") from None
-    if parsed.scheme not in ("http", "https") or not parsed.host:
-        raise ConfigurationError(
-            f"base URL {url!r} must be an http(s) URL ending in {API_SUFFIX}, e.g. https://api.opensolve.ai/api/v1"
-        )
-    if parsed.userinfo:
-        raise ConfigurationError("the base URL must not carry credentials; pass the API key with --api-key")
-    if not parsed.path.rstrip("/").endswith(API_SUFFIX):
-        hint = url + API_SUFFIX if parsed.path in ("", "/") else f"{url} (ending in {API_SUFFIX})"
-        raise ConfigurationError(
-            f"base URL {url} does not end in {API_SUFFIX}: every endpoint lives under it; use {hint}"
-        )
-    return url
+        return baseurl.normalise_base_url(base_url)
+    except baseurl.BaseUrlError as exc:
+        raise ConfigurationError(str(exc)) from None
 
 
 T = TypeVar("T")

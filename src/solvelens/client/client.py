@@ -147,7 +147,8 @@ class PlatformClient(BaseClient):
             for index, request in plan:
                 if not walk.short:
                     break
-                page = walk.absorb(index, *self._request(self._page_call(walk, request)))
+                body, headers, _ = self._request(self._page_call(walk, request))
+                page = walk.absorb(index, body, headers)
                 if page is not None:
                     yield page
         if walk.short:
@@ -442,7 +443,8 @@ class AsyncPlatformClient(BaseClient):
             for index, request in plan:
                 if not walk.short:
                     break
-                extra = walk.absorb(index, *await self._request(self._page_call(walk, request)))
+                body, headers, _ = await self._request(self._page_call(walk, request))
+                extra = walk.absorb(index, body, headers)
                 if extra is not None:
                     yield extra
         if walk.short:

@@ -461,15 +461,19 @@ class PageNumberPaginator(Paginator):
         self.unsure = False
         super().adopt(previous, items, body, headers)
 
-    def absorb_repeat(self, items: list[dict[str, Any]]) -> bool:
+    def absorb_repeat(self, items: list[dict[str, Any]], shares: bool = False) -> bool:
         """``base_page = "auto"`` and the first answer stated no page number: the second request asked page 1,
         which is the second page of a list numbered from 0 and the first page again of a list numbered from 1.
         Called with that answer's records: True when they repeat the first page (numbered from 1: drop the
-        answer, the next request asks page 2), False when they do not (numbered from 0: read it as page 2)."""
+        answer, the next request asks page 2), False when they do not (numbered from 0: read it as page 2).
+        ``shares``: the answer holds a record of the first page (the walk compares ids): also a repeat, as a
+        platform that orders ties differently on each call serves the first page again in another order
+        (a list numbered from 0 whose first two pages share a reshuffled tie is then read as numbered from
+        1: its page 2 is skipped, and a total shows the shortfall; declare ``base_page = 0`` in a profile)."""
         if not (self.unsure and self.pages_seen == 1):
             return False
         self.unsure = False
-        if self.repeats(items):
+        if shares or self.repeats(items):
             return True
         self.base_page = 0
         return False

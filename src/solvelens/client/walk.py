@@ -249,7 +249,9 @@ class PageWalk:
                 f"{self.state.total_path!r} is not in the answer ({shape(body)}); fix or remove it"
             )
         if self.number > 0 and isinstance(self.paginator, PageNumberPaginator):
-            if self.paginator.absorb_repeat(items):  # page 1 was the first page again: numbered from 1
+            unsure = self.paginator.unsure and self.number == 1
+            shares = unsure and any(self._identity(item) in self.seen for item in items)
+            if self.paginator.absorb_repeat(items, shares):  # page 1 was the first page again: from 1
                 self.paginator.update_request(self.request)
                 return None
             if self.paginator.base_page == 0 and self.number == 1:
@@ -364,7 +366,7 @@ class PageWalk:
         self.state.tie_rounds += 1
         return [(i, self._requests[i]) for i in sorted(self._tie_pages) if i < len(self._requests)]
 
-    def absorb(self, index: int, body: Any, headers: Mapping[str, str], url: httpx.URL) -> Page | None:
+    def absorb(self, index: int, body: Any, headers: Mapping[str, str]) -> Page | None:
         """Read a tie re-read's answer of page ``index``: its records this walk has not handed out, as a page
         placed after what it read (``None`` when there are none). Records it repeats from other pages widen
         the tie pages of the next round."""

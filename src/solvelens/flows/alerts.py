@@ -40,7 +40,7 @@ ARTIFACT_ROWS = 10
 
 
 class AlertPlan(Protocol):
-    """What the alert check reads of a run's plan (:class:`solvelens.flows.steps.SnapshotPlan` has these
+    """What the alert check reads of a run's plan (:class:`solvelens.flows.plan.SnapshotPlan` has these
     fields; this module does not import it, so the steps may import this module and no cycle forms):
     ``db_path`` (the store), ``alerts`` (``--alert`` rules or ``None``), ``alerts_file`` (a rules file's path
     or ``None``), ``backfill`` (never alerts), ``lock_timeout_s`` (seconds to wait for the store lock)."""

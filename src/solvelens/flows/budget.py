@@ -48,7 +48,10 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import TYPE_CHECKING, Final
+
+if TYPE_CHECKING:
+    from solvelens.store.reports import StepReport
 
 __all__ = [
     "AUDIT_CYCLE",
@@ -112,6 +115,11 @@ class Budget:
             return cls(text, fixed=int(match["n"]))
         return cls(text, times=float(match["x"]))
 
+    @property
+    def unbounded(self) -> bool:
+        """Whether this is ``all`` (no bound: every vote list is read at once)."""
+        return self.fixed is None and self.times is None
+
     def allowance(self, spent: Spent, *, steady: bool = False) -> int | None:
         """Optional requests a snapshot that spent ``spent`` may send (``None``: no bound; never below 0);
         ``steady``: for a snapshot in which nothing changes (its interface sends only ``spent.steady``)."""
@@ -136,33 +144,22 @@ class Spent:
     optional: int = 0
     full: int = 0
 
-    @classmethod
-    def of(cls, data: dict[str, Any] | None) -> Spent:
-        """From its plain dict form (a step parameter); ``None``: nothing spent."""
-        keys = ("interface", "steady", "optional", "full")
-        got = {k: int(v) for k, v in (data or {}).items() if k in keys}
-        got["full"] = max(got.get("full", 0), got.get("interface", 0))
-        return cls(**got)
 
-
-def spent_by(reports: list[dict[str, Any]], optional: set[str]) -> dict[str, int]:
-    """:class:`Spent` (as a plain dict) from the fetch steps' reports (``info["requests"]``,
-    ``info["steady_requests"]``, default: all of them steady; ``info["carried_over"]`` and
-    ``info["profiles_carried_over"]`` for the full read); ``optional``: the optional steps' names."""
-    out = {"interface": 0, "steady": 0, "optional": 0, "full": 0}
+def spent_by(reports: Sequence[StepReport], optional: set[str]) -> Spent:
+    """What the fetch steps' ``reports`` spent: their ``requests``, ``steady_requests`` (default: all of
+    them steady), ``carried_lists`` and ``carried_profiles`` (kept: part of the full read), by attribute;
+    ``optional``: the optional steps' names."""
+    interface = steady = extra = full = 0
     for r in reports:
-        info = r["info"]
-        sent = int(info.get("requests") or 0)
-        if r["step"] in optional:
-            out["optional"] += sent
+        if r.step in optional:
+            extra += r.requests
             continue
-        out["interface"] += sent
-        out["steady"] += int(info.get("steady_requests", sent) or 0)
-        if r["step"] not in _REREADS:  # re-reads of carried lists: counted once, as carried
-            out["full"] += sent
-        out["full"] += int(info.get("carried_over") or 0) + int(info.get("profiles_carried_over") or 0)
-    out["full"] = max(out["full"], out["interface"])
-    return out
+        interface += r.requests
+        steady += r.requests if r.steady_requests is None else r.steady_requests
+        if r.step not in _REREADS:  # re-reads of carried lists: counted once, as carried
+            full += r.requests
+        full += r.carried_lists + r.carried_profiles
+    return Spent(interface=interface, steady=steady, optional=extra, full=max(full, interface))
 
 
 @dataclass(frozen=True)

@@ -29,10 +29,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from solvelens.client import AsyncPlatformClient, NotFoundError
-from solvelens.client.ratelimit import shared_pacer
-from solvelens.flows.fetch import DEFAULT_CONCURRENCY, collect_pages, run_together
+from solvelens.flows.fetch import collect_pages, run_together, step_client
+from solvelens.flows.plan import SnapshotPlan
 from solvelens.flows.ranks import competition_ranks
 from solvelens.store.canonical import KEY_FORMS
+from solvelens.store.reports import StepReport
 from solvelens.store.staging import STAGED_TABLES, StagingArea, TableWriter
 
 #: Every carried list is re-read at least once in this many snapshots (1/ROTATION of them per snapshot).
@@ -120,18 +121,11 @@ async def _reread(
     return lists
 
 
-async def verify_carryover_step(
-    base_url: str,
-    staging_dir: str,
-    *,
-    concurrency: int = DEFAULT_CONCURRENCY,
-    profile: str | None = None,
-    max_rps: float | None = None,
-) -> dict[str, Any]:
+async def verify_carryover_step(plan: SnapshotPlan, staging_dir: str) -> StepReport:
     """Re-read the carried solution lists that :func:`lists_to_reread` names and stage them as fetched.
 
-    Returns the step report (``step`` ``carryover``; ``info``: ``stale_lists``, ``rotation_lists``,
-    ``renamed_bots`` (counts) and ``requests`` (lists re-read)). Raises
+    Returns the step report (``step`` ``carryover``; ``requests``: lists re-read; figures ``stale_lists``,
+    ``rotation_lists``, ``renamed_bots``: counts), ``plan.concurrency`` lists at a time. Raises
     :class:`solvelens.client.PlatformError` when the platform keeps failing.
     """
     area = StagingArea(staging_dir)
@@ -140,14 +134,8 @@ async def verify_carryover_step(
     warnings: list[str] = []
     lists: dict[str, list[dict[str, Any]]] = {}
     if pids:
-        async with AsyncPlatformClient(
-            base_url,
-            read_env=False,
-            max_connections=max(concurrency, 4) + 2,
-            profile=profile,
-            pacer=shared_pacer(base_url, max_rps),
-        ) as client:
-            lists = await _reread(client, pids, concurrency, warnings)
+        async with step_client(plan) as client:
+            lists = await _reread(client, pids, plan.concurrency, warnings)
         tmp = area.path / "carryover-solutions.parquet"
         writer = TableWriter(tmp, STAGED_TABLES["solutions"], key_form=KEY_FORMS.get("solutions"))
         with writer:
@@ -158,14 +146,12 @@ async def verify_carryover_step(
             _append(area, "solutions", reread.read())
         tmp.unlink()
         _append(area, "solution_problems", pa.table({"problem_id": pa.array(list(lists), pa.string())}))
-    return {
-        "step": "carryover",
-        "counts": {},
-        "warnings": warnings,
-        "info": {
-            "stale_lists": len(stale),
-            "rotation_lists": len(rotation),
-            "renamed_bots": len(renamed),
-            "requests": len(pids),
-        },
-    }
+    return StepReport.of(
+        "carryover",
+        {},
+        warnings,
+        requests=len(pids),
+        stale_lists=len(stale),
+        rotation_lists=len(rotation),
+        renamed_bots=len(renamed),
+    )

@@ -14,21 +14,21 @@ tells two kinds of shortfall apart:
   stored, reason), written in the snapshot's transaction to the ``data_quality`` view
   (:mod:`solvelens.store.quality`).
 
-Steps report their rows in their report's ``info["data_quality"]`` (a list of :func:`quality_row` dicts); the
+Steps report their rows in their report's ``data_quality`` (:class:`~solvelens.store.reports.QualityRow`); the
 writer adds the checks that need the whole run (``/stats`` totals, votes per solution).
 
-The client re-reads and re-walks a short list itself and raises
+Whether a list was read whole is decided in one layer, the client's walk: it hands out each record once,
+re-reads the pages a reshuffled tie spans and re-walks a short list itself, and raises
 :class:`~solvelens.client.IncompleteListError` (attributes ``endpoint``, ``announced``, ``read``,
-``rereads``); :func:`solvelens.flows.fetch.collect_pages` raises the same error for a walk handed to it that
-ends short (and re-walks a list whose ids repeated).
+``rereads``); :func:`solvelens.flows.fetch.collect_pages` walks nothing again, it only classifies (a short
+list whose total is a count announced elsewhere: the count disagrees with its rows). The reasons are defined
+once, with the rows' type (:mod:`solvelens.store.reports`).
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 from solvelens.client import IncompleteListError
-from solvelens.store.reports import CAPPED, COUNT_DISAGREES, TOTAL_BELOW_ROWS
+from solvelens.store.reports import CAPPED, COUNT_DISAGREES, TOTAL_BELOW_ROWS, QualityRow
 
 __all__ = [
     "CAPPED",
@@ -41,14 +41,8 @@ __all__ = [
 #: The reasons of data-quality rows are defined once, with the rows' type (:mod:`solvelens.store.reports`).
 
 
-def quality_row(resource: str, scope: str, announced: int, stored: int, reason: str) -> dict[str, Any]:
-    """One data-quality row (JSON-ready): ``resource`` (a view name, e.g. ``solutions``), ``scope`` (the
+def quality_row(resource: str, scope: str, announced: int, stored: int, reason: str) -> QualityRow:
+    """One data-quality row: ``resource`` (a view name, e.g. ``solutions``), ``scope`` (the
     problem or solution id the list belongs to, ``''`` for a whole list), ``announced`` and ``stored``
     (records), ``reason`` (one of this module's reasons, or a sentence)."""
-    return {
-        "resource": resource,
-        "scope": scope,
-        "announced": int(announced),
-        "stored": int(stored),
-        "reason": reason,
-    }
+    return QualityRow(resource, scope, int(announced), int(stored), reason)

@@ -18,12 +18,13 @@ from __future__ import annotations
 
 import os
 from datetime import UTC, datetime
-from typing import Any
 
 import httpx
 
 from solvelens.client.base import USER_AGENT, tls_context
+from solvelens.flows.plan import SnapshotPlan
 from solvelens.flows.preflight import PreflightError
+from solvelens.store.reports import StepReport
 
 #: The response headers read (case-insensitive) and the keys they are recorded under.
 DECLARATION_HEADERS = {"X-Platform-Id": "id", "X-Platform-Clock": "clock", "X-Platform-Time": "time"}
@@ -42,15 +43,15 @@ def declaration(headers: httpx.Headers) -> dict[str, str]:
     return {key: headers[name] for name, key in DECLARATION_HEADERS.items() if name in headers}
 
 
-async def fetch_platform_step(base_url: str, staging_dir: str) -> dict[str, Any]:
+async def fetch_platform_step(plan: SnapshotPlan, staging_dir: str) -> StepReport:
     """Read the platform's declaration from ``GET <root>/health`` (any status: the headers are what counts).
 
-    Returns the step report with ``info.declared``: the declaration (``{}`` for none), or ``None`` with a
+    Returns the step report with ``declared``: the declaration (``{}`` for none), or ``None`` with a
     warning when the request failed (the snapshot then records no declaration: its clock is unknown, not
-    simulated). Never fails the snapshot. ``staging_dir`` is unused (the writer reads ``info`` from the
-    step's part).
+    simulated). Never fails the snapshot. Of the plan only ``base_url`` is read (headers only: no profile,
+    no pacer); ``staging_dir`` is unused (the flow stages the report).
     """
-    url = _health_url(base_url)
+    url = _health_url(plan.base_url)
     try:
         async with httpx.AsyncClient(
             timeout=TIMEOUT_S, verify=tls_context(url), headers={"User-Agent": USER_AGENT}
@@ -58,13 +59,8 @@ async def fetch_platform_step(base_url: str, staging_dir: str) -> dict[str, Any]
             response = await http.get(url)
     except httpx.HTTPError as exc:
         warning = f"platform declaration not read (GET {url}: {type(exc).__name__}); its clock is unknown"
-        return {"step": "platform", "counts": {}, "warnings": [warning], "info": {"declared": None}}
-    return {
-        "step": "platform",
-        "counts": {},
-        "warnings": [],
-        "info": {"declared": declaration(response.headers)},
-    }
+        return StepReport.of("platform", {}, [warning], declared=None)
+    return StepReport.of("platform", {}, declared=declaration(response.headers))
 
 
 def _health_url(base_url: str) -> str:

@@ -35,8 +35,8 @@ from urllib.parse import urlsplit
 import httpx
 
 from solvelens.flows.alerts import StaleWatch
+from solvelens.flows.plan import SnapshotPlan
 from solvelens.flows.snapshot import snapshot_flow
-from solvelens.flows.steps import SnapshotPlan
 
 #: Default schedules (cron, UTC): a snapshot at the top of every hour, the report every day at 06:30, the
 #: store's compaction every Sunday at 03:15 (away from the hourly snapshot; :mod:`solvelens.flows.compact`).
@@ -77,7 +77,7 @@ def snapshot_deployment(
     """A ``RunnerDeployment`` of :func:`solvelens.flows.snapshot.snapshot_flow` on ``cron`` (UTC), named
     ``snapshot-<deployment_suffix(db_path, base_url=base_url)>`` unless ``name`` is given.
 
-    The one parameter, ``plan`` (a :class:`solvelens.flows.steps.SnapshotPlan`), carries only the base URL,
+    The one parameter, ``plan`` (a :class:`solvelens.flows.plan.SnapshotPlan`), carries only the base URL,
     the store path, the profile when given, and flags (the rest keep their defaults; ``taken_at``: each
     run's start): the API key comes from the serving process's environment (``SOLVELENS_API_KEY`` /
     ``SOLVELENS_API_KEY_FILE``), never from the deployment. Alert rules (``alerts``, ``alerts_file``: a path)

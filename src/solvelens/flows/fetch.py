@@ -1,12 +1,10 @@
 """Plain async fetch steps of a snapshot (no Prefect here): platform HTTP -> staging directory.
 
-Each step opens its own :class:`solvelens.client.AsyncPlatformClient` (with the run's profile, ``profile``:
-the path of a ``solvelens probe`` file, when there is one; all steps share one pacer per platform, which keeps
-to the quota the platform announces and to ``max_rps``: :mod:`solvelens.client.ratelimit`), fetches one
-group of resources, writes
-them to a :class:`solvelens.store.StagingArea` and returns a small JSON-serialisable report::
-
-    {"step": str, "counts": {resource: n}, "warnings": [str], "info": {...}}
+Each step takes the run's :class:`~solvelens.flows.plan.SnapshotPlan` and the staging directory, opens its own
+:class:`solvelens.client.AsyncPlatformClient` (:func:`step_client`: the plan's profile, when there is one;
+all steps share one pacer per platform, which keeps to the quota the platform announces and to
+``plan.max_rps``: :mod:`solvelens.client.ratelimit`), fetches one group of resources, writes them to a
+:class:`solvelens.store.StagingArea` and returns its typed :class:`~solvelens.store.reports.StepReport`.
 
 Steps (endpoints relative to the base URL ``.../api/v1``):
 
@@ -21,12 +19,12 @@ Steps (endpoints relative to the base URL ``.../api/v1``):
 - :func:`fetch_bot_me_step`: ``GET /bot/me`` with the configured API key (a rejected key fails the run).
 
 The steps know only HTTP and the staging area: what the last snapshot held is staged beforehand by the
-flow (``previous_problems``, ``previous_bots``; absent on a full run), never read from the store here. A
-paging walk that sees an id twice keeps the first copy and is walked once more, as is one whose unique
-records differ from the server's announced ``total``; a list still shorter than its total fails the run
-(:class:`~solvelens.client.IncompleteListError`: the client could read more), a count the platform's
-rows disagree with is a data-quality row in the step's ``info["data_quality"]``
-(:mod:`solvelens.flows.completeness`). Each report's ``info["requests"]`` counts the HTTP requests the step
+flow (``previous_problems``, ``previous_bots``; absent on a full run), never read from the store here.
+Whether a list was read whole is the client's decision (it walks a short list again, once); a list still
+shorter than its total fails the run (:class:`~solvelens.client.IncompleteListError`: the client could
+read more), a count the platform's
+rows disagree with is a data-quality row in the step's ``data_quality``
+(:mod:`solvelens.flows.completeness`). Each report's ``requests`` counts the HTTP requests the step
 sent (the optional resources' budget is measured against them). A record the snapshot cannot identify (no id,
 or a 404 for an id the listing just gave) fails the step with one line naming the profile setting that
 fixes it: nothing is written. The step list that runs them (in-process or
@@ -56,11 +54,10 @@ from solvelens.client import (
 )
 from solvelens.client.ratelimit import INTERFACE, shared_pacer
 from solvelens.flows.completeness import COUNT_DISAGREES, TOTAL_BELOW_ROWS, quality_row
+from solvelens.flows.plan import SnapshotPlan
 from solvelens.flows.ranks import competition_ranks, unscored_warning
+from solvelens.store.reports import QualityRow, StepReport
 from solvelens.store.staging import StagingArea, dump_json, version_key
-
-#: Default number of concurrent requests in a fan-out (solutions per problem, bot profiles).
-DEFAULT_CONCURRENCY = 8
 
 #: A progress callback: ``(step, done, total)``; ``total`` is ``None`` while unknown.
 ProgressCallback = Callable[[str, int, int | None], None]
@@ -77,28 +74,21 @@ def report_progress(step: str, done: int, total: int | None) -> None:
         callback(step, done, total)
 
 
-def _report(step: str, counts: dict[str, int], warnings: list[str], **info: Any) -> dict[str, Any]:
-    return {"step": step, "counts": counts, "warnings": warnings, "info": info}
-
-
-def _client(
-    base_url: str,
-    api_key: SecretStr | None = None,
-    concurrency: int = DEFAULT_CONCURRENCY,
-    profile: str | None = None,
-    max_rps: float | None = None,
-    kind: str = INTERFACE,
-) -> Any:
-    # read_env=False: public steps never pick up a key (or a profile) from the environment; the plan says.
-    # The steps run at the same time against one quota: they share one pacer (the announced quota, max_rps),
-    # which records the requests by kind (``interface``, the optional steps' ``optional``).
+def step_client(
+    plan: SnapshotPlan, api_key: SecretStr | None = None, kind: str = INTERFACE
+) -> AsyncPlatformClient:
+    """The client of one fetch step: ``plan.base_url``, ``plan.profile``, connections for
+    ``plan.concurrency`` requests in flight, and the pacer every step of the run shares (the announced quota
+    and ``plan.max_rps``: :func:`solvelens.client.ratelimit.shared_pacer`), which records the requests by
+    ``kind`` (``interface``, the optional steps' ``optional``). ``read_env=False``: a public step never
+    picks up a key (or a profile) from the environment; the plan says."""
     return AsyncPlatformClient(
-        base_url,
+        plan.base_url,
         api_key=api_key,
         read_env=False,
-        max_connections=max(concurrency, 4) + 2,
-        profile=profile,
-        pacer=shared_pacer(base_url, max_rps),
+        max_connections=max(plan.concurrency, 4) + 2,
+        profile=plan.profile,
+        pacer=shared_pacer(plan.base_url, plan.max_rps),
         quota_kind=kind,
     )
 
@@ -146,9 +136,6 @@ class Tally:
     requests: int = 0
     #: The total the last walk announced (body or headers), ``None`` when it announced none.
     announced: int | None = None
-
-
-Walk = AsyncIterator[Page] | Callable[[], AsyncIterator[Page]]
 
 
 async def _walk_once(
@@ -209,48 +196,39 @@ async def _pages_into(
 
 
 async def collect_pages(
-    pages: Walk,
+    pages: AsyncIterator[Page],
     resource: str,
     warnings: list[str],
     *,
     progress_step: str | None = None,
     endpoint: str | None = None,
     path: str | None = None,
-    quality: list[dict[str, Any]] | None = None,
+    quality: list[QualityRow] | None = None,
     tally: Tally | None = None,
     counted: tuple[str, str, int] | None = None,
     id_field: str = "id",
 ) -> list[dict[str, Any]]:
-    """All items of a paging walk, deduplicated by ``id`` (first copy kept), in walk order.
+    """All items of one paging walk of the client, deduplicated by ``id_field`` (first copy kept), in walk
+    order.
 
-    ``pages``: a zero-argument callable starting a walk (so a list that moved can be walked again), or one
-    walk already started. A walk that repeated ids (the listing moved while it was read) or whose unique
-    records differ from the total the server announced is walked once more (callable only) and the second
-    walk kept. Then, when the announced total is still above the unique records read, the client could read
-    more: :class:`~solvelens.client.IncompleteListError` (named by ``path``). When it is below them,
-    the platform's count disagrees with its rows: a data-quality row is appended to ``quality`` (resource
-    ``resource``, scope ``''``), or a warning when no ``quality`` list is given. Repeats of the kept walk are
-    a warning. With ``endpoint`` (the profile name, e.g. ``problems``) a record without ``id`` raises
-    :class:`UnrecognizedResponseError` naming ``path``, the fields seen and the profile setting that fixes it.
-    Pages fetched (both walks) are counted in ``tally``. ``counted`` (resource, scope, count): the count the
-    platform announced for this list elsewhere (a problem's ``solutionCount``); a walk the client found short
-    of a total equal to it is the platform's count disagreeing with its rows: a data-quality row, no error.
-    ``id_field``: the records' id field (the endpoint's, e.g. ``family``), what deduplicates them.
-    """
-    again = callable(pages)
-    items, duplicates, total, short = await _walk_once(
-        pages() if callable(pages) else pages, endpoint, path, progress_step, tally, id_field
-    )
-    if short is None and again and (duplicates or (total is not None and total != len(items))):
-        assert callable(pages)
-        items, duplicates, total, short = await _walk_once(
-            pages(), endpoint, path, progress_step, tally, id_field
-        )
+    Whether the list was read whole is the client's decision, made once (:mod:`solvelens.client.walk`): it
+    walks a list that ended short of its announced total again and raises
+    :class:`~solvelens.client.IncompleteListError` when still short; nothing here walks it again. What this
+    adds is what the snapshot knows beyond the walk: ``counted`` (resource, scope, count), the count the
+    platform announced for this list elsewhere (a problem's ``solutionCount``): a short list whose total is
+    that count is the platform's count disagreeing with its rows, a data-quality row in ``quality``, no
+    error. A walk that still hands out fewer unique records than its total fails the same way
+    (:class:`~solvelens.client.IncompleteListError`, named by ``path``); a total below the unique records is
+    a data-quality row (resource ``resource``, scope ``''``), or a warning when no ``quality`` list is given;
+    repeated records are a warning. With ``endpoint`` (the profile name, e.g. ``problems``) a record without
+    its id raises :class:`UnrecognizedResponseError` naming ``path``, the fields seen and the profile setting
+    that fixes it. Pages are counted in ``tally`` (with the last announced total)."""
+    items, duplicates, total, short = await _walk_once(pages, endpoint, path, progress_step, tally, id_field)
     if short is not None:
         if quality is None or counted is None or short.announced != counted[2]:
             raise short
         # The list's total is the count the platform announced for it elsewhere (a problem's
-        # solutionCount), and two walks found the same rows: the count disagrees with the rows.
+        # solutionCount), and the client's two walks found the same rows: the count disagrees with the rows.
         quality.append(quality_row(counted[0], counted[1], short.announced, len(items), COUNT_DISAGREES))
         total = len(items)
     if tally is not None:
@@ -296,7 +274,7 @@ class _Lists:
     """What the solution-list fan-out of the problems step gathered."""
 
     warnings: list[str] = field(default_factory=list)
-    quality: list[dict[str, Any]] = field(default_factory=list)
+    quality: list[QualityRow] = field(default_factory=list)
     unscored: list[str] = field(default_factory=list)
     solutions: int = 0
     requests: int = 0
@@ -319,7 +297,7 @@ async def _solution_lists(
                 try:
                     count = announced.get(pid)
                     solutions = await collect_pages(
-                        lambda: client.solution_pages(pid),
+                        client.solution_pages(pid),
                         f"solutions of {pid}",
                         out.warnings,
                         endpoint="solutions",
@@ -334,7 +312,7 @@ async def _solution_lists(
                     out.done += 1
                     out.requests += tally.requests
                     report_progress("solutions", out.done, len(to_fetch))
-            recorded = any(q["scope"] == pid for q in out.quality)
+            recorded = any(q.scope == pid for q in out.quality)
             if isinstance(count, int) and count != len(solutions) and not recorded:
                 out.quality.append(quality_row("solutions", pid, count, len(solutions), COUNT_DISAGREES))
             ranks, by_score = competition_ranks(solutions)
@@ -349,41 +327,34 @@ async def _solution_lists(
     return out
 
 
-async def fetch_problems_step(
-    base_url: str,
-    staging_dir: str,
-    *,
-    concurrency: int = DEFAULT_CONCURRENCY,
-    profile: str | None = None,
-    max_rps: float | None = None,
-) -> dict[str, Any]:
+async def fetch_problems_step(plan: SnapshotPlan, staging_dir: str) -> StepReport:
     """Stage ``problems``, ``solutions``, ``solution_problems`` and ``solution_carryover``.
 
     ``GET /problems`` (``sort=oldest``; once the first page announces the page count, the remaining pages
-    are fetched ``concurrency`` at a time), then ``GET /problems/{id}/solutions`` of every listed problem,
-    ``concurrency`` problems at a time -- except problems whose ``solutionCount`` and ``comparisonCount``
-    equal those staged in ``previous_problems`` (the last complete snapshot; not staged on a full run):
-    their stored solution list carries over. A listed problem without id, or one whose solutions answer 404
-    (the listing's ids are not the API's), raises :class:`UnrecognizedResponseError` naming the profile
-    setting that fixes it; a list shorter than its announced total after a re-walk raises
-    :class:`~solvelens.client.IncompleteListError`: the snapshot is never complete with records it
-    cannot identify or could have read. Returns the step report; ``info`` has ``refetched`` and
-    ``carried_over`` (problem counts), ``requests`` (HTTP requests sent) and ``data_quality`` (rows of
-    :func:`~solvelens.flows.completeness.quality_row`: a solution list whose length differs from its
-    problem's ``solutionCount``). Raises :class:`solvelens.client.PlatformError` when the platform keeps
-    failing.
+    are fetched ``plan.concurrency`` at a time), then ``GET /problems/{id}/solutions`` of every listed
+    problem, ``plan.concurrency`` problems at a time -- except problems whose ``solutionCount`` and
+    ``comparisonCount`` equal those staged in ``previous_problems`` (the last complete snapshot; not staged
+    on a full run): their stored solution list carries over. A listed problem without id, or one whose
+    solutions answer 404 (the listing's ids are not the API's), raises :class:`UnrecognizedResponseError`
+    naming the profile setting that fixes it; a list shorter than its announced total after a re-walk
+    raises :class:`~solvelens.client.IncompleteListError`: the snapshot is never complete with records it
+    cannot identify or could have read. Returns the step report: ``requests`` (HTTP requests sent),
+    ``carried_lists`` (solution lists kept), ``data_quality`` (a solution list whose length differs from its
+    problem's ``solutionCount``), figure ``refetched`` (problems whose list was read). Raises
+    :class:`solvelens.client.PlatformError` when the platform keeps failing.
     """
     area = StagingArea(staging_dir)
     warnings: list[str] = []
-    quality: list[dict[str, Any]] = []
+    quality: list[QualityRow] = []
     tally = Tally()
+    concurrency = plan.concurrency
     previous = {
         r["problem_id"]: (r["solution_count"], r["comparison_count"], r["manifest_id"])
         for r in _previous(area, "previous_problems")
     }
-    async with _client(base_url, concurrency=concurrency, profile=profile, max_rps=max_rps) as client:
+    async with step_client(plan) as client:
         problems = await collect_pages(
-            lambda: client.problem_pages(sort="oldest", concurrency=concurrency),
+            client.problem_pages(sort="oldest", concurrency=concurrency),
             "problems",
             warnings,
             progress_step="problems",
@@ -401,12 +372,12 @@ async def fetch_problems_step(
     warnings += lists.warnings
     if lists.unscored:
         warnings.append(unscored_warning(sorted(lists.unscored)))
-    return _report(
+    return StepReport.of(
         "problems",
         {"problems": len(problems), "solutions_fetched": lists.solutions},
         warnings,
         refetched=len(to_fetch),
-        carried_over=len(carried),
+        carried_lists=len(carried),
         requests=tally.requests + lists.requests,
         steady_requests=tally.requests,
         announced=tally.announced,
@@ -454,14 +425,7 @@ async def _profiles(client: Any, to_fetch: list[str], concurrency: int) -> list[
     return [p for p in profiles if p is not None]
 
 
-async def fetch_leaderboard_step(
-    base_url: str,
-    staging_dir: str,
-    *,
-    concurrency: int = DEFAULT_CONCURRENCY,
-    profile: str | None = None,
-    max_rps: float | None = None,
-) -> dict[str, Any]:
+async def fetch_leaderboard_step(plan: SnapshotPlan, staging_dir: str) -> StepReport:
     """Stage ``leaderboard``, ``bots`` and ``bot_carryover``.
 
     Every page of ``GET /leaderboard`` (rank 1 = top, by position in the walk; pages fetched ``concurrency``
@@ -474,19 +438,21 @@ async def fetch_leaderboard_step(
     are not the API's: :class:`UnrecognizedResponseError` naming the profile setting), as does a leaderboard
     entry without id, or a leaderboard shorter than its announced total after a re-walk
     (:class:`~solvelens.client.IncompleteListError`).
-    ``info`` has ``profiles_refetched``, ``profiles_carried_over``, ``requests`` and ``data_quality``.
+    The report has ``requests``, ``carried_profiles`` (profiles kept), ``data_quality`` and the figures
+    ``profiles_refetched``, ``profiles_carried_over``.
     """
     area = StagingArea(staging_dir)
     warnings: list[str] = []
-    quality: list[dict[str, Any]] = []
+    quality: list[QualityRow] = []
     tally = Tally()
+    concurrency = plan.concurrency
     previous = {
         r["bot_id"]: (r["listing_version_id"], r["profile_version_id"])
         for r in _previous(area, "previous_bots")
     }
-    async with _client(base_url, concurrency=concurrency, profile=profile, max_rps=max_rps) as client:
+    async with step_client(plan) as client:
         board = await collect_pages(
-            lambda: client.leaderboard_pages(concurrency=concurrency),
+            client.leaderboard_pages(concurrency=concurrency),
             "leaderboard",
             warnings,
             progress_step="leaderboard",
@@ -508,12 +474,12 @@ async def fetch_leaderboard_step(
         )
         found = await _profiles(client, to_fetch, concurrency)
     area.write_records("bots", found)
-    return _report(
+    return StepReport.of(
         "leaderboard",
         {"leaderboard": len(board), "bots": len(found) + len(carried)},
         warnings,
         profiles_refetched=len(found),
-        profiles_carried_over=len(carried),
+        carried_profiles=len(carried),
         requests=tally.requests + len(to_fetch),
         steady_requests=tally.requests,
         announced=tally.announced,
@@ -521,17 +487,18 @@ async def fetch_leaderboard_step(
     )
 
 
-async def fetch_reference_step(
-    base_url: str, staging_dir: str, *, profile: str | None = None, max_rps: float | None = None
-) -> dict[str, Any]:
+async def fetch_reference_step(plan: SnapshotPlan, staging_dir: str) -> StepReport:
     """Stage ``categories`` (``GET /categories``) and ``platform_stats`` (``GET /stats``, one record)."""
     area = StagingArea(staging_dir)
-    async with _client(base_url, profile=profile, max_rps=max_rps) as client:
-        categories, stats = await run_together(client.list_categories(), client.get_stats())
+    async with step_client(plan) as client:
+        both: list[Any] = await run_together(client.list_categories(), client.get_stats())
+    categories, stats = both
     area.write_records("categories", [dict(c) for c in categories])
     area.write_records("platform_stats", [dict(stats)])
     report_progress("reference", 2, 2)
-    return _report("reference", {"categories": len(categories), "platform_stats_records": 1}, [], requests=2)
+    return StepReport.of(
+        "reference", {"categories": len(categories), "platform_stats_records": 1}, requests=2
+    )
 
 
 class ApiKeyRejectedError(RuntimeError):
@@ -539,22 +506,16 @@ class ApiKeyRejectedError(RuntimeError):
     platform with 401/403); the message never contains the key and names the fix."""
 
 
-async def fetch_bot_me_step(
-    base_url: str,
-    staging_dir: str,
-    *,
-    allow_missing: bool = False,
-    profile: str | None = None,
-    max_rps: float | None = None,
-) -> dict[str, Any]:
+async def fetch_bot_me_step(plan: SnapshotPlan, staging_dir: str) -> StepReport:
     """Stage ``bot_me`` (``GET /bot/me``) with the API key of :class:`solvelens.config.Settings`
     (``SOLVELENS_API_KEY`` or ``SOLVELENS_API_KEY_FILE``); the key is never a parameter, never logged.
 
     No key configured: nothing staged, ``info.skipped`` says why. A malformed, unreadable or rejected key
     (401/403) raises :class:`ApiKeyRejectedError`, so the snapshot fails and writes nothing (a scheduled job
     never silently loses the bot's history); with ``allow_missing`` it is a warning instead and the public
-    resources still make a complete snapshot.
+    resources still make a complete snapshot (``plan.allow_missing_bot_me``).
     """
+    allow_missing = plan.allow_missing_bot_me
     fix = "or pass --allow-missing-bot-me to snapshot without the bot's own profile"
     try:
         from solvelens.config import Settings  # pydantic-settings only when /bot/me is snapshotted
@@ -563,11 +524,11 @@ async def fetch_bot_me_step(
     except (InvalidApiKeyError, OSError) as exc:
         if not allow_missing:
             raise ApiKeyRejectedError(f"{exc}; {fix}") from None
-        return _report("bot_me", {"bot_me": 0}, [f"bot_me skipped: {exc}"], skipped="invalid key")
+        return StepReport.of("bot_me", {"bot_me": 0}, [f"bot_me skipped: {exc}"], skipped="invalid key")
     if key is None:
-        return _report("bot_me", {"bot_me": 0}, [], skipped="no API key configured")
+        return StepReport.of("bot_me", {"bot_me": 0}, skipped="no API key configured")
     area = StagingArea(staging_dir)
-    async with _client(base_url, api_key=key, profile=profile, max_rps=max_rps) as client:
+    async with step_client(plan, api_key=key) as client:
         try:
             me = dict(await client.get_me())
         except (AuthenticationError, PermissionDeniedError) as exc:
@@ -577,6 +538,6 @@ async def fetch_bot_me_step(
                     f"SOLVELENS_API_KEY / --api-key, {fix}"
                 ) from None
             skipped = f"HTTP {exc.status_code}"
-            return _report("bot_me", {"bot_me": 0}, [f"bot_me skipped: {exc}"], skipped=skipped)
+            return StepReport.of("bot_me", {"bot_me": 0}, [f"bot_me skipped: {exc}"], skipped=skipped)
     area.write_records("bot_me", [me])
-    return _report("bot_me", {"bot_me": 1}, [], requests=1)
+    return StepReport.of("bot_me", {"bot_me": 1}, requests=1)

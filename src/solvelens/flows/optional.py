@@ -49,8 +49,6 @@ from solvelens.flows.activity_gap import (
 )
 from solvelens.flows.backlog import reads_to_go
 from solvelens.flows.budget import (
-    DEFAULT_BUDGET,
-    Budget,
     Quota,
     Spent,
     VoteShare,
@@ -58,17 +56,17 @@ from solvelens.flows.budget import (
     snapshots_to_go,
 )
 from solvelens.flows.fetch import (
-    DEFAULT_CONCURRENCY,
     Tally,
-    _client,
-    _report,
     _unidentified,
     collect_pages,
     report_progress,
     run_together,
+    step_client,
 )
+from solvelens.flows.plan import SnapshotPlan
 from solvelens.resources import optional_names
 from solvelens.resources import resource as stored_resource
+from solvelens.store.reports import QualityRow, StepReport, VoteFetch
 from solvelens.store.staging import StagingArea
 
 __all__ = [
@@ -86,6 +84,7 @@ __all__ = [
     "fetch_activity_step",
     "fetch_comparisons_step",
     "fetch_list_step",
+    "listed_now",
     "not_offered",
     "solutions_to_compare",
 ]
@@ -122,28 +121,25 @@ def _route_missing(exc: APIStatusError) -> bool:
     return "route" in text or "solution" not in text
 
 
-def _absent(step: str, resource: str, exc: APIStatusError) -> dict[str, Any]:
-    return _report(
+def _absent(step: str, resource: str, exc: APIStatusError) -> StepReport:
+    return StepReport.of(
         step,
         {resource: 0},
-        [],
         resources={resource: NOT_OFFERED},
         absent=f"HTTP {exc.status_code} on {exc.method} {endpoint_key(exc.path or '')}",
     )
 
 
-async def fetch_activity_step(
-    base_url: str, staging_dir: str, *, profile: str | None = None, max_rps: float | None = None
-) -> dict[str, Any]:
+async def fetch_activity_step(plan: SnapshotPlan, staging_dir: str) -> StepReport:
     """Stage ``activity`` (``GET /activity?limit=50``: the feed's newest events, newest first) and, when the
     feed no longer reaches the newest event stored before (staged ``previous_activity``), ``activity_gap``
     (one row; a warning says which cadence would have caught the events). An event without ``id`` raises
-    :class:`UnrecognizedResponseError` (nothing written). ``info``: ``resources``, ``fetched`` (events in
-    the page), ``events_per_hour`` (measured over the page, platform time; ``None`` when it cannot tell or the
-    page spans less than ``MIN_RATE_SPAN``: too short to rate), ``span_s`` (the page's span, seconds),
-    ``gap`` (the :class:`~solvelens.flows.activity_gap.ActivityGap` as a dict, or ``None``)."""
+    :class:`UnrecognizedResponseError` (nothing written). The report: ``resources``, figures ``fetched``
+    (events in the page), ``events_per_hour`` (measured over the page, platform time; ``None`` when it cannot
+    tell or the page spans less than ``MIN_RATE_SPAN``: too short to rate), ``span_s`` (the page's span,
+    seconds), ``gap`` (the :class:`~solvelens.flows.activity_gap.ActivityGap` as a dict, or ``None``)."""
     area = StagingArea(staging_dir)
-    async with _client(base_url, profile=profile, max_rps=max_rps, kind=OPTIONAL) as client:
+    async with step_client(plan, kind=OPTIONAL) as client:
         try:
             events = await client.activity(ACTIVITY_LIMIT)
         except APIStatusError as exc:
@@ -167,7 +163,7 @@ async def fetch_activity_step(
             "reaches back beyond it: the platform deleted it or reset its feed"
         )
     report_progress("activity", 1, 1)
-    return _report(
+    return StepReport.of(
         "activity",
         {"activity": len(events)},
         warnings,
@@ -187,20 +183,13 @@ async def _pages_or_absent(pages: AsyncIterator[Page], seen: list[int]) -> Async
         yield page
 
 
-async def fetch_list_step(
-    base_url: str,
-    staging_dir: str,
-    *,
-    resource: str,
-    profile: str | None = None,
-    max_rps: float | None = None,
-) -> dict[str, Any]:
+async def fetch_list_step(plan: SnapshotPlan, staging_dir: str, *, resource: str) -> StepReport:
     """Stage the optional list ``resource`` (its declaration: :func:`solvelens.resources.resource`): every
     page of its endpoint (the client's registry: path, paging, id field), sent with the declared ``params``
     (e.g. the model board's ``sort=avg_score``, so the order is the one the report names); a ranked resource
     gets its position in the walk (1 = first). A record without its id field raises
     :class:`UnrecognizedResponseError`; an error after the first page fails the step (the walk broke, the
-    endpoint exists); an absent endpoint on the first request is ``not offered``. ``info``: ``resources``,
+    endpoint exists); an absent endpoint on the first request is ``not offered``. The report: ``resources``,
     ``announced`` (the total the platform announced, e.g. ``pagination.total``; ``None`` when none),
     ``request`` (``{"path", "params"}``: the request as sent) and ``data_quality`` (a total below the records
     served)."""
@@ -210,10 +199,10 @@ async def fetch_list_step(
     params = dict(declared.params)
     area = StagingArea(staging_dir)
     warnings: list[str] = []
-    quality: list[dict[str, Any]] = []
+    quality: list[QualityRow] = []
     tally = Tally()
     seen = [0]
-    async with _client(base_url, profile=profile, max_rps=max_rps, kind=OPTIONAL) as client:
+    async with step_client(plan, kind=OPTIONAL) as client:
         try:
             records = await collect_pages(
                 _pages_or_absent(client.iter_pages(endpoint.path, params=params or None), seen),
@@ -232,7 +221,7 @@ async def fetch_list_step(
             raise
     rank = {"rank": list(range(1, len(records) + 1))} if declared.ranked else {}
     area.write_records(resource, records, **rank)
-    return _report(
+    return StepReport.of(
         resource,
         {resource: len(records)},
         warnings,
@@ -300,6 +289,24 @@ def audit_candidates(area: StagingArea, exclude: set[str]) -> list[Wanted]:
         for r in rows
         if r["solution_id"] not in exclude
     ]
+
+
+def listed_now(area: StagingArea, exclude: set[str]) -> list[Wanted]:
+    """The solutions fetched this run (staged ``solutions``) but those in ``exclude``: what ``--budget
+    all`` re-reads beyond :func:`audit_candidates`, which knows only the previous snapshot's solutions, so a
+    solution new since then whose count is 0 (a deadlocked vote between two new solutions: no count moved)
+    is read by this snapshot."""
+    staged = area.read_table("solutions")
+    out: list[Wanted] = []
+    if staged is None:
+        return out
+    for pid, raw in zip(staged["problem_id"].to_pylist(), staged["raw"].to_pylist(), strict=True):
+        record = orjson.loads(raw)
+        sid, count = str(record.get("id")), _count(record.get("comparisonCount"))
+        if sid not in exclude:
+            exclude.add(sid)
+            out.append(Wanted(sid, pid, count, count))
+    return out
 
 
 class Cover:
@@ -520,6 +527,8 @@ def _quota(base_url: str, max_rps: float | None, spent: Spent) -> tuple[Quota | 
 def _budget_info(
     share: VoteShare, reads: int, to_go: int | None, pending: int, budget: str
 ) -> dict[str, Any]:
+    """The budget's figures shown in the summary (``budget``, ``budget_spec``, ``pending``, ``reads_to_go``,
+    ``snapshots_to_go``, ``audit_cycle``, ``quota``: ``left``, ``reserve``, ``room``)."""
     quota = share.quota
     return {
         "budget": share.allowance,
@@ -534,76 +543,79 @@ def _budget_info(
     }
 
 
-async def fetch_comparisons_step(
-    base_url: str,
-    staging_dir: str,
-    *,
-    concurrency: int = DEFAULT_CONCURRENCY,
-    profile: str | None = None,
-    max_rps: float | None = None,
-    budget: str = DEFAULT_BUDGET,
-    spent: dict[str, int] | None = None,
-) -> dict[str, Any]:
+async def fetch_comparisons_step(plan: SnapshotPlan, staging_dir: str, *, spent: Spent) -> StepReport:
     """Stage ``comparisons`` (each fetched solution's comparisons, with its problem and solution id) and
-    ``comparison_fetches`` (per solution: its listed ``comparisonCount`` and how many the endpoint
-    returned, null when not asked) for :func:`solutions_to_compare`'s solutions and a share of
-    :func:`audit_candidates`, within the budget (``budget``: ``--budget``'s text,
-    :mod:`solvelens.flows.budget`; ``spent``: what the other steps sent,
-    :func:`solvelens.flows.budget.spent_by`) and what an announced quota leaves without waiting. Runs after
-    the other steps (it reads the problems step's staged solutions and their request counts). Requests go in
-    batches (``concurrency`` in flight, the first alone: the probe), highest value first; a solution whose
-    votes are all known (stored, or seen in lists fetched before) is not asked (:class:`Cover`); lists the
-    budget leaves are pending: the next snapshots fetch them. Nothing to fetch: :data:`UNCHANGED`, no request
-    sent. A solution that answers 404 after the probe was deleted meanwhile (a warning). ``info``:
-    ``resources``, ``requested`` (requests sent), ``skipped`` (covered by other lists), ``audited`` (trusted
-    lists re-read), ``fetched`` (comparisons returned), ``capped`` (solutions with more votes than their list
-    returned), ``pending`` (lists), ``reads_to_go`` (requests they are predicted to take:
+    ``comparison_fetches`` (per solution: its listed ``comparisonCount`` and how many the endpoint returned,
+    null when not asked) for :func:`solutions_to_compare`'s solutions and a share of :func:`audit_candidates`,
+    within the budget (``plan.budget``: ``--budget`` parsed, :mod:`solvelens.flows.budget`; ``spent``: what
+    the other steps sent, :func:`solvelens.flows.budget.spent_by`) and what an announced quota leaves without
+    waiting. Runs after the other steps (it reads the problems step's staged solutions and their request
+    counts). Requests go in batches (``plan.concurrency`` in flight, the first alone: the probe), highest
+    value first; a solution whose votes are all known (stored, or seen in lists fetched before) is not asked
+    (:class:`Cover`); lists the budget leaves are pending: the next snapshots fetch them. Nothing to fetch:
+    :data:`UNCHANGED`, no request sent. A solution that answers 404 after the probe was deleted meanwhile (a
+    warning). The report: ``resources``, ``votes`` (:class:`~solvelens.store.reports.VoteFetch`), figures
+    ``requested`` (requests sent), ``skipped`` (covered by other lists), ``audited`` (trusted lists re-read),
+    ``fetched`` (comparisons returned), ``capped`` (solutions with more votes than their list returned),
+    ``pending`` (lists), ``reads_to_go`` (requests they are predicted to take:
     :mod:`solvelens.flows.backlog`), ``budget`` (requests allowed; ``None``: all), ``snapshots_to_go``,
     ``audit_cycle``, ``quota`` (``left``, ``reserve``, ``room`` in requests; ``None`` without a quota)."""
     area = StagingArea(staging_dir)
     wanted = solutions_to_compare(area)
     audits = audit_candidates(area, {w.solution_id for w in wanted})
-    parsed, used = Budget.parse(budget), Spent.of(spent)
-    quota, fresh = _quota(base_url, max_rps, used)
+    parsed, used, concurrency = plan.budget, spent, plan.concurrency
+    if parsed.unbounded:  # every list at once: also those new since the last snapshot, whatever their count
+        audits += listed_now(area, {w.solution_id for w in wanted} | {a.solution_id for a in audits})
+    quota, fresh = _quota(plan.base_url, plan.max_rps, used)
     share = VoteShare.of(parsed, used, len(audits), quota=quota, pending=bool(wanted))
-    plan = _Plan(audits[: share.audit], wanted, _stored_cover(area), share.allowance)
+    todo = _Plan(audits[: share.audit], wanted, _stored_cover(area), share.allowance)
     if not wanted and not share.audit:
-        info = _budget_info(share, 0, 0, 0, budget)
+        info = _budget_info(share, 0, 0, 0, plan.budget.spec)
         unchanged = {"comparisons": UNCHANGED}
-        return _report("comparisons", {"comparisons": 0}, [], resources=unchanged, requested=0, **info)
-    async with _client(
-        base_url, concurrency=concurrency, profile=profile, max_rps=max_rps, kind=OPTIONAL
-    ) as client:
-        first, votes, absent, sent = await _probe(client, plan)
+        votes_of = VoteFetch(budget=share.allowance, snapshots_to_go=0, audit_cycle=share.audit_cycle)
+        return StepReport.of(
+            "comparisons", {"comparisons": 0}, resources=unchanged, votes=votes_of, requested=0, **info
+        )
+    async with step_client(plan, kind=OPTIONAL) as client:
+        first, votes, absent, sent = await _probe(client, todo)
         if absent is not None:
             return _absent("comparisons", "comparisons", absent)
         with area.writer("comparisons") as rows, area.writer("comparison_fetches") as fetches:
-            sink = _Sink(rows, fetches, plan.audit_ids)
+            sink = _Sink(rows, fetches, todo.audit_ids)
             sink.gone = max(0, sent - 1) if first is not None else sent
             if first is not None and votes is not None:
                 sink.keep(first, votes)
-                plan.cover.add(first.solution_id, votes)
-            await _rounds(client, plan, sink, concurrency, len(wanted) + len(plan.audit_ids))
+                todo.cover.add(first.solution_id, votes)
+            await _rounds(client, todo, sink, concurrency, len(wanted) + len(todo.audit_ids))
     warnings = []
     if sink.gone:
         warnings.append(
             f"comparisons: {sink.gone} solutions were deleted between the listing and this request"
         )
-    left = len(plan.wanted)
-    reads = reads_to_go(plan.backlog())
+    left = len(todo.wanted)
+    reads = reads_to_go(todo.backlog())
     to_go = snapshots_to_go(parsed, used, len(audits) + len(wanted) - left, left, reads, fresh)
-    return _report(
+    fetched = VoteFetch(
+        requested=sink.requested,
+        budget=share.allowance,
+        pending=left,
+        snapshots_to_go=to_go,
+        audited=sink.audited,
+        audit_cycle=share.audit_cycle,
+    )
+    return StepReport.of(
         "comparisons",
         {"comparisons": sink.fetched},
         warnings,
         resources={"comparisons": STORED},
+        votes=fetched,
         requested=sink.requested,
         requests=sink.requested + sink.gone,
         skipped=sink.skipped,
         audited=sink.audited,
         fetched=sink.fetched,
         capped=sink.capped,
-        **_budget_info(share, reads, to_go, left, budget),
+        **_budget_info(share, reads, to_go, left, plan.budget.spec),
     )
 
 

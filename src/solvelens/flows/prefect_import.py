@@ -6,7 +6,7 @@ Prefect imports ``jsonschema`` (it validates deployment parameters against their
 ``jsonschema[format-nongpl]``). Building that Earley grammar with lark costs 1.7-2.8 s of CPU on this
 2-core machine (``python -X importtime``: ``rfc3987_syntax.syntax_helpers``), more than the rest of
 Prefect's own import (~1.5 s). No parameter of our flows declares either format (a
-:class:`~solvelens.flows.steps.SnapshotPlan` holds strings, numbers and lists), so nothing checks them.
+:class:`~solvelens.flows.plan.SnapshotPlan` holds strings, numbers and lists), so nothing checks them.
 
 :func:`prefect_imported` hides the package while its block imports Prefect: ``jsonschema`` then goes without
 those two format checkers, exactly as when the package is not installed (an ``iri`` value would pass

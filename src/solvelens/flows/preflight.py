@@ -25,12 +25,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import re
 import socket
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
+
+from solvelens.baseurl import BaseUrlError, normalise_base_url
 
 if TYPE_CHECKING:
     from pydantic import SecretStr
@@ -44,11 +45,6 @@ READ_TIMEOUT_ENV = "SOLVELENS_READ_TIMEOUT"
 SLOW_ANSWER_S = 1.0
 #: Bytes 8-12 of every DuckDB database file.
 DUCKDB_MAGIC = b"DUCK"
-API_SUFFIX = "/api/v1"
-#: The interface's first path segments: a base URL ending in one of them has an endpoint left on it.
-_ENDPOINTS = frozenset(
-    {"problems", "categories", "leaderboard", "bots", "stats", "search", "tasks", "bot", "activity", "health"}
-)
 
 
 class PreflightError(ValueError):
@@ -61,43 +57,13 @@ class PlatformUnreachableError(PreflightError):
 
 
 def check_base_url(base_url: str) -> str:
-    """``base_url`` without a trailing slash, checked: an ``http``/``https`` URL with a host whose path ends
-    in ``/api/v1``. Raises :class:`PreflightError` naming the fix."""
-    url = base_url.strip().rstrip("/")
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise PreflightError(
-            f"--base-url {base_url!r} is not an http(s) URL; give the platform's API base, "
-            "e.g. https://api.example.org/api/v1 or http://127.0.0.1:8765/api/v1"
-        )
-    if parts.query or parts.fragment:
-        raise PreflightError(f"--base-url {base_url!r} has a query or fragment; give only the API base")
-    if not parts.path.endswith(API_SUFFIX):
-        suggestion = f"{parts.scheme}://{parts.netloc}{suggested_api_path(parts.path)}"
-        raise PreflightError(
-            f"--base-url {base_url!r} does not end in {API_SUFFIX}: every endpoint lives under the API base "
-            f"(did you mean {suggestion}?)"
-        )
-    return url
-
-
-def suggested_api_path(path: str) -> str:
-    """The API base path a wrong ``--base-url`` path most likely meant (ending in ``/api/v1``):
-
-    - a path with an ``api`` segment keeps what is before it: ``/api`` and ``/api/v2`` -> ``/api/v1``,
-      ``/x/api/v1/problems`` -> ``/x/api/v1``, ``/API/V1`` -> ``/api/v1``;
-    - else a trailing version segment is replaced: ``/v1``, ``/v2`` -> ``/api/v1``,
-      ``/x/v1`` -> ``/x/api/v1``;
-    - else an endpoint left on the root is dropped (``/problems`` -> ``/api/v1``), and anything else gets
-      ``/api/v1`` appended (``/platform`` -> ``/platform/api/v1``).
-    """
-    segments = [s for s in path.split("/") if s]
-    lowered = [s.lower() for s in segments]
-    if "api" in lowered:
-        segments = segments[: lowered.index("api")]
-    elif lowered and (re.fullmatch(r"v\d+(\.\d+)*", lowered[-1]) or lowered[-1] in _ENDPOINTS):
-        segments = segments[:-1]
-    return "/" + "/".join([*segments, "api", "v1"])
+    """``base_url`` without a trailing slash, checked by the one base-URL rule
+    (:func:`solvelens.baseurl.normalise_base_url`: http(s), a host, a path ending in ``/api/v1``, with
+    the base it most likely meant). Raises :class:`PreflightError` naming ``--base-url`` and the fix."""
+    try:
+        return normalise_base_url(base_url, option="--base-url")
+    except BaseUrlError as exc:
+        raise PreflightError(str(exc)) from None
 
 
 def normalise_taken_at(taken_at: str | None) -> str:

@@ -13,7 +13,7 @@ never a flow or task parameter, so it never appears in Prefect's UI or logs.
 
 Use this path where Prefect pays: scheduled deployments (``solvelens schedule``, ``flows/prefect.yaml``) and
 one-off runs against a configured Prefect API (``PREFECT_API_URL``). Tasks take plain serialisable
-parameters, retry transient failures with a delay list and cache nothing.
+parameters (the plan, the staging directory), retry transient failures with a delay list and cache nothing.
 """
 
 from __future__ import annotations
@@ -28,7 +28,6 @@ from prefect.cache_policies import NO_CACHE
 from prefect.context import FlowRunContext
 
 from solvelens.client import (
-    AsyncPlatformClient,
     PaginationError,
     PlatformConnectionError,
     QueryValidationError,
@@ -36,6 +35,7 @@ from solvelens.client import (
     ServerError,
 )
 from solvelens.flows.alerts import alerts_after_snapshot, alerts_markdown
+from solvelens.flows.budget import Spent
 from solvelens.flows.steps import (
     FETCH_STEPS,
     FetchStep,
@@ -50,6 +50,7 @@ from solvelens.flows.steps import (
 )
 from solvelens.flows.summary import SnapshotSummary
 from solvelens.store import SnapshotResult
+from solvelens.store.reports import StepReport
 from solvelens.store.units import mib
 
 __all__ = [
@@ -94,8 +95,9 @@ _fetch_options: dict[str, Any] = {
 FETCH_TASKS: dict[str, Any] = {s.name: task(name=s.task_name, **_fetch_options)(s.fn) for s in FETCH_STEPS}
 
 
-async def _run_task(step: FetchStep, kwargs: dict[str, Any]) -> dict[str, Any]:
-    result: dict[str, Any] = await FETCH_TASKS[step.name](**kwargs)
+async def _run_task(step: FetchStep, plan: SnapshotPlan, staging_dir: str, spent: Spent) -> StepReport:
+    """The flow's :data:`~solvelens.flows.steps.StepRunner`: the step's Prefect task run, same arguments."""
+    result: StepReport = await step.call(FETCH_TASKS[step.name], plan, staging_dir, spent)
     return result
 
 
@@ -167,7 +169,7 @@ def _this_flow_run() -> Any:
 @flow(name="solvelens-snapshot", log_prints=False, persist_result=False)
 async def snapshot_flow(plan: SnapshotPlan) -> SnapshotSummary:
     """Take one complete snapshot of the platform at ``plan.base_url`` into ``plan.db_path`` (the fields:
-    :class:`solvelens.flows.steps.SnapshotPlan`; a deployment passes them as the ``plan`` parameter, e.g.
+    :class:`solvelens.flows.plan.SnapshotPlan`; a deployment passes them as the ``plan`` parameter, e.g.
     ``{"plan": {"base_url": ..., "db_path": ...}}``).
 
     The API key is read from the environment (``SOLVELENS_API_KEY`` / ``SOLVELENS_API_KEY_FILE``) by the
@@ -183,8 +185,7 @@ async def snapshot_flow(plan: SnapshotPlan) -> SnapshotSummary:
     snapshot is visible.
     """
     logger = get_run_logger()
-    # Fail fast on a malformed base URL (ConfigurationError) or taken_at (ValueError), before any task.
-    await AsyncPlatformClient(plan.base_url, read_env=False).aclose()
+    # Fail fast on a malformed taken_at (ValueError), before any task (the plan checked its base URL).
     normalise_taken_at(plan.taken_at)
     run = await asyncio.to_thread(prepare, plan)
     try:

@@ -11,9 +11,10 @@ functions:
 - :func:`solvelens.flows.snapshot.snapshot_flow`: a Prefect flow whose task runs wrap the same fetch steps
   and the same write (scheduled deployments, ``--prefect``).
 
-Every step takes plain, serialisable parameters (URLs, paths, numbers) from :meth:`SnapshotPlan.step_kwargs`
-and returns a small JSON report (``{"step", "counts", "warnings", "info"}``). The API key is never a
-parameter: the ``bot_me`` step reads it from :class:`solvelens.config.Settings` (the environment).
+Every step takes the run's :class:`~solvelens.flows.plan.SnapshotPlan` and its staging directory (the
+comparisons also what the others spent, the generic list step its resource: :meth:`FetchStep.call`) and
+returns its typed :class:`~solvelens.store.reports.StepReport`. The API key is never a parameter: the
+``bot_me`` step reads it from :class:`solvelens.config.Settings` (the environment).
 """
 
 from __future__ import annotations
@@ -29,10 +30,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
-
 from solvelens.client.ratelimit import INTERFACE, KindStats, shared_pacer
-from solvelens.flows.budget import DEFAULT_BUDGET, Budget, spent_by
+from solvelens.flows.budget import Spent, spent_by
 from solvelens.flows.carryover import verify_carryover_step
 from solvelens.flows.declaration import (
     check_platform_time_order,
@@ -40,7 +39,6 @@ from solvelens.flows.declaration import (
     platform_time,
 )
 from solvelens.flows.fetch import (
-    DEFAULT_CONCURRENCY,
     fetch_bot_me_step,
     fetch_leaderboard_step,
     fetch_problems_step,
@@ -55,59 +53,65 @@ from solvelens.flows.optional import (
     fetch_comparisons_step,
     fetch_list_step,
 )
+from solvelens.flows.plan import SnapshotPlan
 from solvelens.flows.preflight import check_taken_at_order, normalise_taken_at
 from solvelens.flows.summary import SnapshotSummary
-from solvelens.resources import RESOURCES, checked_optional
+from solvelens.resources import RESOURCES
 from solvelens.store import SnapshotResult, StagingArea, write_snapshot
 from solvelens.store.readers import previous_state
 from solvelens.store.reports import StepReport
 
-#: Runs one fetch step: ``(step, kwargs) -> awaitable report`` (a plain call, or a Prefect task run).
-StepRunner = Callable[["FetchStep", dict[str, Any]], Coroutine[Any, Any, dict[str, Any]]]
+#: Runs one fetch step: ``(step, plan, staging_dir, spent) -> awaitable report`` (a plain call, or a Prefect
+#: task run; both through :meth:`FetchStep.call`).
+StepRunner = Callable[["FetchStep", SnapshotPlan, str, Spent], Coroutine[Any, Any, StepReport]]
 
 
 @dataclass(frozen=True)
 class FetchStep:
     """One fetch step: ``name`` (its report's ``step``), ``task_name`` (the Prefect task's name), ``fn`` (the
-    plain async function of :mod:`solvelens.flows.fetch`), ``concurrent`` (takes ``concurrency``),
-    ``needs_api_key`` (runs only when the snapshot includes ``/bot/me``), ``reads_profile`` (its client
-    takes the run's platform profile; the declaration step reads only headers), ``resource`` (the optional
-    resource it fetches: runs only when the plan wants it, :meth:`SnapshotPlan.wants`) and ``after`` (the
-    steps whose staged output or reports it reads: it starts once those finished; a ``budgeted`` step also
-    gets ``spent``, the requests they sent: :func:`solvelens.flows.budget.spent_by`, and the plan's
-    ``budget``); ``takes_resource``: a generic step, told which declared resource it fetches
-    (:func:`solvelens.flows.optional.fetch_list_step`)."""
+    plain async function: ``fn(plan, staging_dir) -> StepReport``), ``needs_api_key`` (runs only when the
+    snapshot includes ``/bot/me``), ``resource`` (the optional resource it fetches: runs only when the plan
+    wants it, :meth:`SnapshotPlan.wants`) and ``after`` (the steps whose staged output or reports it reads:
+    it starts once those finished; a ``budgeted`` step also gets ``spent``, the requests they sent:
+    :func:`solvelens.flows.budget.spent_by`); ``takes_resource``: a generic step, told which declared
+    resource it fetches (:func:`solvelens.flows.optional.fetch_list_step`)."""
 
     name: str
     task_name: str
-    fn: Callable[..., Awaitable[dict[str, Any]]]
-    concurrent: bool = True
+    fn: Callable[..., Awaitable[StepReport]]
     needs_api_key: bool = False
-    reads_profile: bool = True
     resource: str | None = None
     after: tuple[str, ...] = ()
     budgeted: bool = False
     takes_resource: bool = False
+
+    def call(
+        self, fn: Callable[..., Awaitable[StepReport]], plan: SnapshotPlan, staging_dir: str, spent: Spent
+    ) -> Awaitable[StepReport]:
+        """``fn`` (the step's function, or its Prefect task) called with this step's arguments: the plan and
+        the staging directory, plus ``resource`` for a generic step and ``spent`` for a budgeted one."""
+        if self.takes_resource:
+            return fn(plan, staging_dir, resource=self.resource)
+        if self.budgeted:
+            return fn(plan, staging_dir, spent=spent)
+        return fn(plan, staging_dir)
 
 
 #: The steps before the comparisons: the interface's, the platform's declaration and the optional ones.
 _BEFORE_COMPARISONS: tuple[FetchStep, ...] = (
     FetchStep("problems", "fetch-problems-and-solutions", fetch_problems_step),
     FetchStep("leaderboard", "fetch-leaderboard-and-bots", fetch_leaderboard_step),
-    FetchStep("reference", "fetch-categories-and-stats", fetch_reference_step, concurrent=False),
-    FetchStep("bot_me", "fetch-bot-me", fetch_bot_me_step, concurrent=False, needs_api_key=True),
-    FetchStep(
-        "platform", "read-platform-declaration", fetch_platform_step, concurrent=False, reads_profile=False
-    ),
+    FetchStep("reference", "fetch-categories-and-stats", fetch_reference_step),
+    FetchStep("bot_me", "fetch-bot-me", fetch_bot_me_step, needs_api_key=True),
+    FetchStep("platform", "read-platform-declaration", fetch_platform_step),
     # The optional resources (solvelens.flows.optional): absent ones are recorded "not offered".
-    FetchStep("activity", "fetch-activity", fetch_activity_step, concurrent=False, resource="activity"),
+    FetchStep("activity", "fetch-activity", fetch_activity_step, resource="activity"),
     # Every optional list declared in solvelens.resources: one generic step each.
     *(
         FetchStep(
             r.name,
             "fetch-" + r.name.replace("_", "-"),
             fetch_list_step,
-            concurrent=False,
             resource=r.name,
             takes_resource=True,
         )
@@ -143,120 +147,14 @@ def staging_dir_for(db_path: str) -> Path:
     return db.parent / f".{db.name}.staging" / uuid.uuid4().hex
 
 
-class SnapshotPlan(BaseModel):
-    """The parameters of one snapshot run: the one parameter of
-    :func:`solvelens.flows.snapshot.snapshot_flow` and of :func:`run_snapshot`, and what ``solvelens
-    snapshot``'s options build (plain JSON values, so Prefect records it as the flow run's ``plan``
-    parameter; checked by :mod:`solvelens.flows.preflight`)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    base_url: str = Field(description="The platform's API base URL, ending in /api/v1.")
-    db_path: str = Field(description="The DuckDB snapshot store.")
-    taken_at: str | None = Field(
-        default=None, description="The snapshot's time, ISO-8601 UTC (default: now)."
-    )
-    full: bool = Field(default=False, description="Refetch every solution list and bot profile.")
-    use_api_key: bool = Field(
-        default=True, description="Also snapshot /bot/me when an API key is configured."
-    )
-    concurrency: int = Field(default=DEFAULT_CONCURRENCY, ge=1, description="Requests in flight per fan-out.")
-    lock_timeout_s: float = Field(
-        default=60.0,
-        ge=0,
-        description="Seconds to wait for the store's writer lock while another writer holds it.",
-    )
-    backfill: bool = Field(
-        default=False, description="Allow a taken_at older than the store's newest snapshot of base_url."
-    )
-    allow_missing_bot_me: bool = Field(
-        default=False,
-        description="A rejected API key is a warning (default: the run fails, nothing written).",
-    )
-    profile: str | None = Field(
-        default=None,
-        description="Path of a platform profile (TOML, `solvelens probe`) the fetch steps' clients read.",
-    )
-    max_rps: float | None = Field(
-        default=None,
-        gt=0,
-        le=1000,
-        description="Cap on requests per second over all fetch steps (None: only the announced quota paces).",
-    )
-    alerts: list[str] | None = Field(
-        default=None,
-        description="Alert rules evaluated after the snapshot (solvelens.alerts.rules; never on a backfill).",
-    )
-    alerts_file: str | None = Field(
-        default=None,
-        description="A rules file (TOML: alerts, notify). Its notify URLs are read at run time, never a "
-        "parameter.",
-    )
-
-    @field_validator("alerts")
-    @classmethod
-    def _rules_read(cls, value: list[str] | None) -> list[str] | None:
-        """Every rule must read (:class:`solvelens.alerts.AlertRuleError` otherwise)."""
-        if value:
-            from solvelens.alerts.rules import parse_rules
-
-            parse_rules(value)
-        return value
-
-    budget: str = Field(
-        default=DEFAULT_BUDGET,
-        description="What the optional resources may send: N requests, Nx (the snapshot sends at most N "
-        "full reads of the interface in all) or all (solvelens.flows.budget).",
-    )
-
-    @field_validator("budget")
-    @classmethod
-    def _budget_reads(cls, value: str) -> str:
-        """``all``, ``N`` or ``Nx`` (:meth:`solvelens.flows.budget.Budget.parse`)."""
-        return Budget.parse(value).spec
-
-    resources: list[str] | None = Field(
-        default=None,
-        description="Optional resources to snapshot (solvelens.resources: "
-        + ", ".join(OPTIONAL_RESOURCES)
-        + "); None: every one the platform offers, [] none.",
-    )
-
-    @field_validator("resources")
-    @classmethod
-    def _known_resources(cls, value: list[str] | None) -> list[str] | None:
-        """Every name must be a declared optional resource (:func:`solvelens.resources.checked_optional`)."""
-        return None if value is None else checked_optional(value)
-
-    def wants(self, resource: str) -> bool:
-        """Whether this run fetches the optional ``resource`` (when the platform offers it)."""
-        return self.resources is None or resource in self.resources
-
-    def steps(self) -> list[FetchStep]:
-        """The fetch steps this run runs (``bot_me`` only with ``use_api_key``; an optional resource's only
-        when :meth:`wants` it)."""
-        return [
-            s
-            for s in FETCH_STEPS
-            if (self.use_api_key or not s.needs_api_key) and (s.resource is None or self.wants(s.resource))
-        ]
-
-    def step_kwargs(self, step: FetchStep, staging_dir: str) -> dict[str, Any]:
-        """The plain keyword arguments of ``step`` for this run."""
-        kwargs: dict[str, Any] = {"base_url": self.base_url, "staging_dir": staging_dir}
-        if step.concurrent:
-            kwargs["concurrency"] = self.concurrency
-        if step.needs_api_key:
-            kwargs["allow_missing"] = self.allow_missing_bot_me
-        if self.profile is not None and step.reads_profile:
-            kwargs["profile"] = self.profile
-        if self.max_rps is not None and step.reads_profile:  # the steps with a platform client
-            kwargs["max_rps"] = self.max_rps
-        if step.budgeted:
-            kwargs["budget"] = self.budget
-        if step.takes_resource:
-            kwargs["resource"] = step.resource
-        return kwargs
+def steps_of(plan: SnapshotPlan) -> list[FetchStep]:
+    """The fetch steps ``plan`` runs (``bot_me`` only with ``use_api_key``; an optional resource's only
+    when the plan :meth:`~SnapshotPlan.wants` it)."""
+    return [
+        s
+        for s in FETCH_STEPS
+        if (plan.use_api_key or not s.needs_api_key) and (s.resource is None or plan.wants(s.resource))
+    ]
 
 
 @dataclass
@@ -318,27 +216,24 @@ async def fetch(plan: SnapshotPlan, run: StagedRun, run_step: StepRunner) -> lis
     those steps finished) and record their reports in the staging area, with fewer garbage collections
     meanwhile (:mod:`solvelens.flows.gc_tuning`). Returns the reports; raises what the first failing step
     raised (the others are cancelled at once)."""
-    tasks: dict[str, asyncio.Task[dict[str, Any]]] = {}
+    tasks: dict[str, asyncio.Task[StepReport]] = {}
 
     optional = {s.name for s in FETCH_STEPS if s.resource is not None}
     pacer = shared_pacer(plan.base_url, plan.max_rps)  # the steps' shared pacer: what it held, by kind
     held_before, limited_before = pacer.kinds(), pacer.stats.rate_limited
 
-    async def after(step: FetchStep) -> dict[str, Any]:
+    async def after(step: FetchStep) -> StepReport:
         done = [await tasks[name] for name in step.after if name in tasks]  # it reads what they staged
-        kwargs = plan.step_kwargs(step, run.path)
-        if step.budgeted:
-            kwargs["spent"] = spent_by(done, optional)
-        return await run_step(step, kwargs)
+        return await run_step(step, plan, run.path, spent_by(done, optional))
 
     try:
         with fewer_collections():
             async with asyncio.TaskGroup() as group:
-                for s in plan.steps():
+                for s in steps_of(plan):
                     tasks[s.name] = group.create_task(after(s))
     except BaseExceptionGroup as failed:
         raise failed.exceptions[0] from None
-    reports = [StepReport.of_step(**t.result()) for t in tasks.values()]
+    reports = [t.result() for t in tasks.values()]
     reports.append(pacing_report(held_before, pacer.kinds(), pacer.stats.rate_limited - limited_before))
     for report in reports:
         run.area.write_report(report)
@@ -408,9 +303,9 @@ def summarise(
     )
 
 
-async def run_step_inline(step: FetchStep, kwargs: dict[str, Any]) -> dict[str, Any]:
+async def run_step_inline(step: FetchStep, plan: SnapshotPlan, staging_dir: str, spent: Spent) -> StepReport:
     """The plain :data:`StepRunner`: call the step's function in this event loop."""
-    return await step.fn(**kwargs)
+    return await step.call(step.fn, plan, staging_dir, spent)
 
 
 def run_snapshot(plan: SnapshotPlan) -> SnapshotSummary:

@@ -82,6 +82,7 @@ from solvelens.sandbox.paging import CURSOR_PATTERN, MAX_OFFSET, MAX_PAGE
 from solvelens.sandbox.ratelimit import RateLimit, RateLimitMiddleware, parse_rate_limit
 from solvelens.sandbox.routes import OPTIONAL, routers
 from solvelens.sandbox.schemas import CategorySlug as Category
+from solvelens.sandbox.wallclock import CLOCK_PATH
 
 __all__ = [
     "CONVENTIONS",
@@ -165,15 +166,31 @@ def build_app(db_path: Path, opts: SandboxOptions, rate_limit: RateLimit | None 
     install_faults(app, opts.faults)
     # the quota: outside the faults (a faulted answer counts), inside the body cap (a 413 does not)
     if rate_limit is not None:
-        app.add_middleware(RateLimitMiddleware, rate_limit=rate_limit)  # type: ignore[arg-type]
+        app.add_middleware(RateLimitMiddleware, rate_limit=rate_limit, wall=ctx.wall)  # type: ignore[arg-type]
     app.add_middleware(BodyLimitMiddleware, max_bytes=ctx.body_cap)  # type: ignore[arg-type]
     # outermost: every answer (errors, faults, 413 included) declares the platform and its clock
     app.add_middleware(DeclarationMiddleware, platform_id=platform_id(db_path), db_path=db_path)  # type: ignore[arg-type]
     _install_error_handlers(app, conv)
     for router in routers(ctx):
         app.include_router(router)
+    _add_clock_route(app, ctx)
     app.openapi = lambda: _openapi(app, opts, conv)  # type: ignore[method-assign]
     return app
+
+
+def _add_clock_route(app: FastAPI, ctx: AppContext) -> None:
+    """``POST /_sandbox/clock`` ``{"advance": seconds}``: move the server's wall clock forward (task
+    lifetimes, quota windows: :mod:`solvelens.sandbox.wallclock`); answers ``{"offset": seconds}``, 400 for
+    a body without a non-negative number. Not part of the platform's interface (not in ``/openapi.json``)."""
+
+    @app.post(CLOCK_PATH, include_in_schema=False)
+    async def advance_clock(request: Request) -> Response:
+        try:
+            body = await request.json()
+            offset = ctx.wall.advance(float(body["advance"]))
+        except (ValueError, TypeError, KeyError) as exc:
+            return JSON({"error": f"give {{'advance': seconds >= 0}} ({exc})"}, status_code=400)
+        return JSON({"offset": offset})
 
 
 def check_options(opts: SandboxOptions) -> Convention:

@@ -213,14 +213,16 @@ def next_task(
     slim_categories: bool = False,
     task_types: tuple[str, ...] = TASK_TYPES,
     rules: TaskRules = TaskRules(),
+    wall: Callable[[], float] = time.time,
 ) -> Task | None:
     """The calling bot's active task (served again unchanged: same id, same payload), else a newly
-    assigned one (its solve instruction worded by ``rules``), else ``None`` (204).
+    assigned one (its solve instruction worded by ``rules``), else ``None`` (204). ``wall``: the wall clock
+    (seconds since the epoch) expiry is measured on (:class:`~solvelens.sandbox.wallclock.WallClock`).
 
     Raises :class:`~solvelens.sandbox.accounts.AuthError` (401/403)."""
     with transaction(conn, immediate=True):
         bot_id = authenticate(conn, authorization)
-        now_wall = time.time()
+        now_wall = wall()
         conn.execute(
             "UPDATE tasks SET status = 'expired' WHERE status = 'assigned' AND expires_wall <= ?", (now_wall,)
         )
@@ -556,6 +558,7 @@ def submit(
     accept_content: bool = False,
     tasks: str = "typed",
     rules: TaskRules = TaskRules(),
+    wall: Callable[[], float] = time.time,
 ) -> SubmitResult:
     """Apply a submission. Statuses: 200 ``{"success": true, "result": {...}}`` (or ``duplicate: true``),
     404 ``Task not found or expired`` (unknown id or another bot's task), 409 ``Task already completed`` (not
@@ -565,13 +568,14 @@ def submit(
     row is written, no count moves, the task is failed). ``accept_content``: translate the interface's
     ``{"content": ...}`` first;
     ``tasks="content"``: the body is a content task's answer (:func:`content_task`), checked against the rule
-    the task states, then applied as the typed body it stands for. Raises
+    the task states, then applied as the typed body it stands for. ``wall``: the clock expiry is measured
+    on. Raises
     :class:`~solvelens.sandbox.accounts.AuthError` (401/403)."""
     with transaction(conn, immediate=True):
         bot_id = authenticate(conn, authorization)
         conn.execute(
             "UPDATE tasks SET status = 'expired' WHERE status = 'assigned' AND expires_wall <= ?",
-            (time.time(),),
+            (wall(),),
         )
         tid = codec.decode("task", task_id)
         row = None

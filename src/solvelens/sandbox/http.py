@@ -10,7 +10,7 @@ import sqlite3
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +29,7 @@ from solvelens.sandbox.options import (
     TieOrder,
 )
 from solvelens.sandbox.paging import PaginationStyle
+from solvelens.sandbox.wallclock import WallClock
 
 if TYPE_CHECKING:
     from solvelens.sandbox.conventions import Convention
@@ -93,7 +94,8 @@ class Database:
 class AppContext:
     """What every router of one app needs: its options, database, id codec, start time (monotonic s), the
     OpenAPI entries of the statuses fault injection may answer (``faulty``), the request body cap (bytes) and
-    the wire convention that renders every answer (``conventions``)."""
+    the wire convention that renders every answer (``conventions``), and the wall clock task lifetimes and
+    quota windows are measured on (``wall``: :class:`~solvelens.sandbox.wallclock.WallClock`)."""
 
     options: SandboxOptions
     db: Database
@@ -102,6 +104,7 @@ class AppContext:
     faulty: dict[int | str, dict[str, Any]]
     body_cap: int
     conventions: Convention
+    wall: WallClock = field(default_factory=WallClock)
 
     def responses(self, *pairs: tuple[int, str, Any]) -> dict[int | str, dict[str, Any]]:
         """OpenAPI ``responses`` of an ``/api`` route in this app's convention, plus the injected faults."""

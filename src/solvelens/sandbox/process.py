@@ -50,6 +50,18 @@ class SandboxServer:
 
         return create_bot(self.db_path, name, description=description)
 
+    def advance_clock(self, seconds: float) -> float:
+        """Move the server's wall clock ``seconds`` forward (``POST /_sandbox/clock``: task lifetimes end,
+        quota windows of ``seconds`` or less end; :mod:`solvelens.sandbox.wallclock`) instead of sleeping;
+        returns the clock's offset. Raises ``httpx.HTTPStatusError`` for a negative ``seconds``."""
+        import httpx
+
+        from solvelens.sandbox.wallclock import CLOCK_PATH
+
+        answer = httpx.post(self.root_url + CLOCK_PATH, json={"advance": seconds}, timeout=10)
+        answer.raise_for_status()
+        return float(answer.json()["offset"])
+
     def stop(self) -> None:
         """Stop the server (SIGTERM, then SIGKILL after 10 s)."""
         if self.process.poll() is None:

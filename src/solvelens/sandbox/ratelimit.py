@@ -42,6 +42,8 @@ from limits import RateLimitItemPerSecond, parse
 from limits.aio.storage import MemoryStorage
 from limits.aio.strategies import FixedWindowRateLimiter
 
+from solvelens.sandbox.wallclock import WallClock
+
 __all__ = ["API_PREFIX", "COUNTS_PATH", "RateLimit", "RateLimitMiddleware", "parse_rate_limit", "retry_in"]
 
 Scope = MutableMapping[str, Any]
@@ -105,9 +107,12 @@ class RateLimitMiddleware:
     """Counts every ``/api/v1`` request per client address against a :class:`RateLimit`, adds the quota
     headers to the answer and answers 429 over quota (see the module docstring)."""
 
-    def __init__(self, app: ASGIApp, rate_limit: RateLimit) -> None:
+    def __init__(self, app: ASGIApp, rate_limit: RateLimit, wall: WallClock | None = None) -> None:
         self.app = app
         self.rate_limit = rate_limit
+        #: The server's wall clock; advanced by a window or more since the last time, every open window ends.
+        self.wall = wall or WallClock()
+        self.moved = self.wall.offset
         self.item = RateLimitItemPerSecond(rate_limit.limit, rate_limit.window_seconds, namespace="sandbox")
         self.limiter = FixedWindowRateLimiter(MemoryStorage())
         self.policy = f"{rate_limit.limit};w={rate_limit.window_seconds}".encode()
@@ -142,6 +147,9 @@ class RateLimitMiddleware:
         self.last_at = time.monotonic()
         if self.first_at is None:
             self.first_at = self.last_at
+        if self.wall.offset - self.moved >= self.rate_limit.window_seconds:  # the clock passed every window
+            await self.limiter.storage.reset()
+            self.moved = self.wall.offset
         allowed = await self.limiter.hit(self.item, address)
         stats = await self.limiter.get_window_stats(self.item, address)
         reset = max(0, math.ceil(stats.reset_time - time.time()))

@@ -3,15 +3,16 @@
 by the writer by attribute (:mod:`solvelens.store.writer`, :mod:`solvelens.store.history`,
 :mod:`solvelens.store.quality`).
 
-A fetch step reports plain JSON (``{"step", "counts", "warnings", "info"}``, :mod:`solvelens.flows.fetch`);
-:meth:`StepReport.of_step` reads it once, here, into the fields the store uses. The staged form is
-:meth:`StepReport.to_json` (``part-<step>.json`` in the staging folder), read back by
-:meth:`StepReport.from_json`.
+Every fetch step returns a :class:`StepReport` (:meth:`StepReport.of` builds it from typed arguments), and
+every reader takes its fields by attribute: the budget (:func:`solvelens.flows.budget.spent_by`), the
+summary, the writer. The staged form is :meth:`StepReport.to_json` (``part-<step>.json`` in the staging
+folder), read back by :meth:`StepReport.from_json`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import enum
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Final
 
@@ -22,7 +23,18 @@ __all__ = ["CAPPED", "COUNT_DISAGREES", "TOTAL_BELOW_ROWS", "QualityRow", "StepR
 #: (:mod:`solvelens.store.quality`) both use these.
 CAPPED: Final = "the platform serves at most the newest 50 votes of a solution"
 COUNT_DISAGREES: Final = "the platform's count disagrees with the rows it lists"
-TOTAL_BELOW_ROWS: Final = "the list's announced total is below the records it served (after one re-walk)"
+TOTAL_BELOW_ROWS: Final = "the list's announced total is below the records it served"
+
+
+class _Unset(enum.Enum):
+    """The marker of a :meth:`StepReport.of` argument a step did not give."""
+
+    UNSET = enum.auto()
+
+
+UNSET: Final = _Unset.UNSET
+#: Arguments of :meth:`StepReport.of` that are not shown when ``None`` (absent from the step's figures).
+_OPTIONAL: Final = frozenset({"resources", "request"})
 
 
 def _int(value: Any) -> int | None:
@@ -72,8 +84,10 @@ class StepReport:
     ``declared``: what the platform declared about itself (the ``platform`` step: ``{"id", "clock",
     "time"}``); ``taken_at``: ``"platform"`` when the snapshot's time is the platform's clock; ``votes``: the
     comparisons step's figures; ``request``: the request of an optional list as sent (``{"path",
-    "params"}``, recorded with the snapshot: ``snapshots.requests``); ``figures``: everything the step
-    reported about itself (its ``info``: e.g. ``refetched``, ``requests``), shown in the run's summary.
+    "params"}``, recorded with the snapshot: ``snapshots.requests``); ``requests``, ``steady_requests``,
+    ``carried_lists``, ``carried_profiles``: what the budget counts (:meth:`of`); ``figures``: everything
+    the step reported about itself (e.g. ``refetched``, ``requests``), shown in the run's summary (its JSON
+    form: the summary's ``fetch``).
     """
 
     step: str
@@ -86,42 +100,68 @@ class StepReport:
     taken_at: str | None = None
     votes: VoteFetch | None = None
     request: Mapping[str, Any] | None = None
+    requests: int = 0
+    steady_requests: int | None = None
+    carried_lists: int = 0
+    carried_profiles: int = 0
     figures: Mapping[str, Any] = field(default_factory=dict)
 
     @classmethod
-    def of_step(
+    def of(
         cls,
         step: str,
         counts: Mapping[str, int],
-        warnings: list[str] | tuple[str, ...],
-        info: Mapping[str, Any],
+        warnings: Sequence[str] = (),
+        *,
+        resources: Mapping[str, str] | None = None,
+        announced: int | _Unset | None = UNSET,
+        data_quality: Sequence[QualityRow] | _Unset = UNSET,
+        declared: Mapping[str, Any] | _Unset | None = UNSET,
+        votes: VoteFetch | None = None,
+        request: Mapping[str, Any] | None = None,
+        requests: int | _Unset = UNSET,
+        steady_requests: int | _Unset = UNSET,
+        carried_lists: int | _Unset = UNSET,
+        carried_profiles: int | _Unset = UNSET,
+        **figures: Any,
     ) -> StepReport:
-        """The typed report of a step's plain JSON report (its ``counts``, ``warnings`` and ``info``:
-        ``resources``, ``announced``, ``data_quality`` rows, ``declared``, ``taken_at`` and, from the
-        comparisons step, ``requested``, ``budget``, ``pending``, ``snapshots_to_go``, ``audited``,
-        ``audit_cycle``)."""
-        votes = None
-        if step == "comparisons" and "requested" in info:
-            votes = VoteFetch(
-                requested=int(info.get("requested") or 0),
-                budget=_int(info.get("budget")),
-                pending=int(info.get("pending") or 0),
-                snapshots_to_go=_int(info.get("snapshots_to_go", 0)),
-                audited=int(info.get("audited") or 0),
-                audit_cycle=_int(info.get("audit_cycle")),
-            )
+        """A step's report from typed arguments. ``requests``: HTTP requests the step sent;
+        ``steady_requests``: of those, what a snapshot in which nothing changed sends again (default: all);
+        ``carried_lists``, ``carried_profiles``: solution lists and bot profiles kept from the last snapshot
+        instead of read (the budget's full read counts them: :func:`solvelens.flows.budget.spent_by`).
+        ``figures``: the step's own figures for the run's summary (``refetched``, ``fetched``, ...). Every
+        argument a step gives is also shown in the summary (its ``fetch`` entry of the step: ``carried_lists``
+        as ``carried_over``, ``carried_profiles`` as ``profiles_carried_over``, quality rows as plain
+        values), so that entry holds everything the step reported."""
+        given: dict[str, Any] = {
+            "resources": resources,
+            "announced": announced,
+            "data_quality": data_quality,
+            "declared": declared,
+            "request": request,
+            "requests": requests,
+            "steady_requests": steady_requests,
+            "carried_over": carried_lists,
+            "profiles_carried_over": carried_profiles,
+        }
+        shown = {k: v for k, v in given.items() if v is not UNSET and (v is not None or k not in _OPTIONAL)}
+        if "data_quality" in shown:
+            shown["data_quality"] = [asdict(q) for q in data_quality]  # type: ignore[union-attr]
         return cls(
             step=step,
             warnings=tuple(warnings),
             counts={k: v for k, v in counts.items() if _int(v) is not None},
-            resources=dict(info.get("resources") or {}),
-            announced=_int(info.get("announced")),
-            data_quality=tuple(QualityRow(**q) for q in info.get("data_quality") or ()),
-            declared=info.get("declared"),
-            taken_at=info.get("taken_at"),
+            resources=dict(resources or {}),
+            announced=None if isinstance(announced, _Unset) else announced,
+            data_quality=() if isinstance(data_quality, _Unset) else tuple(data_quality),
+            declared=None if isinstance(declared, _Unset) else declared,
             votes=votes,
-            request=info.get("request"),
-            figures=dict(info),
+            request=request,
+            requests=0 if isinstance(requests, _Unset) else requests,
+            steady_requests=None if isinstance(steady_requests, _Unset) else steady_requests,
+            carried_lists=0 if isinstance(carried_lists, _Unset) else carried_lists,
+            carried_profiles=0 if isinstance(carried_profiles, _Unset) else carried_profiles,
+            figures={**shown, **figures},
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -143,5 +183,9 @@ class StepReport:
             taken_at=data.get("taken_at"),
             votes=None if votes is None else VoteFetch(**votes),
             request=data.get("request"),
+            requests=int(data.get("requests") or 0),
+            steady_requests=data.get("steady_requests"),
+            carried_lists=int(data.get("carried_lists") or 0),
+            carried_profiles=int(data.get("carried_profiles") or 0),
             figures=dict(data.get("figures") or {}),
         )

@@ -29,7 +29,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -307,10 +307,6 @@ class StagingArea:
         """Stage what one fetch step (or the flow) reported (``part-<step>.json``)."""
         path = self.path / f"part-{report.step}.json"
         path.write_text(json.dumps(report.to_json()), encoding="utf-8")
-
-    def write_part(self, name: str, *, warnings: list[str], info: Mapping[str, Any] | None = None) -> None:
-        """Stage a report given as a step's plain ``info`` (:meth:`StepReport.of_step`, no counts)."""
-        self.write_report(StepReport.of_step(name, {}, warnings, info or {}))
 
     def reports(self) -> dict[str, StepReport]:
         """Every staged report by step name, in name order."""

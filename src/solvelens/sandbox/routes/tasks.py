@@ -85,6 +85,7 @@ def _add_next_task(router: APIRouter, ctx: AppContext) -> None:
                 slim_categories=categories == "slim",
                 task_types=opts.task_types,
                 rules=rules,
+                wall=ctx.wall.now,
             )
         return conv.render_task(None if task is None else dispatcher.shape(task, opts.task_shape, opts.tasks))
 
@@ -154,6 +155,7 @@ def _add_submit(router: APIRouter, ctx: AppContext) -> None:
                     accept_content=interface,
                     tasks=tasks,
                     rules=rules,
+                    wall=ctx.wall.now,
                 )
 
         result = await run_in_threadpool(apply)
