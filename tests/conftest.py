@@ -1,7 +1,8 @@
 """Shared pytest fixtures and the test run's environment. Each fixture family lives in a module of
 ``tests/fixtures`` registered here:
 
-- ``tests/fixtures/sandbox.py``: the sandbox server on 127.0.0.1 (real uvicorn subprocess, real SQLite file).
+- ``tests/fixtures/sandbox.py``: the sandbox server on 127.0.0.1 (real uvicorn in a thread of the test
+  process, real SQLite file).
 - ``tests/fixtures/prefect.py``: a session-scoped Prefect test harness.
 - ``tests/fixtures/store.py``: small DuckDB stores in the public schema for analysis, chart and report tests.
 - ``tests/fixtures/conventions.py``: the sandbox served in each wire convention mode (one fresh copy of one

@@ -1,10 +1,9 @@
-"""End to end in every sandbox convention mode, over real HTTP with the real command line: a full
-``solvelens snapshot`` into a real DuckDB file equals the sandbox's SQLite database (ids, key fields, ranks,
-counts, figures) while the sandbox orders tied scores at random on every call, as the real platform does
-(solution ranks over the score and leaderboard ranks over the points are competition ranks: the same
-whatever the tie order); ``solvelens bot
-run`` with the example solver has every task type accepted; and
-``solvelens probe`` -> profile -> ``snapshot --profile`` gives the same snapshot as detection.
+"""End to end in every sandbox convention mode, over real HTTP with the real command line (run in this
+process): a full ``solvelens snapshot`` into a real DuckDB file equals the sandbox's SQLite database (ids,
+key fields, ranks, counts, figures) while the sandbox orders tied scores at random on every call, as the
+real platform does (solution ranks over the score and leaderboard ranks over the points are competition
+ranks: the same whatever the tie order); ``solvelens bot run`` with the example solver has every task type
+accepted; and ``solvelens probe`` -> profile -> ``snapshot --profile`` gives the same snapshot as detection.
 
 The client reads the non-default modes only by detection (issue 15): these tests are the proof, and fail
 for a mode the client cannot read yet."""
@@ -13,14 +12,15 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import Result
+from typer.testing import CliRunner
 
+from solvelens.cli import app
 from solvelens.sandbox import queries
 from solvelens.sandbox.db import get_meta
 from solvelens.sandbox.ids import IdCodec
@@ -32,17 +32,24 @@ TASK_KINDS = ("flag", "solve", "vote", "create")
 SOLVER = "solvelens.client.example_solver:solve"
 
 
-def solvelens(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    """Run ``python -m solvelens ARGS`` as a real process (no Prefect API: the in-process path)."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SOLVELENS_") and k != "PREFECT_API_URL"}
-    return subprocess.run(
-        [sys.executable, "-m", "solvelens", *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env=env,
-        check=False,
-    )
+def solvelens(*args: str) -> Result:
+    """Run ``solvelens ARGS`` in this process (typer's runner; no ``SOLVELENS_*`` variable, no Prefect API:
+    the in-process path). A process of its own is not what these tests check (``tests/cli`` does that), and
+    each would cost ~1.5 s of CPU to import the command line's libraries."""
+    unset: dict[str, str | None] = {
+        k: None for k in os.environ if k.startswith("SOLVELENS_") or k == "PREFECT_API_URL"
+    }
+    return CliRunner().invoke(app, list(args), env=unset)
+
+
+def failure(result: Result) -> str:
+    """What a failed run said: the end of its output, and the traceback of an exception it raised."""
+    import traceback
+
+    said = result.output[-3000:]
+    if result.exc_info is not None and not isinstance(result.exception, SystemExit):
+        said += "".join(traceback.format_exception(*result.exc_info))[-3000:]
+    return said
 
 
 def sqlite_truth(db_path: Path) -> dict[str, Any]:
@@ -148,7 +155,7 @@ def test_snapshot_equals_the_sandbox_database(
     result = solvelens(
         "snapshot", "--base-url", server.base_url, "--db", str(store), "--api-key", key, "--no-prefect"
     )
-    assert result.returncode == 0, f"{mode}: {result.stdout[-2000:]}{result.stderr[-3000:]}"
+    assert result.exit_code == 0, f"{mode}: {failure(result)}"
     assert_snapshot_equals_platform(store, server, f"Snap{mode.title()}")
 
 
@@ -170,9 +177,9 @@ def test_bot_with_the_example_solver_has_every_task_type_accepted(
         )
         result = solvelens(
             "bot", "run", "--base-url", server.base_url, "--api-key", key, "--solver", SOLVER,
-            "--max-tasks", "2", "--stop-when-idle", "--idle-wait", "0", timeout=120,
+            "--max-tasks", "2", "--stop-when-idle", "--idle-wait", "0",
         )  # fmt: skip
-        assert result.returncode == 0, f"{mode}/{kind}: {result.stdout[-2000:]}{result.stderr[-3000:]}"
+        assert result.exit_code == 0, f"{mode}/{kind}: {failure(result)}"
     conn = sqlite3.connect(f"file:{first.db_path}?mode=ro", uri=True)
     rows = conn.execute(
         "SELECT t.task_type, t.status, count(*) FROM tasks t JOIN bots b ON b.id = t.bot_id "
@@ -191,8 +198,8 @@ def test_probe_profile_snapshot_equals_detection(
 ) -> None:
     server = convention_sandbox(mode, task_types=("solve",), tie_order="shuffle")
     profile = tmp_path / "profile.toml"
-    probed = solvelens("probe", "--base-url", server.base_url, "--out", str(profile), timeout=120)
-    assert probed.returncode == 0, f"{probed.stdout}{probed.stderr}"
+    probed = solvelens("probe", "--base-url", server.base_url, "--out", str(profile))
+    assert probed.exit_code == 0, failure(probed)
     assert "[endpoints." in profile.read_text(), profile.read_text()
     stores = {}
     for name, extra in (("detected", []), ("profiled", ["--profile", str(profile)])):
@@ -200,6 +207,6 @@ def test_probe_profile_snapshot_equals_detection(
         result = solvelens(
             "snapshot", "--base-url", server.base_url, "--db", str(stores[name]), "--no-prefect", *extra
         )
-        assert result.returncode == 0, f"{mode}/{name}: {result.stdout[-2000:]}{result.stderr[-3000:]}"
+        assert result.exit_code == 0, f"{mode}/{name}: {failure(result)}"
     assert store_contents(stores["profiled"]) == store_contents(stores["detected"])
     assert_snapshot_equals_platform(stores["profiled"], server, None)

@@ -24,7 +24,7 @@ from solvelens.client.models import Task, parse_task
 from solvelens.client.runner import BotRunner
 from solvelens.client.submission import submission_body
 from solvelens.sandbox.conventions import CONVENTIONS
-from solvelens.sandbox.process import SandboxServer, start_sandbox
+from tests.fixtures.sandbox import SandboxServer, start_sandbox
 
 FAST = RetryPolicy(attempts=3, wait_initial=0.01, wait_max=0.05, wait_jitter=0.0)
 MODES = [(conv, tasks) for tasks in ("typed", "content") for conv in CONVENTIONS]
@@ -145,7 +145,9 @@ def test_votes_and_creates_accepted_for_both_solvers(
     """Votes and creates come after flags and solves: a sandbox handing out only them (platform mode)."""
     path = tmp_path / "p.sqlite"
     shutil.copyfile(pristine, path)
-    server = start_sandbox(path, tasks=tasks, task_types=kind)
+    # every answer must be accepted: the realistic 4 % of vote submits lost to a deadlock is off here (seen
+    # failing 1 of 4 votes; its own tests are in tests/sandbox/test_real_behaviours.py)
+    server = start_sandbox(path, tasks=tasks, task_types=kind, vote_deadlocks=0.0)
     try:
         for label, solver in (("string", solve_text), ("dict", solve)):
             name = f"{kind}-{tasks}-{label}"

@@ -23,8 +23,8 @@ from solvelens.client.walk import MAX_TIE_ROUNDS
 from solvelens.flows.steps import SnapshotPlan, run_snapshot
 from solvelens.sandbox.generate import build_platform
 from solvelens.sandbox.ids import IdCodec
-from solvelens.sandbox.process import SandboxServer, start_sandbox
 from solvelens.store import read_frame
+from tests.fixtures.sandbox import SandboxServer, start_sandbox
 
 SEED = 5
 #: Bots added beside the generated ones, and the size of each tie group on points.

@@ -21,8 +21,8 @@ from solvelens.flows.steps import SnapshotPlan, run_snapshot
 from solvelens.report import report_content
 from solvelens.report.content import ReportContent
 from solvelens.sandbox.ids import IdCodec
-from solvelens.sandbox.process import start_sandbox
 from solvelens.sandbox.simulate import advance
+from tests.fixtures.sandbox import start_sandbox
 
 #: The feed's window: ``GET /activity`` serves the newest 50 events.
 FEED = 50

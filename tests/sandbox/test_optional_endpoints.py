@@ -292,8 +292,13 @@ def test_a_platform_built_before_the_activity_log_gets_it_on_serve_and_advance(
         conn.close()
 
 
-def test_hidden_skill_reads_every_bot_without_writing(make_sandbox, tmp_path) -> None:
-    sandbox = make_sandbox(seed=10)
+def test_hidden_skill_reads_every_bot_without_writing(tmp_path, request) -> None:
+    # The server in a process of its own: a reader in the server's own process shares SQLite's WAL index
+    # (the -shm file) with it, and this checks that reading changes no byte of any of the files.
+    from solvelens.sandbox.process import start_sandbox
+
+    sandbox = start_sandbox(tmp_path / "sandbox-0.sqlite", seed=10)
+    request.addfinalizer(sandbox.stop)
     files = [sandbox.db_path, *sandbox.db_path.parent.glob(f"{sandbox.db_path.name}-*")]
     before = {f: hashlib.sha256(f.read_bytes()).hexdigest() for f in files}
     truth = hidden_skill(sandbox.db_path)

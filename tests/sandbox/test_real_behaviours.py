@@ -34,8 +34,8 @@ from typer.testing import CliRunner
 
 from solvelens.cli import app as cli
 from solvelens.sandbox.generate import build_platform
-from solvelens.sandbox.process import SandboxServer, start_sandbox
 from solvelens.sandbox.simulate import advance
+from tests.fixtures.sandbox import SandboxServer, start_sandbox
 
 
 @pytest.fixture(scope="module")

@@ -29,8 +29,8 @@ from solvelens.cli import app
 from solvelens.client import PlatformClient
 from solvelens.client.models import Task
 from solvelens.sandbox.ids import IdCodec
-from solvelens.sandbox.process import SandboxServer, start_sandbox
 from solvelens.sandbox.simulate import advance
+from tests.fixtures.sandbox import SandboxServer, start_sandbox
 from tests.truth.sandbox_truth import freeze
 
 _RUNNER = CliRunner()
@@ -98,7 +98,7 @@ class Scenario:
     ) -> Scenario:
         """Serve a small platform of ``seed`` (a copy of the database ``copy_of`` when given, else built
         in ``workdir``) in convention ``mode``; ``resources`` (default ``activity``) is what snapshots ask
-        for, other options go to :func:`~solvelens.sandbox.process.start_sandbox`."""
+        for, other options go to :func:`tests.fixtures.sandbox.start_sandbox` (a thread of this process)."""
         workdir.mkdir(parents=True, exist_ok=True)
         resources = str(options.pop("resources", "activity"))
         db = workdir / "sandbox.sqlite"

@@ -42,7 +42,7 @@ def _families_by_sql(db_path: Path) -> dict[str, int]:
 @pytest.fixture(scope="module")
 def families_snapshot(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, int]:
     """One snapshot of a small sandbox fetching the model families only: (store, sandbox db, snapshot id)."""
-    from solvelens.sandbox.process import start_sandbox
+    from tests.fixtures.sandbox import start_sandbox
 
     folder = tmp_path_factory.mktemp("truth-families")
     server: SandboxServer = start_sandbox(folder / "sandbox.sqlite", seed=4, scale="small")
