@@ -63,7 +63,9 @@ def test_both_clients_read_the_optional_endpoints_in_the_canonical_form(sandbox:
     )
 
     again = asyncio.run(_async(sandbox, listed["id"]))
-    assert again["models"] == models and again["pages"] == got["pages"]
+    # the same models; tied ones (the lazy board's stale 1,500) come in another order on each call
+    assert sorted(again["models"], key=lambda m: m["id"]) == sorted(models, key=lambda m: m["id"])
+    assert again["pages"] == got["pages"]
     assert again["solution"] == solution and again["comparisons"] == votes
     assert [e["id"] for e in again["activity"]] == [e["id"] for e in events]
 
