@@ -206,7 +206,7 @@ def test_a_fast_moving_platform_shows_a_recorded_gap_and_the_cadence_that_would_
 def test_comparisons_are_fetched_only_where_votes_moved_and_stored_once(
     make_sandbox: Any, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ):
-    # seed 0: some solutions have more than 50 votes; no deadlocked submits: the vote below must move its counts
+    # seed 0: some solutions have more than 50 votes; no deadlocked submit: the vote below must move counts
     # (a deadlocked vote, counted on neither side, is the audit's case: tests/flows/test_fetch_budget.py)
     server = make_sandbox(seed=0, task_types="vote", vote_deadlocks=0.0)
     requests = Requests(caplog)
