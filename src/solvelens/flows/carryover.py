@@ -30,6 +30,7 @@ import pyarrow.parquet as pq
 
 from solvelens.client import AsyncPlatformClient, NotFoundError
 from solvelens.flows.fetch import collect_pages, run_together, step_client
+from solvelens.flows.figures import CarryoverFigures
 from solvelens.flows.plan import SnapshotPlan
 from solvelens.flows.ranks import competition_ranks
 from solvelens.store.canonical import KEY_FORMS
@@ -151,7 +152,10 @@ async def verify_carryover_step(plan: SnapshotPlan, staging_dir: str) -> StepRep
         {},
         warnings,
         requests=len(pids),
-        stale_lists=len(stale),
-        rotation_lists=len(rotation),
-        renamed_bots=len(renamed),
+        figures=CarryoverFigures(
+            requests=len(pids),
+            stale_lists=len(stale),
+            rotation_lists=len(rotation),
+            renamed_bots=len(renamed),
+        ),
     )
