@@ -647,6 +647,18 @@ def _checked_profile(profile: Path | None) -> str | None:
     return str(profile.resolve())
 
 
+def _plan(base_url: str, db: Path, rules: _AlertOptions, **fields: Any) -> SnapshotPlan:
+    """The plan of a snapshot, a run's (``snapshot``) or a deployment's (``schedule``): the checked base
+    URL, the store, the checked alert rules, and the other plan fields by name (``fields``; pydantic refuses
+    an unknown or mistyped one: :class:`solvelens.flows.plan.SnapshotPlan` forbids extra fields). Imports
+    pydantic: call it after the probe's request."""
+    from solvelens.flows.plan import SnapshotPlan
+
+    return SnapshotPlan(
+        base_url=base_url, db_path=str(db), alerts=rules.alerts, alerts_file=rules.alerts_file, **fields
+    )
+
+
 def snapshot(
     ctx: typer.Context,
     base_url: BaseUrl,
@@ -718,11 +730,10 @@ def snapshot(
     def plan() -> SnapshotPlan:
         """The run's plan from the checked options, built once the probe answered (pydantic comes after
         the first request): every option is the plan field of its name, nothing in between."""
-        from solvelens.flows.plan import SnapshotPlan
-
-        return SnapshotPlan(
-            base_url=checked_url,
-            db_path=str(db),
+        return _plan(
+            checked_url,
+            db,
+            rules,
             taken_at=when,
             full=full,
             use_api_key=bot_me,
@@ -734,8 +745,6 @@ def snapshot(
             max_rps=max_rps,
             resources=wanted,
             budget=spend,
-            alerts=rules.alerts,
-            alerts_file=rules.alerts_file,
         )
 
     use_prefect = prefect if prefect is not None else prefect_api_url() is not None
@@ -893,18 +902,20 @@ def schedule(
     os.environ.update(rules.env)
     watch = StaleWatch(str(db.resolve()), base_url, alert_config(alert or [], alerts_file))
 
-    deployments = build_deployments(
+    plan = _plan(
         base_url,
-        str(db.resolve()),
+        db.resolve(),
+        rules,
+        full=full,
+        allow_missing_bot_me=allow_missing_bot_me,
+        profile=profile_path,
+    )
+    deployments = build_deployments(
+        plan,
         str(report_out.resolve()),
         snapshot_cron=cron,
         report_cron=report_cron,
         compact_cron=compact_cron,
-        full=full,
-        allow_missing_bot_me=allow_missing_bot_me,
-        profile=profile_path,
-        alerts=rules.alerts,
-        alerts_file=rules.alerts_file,
     )
     try:
         line = serve_deployments(deployments, watch=watch if watch else None)
