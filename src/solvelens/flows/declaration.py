@@ -24,7 +24,7 @@ import httpx
 from solvelens.client.base import USER_AGENT, tls_context
 from solvelens.flows.plan import SnapshotPlan
 from solvelens.flows.preflight import PreflightError
-from solvelens.store.reports import StepReport
+from solvelens.store.reports import Declaration, StepReport
 
 #: The response headers read (case-insensitive) and the keys they are recorded under.
 DECLARATION_HEADERS = {"X-Platform-Id": "id", "X-Platform-Clock": "clock", "X-Platform-Time": "time"}
@@ -60,7 +60,7 @@ async def fetch_platform_step(plan: SnapshotPlan, staging_dir: str) -> StepRepor
     except httpx.HTTPError as exc:
         warning = f"platform declaration not read (GET {url}: {type(exc).__name__}); its clock is unknown"
         return StepReport.of("platform", {}, [warning], declared=None)
-    return StepReport.of("platform", {}, declared=declaration(response.headers))
+    return StepReport.of("platform", {}, declared=Declaration(**declaration(response.headers)))
 
 
 def _health_url(base_url: str) -> str:

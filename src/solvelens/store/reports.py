@@ -20,6 +20,7 @@ __all__ = [
     "CAPPED",
     "COUNT_DISAGREES",
     "TOTAL_BELOW_ROWS",
+    "Declaration",
     "QualityRow",
     "StepFigures",
     "StepReport",
@@ -87,6 +88,22 @@ class StepFigures(Mapping[str, Any]):
 
 
 @dataclass(frozen=True)
+class Declaration:
+    """What a platform declared about itself in its answers' headers (the ``platform`` step): ``id``
+    (``X-Platform-Id``, kept across ports), ``clock`` (``X-Platform-Clock``, e.g. ``simulated``), ``time``
+    (``X-Platform-Time``, ISO-8601 UTC); ``None``: not sent (the real platform sends none)."""
+
+    id: str | None = None
+    clock: str | None = None
+    time: str | None = None
+
+    def as_json(self) -> dict[str, str]:
+        """The fields the platform sent (``{}`` for none), as recorded with the snapshot
+        (``snapshots.platform``)."""
+        return {k: v for k, v in asdict(self).items() if v is not None}
+
+
+@dataclass(frozen=True)
 class QualityRow:
     """One ``data_quality`` row a step found: ``resource`` (a view name), ``scope`` (a problem or solution
     id; ``''`` for a whole list), ``announced`` and ``stored`` (records), ``reason`` (a sentence, ``None``
@@ -126,14 +143,14 @@ class StepReport:
     ``step``: its name; ``warnings``: one line each; ``counts``: records per resource it fetched;
     ``resources``: what became of each optional resource it covers (``stored``, ``not offered``, ...);
     ``announced``: the total its list's walk announced (``None``: none); ``data_quality``: the rows it found;
-    ``declared``: what the platform declared about itself (the ``platform`` step: ``{"id", "clock",
-    "time"}``); ``taken_at``: ``"platform"`` when the snapshot's time is the platform's clock; ``votes``: the
-    comparisons step's figures; ``request``: the request of an optional list as sent (``{"path",
-    "params"}``, recorded with the snapshot: ``snapshots.requests``); ``requests``, ``steady_requests``,
-    ``carried_lists``, ``carried_profiles``: what the budget counts (:meth:`of`); ``figures``: what the
-    step reports about itself for the run's summary (a :class:`StepFigures` of the step's kind, e.g.
-    :class:`solvelens.flows.figures.ProblemsFigures`; read back from the staging folder: its JSON form,
-    which the store never reads).
+    ``declared``: what the platform declared about itself (the ``platform`` step: :class:`Declaration`;
+    ``None``: not read); ``taken_at``: ``"platform"`` when the snapshot's time is the platform's clock;
+    ``votes``: the comparisons step's figures; ``request``: the request of an optional list as sent
+    (``{"path", "params"}``, recorded with the snapshot: ``snapshots.requests``); ``requests``,
+    ``steady_requests``, ``carried_lists``, ``carried_profiles``: what the budget counts (:meth:`of`);
+    ``figures``: what the step reports about itself for the run's summary (a :class:`StepFigures` of the
+    step's kind, e.g. :class:`solvelens.flows.figures.ProblemsFigures`; read back from the staging folder: its
+    JSON form, which the store never reads).
     """
 
     step: str
@@ -142,7 +159,7 @@ class StepReport:
     resources: Mapping[str, str] = field(default_factory=dict)
     announced: int | None = None
     data_quality: tuple[QualityRow, ...] = ()
-    declared: Mapping[str, Any] | None = None
+    declared: Declaration | None = None
     taken_at: str | None = None
     votes: VoteFetch | None = None
     request: Mapping[str, Any] | None = None
@@ -162,7 +179,7 @@ class StepReport:
         resources: Mapping[str, str] | None = None,
         announced: int | None = None,
         data_quality: Sequence[QualityRow] = (),
-        declared: Mapping[str, Any] | None = None,
+        declared: Declaration | None = None,
         votes: VoteFetch | None = None,
         request: Mapping[str, Any] | None = None,
         requests: int = 0,
@@ -201,7 +218,7 @@ class StepReport:
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> StepReport:
         """The report from :meth:`to_json`'s form."""
-        votes = data.get("votes")
+        votes, declared = data.get("votes"), data.get("declared")
         return cls(
             step=data["step"],
             warnings=tuple(data.get("warnings") or ()),
@@ -209,7 +226,7 @@ class StepReport:
             resources=dict(data.get("resources") or {}),
             announced=data.get("announced"),
             data_quality=tuple(QualityRow(**q) for q in data.get("data_quality") or ()),
-            declared=data.get("declared"),
+            declared=None if declared is None else Declaration(**declared),
             taken_at=data.get("taken_at"),
             votes=None if votes is None else VoteFetch(**votes),
             request=data.get("request"),

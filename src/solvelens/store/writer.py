@@ -396,7 +396,7 @@ def _declared_platform(area: StagingArea) -> str | None:
     is the platform's, a report's ``taken_at``) as JSON text; ``None`` when the run staged neither."""
     reports = area.reports()
     platform = reports.get("platform")
-    declared = None if platform is None or platform.declared is None else dict(platform.declared)
+    declared = None if platform is None or platform.declared is None else platform.declared.as_json()
     taken_at = next((r.taken_at for r in reports.values() if r.taken_at), None)
     if taken_at:
         declared = {**(declared or {}), "taken_at": taken_at}
