@@ -37,10 +37,10 @@ TAKEN_AT_KEY = "taken_at"
 TIMEOUT_S = 10.0
 
 
-def declaration(headers: httpx.Headers) -> dict[str, str]:
-    """The declaration in ``headers``: ``{"id": str, "clock": str, "time": str}``, each key only when sent;
-    ``{}`` when the platform declared nothing (the real platform)."""
-    return {key: headers[name] for name, key in DECLARATION_HEADERS.items() if name in headers}
+def declaration(headers: httpx.Headers) -> Declaration:
+    """The declaration in ``headers`` (each field ``None`` when not sent; all of them when the platform
+    declared nothing: the real platform)."""
+    return Declaration(**{key: headers[name] for name, key in DECLARATION_HEADERS.items() if name in headers})
 
 
 async def fetch_platform_step(plan: SnapshotPlan, staging_dir: str) -> StepReport:
@@ -60,7 +60,7 @@ async def fetch_platform_step(plan: SnapshotPlan, staging_dir: str) -> StepRepor
     except httpx.HTTPError as exc:
         warning = f"platform declaration not read (GET {url}: {type(exc).__name__}); its clock is unknown"
         return StepReport.of("platform", {}, [warning], declared=None)
-    return StepReport.of("platform", {}, declared=Declaration(**declaration(response.headers)))
+    return StepReport.of("platform", {}, declared=declaration(response.headers))
 
 
 def _health_url(base_url: str) -> str:
@@ -80,9 +80,9 @@ def platform_time(base_url: str) -> str | None:
     except httpx.HTTPError:
         return None
     declared = declaration(response.headers)
-    if declared.get("clock") != SIMULATED:
+    if declared.clock != SIMULATED:
         return None
-    value = declared.get("time")
+    value: object = declared.time
     if value is None:
         try:
             value = response.json().get("clock")
