@@ -14,7 +14,8 @@ both the problems and the leaderboard are staged, and re-reads (``GET /problems/
 
 The re-read lists are appended to the staged ``solutions`` / ``solution_problems``; the writer then takes
 them instead of the carried manifests (a fetched problem's carry-over row is ignored). The step report's
-``info`` names the cost: ``stale_lists``, ``rotation_lists``, ``renamed_bots`` and ``requests``.
+figures name the cost (:class:`~solvelens.flows.figures.CarryoverFigures`: ``requests``, ``stale_lists``,
+``rotation_lists``, ``renamed_bots``).
 """
 
 from __future__ import annotations

@@ -511,10 +511,11 @@ async def fetch_bot_me_step(plan: SnapshotPlan, staging_dir: str) -> StepReport:
     """Stage ``bot_me`` (``GET /bot/me``) with the API key of :class:`solvelens.config.Settings`
     (``SOLVELENS_API_KEY`` or ``SOLVELENS_API_KEY_FILE``); the key is never a parameter, never logged.
 
-    No key configured: nothing staged, ``info.skipped`` says why. A malformed, unreadable or rejected key
-    (401/403) raises :class:`ApiKeyRejectedError`, so the snapshot fails and writes nothing (a scheduled job
-    never silently loses the bot's history); with ``allow_missing`` it is a warning instead and the public
-    resources still make a complete snapshot (``plan.allow_missing_bot_me``).
+    No key configured: nothing staged, the figures' ``skipped`` says why
+    (:class:`~solvelens.flows.figures.BotMeFigures`). A malformed, unreadable or rejected key (401/403) raises
+    :class:`ApiKeyRejectedError`, so the snapshot fails and writes nothing (a scheduled job never silently
+    loses the bot's history); with ``allow_missing`` it is a warning instead and the public resources still
+    make a complete snapshot (``plan.allow_missing_bot_me``).
     """
     allow_missing = plan.allow_missing_bot_me
     fix = "or pass --allow-missing-bot-me to snapshot without the bot's own profile"
