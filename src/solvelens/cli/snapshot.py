@@ -578,11 +578,8 @@ def snapshot(
     interrupted (Ctrl-C), nothing written; --alert-exit-code N: complete, and an alert fired.
     """
     on_failure(ctx, "snapshot", "no snapshot was written")
-    profile_path, wanted, spend = (
-        _checked_profile(profile),
-        _checked_resources(resources),
-        _checked_budget(budget),
-    )
+    profile_path, wanted = _checked_profile(profile), _checked_resources(resources)
+    spend = _checked_budget(budget)
     checked_url, env = _checked_target(base_url, db, api_key, read_timeout)
     when = _checked_taken_at(taken_at)
     _check_alert_exit_code(alert_exit_code)
