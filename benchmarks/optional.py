@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from solvelens.client.walk import endpoint_key
+from solvelens.flows.figures import ComparisonsFigures
 from solvelens.flows.steps import SnapshotPlan, run_snapshot
 from solvelens.sandbox.process import start_sandbox
 from solvelens.sandbox.simulate import advance
@@ -139,12 +140,11 @@ def print_report(rows: list[tuple[str, dict[str, Any], Counter[str]]], scale: st
     for phase, summary, _ in rows:
         print(f"{phase}: {' '.join(summary.quality_lines()[-1:])}")
     unchanged = rows[1][2][COMPARISONS]
-    info = rows[1][1].fetch.get("comparisons", {})
-    verdict = "met" if unchanged == info.get("requested", 0) else "NOT met"
+    info = rows[1][1].figures("comparisons", ComparisonsFigures)
+    verdict = "met" if unchanged == info.requested else "NOT met"
     print(
         f"\ntarget: an unchanged re-snapshot sends only its audit share and the backlog the budget left: "
-        f"{unchanged} sent ({info.get('audited', 0)} audit, {info.get('pending', 0)} lists still pending) "
-        f"-> {verdict}"
+        f"{unchanged} sent ({info.audited} audit, {info.pending} lists still pending) -> {verdict}"
     )
 
 

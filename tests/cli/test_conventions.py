@@ -72,7 +72,10 @@ def test_snapshot_summary_quiet_json_and_text(sandbox: SandboxServer, tmp_path: 
     db = tmp_path / "store.duckdb"
     quiet = _snapshot(sandbox, db, "--quiet", "--budget", "20")
     assert quiet.returncode == 0, quiet.stderr
-    assert len(quiet.stdout.splitlines()) == 1 and not quiet.stderr, quiet.stdout + quiet.stderr
+    # stderr holds nothing but, on a loaded machine, the preflight's "answers slowly" line (a first answer
+    # over 1 s: the warning a slow platform deserves, seen once at load 11)
+    noise = [line for line in quiet.stderr.splitlines() if "answers slowly" not in line]
+    assert len(quiet.stdout.splitlines()) == 1 and not noise, quiet.stdout + quiet.stderr
     assert quiet.stdout.startswith("snapshot 1 complete, taken at ") and COVERAGE.search(quiet.stdout)
 
     as_json = _snapshot(sandbox, db, "--json", "--budget", "20")

@@ -165,8 +165,11 @@ def test_malformed_api_key_is_refused_before_any_request(store_path: Path):
 
 def test_snapshot_deployment_schedule_and_parameters():
     from solvelens.flows.deployments import snapshot_deployment
+    from solvelens.flows.plan import SnapshotPlan
 
-    deployment = snapshot_deployment("http://127.0.0.1:1/api/v1", "/data/s.duckdb", cron="15 * * * *")
+    # concurrency is a run's option: a deployment keeps only the fields a scheduled snapshot fixes
+    plan = SnapshotPlan(base_url="http://127.0.0.1:1/api/v1", db_path="/data/s.duckdb", concurrency=3)
+    deployment = snapshot_deployment(plan, cron="15 * * * *")
     assert deployment.parameters == {
         "plan": {
             "base_url": "http://127.0.0.1:1/api/v1",
@@ -183,8 +186,10 @@ def test_snapshot_deployment_schedule_and_parameters():
 def test_report_deployment_is_daily():
     pytest.importorskip("solvelens.flows.report", reason="the report flow is written by another engineer")
     from solvelens.flows.deployments import build_deployments
+    from solvelens.flows.plan import SnapshotPlan
 
-    snap, report, compact = build_deployments("http://127.0.0.1:1/api/v1", "/d/s.duckdb", "/d/r.html")
+    plan = SnapshotPlan(base_url="http://127.0.0.1:1/api/v1", db_path="/d/s.duckdb")
+    snap, report, compact = build_deployments(plan, "/d/r.html")
     assert report.parameters == {"db_path": "/d/s.duckdb", "out": "/d/r.html"}
     assert [s.schedule.cron for s in report.schedules] == ["30 6 * * *"]
     assert [s.schedule.cron for s in snap.schedules] == ["0 * * * *"]

@@ -17,7 +17,7 @@ import pytest
 from solvelens.flows.declaration import fetch_platform_step
 from solvelens.flows.steps import SnapshotPlan, run_snapshot
 from solvelens.store import read_frame
-from solvelens.store.reports import StepReport
+from solvelens.store.reports import Declaration, StepReport
 from tests.fixtures.sandbox import SandboxServer, free_port, start_sandbox
 
 
@@ -36,10 +36,10 @@ def test_the_sandbox_declares_a_simulated_clock_and_an_identity_that_survives_a_
         first.stop()
     declared = report.declared
     assert declared is not None
-    assert declared["clock"] == "simulated" and len(declared["id"]) == 36, report
+    assert declared.clock == "simulated" and declared.id is not None and len(declared.id) == 36, report
     assert report.warnings == ()
     # Every answer carries it, not only /health.
-    assert answer.headers["x-platform-id"] == declared["id"]
+    assert answer.headers["x-platform-id"] == declared.id
     assert answer.headers["x-platform-clock"] == "simulated"
     second = start_sandbox(db, scale="empty")  # the same platform on another free port
     try:
@@ -76,7 +76,7 @@ def test_a_loopback_server_that_declares_nothing_is_recorded_as_declaring_nothin
     plain_server: str, tmp_path: Path
 ):
     report = _declared(plain_server, tmp_path)
-    assert report.declared == {} and report.warnings == ()
+    assert report.declared == Declaration() and report.warnings == ()
 
 
 def test_an_unreachable_platform_is_unknown_with_a_warning(tmp_path: Path):

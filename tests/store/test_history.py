@@ -20,7 +20,7 @@ from solvelens.store import (
     write_snapshot,
 )
 from solvelens.store.quality import data_quality, vote_coverage
-from solvelens.store.reports import StepReport
+from solvelens.store.reports import Declaration, StepReport
 from solvelens.store.schema import (
     HISTORY_COLUMNS,
     INTERNAL,
@@ -33,7 +33,7 @@ from tests.store.fakes import FakePlatform, make_platform, stage_run
 
 
 def _declare(area: StagingArea, platform_id: str) -> StagingArea:
-    area.write_report(StepReport.of("platform", {}, declared={"id": platform_id, "clock": "simulated"}))
+    area.write_report(StepReport.of("platform", {}, declared=Declaration(id=platform_id, clock="simulated")))
     return area
 
 

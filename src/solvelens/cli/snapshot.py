@@ -16,8 +16,9 @@ from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -35,8 +36,30 @@ from solvelens.cli.common import (
     ProfileFile,
     on_failure,
 )
+from solvelens.cli.snapshot_options import (
+    AlertExitCode,
+    AlertRules,
+    AlertsFile,
+    Backfill,
+    BotMe,
+    BudgetOption,
+    CompactCron,
+    Concurrency,
+    Cron,
+    JsonOutput,
+    LockTimeout,
+    Notify,
+    Quiet,
+    ReadTimeout,
+    ReportCron,
+    ReportOut,
+    Resources,
+    TakenAt,
+    UsePrefect,
+    Verbose,
+)
 from solvelens.flows.budget import DEFAULT_BUDGET
-from solvelens.resources import RESOURCES, optional_names, wanted_resources
+from solvelens.resources import RESOURCES, wanted_resources
 
 if TYPE_CHECKING:
     from solvelens.flows.budget import Budget
@@ -338,163 +361,6 @@ def _print_summary(summary: SnapshotSummary, output: str = "text") -> None:
 
 # -- snapshot ---------------------------------------------------------------------------------------------
 
-Quiet = Annotated[
-    bool,
-    typer.Option(
-        "--quiet",
-        "-q",
-        envvar="SOLVELENS_QUIET",
-        help="Print the summary as one line (for cron logs); errors are still one line on stderr.",
-    ),
-]
-JsonOutput = Annotated[
-    bool,
-    typer.Option(
-        "--json",
-        envvar="SOLVELENS_JSON",
-        help="Print the summary as one JSON object (every field of the snapshot's summary).",
-    ),
-]
-
-BotMe = Annotated[
-    bool,
-    typer.Option(
-        "--bot-me/--no-bot-me",
-        envvar="SOLVELENS_BOT_ME",
-        help="Snapshot /bot/me when an API key is configured.",
-    ),
-]
-TakenAt = Annotated[
-    str | None,
-    typer.Option(
-        "--taken-at",
-        envvar="SOLVELENS_TAKEN_AT",
-        help="Snapshot time, ISO-8601 UTC (default: now). Refused when older than the store's newest "
-        "snapshot of this platform, unless --backfill.",
-    ),
-]
-Backfill = Annotated[
-    bool,
-    typer.Option(
-        "--backfill",
-        envvar="SOLVELENS_BACKFILL",
-        help="Allow a snapshot time older than the store's newest snapshot of this platform.",
-    ),
-]
-UsePrefect = Annotated[
-    bool | None,
-    typer.Option(
-        "--prefect/--no-prefect",
-        envvar="SOLVELENS_PREFECT",
-        show_default=False,
-        help="Run as a Prefect flow run (--prefect) or in-process (--no-prefect). Default: a flow run when a "
-        "Prefect API is configured (PREFECT_API_URL or the active Prefect profile), else in-process (no "
-        "temporary Prefect server).",
-    ),
-]
-Concurrency = Annotated[
-    int,
-    typer.Option(
-        "--concurrency", envvar="SOLVELENS_CONCURRENCY", min=1, help="Requests in flight per fan-out."
-    ),
-]
-ReadTimeout = Annotated[
-    float | None,
-    typer.Option(
-        "--read-timeout",
-        envvar="SOLVELENS_READ_TIMEOUT",
-        help="Seconds to wait for each answer of the platform (default 30). The preflight waits this long "
-        "for its first answer: a platform that answers slowly is slow, not down; one where nothing answers "
-        "(refused, unknown host, no route) fails in seconds.",
-    ),
-]
-LockTimeout = Annotated[
-    float,
-    typer.Option(
-        "--lock-timeout",
-        envvar="SOLVELENS_LOCK_TIMEOUT",
-        help="Seconds to wait while another writer holds the store.",
-    ),
-]
-#: The optional resources ``--resources`` names (declared in :mod:`solvelens.resources`, which imports
-#: nothing: ``--help`` and the check import no flow module).
-_OPTIONAL = optional_names()
-Resources = Annotated[
-    str | None,
-    typer.Option(
-        "--resources",
-        envvar="SOLVELENS_RESOURCES",
-        show_default=False,
-        help="Optional resources beyond the interface's, comma-separated: "
-        + ", ".join(_OPTIONAL)
-        + " (activity: the event feed, kept as a history; comparisons: pairwise votes of the solutions whose "
-        "vote count moved); 'none' for none. Default: every one the platform offers (one it does not is "
-        "recorded 'not offered').",
-    ),
-]
-BudgetOption = Annotated[
-    str,
-    typer.Option(
-        "--budget",
-        envvar="SOLVELENS_BUDGET",
-        help="What a snapshot may spend on the optional resources: Nx (default 1.4x: the snapshot sends at "
-        "most N full reads of the interface in all, its own requests included), a number of requests (200), "
-        "or all. Under a quota the platform announces, a bounded budget spends only what the quota leaves "
-        "without waiting, after a reserve for the next snapshot. Vote lists not read now are read by the "
-        "next snapshots, most unseen votes first; the summary says how many snapshots that takes.",
-    ),
-]
-Verbose = Annotated[
-    bool, typer.Option("--verbose", envvar="SOLVELENS_VERBOSE", help="Show Prefect's flow and task logs.")
-]
-
-# -- alerts (shared by snapshot and schedule) ---------------------------------------------------------------
-
-AlertRules = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--alert",
-        metavar="<rule>",
-        show_default=False,
-        help="Alert rule, repeatable: new-leader, 'top N entered|left [BOT]', 'rank-drop >= K [BOT]', "
-        "'my-bot rank > N' (needs an API key), 'problem matured', 'stale > H hours' (checked by schedule). "
-        "Each fires once per change, never for a --backfill snapshot. In the environment: a rules file "
-        "(--alerts-file).",
-    ),
-]
-AlertsFile = Annotated[
-    Path | None,
-    typer.Option(
-        "--alerts-file",
-        envvar="SOLVELENS_ALERTS_FILE",
-        show_default=False,
-        dir_okay=False,
-        help='Rules file (TOML): alerts = ["new-leader", ...] and notify = ["json://...", ...].',
-    ),
-]
-Notify = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--notify",
-        envvar="SOLVELENS_NOTIFY",
-        metavar="<url>",
-        show_default=False,
-        help="Where alerts are sent, repeatable: an apprise URL (json://HOST/PATH webhook, slack://, "
-        "discord://, mailto://, ntfy://, matrix:// ...). A secret: never printed, logged or stored "
-        "(in SOLVELENS_NOTIFY: whitespace-separated).",
-    ),
-]
-AlertExitCode = Annotated[
-    int | None,
-    typer.Option(
-        "--alert-exit-code",
-        envvar="SOLVELENS_ALERT_EXIT_CODE",
-        show_default=False,
-        help="Exit with this code (3-125) when the snapshot is complete and at least one alert fired (for "
-        "cron); default 0.",
-    ),
-]
-
 
 def _check_alert_exit_code(code: int | None) -> None:
     """Refuse a code that already means something (1 failed, 2 bad input, 126-255 the shell's) or 0."""
@@ -647,6 +513,18 @@ def _checked_profile(profile: Path | None) -> str | None:
     return str(profile.resolve())
 
 
+def _plan(base_url: str, db: Path, rules: _AlertOptions, **fields: Any) -> SnapshotPlan:
+    """The plan of a snapshot, a run's (``snapshot``) or a deployment's (``schedule``): the checked base
+    URL, the store, the checked alert rules, and the other plan fields by name (``fields``; pydantic refuses
+    an unknown or mistyped one: :class:`solvelens.flows.plan.SnapshotPlan` forbids extra fields). Imports
+    pydantic: call it after the probe's request."""
+    from solvelens.flows.plan import SnapshotPlan
+
+    return SnapshotPlan(
+        base_url=base_url, db_path=str(db), alerts=rules.alerts, alerts_file=rules.alerts_file, **fields
+    )
+
+
 def snapshot(
     ctx: typer.Context,
     base_url: BaseUrl,
@@ -699,14 +577,9 @@ def snapshot(
     store's newest snapshot, --budget, an alert rule or notification URL), nothing written; 130
     interrupted (Ctrl-C), nothing written; --alert-exit-code N: complete, and an alert fired.
     """
-    from solvelens.flows.preflight import prefect_api_url
-
     on_failure(ctx, "snapshot", "no snapshot was written")
-    profile_path, wanted, spend = (
-        _checked_profile(profile),
-        _checked_resources(resources),
-        _checked_budget(budget),
-    )
+    profile_path, wanted = _checked_profile(profile), _checked_resources(resources)
+    spend = _checked_budget(budget)
     checked_url, env = _checked_target(base_url, db, api_key, read_timeout)
     when = _checked_taken_at(taken_at)
     _check_alert_exit_code(alert_exit_code)
@@ -714,32 +587,25 @@ def snapshot(
         alert, alerts_file, notify, lambda: bot_me and _has_api_key(api_key), db=db, base_url=checked_url
     )
     output = _output_form(quiet, json_output)
-
-    def plan() -> SnapshotPlan:
-        """The run's plan from the checked options, built once the probe answered (pydantic comes after
-        the first request): every option is the plan field of its name, nothing in between."""
-        from solvelens.flows.plan import SnapshotPlan
-
-        return SnapshotPlan(
-            base_url=checked_url,
-            db_path=str(db),
-            taken_at=when,
-            full=full,
-            use_api_key=bot_me,
-            concurrency=concurrency,
-            lock_timeout_s=lock_timeout,
-            backfill=backfill,
-            allow_missing_bot_me=allow_missing_bot_me,
-            profile=profile_path,
-            max_rps=max_rps,
-            resources=wanted,
-            budget=spend,
-            alerts=rules.alerts,
-            alerts_file=rules.alerts_file,
-        )
-
-    use_prefect = prefect if prefect is not None else prefect_api_url() is not None
-    run = _Run(checked_url, str(db), {**env, **rules.env}, use_prefect, verbose, alert_exit_code, output)
+    run = _Run.of(checked_url, db, {**env, **rules.env}, prefect, verbose, alert_exit_code, output)
+    # the plan is built once the probe answered (pydantic comes after the first request)
+    plan = partial(
+        _plan,
+        checked_url,
+        db,
+        rules,
+        taken_at=when,
+        full=full,
+        use_api_key=bot_me,
+        concurrency=concurrency,
+        lock_timeout_s=lock_timeout,
+        backfill=backfill,
+        allow_missing_bot_me=allow_missing_bot_me,
+        profile=profile_path,
+        max_rps=max_rps,
+        resources=wanted,
+        budget=spend,
+    )
     _take_snapshot(plan, run)
 
 
@@ -757,6 +623,24 @@ class _Run:
     verbose: bool
     alert_exit_code: int | None
     output: str
+
+    @classmethod
+    def of(
+        cls,
+        base_url: str,
+        db: Path,
+        env: dict[str, str],
+        prefect: bool | None,
+        verbose: bool,
+        alert_exit_code: int | None,
+        output: str,
+    ) -> _Run:
+        """The run of the checked options; ``prefect`` ``None``: a flow run when a Prefect API is
+        configured (:func:`solvelens.flows.preflight.prefect_api_url`), else in-process."""
+        from solvelens.flows.preflight import prefect_api_url
+
+        use_prefect = prefect if prefect is not None else prefect_api_url() is not None
+        return cls(base_url, str(db), env, use_prefect, verbose, alert_exit_code, output)
 
 
 def _take_snapshot(plan: Callable[[], SnapshotPlan], run: _Run) -> None:
@@ -794,24 +678,6 @@ def _take_snapshot(plan: Callable[[], SnapshotPlan], run: _Run) -> None:
 
 
 # -- schedule ---------------------------------------------------------------------------------------------
-
-Cron = Annotated[str, typer.Option("--cron", envvar="SOLVELENS_CRON", help="Snapshot schedule (cron, UTC).")]
-ReportCron = Annotated[
-    str, typer.Option("--report-cron", envvar="SOLVELENS_REPORT_CRON", help="Report schedule (cron, UTC).")
-]
-CompactCron = Annotated[
-    str,
-    typer.Option(
-        "--compact-cron",
-        envvar="SOLVELENS_COMPACT_CRON",
-        help="Store compaction schedule (cron, UTC; default weekly, Sundays 03:15: `solvelens db compact`, "
-        "which keeps a year of hourly snapshots near a third of its uncompacted size).",
-    ),
-]
-ReportOut = Annotated[
-    Path,
-    typer.Option("--report-out", envvar="SOLVELENS_REPORT_OUT", help="Where the daily report is written."),
-]
 
 
 def _check_schedule_local(base_url: str, db: Path) -> str:
@@ -893,18 +759,20 @@ def schedule(
     os.environ.update(rules.env)
     watch = StaleWatch(str(db.resolve()), base_url, alert_config(alert or [], alerts_file))
 
-    deployments = build_deployments(
+    plan = _plan(
         base_url,
-        str(db.resolve()),
+        db.resolve(),
+        rules,
+        full=full,
+        allow_missing_bot_me=allow_missing_bot_me,
+        profile=profile_path,
+    )
+    deployments = build_deployments(
+        plan,
         str(report_out.resolve()),
         snapshot_cron=cron,
         report_cron=report_cron,
         compact_cron=compact_cron,
-        full=full,
-        allow_missing_bot_me=allow_missing_bot_me,
-        profile=profile_path,
-        alerts=rules.alerts,
-        alerts_file=rules.alerts_file,
     )
     try:
         line = serve_deployments(deployments, watch=watch if watch else None)

@@ -14,7 +14,8 @@ both the problems and the leaderboard are staged, and re-reads (``GET /problems/
 
 The re-read lists are appended to the staged ``solutions`` / ``solution_problems``; the writer then takes
 them instead of the carried manifests (a fetched problem's carry-over row is ignored). The step report's
-``info`` names the cost: ``stale_lists``, ``rotation_lists``, ``renamed_bots`` and ``requests``.
+figures name the cost (:class:`~solvelens.flows.figures.CarryoverFigures`: ``requests``, ``stale_lists``,
+``rotation_lists``, ``renamed_bots``).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ import pyarrow.parquet as pq
 
 from solvelens.client import AsyncPlatformClient, NotFoundError
 from solvelens.flows.fetch import collect_pages, run_together, step_client
+from solvelens.flows.figures import CarryoverFigures
 from solvelens.flows.plan import SnapshotPlan
 from solvelens.flows.ranks import competition_ranks
 from solvelens.store.canonical import KEY_FORMS
@@ -151,7 +153,10 @@ async def verify_carryover_step(plan: SnapshotPlan, staging_dir: str) -> StepRep
         {},
         warnings,
         requests=len(pids),
-        stale_lists=len(stale),
-        rotation_lists=len(rotation),
-        renamed_bots=len(renamed),
+        figures=CarryoverFigures(
+            requests=len(pids),
+            stale_lists=len(stale),
+            rotation_lists=len(rotation),
+            renamed_bots=len(renamed),
+        ),
     )

@@ -24,7 +24,7 @@ import httpx
 from solvelens.client.base import USER_AGENT, tls_context
 from solvelens.flows.plan import SnapshotPlan
 from solvelens.flows.preflight import PreflightError
-from solvelens.store.reports import StepReport
+from solvelens.store.reports import Declaration, StepReport
 
 #: The response headers read (case-insensitive) and the keys they are recorded under.
 DECLARATION_HEADERS = {"X-Platform-Id": "id", "X-Platform-Clock": "clock", "X-Platform-Time": "time"}
@@ -37,10 +37,10 @@ TAKEN_AT_KEY = "taken_at"
 TIMEOUT_S = 10.0
 
 
-def declaration(headers: httpx.Headers) -> dict[str, str]:
-    """The declaration in ``headers``: ``{"id": str, "clock": str, "time": str}``, each key only when sent;
-    ``{}`` when the platform declared nothing (the real platform)."""
-    return {key: headers[name] for name, key in DECLARATION_HEADERS.items() if name in headers}
+def declaration(headers: httpx.Headers) -> Declaration:
+    """The declaration in ``headers`` (each field ``None`` when not sent; all of them when the platform
+    declared nothing: the real platform)."""
+    return Declaration(**{key: headers[name] for name, key in DECLARATION_HEADERS.items() if name in headers})
 
 
 async def fetch_platform_step(plan: SnapshotPlan, staging_dir: str) -> StepReport:
@@ -80,9 +80,9 @@ def platform_time(base_url: str) -> str | None:
     except httpx.HTTPError:
         return None
     declared = declaration(response.headers)
-    if declared.get("clock") != SIMULATED:
+    if declared.clock != SIMULATED:
         return None
-    value = declared.get("time")
+    value: object = declared.time
     if value is None:
         try:
             value = response.json().get("clock")

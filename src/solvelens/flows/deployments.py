@@ -57,48 +57,29 @@ def deployment_suffix(db_path: str, *, base_url: str | None = None, out: str | N
     return re.sub(r"[^A-Za-z0-9_.-]+", "-", "-".join([*label, digest]))
 
 
-#: The plan fields a scheduled snapshot fixes (``profile``, ``alerts`` and ``alerts_file`` too, when given).
+#: The plan fields a scheduled snapshot fixes (``profile``, ``alerts`` and ``alerts_file`` too, when given;
+#: the deployment's parameter keeps only these).
 _PLAN_FIELDS = {"base_url", "db_path", "full", "allow_missing_bot_me"}
 _OPTIONAL_FIELDS = ("profile", "alerts", "alerts_file")
 
 
-def snapshot_deployment(
-    base_url: str,
-    db_path: str,
-    *,
-    cron: str = SNAPSHOT_CRON,
-    full: bool = False,
-    allow_missing_bot_me: bool = False,
-    name: str | None = None,
-    profile: str | None = None,
-    alerts: list[str] | None = None,
-    alerts_file: str | None = None,
-) -> Any:
+def snapshot_deployment(plan: SnapshotPlan, *, cron: str = SNAPSHOT_CRON, name: str | None = None) -> Any:
     """A ``RunnerDeployment`` of :func:`solvelens.flows.snapshot.snapshot_flow` on ``cron`` (UTC), named
-    ``snapshot-<deployment_suffix(db_path, base_url=base_url)>`` unless ``name`` is given.
+    ``snapshot-<deployment_suffix(plan.db_path, base_url=plan.base_url)>`` unless ``name`` is given.
 
-    The one parameter, ``plan`` (a :class:`solvelens.flows.plan.SnapshotPlan`), carries only the base URL,
-    the store path, the profile when given, and flags (the rest keep their defaults; ``taken_at``: each
-    run's start): the API key comes from the serving process's environment (``SOLVELENS_API_KEY`` /
-    ``SOLVELENS_API_KEY_FILE``), never from the deployment. Alert rules (``alerts``, ``alerts_file``: a path)
-    are parameters; notification URLs never are (each run reads ``SOLVELENS_NOTIFY`` and the rules file).
+    Its one parameter is ``plan``, of which it keeps only the fields a scheduled snapshot fixes: the base
+    URL, the store path, ``full``, ``allow_missing_bot_me``, and the profile and alert rules when given (the
+    rest keep their defaults; ``taken_at``: each run's start). The API key comes from the serving process's
+    environment (``SOLVELENS_API_KEY`` / ``SOLVELENS_API_KEY_FILE``), never from the deployment; notification
+    URLs never are parameters (each run reads ``SOLVELENS_NOTIFY`` and the rules file).
     """
-    plan = SnapshotPlan(
-        base_url=base_url,
-        db_path=db_path,
-        full=full,
-        allow_missing_bot_me=allow_missing_bot_me,
-        profile=profile,
-        alerts=alerts or None,
-        alerts_file=alerts_file,
-    )
     fields = _PLAN_FIELDS | {f for f in _OPTIONAL_FIELDS if getattr(plan, f)}
     return snapshot_flow.to_deployment(
-        name=name or f"snapshot-{deployment_suffix(db_path, base_url=base_url)}",
+        name=name or f"snapshot-{deployment_suffix(plan.db_path, base_url=plan.base_url)}",
         cron=cron,
         parameters={"plan": plan.model_dump(include=fields)},
         tags=TAGS,
-        description=f"One complete snapshot of {base_url} into {db_path}.",
+        description=f"One complete snapshot of {plan.base_url} into {plan.db_path}.",
     )
 
 
@@ -134,35 +115,19 @@ def compact_deployment(db_path: str, *, cron: str = COMPACT_CRON, name: str | No
 
 
 def build_deployments(
-    base_url: str,
-    db_path: str,
+    plan: SnapshotPlan,
     report_out: str,
     *,
     snapshot_cron: str = SNAPSHOT_CRON,
     report_cron: str = REPORT_CRON,
     compact_cron: str = COMPACT_CRON,
-    full: bool = False,
-    allow_missing_bot_me: bool = False,
-    profile: str | None = None,
-    alerts: list[str] | None = None,
-    alerts_file: str | None = None,
 ) -> list[Any]:
-    """The snapshot, the report and the compaction deployments, ready for :func:`serve_deployments`
-    (``profile``: the path of a platform profile the snapshot runs read; ``alerts``/``alerts_file``: the
-    alert rules)."""
+    """The snapshot deployment of ``plan`` (:func:`snapshot_deployment`), and the report (to
+    ``report_out``) and compaction deployments of its store, ready for :func:`serve_deployments`."""
     return [
-        snapshot_deployment(
-            base_url,
-            db_path,
-            cron=snapshot_cron,
-            full=full,
-            allow_missing_bot_me=allow_missing_bot_me,
-            profile=profile,
-            alerts=alerts,
-            alerts_file=alerts_file,
-        ),
-        report_deployment(db_path, report_out, cron=report_cron),
-        compact_deployment(db_path, cron=compact_cron),
+        snapshot_deployment(plan, cron=snapshot_cron),
+        report_deployment(plan.db_path, report_out, cron=report_cron),
+        compact_deployment(plan.db_path, cron=compact_cron),
     ]
 
 

@@ -54,6 +54,7 @@ from solvelens.client import (
 )
 from solvelens.client.ratelimit import INTERFACE, shared_pacer
 from solvelens.flows.completeness import COUNT_DISAGREES, TOTAL_BELOW_ROWS, quality_row
+from solvelens.flows.figures import BotMeFigures, LeaderboardFigures, ProblemsFigures
 from solvelens.flows.plan import SnapshotPlan
 from solvelens.flows.ranks import competition_ranks, unscored_warning
 from solvelens.store.reports import QualityRow, StepReport
@@ -376,12 +377,12 @@ async def fetch_problems_step(plan: SnapshotPlan, staging_dir: str) -> StepRepor
         "problems",
         {"problems": len(problems), "solutions_fetched": lists.solutions},
         warnings,
-        refetched=len(to_fetch),
         carried_lists=len(carried),
         requests=tally.requests + lists.requests,
         steady_requests=tally.requests,
         announced=tally.announced,
         data_quality=quality + lists.quality,
+        figures=ProblemsFigures(refetched=len(to_fetch), carried_over=len(carried)),
     )
 
 
@@ -478,12 +479,12 @@ async def fetch_leaderboard_step(plan: SnapshotPlan, staging_dir: str) -> StepRe
         "leaderboard",
         {"leaderboard": len(board), "bots": len(found) + len(carried)},
         warnings,
-        profiles_refetched=len(found),
         carried_profiles=len(carried),
         requests=tally.requests + len(to_fetch),
         steady_requests=tally.requests,
         announced=tally.announced,
         data_quality=quality,
+        figures=LeaderboardFigures(profiles_refetched=len(found), profiles_carried_over=len(carried)),
     )
 
 
@@ -510,10 +511,11 @@ async def fetch_bot_me_step(plan: SnapshotPlan, staging_dir: str) -> StepReport:
     """Stage ``bot_me`` (``GET /bot/me``) with the API key of :class:`solvelens.config.Settings`
     (``SOLVELENS_API_KEY`` or ``SOLVELENS_API_KEY_FILE``); the key is never a parameter, never logged.
 
-    No key configured: nothing staged, ``info.skipped`` says why. A malformed, unreadable or rejected key
-    (401/403) raises :class:`ApiKeyRejectedError`, so the snapshot fails and writes nothing (a scheduled job
-    never silently loses the bot's history); with ``allow_missing`` it is a warning instead and the public
-    resources still make a complete snapshot (``plan.allow_missing_bot_me``).
+    No key configured: nothing staged, the figures' ``skipped`` says why
+    (:class:`~solvelens.flows.figures.BotMeFigures`). A malformed, unreadable or rejected key (401/403) raises
+    :class:`ApiKeyRejectedError`, so the snapshot fails and writes nothing (a scheduled job never silently
+    loses the bot's history); with ``allow_missing`` it is a warning instead and the public resources still
+    make a complete snapshot (``plan.allow_missing_bot_me``).
     """
     allow_missing = plan.allow_missing_bot_me
     fix = "or pass --allow-missing-bot-me to snapshot without the bot's own profile"
@@ -524,9 +526,11 @@ async def fetch_bot_me_step(plan: SnapshotPlan, staging_dir: str) -> StepReport:
     except (InvalidApiKeyError, OSError) as exc:
         if not allow_missing:
             raise ApiKeyRejectedError(f"{exc}; {fix}") from None
-        return StepReport.of("bot_me", {"bot_me": 0}, [f"bot_me skipped: {exc}"], skipped="invalid key")
+        return StepReport.of(
+            "bot_me", {"bot_me": 0}, [f"bot_me skipped: {exc}"], figures=BotMeFigures("invalid key")
+        )
     if key is None:
-        return StepReport.of("bot_me", {"bot_me": 0}, skipped="no API key configured")
+        return StepReport.of("bot_me", {"bot_me": 0}, figures=BotMeFigures("no API key configured"))
     area = StagingArea(staging_dir)
     async with step_client(plan, api_key=key) as client:
         try:
@@ -537,7 +541,7 @@ async def fetch_bot_me_step(plan: SnapshotPlan, staging_dir: str) -> StepReport:
                     f"the platform rejected the API key (HTTP {exc.status_code} on GET /bot/me); check "
                     f"SOLVELENS_API_KEY / --api-key, {fix}"
                 ) from None
-            skipped = f"HTTP {exc.status_code}"
-            return StepReport.of("bot_me", {"bot_me": 0}, [f"bot_me skipped: {exc}"], skipped=skipped)
+            skipped = BotMeFigures(f"HTTP {exc.status_code}")
+            return StepReport.of("bot_me", {"bot_me": 0}, [f"bot_me skipped: {exc}"], figures=skipped)
     area.write_records("bot_me", [me])
     return StepReport.of("bot_me", {"bot_me": 1}, requests=1)

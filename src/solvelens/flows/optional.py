@@ -30,7 +30,7 @@ import heapq
 import itertools
 from collections import Counter
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Final
 
 import orjson
@@ -62,6 +62,12 @@ from solvelens.flows.fetch import (
     report_progress,
     run_together,
     step_client,
+)
+from solvelens.flows.figures import (
+    ActivityFigures,
+    ComparisonsFigures,
+    OptionalFigures,
+    QuotaFigures,
 )
 from solvelens.flows.plan import SnapshotPlan
 from solvelens.resources import optional_names
@@ -121,12 +127,13 @@ def _route_missing(exc: APIStatusError) -> bool:
     return "route" in text or "solution" not in text
 
 
-def _absent(step: str, resource: str, exc: APIStatusError) -> StepReport:
+def _absent(
+    step: str, resource: str, exc: APIStatusError, figures: type[OptionalFigures] = OptionalFigures
+) -> StepReport:
+    """The report of a step whose resource the platform does not offer (``figures``: the step's kind)."""
+    absent = f"HTTP {exc.status_code} on {exc.method} {endpoint_key(exc.path or '')}"
     return StepReport.of(
-        step,
-        {resource: 0},
-        resources={resource: NOT_OFFERED},
-        absent=f"HTTP {exc.status_code} on {exc.method} {endpoint_key(exc.path or '')}",
+        step, {resource: 0}, resources={resource: NOT_OFFERED}, figures=figures(absent=absent)
     )
 
 
@@ -144,7 +151,7 @@ async def fetch_activity_step(plan: SnapshotPlan, staging_dir: str) -> StepRepor
             events = await client.activity(ACTIVITY_LIMIT)
         except APIStatusError as exc:
             if not_offered(exc):
-                return _absent("activity", "activity", exc)
+                return _absent("activity", "activity", exc, ActivityFigures)
             raise
     for position, event in enumerate(events, start=1):
         if not isinstance(event, dict) or event.get("id") is None:
@@ -168,10 +175,12 @@ async def fetch_activity_step(plan: SnapshotPlan, staging_dir: str) -> StepRepor
         {"activity": len(events)},
         warnings,
         resources={"activity": STORED},
-        fetched=len(events),
-        events_per_hour=events_per_hour(events),
-        span_s=page_span_s(events),
-        gap=None if gap is None else gap.as_dict(),
+        figures=ActivityFigures(
+            fetched=len(events),
+            events_per_hour=events_per_hour(events),
+            span_s=page_span_s(events),
+            gap=None if gap is None else gap.as_dict(),
+        ),
     )
 
 
@@ -506,6 +515,18 @@ class _Sink:
             returned=[None if votes is None else len(votes)],
         )
 
+    def figures(self, budget: ComparisonsFigures) -> ComparisonsFigures:
+        """The step's figures: the ``budget``'s and what was fetched."""
+        return replace(
+            budget,
+            requested=self.requested,
+            requests=self.requested + self.gone,
+            skipped=self.skipped,
+            audited=self.audited,
+            fetched=self.fetched,
+            capped=self.capped,
+        )
+
 
 def _stored_cover(area: StagingArea) -> Cover:
     stored = area.read_table("stored_comparisons")
@@ -527,23 +548,21 @@ def _quota(base_url: str, max_rps: float | None, spent: Spent) -> tuple[Quota | 
     return now, quota_room(fresh, spent, pacer.burst) if fresh else None
 
 
-def _budget_info(
+def _budget_figures(
     share: VoteShare, reads: int, to_go: int | None, pending: int, budget: str
-) -> dict[str, Any]:
-    """The budget's figures shown in the summary (``budget``, ``budget_spec``, ``pending``, ``reads_to_go``,
-    ``snapshots_to_go``, ``audit_cycle``, ``quota``: ``left``, ``reserve``, ``room``)."""
+) -> ComparisonsFigures:
+    """The budget's figures for the summary (``budget``, ``budget_spec``, ``pending``, ``reads_to_go``,
+    ``snapshots_to_go``, ``audit_cycle``, ``quota``); what was fetched: :meth:`_Sink.figures`."""
     quota = share.quota
-    return {
-        "budget": share.allowance,
-        "budget_spec": budget,
-        "pending": pending,
-        "reads_to_go": reads,
-        "snapshots_to_go": to_go,
-        "audit_cycle": share.audit_cycle,
-        "quota": None
-        if quota is None
-        else {"left": quota.left, "reserve": quota.reserve, "room": quota.room},
-    }
+    return ComparisonsFigures(
+        budget=share.allowance,
+        budget_spec=budget,
+        pending=pending,
+        reads_to_go=reads,
+        snapshots_to_go=to_go,
+        audit_cycle=share.audit_cycle,
+        quota=None if quota is None else QuotaFigures(quota.left, quota.reserve, quota.room),
+    )
 
 
 async def fetch_comparisons_step(plan: SnapshotPlan, staging_dir: str, *, spent: Spent) -> StepReport:
@@ -573,16 +592,16 @@ async def fetch_comparisons_step(plan: SnapshotPlan, staging_dir: str, *, spent:
     share = VoteShare.of(parsed, used, len(audits), quota=quota, pending=bool(wanted))
     todo = _Plan(audits[: share.audit], wanted, _stored_cover(area), share.allowance)
     if not wanted and not share.audit:
-        info = _budget_info(share, 0, 0, 0, plan.budget.spec)
+        info = _budget_figures(share, 0, 0, 0, plan.budget.spec)
         unchanged = {"comparisons": UNCHANGED}
         votes_of = VoteFetch(budget=share.allowance, snapshots_to_go=0, audit_cycle=share.audit_cycle)
         return StepReport.of(
-            "comparisons", {"comparisons": 0}, resources=unchanged, votes=votes_of, requested=0, **info
+            "comparisons", {"comparisons": 0}, resources=unchanged, votes=votes_of, figures=info
         )
     async with step_client(plan, kind=OPTIONAL) as client:
         first, votes, absent, sent = await _probe(client, todo)
         if absent is not None:
-            return _absent("comparisons", "comparisons", absent)
+            return _absent("comparisons", "comparisons", absent, ComparisonsFigures)
         with area.writer("comparisons") as rows, area.writer("comparison_fetches") as fetches:
             sink = _Sink(rows, fetches, todo.audit_ids)
             sink.gone = max(0, sent - 1) if first is not None else sent
@@ -612,13 +631,8 @@ async def fetch_comparisons_step(plan: SnapshotPlan, staging_dir: str, *, spent:
         warnings,
         resources={"comparisons": STORED},
         votes=fetched,
-        requested=sink.requested,
         requests=sink.requested + sink.gone,
-        skipped=sink.skipped,
-        audited=sink.audited,
-        fetched=sink.fetched,
-        capped=sink.capped,
-        **_budget_info(share, reads, to_go, left, plan.budget.spec),
+        figures=sink.figures(_budget_figures(share, reads, to_go, left, plan.budget.spec)),
     )
 
 

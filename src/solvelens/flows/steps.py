@@ -44,6 +44,7 @@ from solvelens.flows.fetch import (
     fetch_problems_step,
     fetch_reference_step,
 )
+from solvelens.flows.figures import KindFigures, PacingFigures
 from solvelens.flows.gc_tuning import fewer_collections
 from solvelens.flows.optional import (
     NOT_REQUESTED,
@@ -241,15 +242,18 @@ async def fetch(plan: SnapshotPlan, run: StagedRun, run_step: StepRunner) -> lis
 
 
 def pacing_report(before: dict[str, KindStats], after: dict[str, KindStats], rate_limited: int) -> StepReport:
-    """The pseudo-step ``pacing`` (``SnapshotSummary.fetch["pacing"]``): what the steps' shared pacer did
-    between ``before`` and ``after`` (copies of :meth:`~solvelens.client.ratelimit.Pacer.kinds`), per
-    request kind (``interface``, ``optional``): ``{"requests", "held", "waited_s"}`` (held: requests that
-    waited for the platform's quota or a 429's ``Retry-After``; seconds summed), and ``rate_limited``
-    (429 answers the pacer read). Every kind is present, 0 when none was sent."""
-    figures: dict[str, Any] = {"rate_limited": rate_limited}
-    for kind in sorted({INTERFACE, OPTIONAL, *after}):
-        done = after.get(kind, KindStats()).since(before.get(kind))
-        figures[kind] = {"requests": done.requests, "held": done.held, "waited_s": round(done.waited_s, 3)}
+    """The pseudo-step ``pacing`` (its figures: :class:`~solvelens.flows.figures.PacingFigures`): what the
+    steps' shared pacer did between ``before`` and ``after`` (copies of
+    :meth:`~solvelens.client.ratelimit.Pacer.kinds`), per request kind (``interface``, ``optional``):
+    requests, held (requests that waited for the platform's quota or a 429's ``Retry-After``) and waited_s
+    (seconds summed), and ``rate_limited`` (429 answers the pacer read). Both kinds are present, 0 when
+    none was sent."""
+
+    def kind(name: str) -> KindFigures:
+        done = after.get(name, KindStats()).since(before.get(name))
+        return KindFigures(done.requests, done.held, round(done.waited_s, 3))
+
+    figures = PacingFigures(rate_limited, interface=kind(INTERFACE), optional=kind(OPTIONAL))
     return StepReport("pacing", figures=figures)
 
 
@@ -293,7 +297,7 @@ def summarise(
         file_bytes=result.file_bytes,
         warnings=result.warnings,
         drift=result.drift,
-        fetch={r.step: dict(r.figures) for r in reports},
+        fetch={r.step: r.figures for r in reports},
         resources=resources,
         mode=mode,
         flow_run=flow_run or {},

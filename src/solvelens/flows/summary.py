@@ -15,11 +15,23 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any
+from typing import Any, TypeVar
 
+from solvelens.flows.figures import (
+    ActivityFigures,
+    CarryoverFigures,
+    ComparisonsFigures,
+    LeaderboardFigures,
+    OptionalFigures,
+    PacingFigures,
+    ProblemsFigures,
+)
 from solvelens.resources import RESOURCES
+from solvelens.store.reports import StepFigures
 
 __all__ = ["LOG_FIELDS", "LOG_MODE", "NEW_ONLY", "SnapshotLogEntry", "SnapshotSummary"]
+
+_F = TypeVar("_F", bound=StepFigures)
 
 #: Resources whose count is the records the snapshot stored first (feed events, votes: each kept once), never
 #: a total; a summary shows them apart from the totals ("New in this snapshot (not totals): ...").
@@ -67,10 +79,11 @@ class SnapshotSummary:
       (the store's size after the write);
     - ``warnings`` (one line each), ``drift`` (entries of :mod:`solvelens.store.drift`: resource, field,
       change, type, previous_types);
-    - ``fetch``: each fetch step's info by step name (e.g. ``problems``: refetched, carried_over;
-      ``carryover``: stale_lists, rotation_lists, renamed_bots, requests; the pseudo-step ``pacing``: the
-      requests the platform's quota held, per kind, :func:`solvelens.flows.steps.pacing_report`);
-      ``resources``: each optional
+    - ``fetch``: each fetch step's own figures by step name, typed per step kind
+      (:mod:`solvelens.flows.figures`: ``problems`` :class:`~solvelens.flows.figures.ProblemsFigures`,
+      ``carryover`` :class:`~solvelens.flows.figures.CarryoverFigures`, the pseudo-step ``pacing``
+      :class:`~solvelens.flows.figures.PacingFigures`, ...; their JSON form after :meth:`from_dict`, typed
+      again when read: :meth:`figures`); ``resources``: each optional
       resource's status (stored, unchanged, not offered, not requested);
     - ``mode``: ``plain`` (in-process) or ``prefect``; ``flow_run``: ``{"id", "name"}`` of the Prefect run
       (empty in-process); ``alerts``: :func:`solvelens.flows.alerts.alerts_after_snapshot`'s summary
@@ -94,7 +107,7 @@ class SnapshotSummary:
     new_versions: dict[str, int] = field(default_factory=dict)
     write_s: float | None = None
     file_bytes: int | None = None
-    fetch: dict[str, dict[str, Any]] = field(default_factory=dict)
+    fetch: dict[str, Mapping[str, Any]] = field(default_factory=dict)
     resources: dict[str, str] = field(default_factory=dict)
     mode: str = LOG_MODE
     status: str = "complete"
@@ -116,6 +129,12 @@ class SnapshotSummary:
         names = {f.name for f in fields(cls)}
         return cls(**{k: v for k, v in data.items() if k in names})
 
+    def figures(self, step: str, kind: type[_F]) -> _F:
+        """The figures of ``step`` as ``kind`` (:mod:`solvelens.flows.figures`): as the run's step gave
+        them, typed from their JSON form (a summary read back), or ``kind``'s defaults when the step did not
+        run."""
+        return kind.of_json(self.fetch.get(step))
+
     @property
     def fired(self) -> list[dict[str, Any]]:
         """The alerts fired after the snapshot (rule, message, ...)."""
@@ -124,22 +143,21 @@ class SnapshotSummary:
     def carryover_line(self) -> str:
         """One sentence on what an incremental run fetched and what it carried over from the last snapshot
         (and of the carried solution lists, how many were re-read and why)."""
-        problems = self.fetch.get("problems", {})
-        board = self.fetch.get("leaderboard", {})
-        check = self.fetch.get("carryover", {})
-        reread = check.get("requests", 0)
+        problems = self.figures("problems", ProblemsFigures)
+        board = self.figures("leaderboard", LeaderboardFigures)
+        check = self.figures("carryover", CarryoverFigures)
+        reread = check.requests
         return (
-            f"Solution lists refetched for {problems.get('refetched', 0):,} problems, carried over for "
-            f"{problems.get('carried_over', 0) - reread:,}"
+            f"Solution lists refetched for {problems.refetched:,} problems, carried over for "
+            f"{problems.carried_over - reread:,}"
             + (
-                f" (of the carried lists {reread:,} re-read: {check.get('stale_lists', 0):,} naming one of "
-                f"{check.get('renamed_bots', 0):,} renamed bots, {check.get('rotation_lists', 0):,} in "
-                "rotation)"
+                f" (of the carried lists {reread:,} re-read: {check.stale_lists:,} naming one of "
+                f"{check.renamed_bots:,} renamed bots, {check.rotation_lists:,} in rotation)"
                 if reread
                 else ""
             )
-            + f"; bot profiles refetched for {board.get('profiles_refetched', 0):,}, carried over for "
-            f"{board.get('profiles_carried_over', 0):,}."
+            + f"; bot profiles refetched for {board.profiles_refetched:,}, carried over for "
+            f"{board.profiles_carried_over:,}."
         )
 
     def totals(self) -> dict[str, int]:
@@ -166,10 +184,11 @@ class SnapshotSummary:
         return "Optional resources: " + "; ".join(parts) + "." if parts else ""
 
     def _optional_detail(self, name: str, status: str) -> str:
-        info, counts = self.fetch.get(name, {}), self.counts
+        counts = self.counts
         if name == "activity" and status == "stored":
-            rate, span_s = info.get("events_per_hour"), info.get("span_s")
-            detail = f" ({info.get('fetched', 0)} events in the feed, {counts.get('activity', 0)} new"
+            feed = self.figures(name, ActivityFigures)
+            rate, span_s = feed.events_per_hour, feed.span_s
+            detail = f" ({feed.fetched} events in the feed, {counts.get('activity', 0)} new"
             if rate:
                 return detail + f"; {rate:,.1f} events/hour)"
             if span_s is not None:  # a page spanning less than MIN_RATE_SPAN of platform time
@@ -178,50 +197,39 @@ class SnapshotSummary:
         if name == "comparisons" and status == "unchanged":
             return " (no solution's vote count moved: no request)"
         if name == "comparisons" and status == "stored":
+            votes = self.figures(name, ComparisonsFigures)
             return (
-                f" ({info.get('requested', 0):,} requests for the solutions whose vote count moved, "
-                f"{info.get('skipped', 0):,} more covered by those lists; {counts.get('comparisons', 0):,} "
-                f"new votes{self._quota_detail(info)})"
+                f" ({votes.requested:,} requests for the solutions whose vote count moved, "
+                f"{votes.skipped:,} more covered by those lists; {counts.get('comparisons', 0):,} "
+                f"new votes{_quota_detail(votes)})"
             )
         declared = next((r for r in RESOURCES if r.name == name and r.write == "linked"), None)
         if declared is not None and status == "stored":  # an optional list: its records
             return f" ({counts.get(name, 0)} {declared.unit})"
-        if status == "not offered" and info.get("absent"):
-            return f" ({info['absent']})"
+        absent = self.figures(name, OptionalFigures).absent
+        if status == "not offered" and absent:
+            return f" ({absent})"
         return ""
 
     def pacing_line(self) -> str:
         """One sentence when requests waited for the platform's quota (or it answered 429), per kind:
         ``Requests held for the platform's quota: 812 of the 2,300 interface requests (34.2 s in all); none
-        of the 1,108 optional requests.`` (``fetch["pacing"]``: :func:`solvelens.flows.steps.pacing_report`);
-        ``""`` when nothing waited."""
-        pacing = self.fetch.get("pacing") or {}
-        kinds = {k: v for k, v in pacing.items() if isinstance(v, dict)}
-        limited = int(pacing.get("rate_limited") or 0)
-        if not limited and not any(v.get("held") for v in kinds.values()):
+        of the 1,108 optional requests.`` (the pseudo-step ``pacing``:
+        :func:`solvelens.flows.steps.pacing_report`); ``""`` when nothing waited."""
+        pacing = self.figures("pacing", PacingFigures)
+        kinds = pacing.kinds()
+        limited = pacing.rate_limited
+        if not limited and not any(v.held for v in kinds.values()):
             return ""
         parts = []
         for kind, v in kinds.items():
-            if v.get("held"):
-                parts.append(
-                    f"{v['held']:,} of the {v['requests']:,} {kind} requests ({v['waited_s']:,.1f} s in all)"
-                )
+            if v.held:
+                parts.append(f"{v.held:,} of the {v.requests:,} {kind} requests ({v.waited_s:,.1f} s in all)")
             else:
-                parts.append(f"none of the {v.get('requests', 0):,} {kind} requests")
+                parts.append(f"none of the {v.requests:,} {kind} requests")
         plural = "" if limited == 1 else "s"
         answered = f"; the platform answered 429 to {limited:,} request{plural}" if limited else ""
         return "Requests held for the platform's quota: " + "; ".join(parts) + answered + "."
-
-    def _quota_detail(self, info: dict[str, Any]) -> str:
-        """What an announced quota left the vote lists and what they spent of it (``""``: no quota)."""
-        quota = info.get("quota")
-        if not quota:
-            return ""
-        return (
-            f"; the platform's quota left {quota['left']:,} requests without waiting, {quota['reserve']:,} "
-            f"kept for the next snapshot's interface reads: the vote lists spent "
-            f"{info.get('requested', 0):,} of the {quota['room']:,} left to them"
-        )
 
     def quality_lines(self) -> list[str]:
         """The lines on exactness, a few whatever the snapshot: per resource and reason, one line (``resource
@@ -292,6 +300,18 @@ class SnapshotLogEntry:
     def log_record(self) -> dict[str, Any]:
         """The fields the snapshot log keeps (:data:`LOG_FIELDS`, in that order) as plain JSON values."""
         return {name: getattr(self, name) for name in LOG_FIELDS}
+
+
+def _quota_detail(votes: ComparisonsFigures) -> str:
+    """What an announced quota left the vote lists and what they spent of it (``""``: no quota)."""
+    quota = votes.quota
+    if quota is None:
+        return ""
+    return (
+        f"; the platform's quota left {quota.left:,} requests without waiting, {quota.reserve:,} "
+        f"kept for the next snapshot's interface reads: the vote lists spent "
+        f"{votes.requested:,} of the {quota.room:,} left to them"
+    )
 
 
 def _is_vote_row(row: dict[str, Any]) -> bool:

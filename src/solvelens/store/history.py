@@ -165,7 +165,7 @@ def write_history(
     reports = area.reports()
     platform = reports.get("platform")
     declared = None if platform is None else platform.declared
-    params = {"sid": sid, "platform": platform_key(declared, run["base_url"])}
+    params = {"sid": sid, "platform": platform_key(declared, run.base_url)}
     for name, write in (("activity", _write_activity), ("comparisons", _write_comparisons)):
         if area.has_table(name):
             _fetched, counts[name] = write(con, area, params)

@@ -11,12 +11,23 @@ folder), read back by :meth:`StepReport.from_json`.
 
 from __future__ import annotations
 
-import enum
-from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
-from typing import Any, Final
+import typing
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any, Final, TypeVar
 
-__all__ = ["CAPPED", "COUNT_DISAGREES", "TOTAL_BELOW_ROWS", "QualityRow", "StepReport", "VoteFetch"]
+__all__ = [
+    "CAPPED",
+    "COUNT_DISAGREES",
+    "TOTAL_BELOW_ROWS",
+    "Declaration",
+    "QualityRow",
+    "StepFigures",
+    "StepReport",
+    "VoteFetch",
+]
+
+_F = TypeVar("_F", bound="StepFigures")
 
 #: Reasons of data-quality rows (the ``reason`` column; a sentence each, so a reader needs no legend),
 #: defined once: the fetch steps (:mod:`solvelens.flows.completeness`) and the writer
@@ -26,19 +37,70 @@ COUNT_DISAGREES: Final = "the platform's count disagrees with the rows it lists"
 TOTAL_BELOW_ROWS: Final = "the list's announced total is below the records it served"
 
 
-class _Unset(enum.Enum):
-    """The marker of a :meth:`StepReport.of` argument a step did not give."""
-
-    UNSET = enum.auto()
-
-
-UNSET: Final = _Unset.UNSET
-#: Arguments of :meth:`StepReport.of` that are not shown when ``None`` (absent from the step's figures).
-_OPTIONAL: Final = frozenset({"resources", "request"})
+def _nested(hint: Any, value: Any) -> Any:
+    """``value`` typed as the figures ``hint`` names (alone or in a union with ``None``) when it is their
+    JSON object; otherwise as it is."""
+    if not isinstance(value, Mapping) or isinstance(value, StepFigures):
+        return value
+    for kind in typing.get_args(hint) or (hint,):
+        if isinstance(kind, type) and issubclass(kind, StepFigures):
+            return kind.of_json(value)
+    return value
 
 
 def _int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+@dataclass(frozen=True)
+class StepFigures(Mapping[str, Any]):
+    """What a fetch step reports about itself for the run's summary, typed: each step kind has its own
+    frozen dataclass of this base (:mod:`solvelens.flows.figures`), read by attribute. This base has no
+    field (a step with nothing of its own to say).
+
+    Its JSON form (:meth:`as_json`; the summary's ``fetch`` entry of the step) is also its read-only mapping
+    view (``figures["pending"]``, ``dict(figures)``), so the summary's JSON form reads the same whether its
+    figures are typed (a run's) or plain JSON (read back: :meth:`of_json` types them again)."""
+
+    def as_json(self) -> dict[str, Any]:
+        """Every field as plain JSON values (nested figures as objects)."""
+        return asdict(self)
+
+    @classmethod
+    def of_json(cls: type[_F], data: Mapping[str, Any] | None) -> _F:
+        """The figures typed from their JSON form (or returned as they are when already of this type);
+        ``None`` or an empty mapping gives the defaults; keys that are not fields are ignored; a field
+        whose type is figures (or figures or ``None``) is typed from its JSON object in turn."""
+        if isinstance(data, cls):
+            return data
+        hints = typing.get_type_hints(cls)
+        values = {f.name: (data or {})[f.name] for f in fields(cls) if f.name in (data or {})}  # type: ignore[arg-type]
+        return cls(**{k: _nested(hints[k], v) for k, v in values.items()})
+
+    def __getitem__(self, key: str) -> Any:
+        return self.as_json()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(f.name for f in fields(self))
+
+    def __len__(self) -> int:
+        return len(fields(self))
+
+
+@dataclass(frozen=True)
+class Declaration:
+    """What a platform declared about itself in its answers' headers (the ``platform`` step): ``id``
+    (``X-Platform-Id``, kept across ports), ``clock`` (``X-Platform-Clock``, e.g. ``simulated``), ``time``
+    (``X-Platform-Time``, ISO-8601 UTC); ``None``: not sent (the real platform sends none)."""
+
+    id: str | None = None
+    clock: str | None = None
+    time: str | None = None
+
+    def as_json(self) -> dict[str, str]:
+        """The fields the platform sent (``{}`` for none), as recorded with the snapshot
+        (``snapshots.platform``)."""
+        return {k: v for k, v in asdict(self).items() if v is not None}
 
 
 @dataclass(frozen=True)
@@ -81,13 +143,14 @@ class StepReport:
     ``step``: its name; ``warnings``: one line each; ``counts``: records per resource it fetched;
     ``resources``: what became of each optional resource it covers (``stored``, ``not offered``, ...);
     ``announced``: the total its list's walk announced (``None``: none); ``data_quality``: the rows it found;
-    ``declared``: what the platform declared about itself (the ``platform`` step: ``{"id", "clock",
-    "time"}``); ``taken_at``: ``"platform"`` when the snapshot's time is the platform's clock; ``votes``: the
-    comparisons step's figures; ``request``: the request of an optional list as sent (``{"path",
-    "params"}``, recorded with the snapshot: ``snapshots.requests``); ``requests``, ``steady_requests``,
-    ``carried_lists``, ``carried_profiles``: what the budget counts (:meth:`of`); ``figures``: everything
-    the step reported about itself (e.g. ``refetched``, ``requests``), shown in the run's summary (its JSON
-    form: the summary's ``fetch``).
+    ``declared``: what the platform declared about itself (the ``platform`` step: :class:`Declaration`;
+    ``None``: not read); ``taken_at``: ``"platform"`` when the snapshot's time is the platform's clock;
+    ``votes``: the comparisons step's figures; ``request``: the request of an optional list as sent
+    (``{"path", "params"}``, recorded with the snapshot: ``snapshots.requests``); ``requests``,
+    ``steady_requests``, ``carried_lists``, ``carried_profiles``: what the budget counts (:meth:`of`);
+    ``figures``: what the step reports about itself for the run's summary (a :class:`StepFigures` of the
+    step's kind, e.g. :class:`solvelens.flows.figures.ProblemsFigures`; read back from the staging folder: its
+    JSON form, which the store never reads).
     """
 
     step: str
@@ -96,7 +159,7 @@ class StepReport:
     resources: Mapping[str, str] = field(default_factory=dict)
     announced: int | None = None
     data_quality: tuple[QualityRow, ...] = ()
-    declared: Mapping[str, Any] | None = None
+    declared: Declaration | None = None
     taken_at: str | None = None
     votes: VoteFetch | None = None
     request: Mapping[str, Any] | None = None
@@ -104,7 +167,7 @@ class StepReport:
     steady_requests: int | None = None
     carried_lists: int = 0
     carried_profiles: int = 0
-    figures: Mapping[str, Any] = field(default_factory=dict)
+    figures: Mapping[str, Any] = field(default_factory=StepFigures)
 
     @classmethod
     def of(
@@ -114,54 +177,38 @@ class StepReport:
         warnings: Sequence[str] = (),
         *,
         resources: Mapping[str, str] | None = None,
-        announced: int | _Unset | None = UNSET,
-        data_quality: Sequence[QualityRow] | _Unset = UNSET,
-        declared: Mapping[str, Any] | _Unset | None = UNSET,
+        announced: int | None = None,
+        data_quality: Sequence[QualityRow] = (),
+        declared: Declaration | None = None,
         votes: VoteFetch | None = None,
         request: Mapping[str, Any] | None = None,
-        requests: int | _Unset = UNSET,
-        steady_requests: int | _Unset = UNSET,
-        carried_lists: int | _Unset = UNSET,
-        carried_profiles: int | _Unset = UNSET,
-        **figures: Any,
+        requests: int = 0,
+        steady_requests: int | None = None,
+        carried_lists: int = 0,
+        carried_profiles: int = 0,
+        figures: StepFigures | None = None,
     ) -> StepReport:
-        """A step's report from typed arguments. ``requests``: HTTP requests the step sent;
-        ``steady_requests``: of those, what a snapshot in which nothing changed sends again (default: all);
-        ``carried_lists``, ``carried_profiles``: solution lists and bot profiles kept from the last snapshot
-        instead of read (the budget's full read counts them: :func:`solvelens.flows.budget.spent_by`).
-        ``figures``: the step's own figures for the run's summary (``refetched``, ``fetched``, ...). Every
-        argument a step gives is also shown in the summary (its ``fetch`` entry of the step: ``carried_lists``
-        as ``carried_over``, ``carried_profiles`` as ``profiles_carried_over``, quality rows as plain
-        values), so that entry holds everything the step reported."""
-        given: dict[str, Any] = {
-            "resources": resources,
-            "announced": announced,
-            "data_quality": data_quality,
-            "declared": declared,
-            "request": request,
-            "requests": requests,
-            "steady_requests": steady_requests,
-            "carried_over": carried_lists,
-            "profiles_carried_over": carried_profiles,
-        }
-        shown = {k: v for k, v in given.items() if v is not UNSET and (v is not None or k not in _OPTIONAL)}
-        if "data_quality" in shown:
-            shown["data_quality"] = [asdict(q) for q in data_quality]  # type: ignore[union-attr]
+        """A step's report from typed arguments (``counts`` keeps only integer values). ``requests``: HTTP
+        requests the step sent; ``steady_requests``: of those, what a snapshot in which nothing changed sends
+        again (``None``: all); ``carried_lists``, ``carried_profiles``: solution lists and bot profiles kept
+        from the last snapshot instead of read (the budget's full read counts them:
+        :func:`solvelens.flows.budget.spent_by`). ``figures``: the step's own figures for the run's summary
+        (:mod:`solvelens.flows.figures`; ``None``: none)."""
         return cls(
             step=step,
             warnings=tuple(warnings),
             counts={k: v for k, v in counts.items() if _int(v) is not None},
             resources=dict(resources or {}),
-            announced=None if isinstance(announced, _Unset) else announced,
-            data_quality=() if isinstance(data_quality, _Unset) else tuple(data_quality),
-            declared=None if isinstance(declared, _Unset) else declared,
+            announced=announced,
+            data_quality=tuple(data_quality),
+            declared=declared,
             votes=votes,
             request=request,
-            requests=0 if isinstance(requests, _Unset) else requests,
-            steady_requests=None if isinstance(steady_requests, _Unset) else steady_requests,
-            carried_lists=0 if isinstance(carried_lists, _Unset) else carried_lists,
-            carried_profiles=0 if isinstance(carried_profiles, _Unset) else carried_profiles,
-            figures={**shown, **figures},
+            requests=requests,
+            steady_requests=steady_requests,
+            carried_lists=carried_lists,
+            carried_profiles=carried_profiles,
+            figures=StepFigures() if figures is None else figures,
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -171,7 +218,7 @@ class StepReport:
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> StepReport:
         """The report from :meth:`to_json`'s form."""
-        votes = data.get("votes")
+        votes, declared = data.get("votes"), data.get("declared")
         return cls(
             step=data["step"],
             warnings=tuple(data.get("warnings") or ()),
@@ -179,7 +226,7 @@ class StepReport:
             resources=dict(data.get("resources") or {}),
             announced=data.get("announced"),
             data_quality=tuple(QualityRow(**q) for q in data.get("data_quality") or ()),
-            declared=data.get("declared"),
+            declared=None if declared is None else Declaration(**declared),
             taken_at=data.get("taken_at"),
             votes=None if votes is None else VoteFetch(**votes),
             request=data.get("request"),

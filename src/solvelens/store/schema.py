@@ -37,8 +37,7 @@ and DuckDB's default 256 KiB blocks when it is large (bulk writes are much faste
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING
 
 import duckdb
 
@@ -46,6 +45,9 @@ from solvelens.resources import INTERNAL_SCHEMA, RESOURCES, StoredResource
 from solvelens.resources import Field as _Field
 from solvelens.store.errors import SchemaVersionError
 from solvelens.store.faults import rollback
+
+if TYPE_CHECKING:
+    from solvelens.store.reports import Declaration
 
 #: Bumped when the internal tables change (2: ``snapshot_log.platform``; 3: ``snapshot_log.resources``, the
 #: platform's model board and the history tables; 4: ``data_quality`` and ``vote_coverage``; 5:
@@ -238,11 +240,11 @@ HISTORY_COLUMNS: dict[str, dict[str, str]] = {
 PLATFORM_KEY_SQL = "coalesce(platform->>'$.id', base_url)"
 
 
-def platform_key(declared: Mapping[str, Any] | None, base_url: str) -> str:
+def platform_key(declared: Declaration | None, base_url: str) -> str:
     """The platform history rows belong to: the id the platform declared (``X-Platform-Id``, kept across
     ports), else the snapshot's base URL (the real platform declares none); as :data:`PLATFORM_KEY_SQL`."""
-    ident = declared.get("id") if isinstance(declared, Mapping) else None
-    return str(ident) if ident else base_url
+    ident = None if declared is None else declared.id
+    return ident if ident else base_url
 
 
 def _history_ddl() -> list[str]:

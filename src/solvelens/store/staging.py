@@ -30,6 +30,7 @@ import hashlib
 import json
 import os
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -245,6 +246,16 @@ class TableWriter:
             self.discard()
 
 
+@dataclass(frozen=True)
+class RunInfo:
+    """A staged run's ``run.json``: the platform's ``base_url``, the snapshot's ``taken_at`` and the run's
+    ``started_at`` (ISO-8601 UTC strings)."""
+
+    base_url: str
+    taken_at: str
+    started_at: str
+
+
 class StagingArea:
     """A staging directory for one snapshot run (see the module docstring for its layout)."""
 
@@ -258,10 +269,9 @@ class StagingArea:
         (self.path / "run.json").write_text(json.dumps(run), encoding="utf-8")
         return self
 
-    def run_info(self) -> dict[str, str]:
-        """``run.json``: base_url, taken_at, started_at. Raises FileNotFoundError when not created."""
-        info: dict[str, str] = json.loads((self.path / "run.json").read_text(encoding="utf-8"))
-        return info
+    def run_info(self) -> RunInfo:
+        """``run.json`` (:class:`RunInfo`). Raises FileNotFoundError when not created."""
+        return RunInfo(**json.loads((self.path / "run.json").read_text(encoding="utf-8")))
 
     def table_path(self, table: str) -> Path:
         """Path of a staged table's Parquet file (it may not exist)."""

@@ -53,7 +53,7 @@ from solvelens.store.schema import (
     competition_ranks_sql,
     model_counts_sql,
 )
-from solvelens.store.staging import EMPTY_MANIFEST_ID, StagingArea
+from solvelens.store.staging import EMPTY_MANIFEST_ID, RunInfo, StagingArea
 
 #: Staged tables a snapshot cannot do without (declared ``required``: :mod:`solvelens.resources`).
 REQUIRED_TABLES: tuple[str, ...] = tuple(r.name for r in RESOURCES if r.required)
@@ -396,7 +396,7 @@ def _declared_platform(area: StagingArea) -> str | None:
     is the platform's, a report's ``taken_at``) as JSON text; ``None`` when the run staged neither."""
     reports = area.reports()
     platform = reports.get("platform")
-    declared = None if platform is None or platform.declared is None else dict(platform.declared)
+    declared = None if platform is None or platform.declared is None else platform.declared.as_json()
     taken_at = next((r.taken_at for r in reports.values() if r.taken_at), None)
     if taken_at:
         declared = {**(declared or {}), "taken_at": taken_at}
@@ -406,7 +406,7 @@ def _declared_platform(area: StagingArea) -> str | None:
 _LOG = f"{INTERNAL}.snapshot_log"
 
 
-def _begin_snapshot(con: Any, area: StagingArea, run: dict[str, Any]) -> int:
+def _begin_snapshot(con: Any, area: StagingArea, run: RunInfo) -> int:
     """Insert the run's snapshot row (status ``writing``) in the open transaction; return its new id."""
     # Ids are never reused, also after `solvelens db delete` removed the newest snapshot (an exported Parquet
     # partition snapshot_id=<n> always means one snapshot).
@@ -419,7 +419,7 @@ def _begin_snapshot(con: Any, area: StagingArea, run: dict[str, Any]) -> int:
     con.execute(
         f"INSERT INTO {_LOG} (snapshot_id, taken_at, base_url, status, started_at, platform) "
         "VALUES (?, ?::TIMESTAMPTZ, ?, 'writing', ?::TIMESTAMPTZ, ?::JSON)",
-        [sid, run["taken_at"], run["base_url"], run["started_at"], _declared_platform(area)],
+        [sid, run.taken_at, run.base_url, run.started_at, _declared_platform(area)],
     )
     return sid
 
@@ -458,13 +458,13 @@ def _write_phases(tx: _Transaction) -> dict[str, float]:
 
 
 def _mark_complete(
-    con: Any, sid: int, run: dict[str, Any], tx: _Transaction, warnings: list[str]
+    con: Any, sid: int, run: RunInfo, tx: _Transaction, warnings: list[str]
 ) -> tuple[datetime, float]:
     """Mark snapshot ``sid`` complete with its counts, warnings and drift (still inside the transaction;
     ``changes``, a column of older versions, stays NULL); return when it finished (UTC) and its duration in
     seconds since the run started."""
     finished = datetime.now(UTC)
-    started = datetime.fromisoformat(run["started_at"].replace("Z", "+00:00"))
+    started = datetime.fromisoformat(run.started_at.replace("Z", "+00:00"))
     duration_s = max((finished - started).total_seconds(), 0.0)
     con.execute(
         f"""UPDATE {_LOG} SET status = ?, finished_at = ?::TIMESTAMPTZ, duration_s = ?,
@@ -529,9 +529,9 @@ def write_snapshot(
     write_s = time.perf_counter() - t0
     return SnapshotResult(
         snapshot_id=sid,
-        taken_at=run["taken_at"],
-        base_url=run["base_url"],
-        started_at=run["started_at"],
+        taken_at=run.taken_at,
+        base_url=run.base_url,
+        started_at=run.started_at,
         finished_at=_iso(finished),
         duration_s=duration_s,
         write_s=write_s,
