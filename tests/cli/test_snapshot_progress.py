@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import os
 import pty
-import select
 import subprocess
 import sys
 import threading
 from pathlib import Path
 
 from tests.fixtures.sandbox import SandboxServer
+from tests.fixtures.terminal import readable
 
 _RUN = r"""
 import atexit, sys, threading
@@ -44,8 +44,7 @@ def test_on_a_terminal_the_fetch_shows_its_progress(sandbox: SandboxServer, tmp_
 
     def drain() -> None:  # read the terminal while the command runs, so it never blocks on a full buffer
         while True:
-            ready, _, _ = select.select([main], [], [], 0.2)
-            if ready:
+            if readable(main, 0.2):
                 try:
                     data = os.read(main, 65536)
                 except OSError:  # the replica side closed: the command exited

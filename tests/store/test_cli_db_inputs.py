@@ -185,10 +185,11 @@ def _answer_prompts(args: list[str], answers: list[str], timeout_s: float = 60.0
     """Run ``solvelens ARGS`` on a pseudo-terminal, answering each ``[y/N]`` prompt in turn."""
     import os
     import pty
-    import select
     import subprocess
     import sys
     import time
+
+    from tests.fixtures.terminal import readable
 
     leader, follower = pty.openpty()
     proc = subprocess.Popen(
@@ -197,8 +198,7 @@ def _answer_prompts(args: list[str], answers: list[str], timeout_s: float = 60.0
     os.close(follower)
     output, pending, deadline = b"", list(answers), time.monotonic() + timeout_s
     while time.monotonic() < deadline:
-        ready, _, _ = select.select([leader], [], [], 0.2)
-        if ready:
+        if readable(leader, 0.2):
             try:
                 chunk = os.read(leader, 4096)
             except OSError:  # the process ended and closed the terminal
