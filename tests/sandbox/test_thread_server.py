@@ -4,6 +4,7 @@ once (TCP_NODELAY), and a server on a new file holds the platform a fresh build 
 from __future__ import annotations
 
 import hashlib
+import os
 import socket
 import sqlite3
 from pathlib import Path
@@ -51,3 +52,22 @@ def test_a_server_on_a_new_file_holds_what_a_fresh_build_gives(tmp_path: Path) -
     build_platform(tmp_path / "fresh.sqlite", seed=3)
     fresh = _rows(tmp_path / "fresh.sqlite")
     assert _rows(tmp_path / "first.sqlite") == fresh and _rows(tmp_path / "second.sqlite") == fresh
+
+
+def test_a_stopped_thread_server_leaves_no_file_open(tmp_path: Path) -> None:
+    """Each in-process sandbox used to keep 4 SQLite connections open after its stop (the worker threads'
+    and the declaration middleware's): a test worker reached descriptors past 1,024."""
+
+    def held() -> list[str]:
+        return [
+            os.readlink(f"/proc/self/fd/{fd}")
+            for fd in os.listdir("/proc/self/fd")
+            if os.path.exists(f"/proc/self/fd/{fd}")
+        ]
+
+    for i in range(2):
+        server = serve_in_thread(tmp_path / f"s{i}.sqlite", scale="empty")
+        for path in ("/problems", "/leaderboard", "/stats"):
+            assert httpx.get(server.base_url + path).status_code == 200
+        server.stop()
+    assert not [p for p in held() if str(tmp_path) in p]

@@ -46,7 +46,6 @@ query parameters with their limits, the bearer key of the bot routes, the submit
 
 from __future__ import annotations
 
-import sqlite3
 import time
 import uuid
 from pathlib import Path
@@ -169,7 +168,7 @@ def build_app(db_path: Path, opts: SandboxOptions, rate_limit: RateLimit | None 
         app.add_middleware(RateLimitMiddleware, rate_limit=rate_limit, wall=ctx.wall)  # type: ignore[arg-type]
     app.add_middleware(BodyLimitMiddleware, max_bytes=ctx.body_cap)  # type: ignore[arg-type]
     # outermost: every answer (errors, faults, 413 included) declares the platform and its clock
-    app.add_middleware(DeclarationMiddleware, platform_id=platform_id(db_path), db_path=db_path)  # type: ignore[arg-type]
+    app.add_middleware(DeclarationMiddleware, platform_id=platform_id(db_path), db=db)  # type: ignore[arg-type]
     _install_error_handlers(app, conv)
     for router in routers(ctx):
         app.include_router(router)
@@ -256,15 +255,14 @@ def platform_id(db_path: Path) -> str:
 
 class DeclarationMiddleware:
     """Adds ``X-Platform-Id``, ``X-Platform-Clock: simulated`` and ``X-Platform-Time: <simulated now>`` (ISO
-    8601 UTC with milliseconds, ``2026-01-15T10:30:00.000Z``: ``meta('clock_ms')`` read from ``db_path`` for
+    8601 UTC with milliseconds, ``2026-01-15T10:30:00.000Z``: ``meta('clock_ms')`` read from the database for
     each answer, so a clock moved by ``sandbox simulate`` in another process shows at once) to every answer
-    (pure ASGI: no body buffering). The clock is read on the event loop's own connection (one indexed
-    row of the ``meta`` table)."""
+    (pure ASGI: no body buffering). The clock is read on the event loop thread's connection of ``db`` (one
+    indexed row of the ``meta`` table; closed with the others by :meth:`Database.close`)."""
 
-    def __init__(self, app: ASGIApp, platform_id: str, db_path: Path) -> None:
+    def __init__(self, app: ASGIApp, platform_id: str, db: Database) -> None:
         self.app = app
-        self.db_path = db_path
-        self._conn: sqlite3.Connection | None = None
+        self.db = db
         self.headers = [
             (PLATFORM_ID_HEADER.lower().encode(), platform_id.encode()),
             (PLATFORM_CLOCK_HEADER.lower().encode(), b"simulated"),
@@ -272,9 +270,7 @@ class DeclarationMiddleware:
 
     def _now(self) -> bytes:
         """The simulated now as ``X-Platform-Time`` shows it."""
-        if self._conn is None:
-            self._conn = connect(self.db_path)
-        return str(iso(clock_ms(self._conn))).encode()
+        return str(iso(clock_ms(self.db.conn()))).encode()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":

@@ -68,6 +68,8 @@ class Database:
         self.path = path
         self._local = threading.local()
         self._write_lock = threading.Lock()
+        self._opened: list[sqlite3.Connection] = []  # every thread's, for :meth:`close`
+        self._opened_lock = threading.Lock()
 
     @contextmanager
     def writer(self) -> Iterator[sqlite3.Connection]:
@@ -81,7 +83,19 @@ class Database:
         if conn is None:
             conn = connect(self.path)
             self._local.conn = conn
+            with self._opened_lock:
+                self._opened.append(conn)
         return conn
+
+    def close(self) -> None:
+        """Close every thread's connection (the server stopped: no request runs). A server thread that
+        serves again opens a new one. The worker threads outlive a server run in this process (an in-process
+        sandbox of the tests), so without this each run kept its connections and their file handles open."""
+        with self._opened_lock:
+            opened, self._opened = self._opened, []
+        self._local = threading.local()
+        for conn in opened:
+            conn.close()
 
     @contextmanager
     def read(self) -> Iterator[sqlite3.Connection]:
