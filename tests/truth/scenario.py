@@ -422,6 +422,29 @@ class Scenario:
 
         return self.codec().encode("comparison", int(self._sql(body)))  # type: ignore[arg-type]
 
+    def uncounted_vote(self) -> str:
+        """A vote between the two solutions of a listed problem with the fewest votes, recorded now without
+        its counts moving (a deadlocked submit): only re-reading either solution's list, trusted by its
+        count, finds it. The vote's public id."""
+
+        def body(con: sqlite3.Connection) -> int:
+            now = int(con.execute("SELECT value FROM meta WHERE key = 'clock_ms'").fetchone()[0])
+            problem, a, b = con.execute(
+                "SELECT s.problem_id, min(s.id), max(s.id) FROM solutions s JOIN problems p "
+                "ON p.id = s.problem_id WHERE p.status != 'rejected' GROUP BY s.problem_id "
+                "HAVING count(*) >= 2 ORDER BY sum(s.comparison_count), s.problem_id LIMIT 1"
+            ).fetchone()
+            return int(
+                con.execute(
+                    "INSERT INTO comparisons (problem_id, solution_a, solution_b, winner, voter_bot_id, "
+                    "created_at) VALUES (?, ?, ?, 'a', NULL, ?)",
+                    (problem, a, b, now),
+                ).lastrowid
+                or 0
+            )
+
+        return self.codec().encode("comparison", int(self._sql(body)))  # type: ignore[arg-type]
+
     def capped_votes(self, votes: int = 55) -> str:
         """A new problem with two solutions X and Y and ``votes`` (> 50) counted votes between them: each
         list serves only the newest 50, so ``votes - 50`` votes are beyond any client's reach. The
