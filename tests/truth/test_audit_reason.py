@@ -34,10 +34,6 @@ def audited(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Scenario
         scenario.stop()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the votes' data_quality row gives only COUNT_DISAGREES when more votes are stored than counted",
-)
 def test_a_partial_audit_is_named_by_the_votes_data_quality_row(audited: tuple[Scenario, Snap]):
     scenario, snap = audited
     (coverage,) = view_rows(scenario.store, "vote_coverage", snap.snapshot_id)
