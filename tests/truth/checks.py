@@ -99,6 +99,7 @@ def data_quality_checks(scenario: Scenario, snap: Snap) -> list[str]:
         snap.truth,
         llm="llm_leaderboard" in scenario.resources,
         families="llm_families" in scenario.resources,
+        families_total=scenario.mode != "platform",  # the real platform's families answer has no total
         votes="comparisons" in scenario.resources,
         earlier=_earlier(scenario, snap),
     )

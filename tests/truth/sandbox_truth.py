@@ -632,6 +632,7 @@ def data_quality(
     *,
     llm: bool = False,
     families: bool = False,
+    families_total: bool = False,
     votes: bool = False,
     cap: int = 50,
     earlier: Sequence[Path] = (),
@@ -640,8 +641,9 @@ def data_quality(
     counts say) and stored (what its lists serve) per whole list, per ``/stats`` total checked, per problem
     whose ``solutionCount`` disagrees with its rows and, with ``votes``, per solution whose
     ``comparisonCount`` disagrees with the votes every list together serves; ``llm``: the model leaderboard
-    was fetched; ``families``: the model families were (one answer with no total: announced NULL, which
-    never differs). Keys: resource, scope ('' for a whole list), announced, stored, differs (bool)."""
+    was fetched; ``families``: the model families were (one unpaged answer: announced NULL, which never
+    differs, unless ``families_total``: the convention gives every list a total, all but ``platform``).
+    Keys: resource, scope ('' for a whole list), announced, stored, differs (bool)."""
     listed = problems(db)
     sols = solutions(db)
     stats = {r["metric"]: int(r["value"]) for r in platform_stats(db)}
@@ -666,7 +668,8 @@ def data_quality(
         models = len(llm_leaderboard(db))
         rows.append(("llm_leaderboard", "", models, models))
     if families:
-        rows.append(("llm_families", "", None, len(llm_families(db))))
+        found = len(llm_families(db))
+        rows.append(("llm_families", "", found if families_total else None, found))
     if votes:
         (coverage,) = vote_coverage(db, cap, earlier)
         rows.append(("comparisons", "", coverage["announced"], coverage["stored"]))

@@ -85,6 +85,8 @@ class Scenario:
     marks: dict[str, str] = field(default_factory=dict)
     #: A bot's API key: snapshots then record ``/bot/me`` with it (``None``: ``--no-bot-me``).
     api_key: str | None = field(default=None, repr=False)
+    #: The convention mode served (``platform``, ``jsonapi``, ``hal``, ``odata``, ``relay``).
+    mode: str = "platform"
 
     @classmethod
     def start(
@@ -105,7 +107,9 @@ class Scenario:
         if copy_of is not None:
             freeze(copy_of, db)
         server = start_sandbox(db, seed=seed, scale="small", conventions=mode, **options)
-        return cls(server=server, store=workdir / "store.duckdb", workdir=workdir, resources=resources)
+        return cls(
+            server=server, store=workdir / "store.duckdb", workdir=workdir, resources=resources, mode=mode
+        )
 
     def stop(self) -> None:
         """Stop the server."""
