@@ -142,7 +142,7 @@ def test_a_subset_missing_and_resources_left_out(
 
 
 def test_activity_history_is_complete_across_snapshots_taken_often_enough(make_sandbox: Any, tmp_path: Path):
-    server = make_sandbox(seed=3, task_types="solve,vote")
+    server = make_sandbox(seed=3, task_types="solve,vote", vote_deadlocks=0.0)  # every submit below succeeds
     db = tmp_path / "store.duckdb"
     first = _snap(server, db, resources=["activity"])
     start = min(_stored_events(db))  # the history starts with the feed's window at the first snapshot
@@ -206,7 +206,9 @@ def test_a_fast_moving_platform_shows_a_recorded_gap_and_the_cadence_that_would_
 def test_comparisons_are_fetched_only_where_votes_moved_and_stored_once(
     make_sandbox: Any, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ):
-    server = make_sandbox(seed=0, task_types="vote")  # seed 0: some solutions have more than 50 votes
+    # seed 0: some solutions have more than 50 votes; no deadlocked submit: the vote below must move counts
+    # (a deadlocked vote, counted on neither side, is the audit's case: tests/flows/test_fetch_budget.py)
+    server = make_sandbox(seed=0, task_types="vote", vote_deadlocks=0.0)
     requests = Requests(caplog)
     db = tmp_path / "store.duckdb"
     first = _snap(server, db, resources=["comparisons"], budget="100000")  # bounded: lists can be skipped

@@ -26,7 +26,7 @@ import httpx
 from typer.testing import CliRunner
 
 from solvelens.cli import app
-from solvelens.client import PlatformClient
+from solvelens.client import PlatformClient, ServerError
 from solvelens.client.models import Task
 from solvelens.sandbox.ids import IdCodec
 from solvelens.sandbox.simulate import advance
@@ -171,7 +171,13 @@ class Scenario:
                     "category": "technology",
                 },
             }[str(task.kind)]
-            bot.submit(task, answer)
+            try:
+                bot.submit(task, answer)
+            except ServerError as exc:
+                # The realistic sandbox answers a share of vote submits 500 "deadlock detected" (the real
+                # platform's, the vote row written, the task failed): a bot moves on to its next task.
+                if task.kind != "vote" or exc.status_code != 500:
+                    raise
         raise AssertionError("no solve task within 40 tasks")
 
     def _solve_as(self, name: str, text: str, model: str | None = None) -> str:

@@ -358,8 +358,11 @@ class _Plan:
         self.audit, self.cover, self.allowance = list(audit), cover, allowance
         self.audit_ids = {w.solution_id for w in audit}
         self._seq = itertools.count()
+        # Ties on the votes not known are broken by solution id, not by the order the lists were staged in
+        # (the concurrent fetch stages them as answers arrive): the same store and platform give the same
+        # requests, the same coverage and the same prediction on every run.
         self._heap: list[tuple[int, int, Wanted]] = [
-            (-cover.uncovered(w), next(self._seq), w) for w in wanted
+            (-cover.uncovered(w), next(self._seq), w) for w in sorted(wanted, key=lambda w: w.solution_id)
         ]
         heapq.heapify(self._heap)
 
