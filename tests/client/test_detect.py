@@ -8,6 +8,7 @@ import pytest
 
 from solvelens.client.detect import (
     Answer,
+    bare_envelope,
     candidates,
     complete_list,
     cursor_token,
@@ -19,6 +20,7 @@ from solvelens.client.detect import (
     relay_connection,
     stripe_list,
 )
+from solvelens.client.endpoints import ENDPOINTS
 from solvelens.client.locate import find_records
 from solvelens.client.pagination import (
     CursorPaginator,
@@ -188,3 +190,29 @@ def test_candidates_rank_and_the_real_platform_keeps_its_styles() -> None:
     assert isinstance(
         detect_paginator({"value": RECS, "@odata.nextLink": "/x?$skip=2"}, {}), NextLinkPaginator
     )
+
+
+#: Records whose own fields carry every word a detector looks for beside a list (the records are never read).
+_TEMPTING = [
+    {"id": "a", "next": "https://x/?page=2", "next_cursor": "c", "offset": 0, "page": 1, "totalPages": 9},
+    {"id": "b", "pageInfo": {"endCursor": "e"}, "object": "list", "has_more": True, "links": {"next": "/n"}},
+]
+
+
+@pytest.mark.parametrize("key", sorted({e.items_key for e in ENDPOINTS.values() if e.items_key}))
+@pytest.mark.parametrize("records", [[], RECS, _TEMPTING, [{"id": str(i)} for i in range(100)]])
+@pytest.mark.parametrize("page_size", [None, 2, 100])
+def test_a_bare_envelope_is_detected_as_every_detector_ranks_it(
+    key: str, records: list[dict[str, Any]], page_size: int | None
+) -> None:
+    """The shortcut each solution walk takes (:func:`bare_envelope`) gives what ranking every detector
+    gives, for every envelope key of the registry; with anything beside the list, or a paging header, it
+    leaves the answer to :func:`candidates`."""
+    body = {key: records}
+    answer = Answer(body, {"content-type": "application/json"}, {"page": 1}, records, page_size)
+    assert bare_envelope(body, answer.headers, key) == candidates(answer)[0]
+    link = {"Link": '<https://x/?page=2>; rel="next"'}
+    assert bare_envelope(body, link, key) is None
+    assert bare_envelope(body, {"X-Total-Pages": "3"}, key) is None
+    assert bare_envelope({**body, "next": None}, {}, key) is None
+    assert bare_envelope(records, {}, key) is None

@@ -544,8 +544,16 @@ class BaseClient:
     # -- every endpoint's request, built once for both clients -----------------------------------------------
 
     def _build_request(self, call: Call[Any]) -> httpx.Request:
-        """The ``httpx.Request`` of ``call`` (both clients send it as built here)."""
-        return self._http.build_request(call.method, call.url, params=call.params, json=call.json)
+        """The ``httpx.Request`` of ``call`` (both clients send it as built here).
+
+        A URL without a query gets ``call.params`` as its query when it is parsed (``httpx.URL(url,
+        params=...)``: the same URL as httpx's own merge, which parses the URL a second time to add them;
+        about 40 % of building a request, paid on every page of a snapshot)."""
+        url: str | httpx.URL = call.url
+        params = call.params
+        if params and "?" not in call.url:
+            url, params = httpx.URL(url, params=params), None
+        return self._http.build_request(call.method, url, params=params, json=call.json)
 
     def _sent(self, call: Call[Any], response: httpx.Response, started: float) -> None:
         """Log one answered request at DEBUG (``GET /problems -> 200 in 0.012 s``)."""

@@ -43,7 +43,13 @@ from typing import Any
 
 import httpx
 
-from solvelens.client.detect import MAX_DETECTION_REQUESTS, Answer, Detection, candidates
+from solvelens.client.detect import (
+    MAX_DETECTION_REQUESTS,
+    Answer,
+    Detection,
+    bare_envelope,
+    candidates,
+)
 from solvelens.client.endpoints import ENDPOINTS, endpoint_key
 from solvelens.client.errors import (
     APIStatusError,
@@ -231,10 +237,7 @@ class PageWalk:
         """
         items = self.records(body)
         if self.paginator is None:
-            answer = Answer(body, headers, self.request.params, items, self.page_size)
-            best = candidates(answer)[0]
-            if self.default_style is not None and best.confidence < CLEAR:
-                best = Detection(PaginatorSpec(self.default_style), 1.0, "the endpoint's default")
+            best = self._detect(body, headers, items)
             self.tried.append(best.spec)
             self.spec = best.spec
             self.paginator = self._make(best.spec)
@@ -281,6 +284,17 @@ class PageWalk:
         self.offset += len(fresh)
         self._prepare_next(url)
         return page
+
+    def _detect(self, body: Any, headers: Mapping[str, str], items: list[Any]) -> Detection:
+        """The style of a detected walk from its first answer: the best :func:`candidates` (a bare envelope
+        without paging hints: :func:`bare_envelope`, the same without ranking every detector), or the
+        endpoint's default style when none is clear (:data:`CLEAR`)."""
+        best = bare_envelope(body, headers, self.items_key)
+        if best is None:
+            best = candidates(Answer(body, headers, self.request.params, items, self.page_size))[0]
+        if self.default_style is not None and best.confidence < CLEAR:
+            best = Detection(PaginatorSpec(self.default_style), 1.0, "the endpoint's default")
+        return best
 
     def _fresh(self, items: list[Any], index: int | None) -> list[Any]:
         """The records of ``items`` not handed out before (in order), now marked as handed out. ``index``: the
