@@ -142,6 +142,29 @@ class ServeStopped(Exception):
     """SIGINT or SIGTERM arrived while the Prefect API was being prepared (nothing was served)."""
 
 
+def _wait_for_health(
+    proc: subprocess.Popen[bytes], url: str, start_timeout_s: float, stop: threading.Event | None
+) -> None:
+    """Poll ``{url}/health`` every 0.5 s with one client (a client per poll builds an SSL context each
+    time) until it answers 200. Raises :class:`ServeStopped` when ``stop`` is set, ``RuntimeError`` when the
+    process exits or nothing answers within ``start_timeout_s`` seconds."""
+    deadline = time.monotonic() + start_timeout_s
+    with httpx.Client(timeout=2.0) as client:
+        while True:
+            if stop is not None and stop.is_set():
+                raise ServeStopped
+            if proc.poll() is not None:
+                raise RuntimeError(f"`prefect server start` exited with code {proc.returncode}")
+            try:
+                if client.get(f"{url}/health").status_code == 200:
+                    return
+            except httpx.TransportError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the local Prefect server did not answer within {start_timeout_s:.0f} s")
+            time.sleep(0.5)
+
+
 @contextmanager
 def stop_signals() -> Iterator[threading.Event]:
     """While the block runs, SIGINT and SIGTERM only set the yielded event (no ``KeyboardInterrupt``, no
@@ -185,20 +208,7 @@ def local_prefect_server(
         cmd, env=child_env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
     )
     try:
-        deadline = time.monotonic() + start_timeout_s
-        while True:
-            if stop is not None and stop.is_set():
-                raise ServeStopped
-            if proc.poll() is not None:
-                raise RuntimeError(f"`prefect server start` exited with code {proc.returncode}")
-            try:
-                if httpx.get(f"{url}/health", timeout=2.0).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"the local Prefect server did not answer within {start_timeout_s:.0f} s")
-            time.sleep(0.5)
+        _wait_for_health(proc, url, start_timeout_s, stop)
         yield url
     finally:
         proc.terminate()
