@@ -55,6 +55,7 @@ import http.server
 import json
 import os
 import re
+import resource
 import shutil
 import signal
 import statistics
@@ -136,6 +137,7 @@ class Run:
     returncode: int = 0
     error: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+    cpu_s: float | None = None  # user + system CPU seconds of the process and the children it waited for
 
     @property
     def ok(self) -> bool:
@@ -325,6 +327,7 @@ def worker_main(args: argparse.Namespace) -> None:
 def measure(cmd: list[str], run: Run, *, env: dict[str, str] | None = None, cwd: Path | None = None) -> str:
     """Run ``cmd`` to completion, filling ``run``'s wall time, peak RSS and return code; return its stdout."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)  # the sandbox server is not reaped: not in it
         t0 = time.perf_counter()
         proc = subprocess.Popen(cmd, stdout=out, stderr=err, env=env, cwd=cwd)
         ps = psutil.Process(proc.pid)
@@ -342,6 +345,8 @@ def measure(cmd: list[str], run: Run, *, env: dict[str, str] | None = None, cwd:
                 pass
             time.sleep(0.05)
         run.wall_s = time.perf_counter() - t0
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        run.cpu_s = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
         run.returncode = proc.returncode
         out.seek(0)
         err.seek(0)
@@ -1203,6 +1208,8 @@ def report(runs: list[Run], args: argparse.Namespace, load: tuple[float, float, 
                 )
                 if ours.inner_s is not None and floor.inner_s:
                     parts.append(f"inner {ours.inner_s / floor.inner_s:.2f}x the floor's inner")
+                if ours.cpu_s is not None and floor.cpu_s is not None:
+                    parts.append(f"client CPU {ours.cpu_s:.2f} s vs the floor's {floor.cpu_s:.2f} s")
             parts.append(f"start-up and imports {ours.wall_s - (ours.inner_s or 0):.2f} s")
             lines.append(f"[{latency} ms] {OURS}: " + "; ".join(parts))
             verdict = "met" if ours.rss_tree < TARGET_RSS_MB * 1e6 else "NOT met"

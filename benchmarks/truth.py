@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 import tempfile
 import time
@@ -107,6 +108,24 @@ EXPLAINED_BY: dict[str, tuple[str, ...]] = {
     "leaderboard": ("leaderboard",),
     "llm_leaderboard": ("llm_leaderboard",),
 }
+#: What a votes' row must say to explain a votes' figure: a vote the platform serves is missing from the store
+#: only while vote lists are left for the next snapshots or lists trusted by their counts are re-read in
+#: turn (a vote counted on neither side); a row saying only that a count disagrees explains no missing vote.
+VOTE_REASONS = ("left for the next snapshots", "trusted by their counts")
+_RESOURCE_NAMED = re.compile(r"resource=(\w+)")
+
+
+def explains(figure: str, line: str, resource: str, reason: str) -> bool:
+    """Whether the ``data_quality`` row of ``resource`` with ``reason`` explains the mismatch ``line`` of
+    ``figure``: the resource is one :data:`EXPLAINED_BY` names for the figure (for a ``data_quality`` line,
+    the resource the line names); a votes' row must give one of :data:`VOTE_REASONS`."""
+    wanted = EXPLAINED_BY.get(figure, ())
+    named = _RESOURCE_NAMED.search(line) if figure == "data_quality" else None
+    if named is not None:
+        wanted = tuple(r for r in wanted if r == named.group(1))
+    if resource not in wanted:
+        return False
+    return resource not in _VOTES or any(phrase in reason for phrase in VOTE_REASONS)
 
 
 def drive(
@@ -151,25 +170,26 @@ def drive(
     return scenario
 
 
-def quality_reasons(scenario: Scenario) -> dict[int, list[tuple[str, str]]]:
+def quality_reasons(scenario: Scenario) -> dict[int, list[tuple[str, str, str]]]:
     """The store's ``data_quality`` rows whose counts differ, per snapshot id: ``(resource, "resource
-    [scope]: announced A, stored S: reason")``, read with SQL from the scenario's DuckDB store."""
+    [scope]: announced A, stored S: reason", reason)``, read with SQL from the scenario's DuckDB store."""
     with duckdb.connect(str(scenario.store), read_only=True) as con:
         rows = con.execute(
             "SELECT snapshot_id, resource, scope, announced, stored, reason FROM data_quality "
             "WHERE reason IS NOT NULL ORDER BY snapshot_id, resource, scope"
         ).fetchall()
-    out: dict[int, list[tuple[str, str]]] = defaultdict(list)
+    out: dict[int, list[tuple[str, str, str]]] = defaultdict(list)
     for sid, resource, scope, announced, stored, reason in rows:
         where = f"{resource} {scope}".strip()
-        out[int(sid)].append((resource, f"{where}: announced {announced}, stored {stored}: {reason}"))
+        text = f"{where}: announced {announced}, stored {stored}: {reason}"
+        out[int(sid)].append((resource, text, str(reason)))
     return out
 
 
 def explain(scenario: Scenario, mode: str, cells: Cells, explained: Explained) -> None:
     """For each mismatch line of ``mode`` in ``cells``, the ``data_quality`` row of the store that explains
-    it (:data:`EXPLAINED_BY`) at the step's snapshot (a pair: either snapshot; the report: any snapshot),
-    or "" when none does."""
+    it (:func:`explains`) at the step's snapshot (a pair: either snapshot; the report: any snapshot), or ""
+    when none does."""
     reasons = quality_reasons(scenario)
     ids = {s.label: s.snapshot_id for s in scenario.snaps if s.snapshot_id is not None}
     for (figure, step, m), lines in cells.items():
@@ -179,9 +199,18 @@ def explain(scenario: Scenario, mode: str, cells: Cells, explained: Explained) -
             sids = list(ids.values())
         else:
             sids = [ids[label] for label in step.split(" -> ") if label in ids]
-        wanted = EXPLAINED_BY.get(figure, ())
-        why = next((text for sid in sids for res, text in reasons.get(sid, []) if res in wanted), "")
-        explained[(figure, step, m)].extend([why] * (len(lines) - len(explained[(figure, step, m)])))
+        done = len(explained[(figure, step, m)])
+        for line in lines[done:]:
+            why = next(
+                (
+                    text
+                    for sid in sids
+                    for res, text, reason in reasons.get(sid, [])
+                    if explains(figure, line, res, reason)
+                ),
+                "",
+            )
+            explained[(figure, step, m)].append(why)
 
 
 def check(scenario: Scenario, mode: str, cells: Cells) -> None:

@@ -46,6 +46,7 @@ def view_checks(scenario: Scenario, snap: Snap) -> Checks:
     out["activity"] = activity_checks(scenario, snap)
     out["bot_me"] = bot_me_checks(scenario, snap)
     out["llm_leaderboard"] = llm_leaderboard_checks(scenario, snap)
+    out["llm_families"] = llm_families_checks(scenario, snap)
     out["data_quality"] = data_quality_checks(scenario, snap)
     return out
 
@@ -71,6 +72,16 @@ def llm_leaderboard_checks(scenario: Scenario, snap: Snap) -> list[str]:
     )
 
 
+def llm_families_checks(scenario: Scenario, snap: Snap) -> list[str]:
+    """``llm_families`` at ``snap``: every model family and its number of models (empty when not fetched)."""
+    if "llm_families" not in scenario.resources:
+        return []
+    shown = view_rows(scenario.store, "llm_families", snap.snapshot_id)
+    return mismatches(
+        f"llm_families @ {snap.label}", shown, truth.llm_families(snap.truth), ("family",), ("model_count",)
+    )
+
+
 def _earlier(scenario: Scenario, snap: Snap) -> list[Path]:
     """The frozen truths of the snapshots written before ``snap`` (a vote read then stays stored)."""
     taken = [s for s in scenario.snaps if s.snapshot_id is not None]
@@ -87,6 +98,8 @@ def data_quality_checks(scenario: Scenario, snap: Snap) -> list[str]:
     want = truth.data_quality(
         snap.truth,
         llm="llm_leaderboard" in scenario.resources,
+        families="llm_families" in scenario.resources,
+        families_total=scenario.mode != "platform",  # the real platform's families answer has no total
         votes="comparisons" in scenario.resources,
         earlier=_earlier(scenario, snap),
     )

@@ -557,6 +557,23 @@ def llm_leaderboard(db: Path, *, lazy: bool = True) -> list[Row]:
     return [{"rank": 1 + sum(o["avg_bt_score"] > row["avg_bt_score"] for o in rows), **row} for row in rows]
 
 
+def llm_families(db: Path) -> list[Row]:
+    """The platform's model families (``/llm-leaderboard/families``): per family, its number of distinct
+    models written on any solution (those of rejected problems too). The family rule is written here, as the
+    sandbox documents it: a model name's leading letters, lower-cased (``other`` when it has none). Keys:
+    family, model_count."""
+    with _open(db) as con:
+        models = [
+            r[0] for r in con.execute("SELECT DISTINCT llm_model FROM solutions WHERE llm_model IS NOT NULL")
+        ]
+    counts: dict[str, int] = {}
+    for name in models:
+        found = re.match(r"[a-z]+", str(name).lower())
+        family = found.group(0) if found else "other"
+        counts[family] = counts.get(family, 0) + 1
+    return [{"family": f, "model_count": n} for f, n in sorted(counts.items())]
+
+
 def activity_gap(a: Path, b: Path) -> list[Row]:
     """The gap a snapshot at ``b`` records when the feed then no longer reaches the newest event the feed
     served at ``a`` (every event between them may be lost), else no row. Keys: newest_stored_event_id,
@@ -611,13 +628,22 @@ def comparison_coverage(db: Path, cap: int = 50, earlier: Sequence[Path] = ()) -
 
 
 def data_quality(
-    db: Path, *, llm: bool = False, votes: bool = False, cap: int = 50, earlier: Sequence[Path] = ()
+    db: Path,
+    *,
+    llm: bool = False,
+    families: bool = False,
+    families_total: bool = False,
+    votes: bool = False,
+    cap: int = 50,
+    earlier: Sequence[Path] = (),
 ) -> list[Row]:
     """Every row the snapshot's data-quality table must hold: announced (what the platform's totals and
     counts say) and stored (what its lists serve) per whole list, per ``/stats`` total checked, per problem
     whose ``solutionCount`` disagrees with its rows and, with ``votes``, per solution whose
     ``comparisonCount`` disagrees with the votes every list together serves; ``llm``: the model leaderboard
-    was fetched. Keys: resource, scope ('' for a whole list), announced, stored, differs (bool)."""
+    was fetched; ``families``: the model families were (one unpaged answer: announced NULL, which never
+    differs, unless ``families_total``: the convention gives every list a total, all but ``platform``).
+    Keys: resource, scope ('' for a whole list), announced, stored, differs (bool)."""
     listed = problems(db)
     sols = solutions(db)
     stats = {r["metric"]: int(r["value"]) for r in platform_stats(db)}
@@ -641,6 +667,9 @@ def data_quality(
     if llm:
         models = len(llm_leaderboard(db))
         rows.append(("llm_leaderboard", "", models, models))
+    if families:
+        found = len(llm_families(db))
+        rows.append(("llm_families", "", found if families_total else None, found))
     if votes:
         (coverage,) = vote_coverage(db, cap, earlier)
         rows.append(("comparisons", "", coverage["announced"], coverage["stored"]))
@@ -648,7 +677,7 @@ def data_quality(
         capped = capped_vote_lists(db, cap, earlier)
         rows += [("comparisons", r["solution_id"], r["announced"], r["stored"]) for r in capped]
     keys = ("resource", "scope", "announced", "stored")
-    return [dict(zip(keys, r, strict=True)) | {"differs": r[2] != r[3]} for r in rows]
+    return [dict(zip(keys, r, strict=True)) | {"differs": r[2] is not None and r[2] != r[3]} for r in rows]
 
 
 # -- the report's charts ---------------------------------------------------------------------------------

@@ -85,6 +85,8 @@ class Scenario:
     marks: dict[str, str] = field(default_factory=dict)
     #: A bot's API key: snapshots then record ``/bot/me`` with it (``None``: ``--no-bot-me``).
     api_key: str | None = field(default=None, repr=False)
+    #: The convention mode served (``platform``, ``jsonapi``, ``hal``, ``odata``, ``relay``).
+    mode: str = "platform"
 
     @classmethod
     def start(
@@ -105,7 +107,9 @@ class Scenario:
         if copy_of is not None:
             freeze(copy_of, db)
         server = start_sandbox(db, seed=seed, scale="small", conventions=mode, **options)
-        return cls(server=server, store=workdir / "store.duckdb", workdir=workdir, resources=resources)
+        return cls(
+            server=server, store=workdir / "store.duckdb", workdir=workdir, resources=resources, mode=mode
+        )
 
     def stop(self) -> None:
         """Stop the server."""
@@ -422,6 +426,29 @@ class Scenario:
             return int(
                 con.execute(
                     vote + "VALUES (?, ?, ?, 'a', ?, ?)", (pid, sol[0], sol[1], bot, now - 500)
+                ).lastrowid
+                or 0
+            )
+
+        return self.codec().encode("comparison", int(self._sql(body)))  # type: ignore[arg-type]
+
+    def uncounted_vote(self) -> str:
+        """A vote between the two solutions of a listed problem with the fewest votes, recorded now without
+        its counts moving (a deadlocked submit): only re-reading either solution's list, trusted by its
+        count, finds it. The vote's public id."""
+
+        def body(con: sqlite3.Connection) -> int:
+            now = int(con.execute("SELECT value FROM meta WHERE key = 'clock_ms'").fetchone()[0])
+            problem, a, b = con.execute(
+                "SELECT s.problem_id, min(s.id), max(s.id) FROM solutions s JOIN problems p "
+                "ON p.id = s.problem_id WHERE p.status != 'rejected' GROUP BY s.problem_id "
+                "HAVING count(*) >= 2 ORDER BY sum(s.comparison_count), s.problem_id LIMIT 1"
+            ).fetchone()
+            return int(
+                con.execute(
+                    "INSERT INTO comparisons (problem_id, solution_a, solution_b, winner, voter_bot_id, "
+                    "created_at) VALUES (?, ?, ?, 'a', NULL, ?)",
+                    (problem, a, b, now),
                 ).lastrowid
                 or 0
             )

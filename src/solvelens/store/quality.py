@@ -116,6 +116,10 @@ def _votes_stored(con: duckdb.DuckDBPyConnection, platform: str, problem_ids: li
 
 
 def _comparisons_reason(votes: VoteFetch, capped: int) -> str:
+    """Why the votes stored differ from those announced: vote lists left for the next snapshots, solutions
+    over the platform's cap (else :data:`_DISAGREES`: e.g. more votes stored than counted), and, when the
+    audit re-reads the lists trusted by their counts in turn (``audit_cycle`` > 1), that a vote counted on
+    neither side may not be stored yet."""
     parts = []
     pending = votes.pending
     if pending:
@@ -125,7 +129,14 @@ def _comparisons_reason(votes: VoteFetch, capped: int) -> str:
     if capped:
         many = "solutions have" if capped > 1 else "solution has"
         parts.append(f"{capped} {many} more votes than the platform's cap of {_CAP} serves")
-    return "; ".join(parts) or _DISAGREES
+    if not parts:
+        parts.append(_DISAGREES)
+    if votes.audit_cycle is not None and votes.audit_cycle > 1:
+        parts.append(
+            f"{votes.audited} lists trusted by their counts re-read this snapshot (each within "
+            f"{votes.audit_cycle} snapshots): a vote counted on neither side may not be stored yet"
+        )
+    return "; ".join(parts)
 
 
 #: The declared ``/stats`` resource: its totals are checked against the lists' counts (``stats_checks``).
