@@ -50,6 +50,7 @@ import httpx
 
 from solvelens.client.base import BaseClient, Call, PageAnswer, tls_context
 from solvelens.client.errors import APIStatusError, InvalidSubmissionError, PlatformConnectionError
+from solvelens.client.inflight import InflightLimit
 from solvelens.client.models import Bot, Category, Health, Problem, SearchResult, Stats, SubmitResult, Task
 from solvelens.client.pagination import Page, PageNumberPaginator, PageRequest, Paginator
 from solvelens.client.retry import RetryPolicy
@@ -343,7 +344,10 @@ class AsyncPlatformClient(BaseClient):
     """Asynchronous client (httpx.AsyncClient): ``async with AsyncPlatformClient(url) as client: ...``.
 
     Same methods as :class:`PlatformClient`; list methods are async iterators, the others coroutines.
-    ``transport`` (an ``httpx.AsyncBaseTransport``) is for tests; ``max_connections`` bounds the pool.
+    ``transport`` (an ``httpx.AsyncBaseTransport``) is for tests; ``max_connections`` bounds the pool,
+    ``keepalive_expiry`` (seconds) closes a connection idle that long; ``inflight`` (an
+    :class:`~solvelens.client.inflight.InflightLimit`, shared by the clients of one snapshot) bounds the
+    requests in flight, each successful answer's round-trip time adapting it.
     """
 
     _http: httpx.AsyncClient
@@ -354,16 +358,24 @@ class AsyncPlatformClient(BaseClient):
         *,
         transport: httpx.AsyncBaseTransport | None = None,
         max_connections: int = 20,
+        keepalive_expiry: float = 5.0,
+        inflight: InflightLimit | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(base_url, **kwargs)
+        limits = httpx.Limits(
+            max_connections=max_connections,
+            max_keepalive_connections=max_connections,
+            keepalive_expiry=keepalive_expiry,
+        )
         self._http = httpx.AsyncClient(
             headers=self._headers,
             timeout=self.timeout,
             transport=transport,
-            limits=httpx.Limits(max_connections=max_connections, max_keepalive_connections=max_connections),
+            limits=limits,
             verify=tls_context(self.base_url),
         )
+        self.inflight = inflight
 
     async def __aenter__(self) -> Self:
         return self
@@ -382,9 +394,7 @@ class AsyncPlatformClient(BaseClient):
         ticket = await self.pacer.acquire_async(self.quota_kind)
         started = time.perf_counter()
         try:
-            response = await self._http.send(
-                self._build_request(call), auth=call.auth or httpx.USE_CLIENT_DEFAULT
-            )
+            response = await self._send_limited(call)
         except BaseException as exc:
             self.pacer.release(ticket)
             if isinstance(exc, httpx.HTTPError):
@@ -393,6 +403,19 @@ class AsyncPlatformClient(BaseClient):
         self.pacer.observe(ticket, response, retry_after_cap=self.retry.retry_after_cap)
         self._sent(call, response, started)
         return response
+
+    async def _send_limited(self, call: Call[Any]) -> httpx.Response:
+        """One send, holding a slot of the in-flight limit (when there is one): a successful answer is an
+        RTT sample."""
+        request = self._build_request(call)
+        auth = call.auth or httpx.USE_CLIENT_DEFAULT
+        if self.inflight is None:
+            return await self._http.send(request, auth=auth)
+        async with self.inflight.slot() as answered:
+            response = await self._http.send(request, auth=auth)
+            if response.is_success:
+                answered()
+            return response
 
     async def _request(self, call: Call[T]) -> T:
         """Send ``call`` with its retries (stamina) and read the answer: all the I/O of this client."""
