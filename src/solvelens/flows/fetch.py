@@ -52,6 +52,7 @@ from solvelens.client import (
     PermissionDeniedError,
     UnrecognizedResponseError,
 )
+from solvelens.client.inflight import shared_inflight
 from solvelens.client.ratelimit import INTERFACE, shared_pacer
 from solvelens.flows.completeness import COUNT_DISAGREES, TOTAL_BELOW_ROWS, quality_row
 from solvelens.flows.figures import BotMeFigures, LeaderboardFigures, ProblemsFigures
@@ -67,6 +68,10 @@ progress_callback: ContextVar[ProgressCallback | None] = ContextVar("solvelens_p
 
 T = TypeVar("T")
 
+#: Seconds a step client's pool keeps an idle connection (httpx's default is 5): httpcore checks every pooled
+#: connection on each request, so the connections left idle when the in-flight limit shrinks are closed soon.
+KEEPALIVE_EXPIRY_S = 5.0
+
 
 def report_progress(step: str, done: int, total: int | None) -> None:
     """Tell the current progress callback (if any) that ``done`` of ``total`` units of ``step`` are done."""
@@ -78,16 +83,21 @@ def report_progress(step: str, done: int, total: int | None) -> None:
 def step_client(
     plan: SnapshotPlan, api_key: SecretStr | None = None, kind: str = INTERFACE
 ) -> AsyncPlatformClient:
-    """The client of one fetch step: ``plan.base_url``, ``plan.profile``, connections for
-    ``plan.concurrency`` requests in flight, and the pacer every step of the run shares (the announced quota
-    and ``plan.max_rps``: :func:`solvelens.client.ratelimit.shared_pacer`), which records the requests by
-    ``kind`` (``interface``, the optional steps' ``optional``). ``read_env=False``: a public step never
-    picks up a key (or a profile) from the environment; the plan says."""
+    """The client of one fetch step: ``plan.base_url``, ``plan.profile``, the pacer every step of the run
+    shares (the announced quota and ``plan.max_rps``: :func:`solvelens.client.ratelimit.shared_pacer`), which
+    records the requests by ``kind`` (``interface``, the optional steps' ``optional``), and the in-flight
+    limit every step of the run shares (:func:`solvelens.client.inflight.shared_inflight`: at most
+    ``plan.concurrency`` requests in flight over all steps, fewer while the round-trip time says they only
+    queue). Its pool holds at most ``plan.concurrency`` connections (no more can be busy at once) and closes
+    one idle for :data:`KEEPALIVE_EXPIRY_S`. ``read_env=False``: a public step never picks up a key (or a
+    profile) from the environment; the plan says. Call it inside the run's event loop."""
     return AsyncPlatformClient(
         plan.base_url,
         api_key=api_key,
         read_env=False,
-        max_connections=max(plan.concurrency, 4) + 2,
+        max_connections=plan.concurrency,
+        keepalive_expiry=KEEPALIVE_EXPIRY_S,
+        inflight=shared_inflight(plan.base_url, plan.concurrency),
         profile=plan.profile,
         pacer=shared_pacer(plan.base_url, plan.max_rps),
         quota_kind=kind,
