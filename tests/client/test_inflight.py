@@ -61,14 +61,27 @@ def test_rtt_growing_with_in_flight_shrinks_the_limit_between_alpha_and_beta() -
     assert limit.noload_s == pytest.approx(0.001)
 
 
-def test_a_busy_start_ends_slow_start_and_backs_off_one_by_one() -> None:
-    limit = InflightLimit(32, initial=16)
-    limit.sample(0.001)  # the no-load RTT
-    for _ in range(15):
-        limit.sample(0.010)  # a window of 16 answers at 10x: queue 14.4 > beta
-    assert limit.limit == 15  # one less, not halved
-    feed(limit, lambda _: 0.001, 15)  # flat again: additive increase now, not doubling
-    assert limit.limit == 16
+def test_a_queue_ends_slow_start_and_backs_off_one_by_one() -> None:
+    limit = InflightLimit(64, initial=16)
+    feed(limit, lambda _: 0.001, 16)  # a window at the no-load RTT: slow start doubles
+    assert limit.limit == 32
+    feed(limit, lambda _: 0.010, 32)  # a window at 10x: queue 28.8 > beta
+    assert limit.limit == 31  # one less, not halved
+    feed(limit, lambda _: 0.001, 31)  # flat again: additive increase now, no more doubling
+    assert limit.limit == 32
+
+
+def test_a_delay_spike_of_a_few_requests_does_not_shrink_the_limit() -> None:
+    # a busy machine delays some answers of a window (3 of 8): its median RTT still says nothing queues ...
+    limit = InflightLimit(8, initial=8)
+    feed(limit, lambda _: 0.050, 8)
+    feed(limit, lambda _: 0.300, 3)
+    feed(limit, lambda _: 0.050, 5)
+    assert limit.limit == 8
+    # ... while a queue most of them wait in does
+    feed(limit, lambda _: 0.300, 5)
+    feed(limit, lambda _: 0.050, 3)
+    assert limit.limit == 7
 
 
 @given(st.lists(st.floats(min_value=0.0, max_value=5.0, allow_nan=False), max_size=300), st.integers(1, 40))

@@ -12,9 +12,10 @@ flight depends on what limits the run:
   them, and each one costs the client bookkeeping (httpcore scans every pooled connection on each request):
   the limit shrinks to the few requests that keep the busy side busy.
 
-How (:meth:`InflightLimit.sample`): the lowest RTT seen is the no-load RTT; every window of about ``limit``
-answers (one round trip's worth) the window's mean RTT gives the queue estimate ``limit * (1 - noload /
-mean)``, the requests waiting somewhere rather than travelling. Below ``alpha`` the limit grows (doubling in
+How (:meth:`InflightLimit.sample`): the lowest RTT seen is the no-load RTT; every window of ``limit`` answers
+(one round trip's worth) the window's median RTT (a delay spike of a few requests, e.g. a busy machine, does
+not move it; a queue most requests wait in does) gives the queue estimate ``limit * (1 - noload / rtt)``:
+the requests waiting somewhere rather than travelling. Below ``alpha`` the limit grows (doubling in
 the first windows, "slow start", then by one), above ``beta`` it shrinks by one, between them it stays; always
 within ``[minimum, maximum]``. Only successful answers are samples (an error page or a 429 is answered
 without the work, and says nothing about the queue); a request that failed in transport just frees its slot.
@@ -31,6 +32,7 @@ import asyncio
 import contextlib
 import logging
 import math
+import statistics
 import time
 import weakref
 from collections import deque
@@ -83,8 +85,7 @@ class InflightLimit:
         self._in_flight = 0
         self._waiters: deque[asyncio.Future[None]] = deque()
         self._noload = math.inf
-        self._window_sum = 0.0
-        self._window_count = 0
+        self._window: list[float] = []
         self._slow_start = True
         #: The highest limit reached and the number of RTT samples taken (read by tests and debugging).
         self.peak = self._limit
@@ -155,14 +156,13 @@ class InflightLimit:
             return
         self.samples += 1
         self._noload = min(self._noload, rtt_s)
-        self._window_sum += rtt_s
-        self._window_count += 1
-        if self._window_count < self._limit:
+        self._window.append(rtt_s)
+        if len(self._window) < self._limit:
             return
-        mean = self._window_sum / self._window_count
-        self._window_sum, self._window_count = 0.0, 0
+        recent = statistics.median(self._window)
+        self._window.clear()
         before = self._limit
-        queue = before * (1.0 - self._noload / mean) if mean > 0 else 0.0
+        queue = before * (1.0 - self._noload / recent) if recent > 0 else 0.0
         if queue < self.alpha:
             self._limit = min(before * 2 if self._slow_start else before + 1, self.maximum)
         else:
@@ -172,10 +172,10 @@ class InflightLimit:
         if self._limit != before:
             self.peak = max(self.peak, self._limit)
             log.debug(
-                "in-flight limit %d -> %d (mean RTT %.1f ms, no-load %.1f ms, queue %.1f)",
+                "in-flight limit %d -> %d (RTT %.1f ms, no-load %.1f ms, queue %.1f)",
                 before,
                 self._limit,
-                mean * 1000,
+                recent * 1000,
                 self._noload * 1000,
                 queue,
             )
