@@ -12,7 +12,14 @@ import pytest
 
 from solvelens.client import Page, PageRequest
 from solvelens.flows.completeness import TOTAL_BELOW_ROWS, IncompleteListError
-from solvelens.flows.fetch import Tally, collect_pages, progress_callback
+from solvelens.flows.fetch import (
+    FAN_OUTS_AT_ONCE,
+    KEEPALIVE_EXPIRY_S,
+    Tally,
+    collect_pages,
+    progress_callback,
+    step_client,
+)
 from solvelens.flows.steps import SnapshotPlan, discard, fetch, prepare, run_snapshot, run_step_inline
 from solvelens.store import StagingArea, latest_solution_state
 from solvelens.store.reports import QualityRow
@@ -154,3 +161,24 @@ def test_unchanged_lists_and_profiles_are_not_refetched_unless_full(
     }
     assert second.counts.get("activity", 0) == second.counts.get("comparisons", 0) == 0
     assert not any(tmp_path.glob(".*.staging/*"))
+
+
+def test_the_steps_of_a_run_share_one_in_flight_limit(tmp_path: Path):
+    """Every step client of one run (one event loop) holds the same adaptive in-flight limit, at most
+    FAN_OUTS_AT_ONCE x --concurrency; its pool holds --concurrency connections; the next run starts afresh."""
+    plan = SnapshotPlan(
+        base_url="http://127.0.0.1:1/api/v1", db_path=str(tmp_path / "s.duckdb"), concurrency=3
+    )
+
+    async def clients() -> list[Any]:
+        made = [step_client(plan), step_client(plan, kind="optional")]
+        for client in made:
+            await client.aclose()
+        return made
+
+    one, two = asyncio.run(clients())
+    assert one.inflight is two.inflight
+    assert one.inflight.maximum == 3 * FAN_OUTS_AT_ONCE == 6
+    pool = one._http._transport._pool
+    assert (pool._max_connections, pool._keepalive_expiry) == (3, KEEPALIVE_EXPIRY_S)
+    assert asyncio.run(clients())[0].inflight is not one.inflight

@@ -74,7 +74,11 @@ UsePrefect = Annotated[
 Concurrency = Annotated[
     int,
     typer.Option(
-        "--concurrency", envvar="SOLVELENS_CONCURRENCY", min=1, help="Requests in flight per fan-out."
+        "--concurrency",
+        envvar="SOLVELENS_CONCURRENCY",
+        min=1,
+        help="Requests in flight per fan-out (all steps together: at most twice this, fewer while answers "
+        "only queue).",
     ),
 ]
 ReadTimeout = Annotated[

@@ -68,9 +68,15 @@ progress_callback: ContextVar[ProgressCallback | None] = ContextVar("solvelens_p
 
 T = TypeVar("T")
 
-#: Seconds a step client's pool keeps an idle connection (httpx's default is 5): httpcore checks every pooled
-#: connection on each request, so the connections left idle when the in-flight limit shrinks are closed soon.
-KEEPALIVE_EXPIRY_S = 5.0
+#: The snapshot's big fan-outs that run at once (the solution lists and the bot profiles): the shared
+#: in-flight limit's maximum is this many times ``--concurrency``, so a slow network keeps both fan-outs full
+#: (as when each step had only its own ``--concurrency``).
+FAN_OUTS_AT_ONCE = 2
+#: Seconds a step client's pool keeps an idle connection (httpx's default: 5). httpcore checks every pooled
+#: connection on each request (``has_expired``: a readability poll of each idle socket), so the connections
+#: left idle when the in-flight limit shrinks are closed within a second: at medium on loopback 24,000
+#: checks a snapshot instead of 43,000 (66,000 before the limit).
+KEEPALIVE_EXPIRY_S = 1.0
 
 
 def report_progress(step: str, done: int, total: int | None) -> None:
@@ -87,9 +93,10 @@ def step_client(
     shares (the announced quota and ``plan.max_rps``: :func:`solvelens.client.ratelimit.shared_pacer`), which
     records the requests by ``kind`` (``interface``, the optional steps' ``optional``), and the in-flight
     limit every step of the run shares (:func:`solvelens.client.inflight.shared_inflight`: at most
-    ``plan.concurrency`` requests in flight over all steps, fewer while the round-trip time says they only
-    queue). Its pool holds at most ``plan.concurrency`` connections (no more can be busy at once) and closes
-    one idle for :data:`KEEPALIVE_EXPIRY_S`. ``read_env=False``: a public step never picks up a key (or a
+    :data:`FAN_OUTS_AT_ONCE` x ``plan.concurrency`` requests in flight over all steps, fewer while the
+    round-trip time says they only queue). Each fan-out of a step keeps ``plan.concurrency`` requests in
+    flight at most, so its pool holds at most ``plan.concurrency`` connections; it closes one idle for
+    :data:`KEEPALIVE_EXPIRY_S`. ``read_env=False``: a public step never picks up a key (or a
     profile) from the environment; the plan says. Call it inside the run's event loop."""
     return AsyncPlatformClient(
         plan.base_url,
@@ -97,7 +104,7 @@ def step_client(
         read_env=False,
         max_connections=plan.concurrency,
         keepalive_expiry=KEEPALIVE_EXPIRY_S,
-        inflight=shared_inflight(plan.base_url, plan.concurrency),
+        inflight=shared_inflight(plan.base_url, plan.concurrency * FAN_OUTS_AT_ONCE),
         profile=plan.profile,
         pacer=shared_pacer(plan.base_url, plan.max_rps),
         quota_kind=kind,

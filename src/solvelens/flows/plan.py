@@ -64,7 +64,12 @@ class SnapshotPlan(BaseModel):
     use_api_key: bool = Field(
         default=True, description="Also snapshot /bot/me when an API key is configured."
     )
-    concurrency: int = Field(default=DEFAULT_CONCURRENCY, ge=1, description="Requests in flight per fan-out.")
+    concurrency: int = Field(
+        default=DEFAULT_CONCURRENCY,
+        ge=1,
+        description="Requests in flight per fan-out (all steps together: at most twice this, fewer while "
+        "answers only queue).",
+    )
     lock_timeout_s: float = Field(
         default=60.0,
         ge=0,
