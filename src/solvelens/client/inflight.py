@@ -32,7 +32,6 @@ import asyncio
 import contextlib
 import logging
 import math
-import statistics
 import time
 import weakref
 from collections import deque
@@ -159,7 +158,7 @@ class InflightLimit:
         self._window.append(rtt_s)
         if len(self._window) < self._limit:
             return
-        recent = statistics.median(self._window)
+        recent = sorted(self._window)[len(self._window) // 2]  # the median (the upper one of an even window)
         self._window.clear()
         before = self._limit
         queue = before * (1.0 - self._noload / recent) if recent > 0 else 0.0
