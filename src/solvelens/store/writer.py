@@ -28,6 +28,7 @@ from typing import Any
 import duckdb
 
 from solvelens.resources import RESOURCES
+from solvelens.store.bulk import insert_rows
 from solvelens.store.connection import DEFAULT_LOCK_TIMEOUT_S, open_writer
 from solvelens.store.drift import compare_fields, observed_fields
 from solvelens.store.errors import IncompleteStagingError, StaleCarryoverError
@@ -194,11 +195,12 @@ class _Transaction:
             known.setdefault(fld, set()).add(json_type)
         entries, new_pairs = compare_fields(resource.name, observed, known, resource.known_keys)
         self.drift.extend(entries)
-        if new_pairs:
-            self.con.executemany(
-                f"INSERT INTO {INTERNAL}.field_types VALUES (?, ?, ?, ?)",
-                [[resource.name, f, t, self.sid] for f, t in new_pairs],
-            )
+        insert_rows(
+            self.con,
+            f"{INTERNAL}.field_types",
+            ("VARCHAR", "VARCHAR", "VARCHAR", "BIGINT"),
+            [(resource.name, f, t, self.sid) for f, t in new_pairs],
+        )
 
     def stage(self, resource: Resource) -> bool:
         """Load the staged keys into temp table ``stage`` (version_id, rank) and store new versions; False
@@ -299,8 +301,7 @@ class _Transaction:
             count += len(metrics)
             if not stored:
                 metric_rows.extend([version_id, name, value] for name, value in metrics)
-        if metric_rows:
-            self.con.executemany(f"INSERT INTO {INTERNAL}.stat_values VALUES (?, ?, ?)", metric_rows)
+        insert_rows(self.con, f"{INTERNAL}.stat_values", ("UBIGINT", "VARCHAR", "DOUBLE"), metric_rows)
         self.counts[resource.name] = count
 
     def write_solutions(self) -> None:
