@@ -168,23 +168,26 @@ class _Transaction:
         rows = self.con.execute(sql, params or []).fetchall()
         return rows[0][0] if rows else None
 
-    def insert_new_versions(self, resource: Resource, keys: str, source: str, extra_cols: str = "") -> None:
+    def insert_new_versions(self, resource: Resource, keys: str, source: str, extra_cols: str = "") -> int:
         """Store the versions named in temp table ``keys`` (``version_id`` column) that are not stored yet,
         reading their raw JSON from ``source`` (a query over the staged Parquet, streamed: raw JSON is never
-        held in a temp table). Records drift and the count of new versions."""
+        held in a temp table). Records drift and the count of new versions; returns the rows of ``keys``."""
         con = self.con
         con.execute(
             f"CREATE OR REPLACE TEMP TABLE new_keys AS SELECT DISTINCT version_id FROM {keys} "
             f"ANTI JOIN {resource.version_table} USING (version_id)"
         )
-        n_new = int(self.scalar("SELECT count(*) FROM new_keys"))
-        self.new_versions[resource.name] = n_new
+        # One round trip: the keys staged, the new ones, and new ones staged more than once.
+        staged, n_new, repeated = con.execute(
+            f"""SELECT (SELECT count(*) FROM {keys}), (SELECT count(*) FROM new_keys),
+                       (SELECT count(*) - count(DISTINCT version_id) FROM {keys}
+                        SEMI JOIN new_keys USING (version_id))"""
+        ).fetchall()[0]
+        self.new_versions[resource.name] = int(n_new)
         if not n_new:
-            return
+            return int(staged)
         new_rows = f"(SELECT * FROM {source} SEMI JOIN new_keys USING (version_id))"
-        if self.scalar(
-            f"SELECT count(*) - count(DISTINCT version_id) FROM {keys} SEMI JOIN new_keys USING (version_id)"
-        ):
+        if repeated:
             new_rows = f"(SELECT DISTINCT ON (version_id) * FROM {new_rows})"  # a record staged twice
         self.record_drift(resource, observed_fields(self.scalar(_structure_sql(n_new, new_rows))))
         if resource.fields:
@@ -195,6 +198,7 @@ class _Transaction:
             )
         else:
             con.execute(f"INSERT INTO {resource.version_table} SELECT version_id, raw::JSON FROM {new_rows}")
+        return int(staged)
 
     def record_drift(self, resource: Resource, observed: dict[str, str]) -> None:
         known: dict[str, set[str]] = {}
@@ -222,8 +226,9 @@ class _Transaction:
         rank = "rank" if resource.ranked else "NULL::INTEGER AS rank"
         parquet = _parquet(path)
         self.con.execute(f"CREATE OR REPLACE TEMP TABLE stage AS SELECT version_id, {rank} FROM {parquet}")
-        self.insert_new_versions(resource, "stage", f"(SELECT version_id, raw FROM {parquet})")
-        self.counts[resource.name] = int(self.scalar("SELECT count(*) FROM stage"))
+        self.counts[resource.name] = self.insert_new_versions(
+            resource, "stage", f"(SELECT version_id, raw FROM {parquet})"
+        )
         return True
 
     def write_linked(self, resource: Resource) -> None:
