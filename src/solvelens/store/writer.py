@@ -177,17 +177,17 @@ class _Transaction:
             f"CREATE OR REPLACE TEMP TABLE new_keys AS SELECT DISTINCT version_id FROM {keys} "
             f"ANTI JOIN {resource.version_table} USING (version_id)"
         )
-        # One round trip: the keys staged, the new ones, and new ones staged more than once.
-        staged, n_new, repeated = con.execute(
-            f"""SELECT (SELECT count(*) FROM {keys}), (SELECT count(*) FROM new_keys),
-                       (SELECT count(*) - count(DISTINCT version_id) FROM {keys}
-                        SEMI JOIN new_keys USING (version_id))"""
+        # One round trip for the keys staged and the new ones.
+        staged, n_new = con.execute(
+            f"SELECT count(*), (SELECT count(*) FROM new_keys) FROM {keys}"
         ).fetchall()[0]
         self.new_versions[resource.name] = int(n_new)
         if not n_new:
             return int(staged)
         new_rows = f"(SELECT * FROM {source} SEMI JOIN new_keys USING (version_id))"
-        if repeated:
+        if self.scalar(
+            f"SELECT count(*) - count(DISTINCT version_id) FROM {keys} SEMI JOIN new_keys USING (version_id)"
+        ):
             new_rows = f"(SELECT DISTINCT ON (version_id) * FROM {new_rows})"  # a record staged twice
         self.record_drift(resource, observed_fields(self.scalar(_structure_sql(n_new, new_rows))))
         if resource.fields:
