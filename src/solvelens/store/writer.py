@@ -184,11 +184,16 @@ class _Transaction:
         self.new_versions[resource.name] = int(n_new)
         if not n_new:
             return int(staged)
-        new_rows = f"(SELECT * FROM {source} SEMI JOIN new_keys USING (version_id))"
-        if self.scalar(
-            f"SELECT count(*) - count(DISTINCT version_id) FROM {keys} SEMI JOIN new_keys USING (version_id)"
-        ):
-            new_rows = f"(SELECT DISTINCT ON (version_id) * FROM {new_rows})"  # a record staged twice
+        if n_new == staged:  # every staged row is new and none repeats (a first snapshot): read them all
+            new_rows = source
+        else:
+            new_rows = f"(SELECT * FROM {source} SEMI JOIN new_keys USING (version_id))"
+            repeated = (
+                f"SELECT count(*) - count(DISTINCT version_id) FROM {keys} "
+                "SEMI JOIN new_keys USING (version_id)"
+            )
+            if self.scalar(repeated):
+                new_rows = f"(SELECT DISTINCT ON (version_id) * FROM {new_rows})"  # a record staged twice
         self.record_drift(resource, observed_fields(self.scalar(_structure_sql(n_new, new_rows))))
         if resource.fields:
             con.execute(
