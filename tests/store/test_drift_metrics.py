@@ -57,3 +57,35 @@ def test_compare_fields_first_time_then_added_changed_missing():
     assert ("opt", "string") in pairs  # a field only seen as null gets its type without a drift entry
     # Nothing new observed: nothing to compare.
     assert compare_fields("bots", {}, known, ["id"]) == ([], [])
+
+
+def test_the_writers_structure_sql_is_duckdbs_json_group_structure():
+    # The writer spells json_group_structure out over the raw text (one parse instead of three); over
+    # records of every kind (mixed and merged types, nulls, nested, empty containers, a NULL record, a
+    # non-object) it must give what DuckDB's own macro gives, below and above the sample size.
+    import json
+
+    import duckdb
+
+    from solvelens.store.writer import DRIFT_SAMPLE_ROWS, _structure_sql
+
+    records = [
+        '{"a":1,"b":"x","n":null}',
+        '{"a":1.5,"b":null,"c":[1,2],"d":{"x":1}}',
+        '{"a":"s","c":[],"d":{"y":[{"z":true}]},"e":{}}',
+        '{"b":true,"f":-3,"g":18446744073709551615}',
+        None,
+        '{"k":"caf\\u00e9 \\"q\\"","a":2}',
+    ]
+    con = duckdb.connect()
+    for batch in (records, [*records, "[1,2]"]):
+        for n in (len(batch), DRIFT_SAMPLE_ROWS + 5):
+            rows = [batch[i % len(batch)] for i in range(n)]
+            con.execute("CREATE OR REPLACE TABLE src AS SELECT unnest(?::VARCHAR[]) AS raw", [rows])
+            ours = con.execute(_structure_sql(n, "src")).fetchall()[0][0]
+            duckdbs = con.execute("SELECT json_group_structure(raw::JSON)::VARCHAR FROM src").fetchall()[0][0]
+            assert json.loads(ours) == json.loads(duckdbs)  # key order follows the (parallel) scan's
+    assert observed_fields(ours) == {}  # a non-object among the records: no field structure
+    con.execute("CREATE OR REPLACE TABLE src AS SELECT unnest(?::VARCHAR[]) AS raw", [records])
+    observed = observed_fields(con.execute(_structure_sql(len(records), "src")).fetchall()[0][0])
+    assert observed["a"] == "mixed" and observed["d"] == "object" and observed["c"] == "array"

@@ -7,6 +7,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import duckdb
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from solvelens.analysis import diff
@@ -18,6 +20,7 @@ from solvelens.store import (
     write_snapshot,
 )
 from solvelens.store.schema import INTERNAL
+from solvelens.store.staging import StagingArea
 from tests.store.fakes import BASE_URL, FakePlatform, make_platform, stage_run
 
 
@@ -181,3 +184,37 @@ def test_drift_is_recorded_not_fatal(db: Path, platform: FakePlatform, tmp_path:
     # The same shape again is not drift any more.
     again = write_snapshot(db, stage_run(tmp_path, platform, taken_at="2026-02-03T00:00:00Z"))
     assert [d for d in again.drift if d["change"] != "missing"] == []
+
+
+def _stage_twice(area: StagingArea, table: str, row: int) -> None:
+    """Stage one row of ``table`` a second time (a platform repeating an entry across pages)."""
+    path = area.table_path(table)
+    staged = pq.read_table(path)
+    pq.write_table(pa.concat_tables([staged, staged.slice(row, 1)]), path)
+
+
+def test_a_record_staged_twice_is_stored_once(db: Path, platform: FakePlatform, tmp_path: Path):
+    # First snapshot: every staged bot is new, one of them staged twice.
+    first = stage_run(tmp_path / "a", platform)
+    _stage_twice(first, "bots", 0)
+    result = write_snapshot(db, first)
+    assert result.new_versions["bots"] == 10
+    # Second snapshot: one bot changed (new) and staged twice, the others stored already.
+    platform.bots[4]["totalPoints"] += 7
+    second = stage_run(tmp_path / "b", platform, taken_at="2026-02-02T00:00:00Z")
+    ids = [json.loads(r)["id"] for r in pq.read_table(second.table_path("bots")).column("raw").to_pylist()]
+    _stage_twice(second, "bots", ids.index(platform.bots[4]["id"]))
+    again = write_snapshot(db, second)
+    assert again.new_versions["bots"] == 1
+    con = duckdb.connect(str(db), read_only=True)
+    try:  # SQL of this test: one stored version per distinct profile, none twice
+        versions, distinct = con.execute(
+            f"SELECT count(*), count(DISTINCT version_id) FROM {INTERNAL}.bots_versions"
+        ).fetchall()[0]
+        changed = con.execute(
+            f"SELECT count(*) FROM {INTERNAL}.bots_versions WHERE bot_id = ?", [platform.bots[4]["id"]]
+        ).fetchall()[0][0]
+    finally:
+        con.close()
+    assert versions == distinct == 11
+    assert changed == 2

@@ -27,12 +27,14 @@ import duckdb
 import orjson
 
 from solvelens.resources import RESOURCES
+from solvelens.store.bulk import insert_rows
 from solvelens.store.connection import open_readonly
 from solvelens.store.reports import CAPPED, COUNT_DISAGREES, StepReport, VoteFetch
 from solvelens.store.schema import (
     COMPARISON_FETCHES,
     COMPARISON_RECORDS,
     DATA_QUALITY,
+    HISTORY_COLUMNS,
     INTERNAL,
     LINKS,
     PROBLEMS,
@@ -105,7 +107,7 @@ def _vote_rows(con: duckdb.DuckDBPyConnection, sid: int, platform: str) -> list[
 
 def _votes_stored(con: duckdb.DuckDBPyConnection, platform: str, problem_ids: list[str]) -> int:
     con.execute("CREATE OR REPLACE TEMP TABLE quality_problems (problem_id VARCHAR)")
-    con.executemany("INSERT INTO quality_problems VALUES (?)", [[p] for p in problem_ids])
+    insert_rows(con, "quality_problems", ("VARCHAR",), [(p,) for p in problem_ids])
     stored = con.execute(
         f"""SELECT count(DISTINCT comparison_id) FROM {COMPARISON_RECORDS}
             WHERE platform = ? AND problem_id IN (SELECT problem_id FROM quality_problems)""",
@@ -215,8 +217,7 @@ def write_quality(
         fetched = reports.get("comparisons")
         votes = fetched.votes if fetched is not None and fetched.votes is not None else VoteFetch()
         rows += _vote_section(con, sid, platform, problems, stats, votes)
-    if rows:
-        con.executemany(f"INSERT INTO {DATA_QUALITY} VALUES ({sid}, ?, ?, ?, ?, ?)", [list(r) for r in rows])
+    insert_rows(con, DATA_QUALITY, tuple(HISTORY_COLUMNS[DATA_QUALITY].values()), [(sid, *r) for r in rows])
 
 
 def _write_coverage(

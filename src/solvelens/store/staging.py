@@ -156,6 +156,23 @@ def dump_json(record: Any) -> bytes:
     return orjson.dumps(record)
 
 
+def _encoded(values: list[Any]) -> list[bytes]:
+    """Each staged ``raw`` value as UTF-8 JSON bytes: a record (a plain dict, the usual case, tested first)
+    serialised by :func:`dump_json`'s ``orjson.dumps`` called directly (one call per record less), text
+    encoded, bytes as given."""
+    dumps = orjson.dumps
+    return [
+        dumps(v)
+        if type(v) is dict
+        else v.encode()
+        if isinstance(v, str)
+        else v
+        if isinstance(v, bytes)
+        else dumps(v)
+        for v in values
+    ]
+
+
 class TableWriter:
     """Appends rows to one staged Parquet table; a context manager that publishes the file on clean exit.
 
@@ -188,13 +205,10 @@ class TableWriter:
             raise ValueError(f"columns {sorted(columns)} do not match {sorted(expected)}")
         for name, values in columns.items():
             if name == "raw":
-                values = [
-                    v.encode() if isinstance(v, str) else v if isinstance(v, bytes) else dump_json(v)
-                    for v in values
-                ]
+                values = _encoded(values)
                 keys = version_keys(values, columns.get("problem_id"), form=self._key_form)
                 self._buffer["version_id"].extend(keys)
-                self._buffered_bytes += sum(len(v) for v in values)
+                self._buffered_bytes += sum(map(len, values))
             self._buffer[name].extend(values)
         n = len(next(iter(columns.values())))
         self.rows += n

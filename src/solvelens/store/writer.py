@@ -28,6 +28,7 @@ from typing import Any
 import duckdb
 
 from solvelens.resources import RESOURCES
+from solvelens.store.bulk import insert_rows
 from solvelens.store.connection import DEFAULT_LOCK_TIMEOUT_S, open_writer
 from solvelens.store.drift import compare_fields, observed_fields
 from solvelens.store.errors import IncompleteStagingError, StaleCarryoverError
@@ -126,14 +127,23 @@ def _struct_spec(resource: Resource) -> str:
 DRIFT_SAMPLE_ROWS = 20_000
 
 
+#: ``json_group_structure(raw::JSON)`` spelled out over the raw text: DuckDB's macro casts every record to
+#: JSON (a parse) and back to text, joins them into one array and casts that to JSON (a second parse) before
+#: ``json_structure`` parses it a third time. The records are joined as they are here (``json_structure``
+#: still rejects malformed JSON; a NULL is a JSON ``null``, as in the macro): the same structure, for half
+#: the CPU of a medium first snapshot's drift check.
+_GROUP_STRUCTURE = "json_extract(json_structure('[' || string_agg(coalesce(raw, 'null'), ',') || ']'), 0)"
+
+
 def _structure_sql(n_new: int, rows: str) -> str:
-    """``json_group_structure`` of the new versions ``rows``: all of them when few, else a reservoir sample
-    of :data:`DRIFT_SAMPLE_ROWS` (a field or type confined to a few records of a large batch may then go
-    unnoticed; large batches are mostly first snapshots, where nothing counts as drift anyway)."""
+    """``json_group_structure`` of the new versions ``rows`` (:data:`_GROUP_STRUCTURE`): all of them when
+    few, else a reservoir sample of :data:`DRIFT_SAMPLE_ROWS` (a field or type confined to a few records of
+    a large batch may then go unnoticed; large batches are mostly first snapshots, where nothing counts as
+    drift anyway)."""
     if n_new <= DRIFT_SAMPLE_ROWS:
-        return f"SELECT json_group_structure(raw::JSON)::VARCHAR FROM {rows}"
+        return f"SELECT {_GROUP_STRUCTURE}::VARCHAR FROM {rows}"
     return (
-        f"SELECT json_group_structure(raw::JSON)::VARCHAR FROM (SELECT raw FROM {rows}) "
+        f"SELECT {_GROUP_STRUCTURE}::VARCHAR FROM (SELECT raw FROM {rows}) "
         f"USING SAMPLE reservoir({DRIFT_SAMPLE_ROWS} ROWS) REPEATABLE (7)"
     )
 
@@ -158,24 +168,32 @@ class _Transaction:
         rows = self.con.execute(sql, params or []).fetchall()
         return rows[0][0] if rows else None
 
-    def insert_new_versions(self, resource: Resource, keys: str, source: str, extra_cols: str = "") -> None:
+    def insert_new_versions(self, resource: Resource, keys: str, source: str, extra_cols: str = "") -> int:
         """Store the versions named in temp table ``keys`` (``version_id`` column) that are not stored yet,
         reading their raw JSON from ``source`` (a query over the staged Parquet, streamed: raw JSON is never
-        held in a temp table). Records drift and the count of new versions."""
+        held in a temp table). Records drift and the count of new versions; returns the rows of ``keys``."""
         con = self.con
         con.execute(
             f"CREATE OR REPLACE TEMP TABLE new_keys AS SELECT DISTINCT version_id FROM {keys} "
             f"ANTI JOIN {resource.version_table} USING (version_id)"
         )
-        n_new = int(self.scalar("SELECT count(*) FROM new_keys"))
-        self.new_versions[resource.name] = n_new
+        # One round trip for the keys staged and the new ones.
+        staged, n_new = con.execute(
+            f"SELECT count(*), (SELECT count(*) FROM new_keys) FROM {keys}"
+        ).fetchall()[0]
+        self.new_versions[resource.name] = int(n_new)
         if not n_new:
-            return
-        new_rows = f"(SELECT * FROM {source} SEMI JOIN new_keys USING (version_id))"
-        if self.scalar(
-            f"SELECT count(*) - count(DISTINCT version_id) FROM {keys} SEMI JOIN new_keys USING (version_id)"
-        ):
-            new_rows = f"(SELECT DISTINCT ON (version_id) * FROM {new_rows})"  # a record staged twice
+            return int(staged)
+        if n_new == staged:  # every staged row is new and none repeats (a first snapshot): read them all
+            new_rows = source
+        else:
+            new_rows = f"(SELECT * FROM {source} SEMI JOIN new_keys USING (version_id))"
+            repeated = (
+                f"SELECT count(*) - count(DISTINCT version_id) FROM {keys} "
+                "SEMI JOIN new_keys USING (version_id)"
+            )
+            if self.scalar(repeated):
+                new_rows = f"(SELECT DISTINCT ON (version_id) * FROM {new_rows})"  # a record staged twice
         self.record_drift(resource, observed_fields(self.scalar(_structure_sql(n_new, new_rows))))
         if resource.fields:
             con.execute(
@@ -185,6 +203,7 @@ class _Transaction:
             )
         else:
             con.execute(f"INSERT INTO {resource.version_table} SELECT version_id, raw::JSON FROM {new_rows}")
+        return int(staged)
 
     def record_drift(self, resource: Resource, observed: dict[str, str]) -> None:
         known: dict[str, set[str]] = {}
@@ -194,11 +213,12 @@ class _Transaction:
             known.setdefault(fld, set()).add(json_type)
         entries, new_pairs = compare_fields(resource.name, observed, known, resource.known_keys)
         self.drift.extend(entries)
-        if new_pairs:
-            self.con.executemany(
-                f"INSERT INTO {INTERNAL}.field_types VALUES (?, ?, ?, ?)",
-                [[resource.name, f, t, self.sid] for f, t in new_pairs],
-            )
+        insert_rows(
+            self.con,
+            f"{INTERNAL}.field_types",
+            ("VARCHAR", "VARCHAR", "VARCHAR", "BIGINT"),
+            [(resource.name, f, t, self.sid) for f, t in new_pairs],
+        )
 
     def stage(self, resource: Resource) -> bool:
         """Load the staged keys into temp table ``stage`` (version_id, rank) and store new versions; False
@@ -211,8 +231,9 @@ class _Transaction:
         rank = "rank" if resource.ranked else "NULL::INTEGER AS rank"
         parquet = _parquet(path)
         self.con.execute(f"CREATE OR REPLACE TEMP TABLE stage AS SELECT version_id, {rank} FROM {parquet}")
-        self.insert_new_versions(resource, "stage", f"(SELECT version_id, raw FROM {parquet})")
-        self.counts[resource.name] = int(self.scalar("SELECT count(*) FROM stage"))
+        self.counts[resource.name] = self.insert_new_versions(
+            resource, "stage", f"(SELECT version_id, raw FROM {parquet})"
+        )
         return True
 
     def write_linked(self, resource: Resource) -> None:
@@ -299,8 +320,7 @@ class _Transaction:
             count += len(metrics)
             if not stored:
                 metric_rows.extend([version_id, name, value] for name, value in metrics)
-        if metric_rows:
-            self.con.executemany(f"INSERT INTO {INTERNAL}.stat_values VALUES (?, ?, ?)", metric_rows)
+        insert_rows(self.con, f"{INTERNAL}.stat_values", ("UBIGINT", "VARCHAR", "DOUBLE"), metric_rows)
         self.counts[resource.name] = count
 
     def write_solutions(self) -> None:
