@@ -214,8 +214,11 @@ class ProbeResult:
 async def _connect(base_url: str, deadline_s: float) -> None:
     """A TCP connection to ``base_url``'s host within ``deadline_s`` seconds, retried (stamina) while it
     is refused or unreachable; raises the last ``OSError`` or ``TimeoutError``."""
-    import stamina
-    import stamina.instrumentation
+    from solvelens.lean_imports import lean_imports
+
+    with lean_imports():  # without tenacity's Tornado support (see lean_imports)
+        import stamina
+        import stamina.instrumentation
 
     parts = urlsplit(base_url)
     host = parts.hostname or ""
