@@ -31,8 +31,9 @@ HEAVY = (
     "prefect",
 )
 
-#: What httpx and stamina import only when installed, and no command uses (:mod:`solvelens.lean_imports`).
-OPTIONAL_PARTS = ("httpx._main", "click", "pygments", "tornado")
+#: What httpx and stamina import only when installed, and no command uses (:mod:`solvelens.lean_imports`),
+#: and stamina's Prometheus hook (its default hooks are built at a request's first retry, not before).
+OPTIONAL_PARTS = ("httpx._main", "click", "pygments", "tornado", "prometheus_client")
 
 _RUN = r"""
 import atexit, json, sys
@@ -78,7 +79,7 @@ def test_a_plain_snapshot_imports_nothing_it_does_not_use(
     # --no-bot-me: no API key is looked for, so no settings (pydantic-settings, python-dotenv) are read
     assert _loaded(modules, ("pydantic_settings", "dotenv", "solvelens.config")) == []
     # Nor the optional parts of httpx's and stamina's imports (solvelens.lean_imports): httpx's command line
-    # (click, pygments) and tenacity's Tornado support.
+    # (click, pygments) and tenacity's Tornado support; nor, with no retry, stamina's Prometheus hook.
     assert _loaded(modules, OPTIONAL_PARTS) == []
 
 

@@ -3,6 +3,7 @@ sandbox server on 127.0.0.1."""
 
 from __future__ import annotations
 
+import logging
 import socket
 import time
 from pathlib import Path
@@ -105,6 +106,22 @@ def test_probe_refused_port_fails_in_one_line_in_seconds():
     assert url in message and "\n" not in message
     assert "nothing answers" in message and "connection refused" in message and "check the URL" in message
     assert time.perf_counter() - started < PROBE_DEADLINE_S + 1
+
+
+def test_the_probes_connection_retries_print_no_line_and_keep_staminas_hooks(
+    caplog: pytest.LogCaptureFixture,
+):
+    """Only the verdict is reported: the retries of the TCP connection log nothing (stamina's own retry line
+    included), and stamina's retry hooks are those of before the probe."""
+    import stamina.instrumentation
+
+    before = stamina.instrumentation.get_on_retry_hooks()
+    caplog.set_level(logging.DEBUG)
+    with pytest.raises(PlatformUnreachableError):
+        probe(f"http://127.0.0.1:{_free_port()}/api/v1", read_timeout_s=60.0)
+    assert [r.getMessage() for r in caplog.records if r.name.startswith(("stamina", "solvelens"))] == []
+    assert stamina.instrumentation.get_on_retry_hooks() == before
+    assert logging.getLogger("stamina").level == logging.NOTSET  # the quieting ended with the probe
 
 
 def test_probe_unknown_host_fails():
