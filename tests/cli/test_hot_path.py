@@ -76,6 +76,8 @@ def test_a_plain_snapshot_imports_nothing_it_does_not_use(
     # no pyarrow.compute (no casts, no datasets), no pyrate-limiter (only a --max-rps cap needs it).
     lighter = ("polars", "pandas", "pyarrow.compute", "pyarrow.dataset", "pyrate_limiter")
     assert _loaded(modules, lighter) == []
+    # output not a terminal: no progress display is drawn, so rich's is not imported
+    assert "rich.progress" not in modules
     # --no-bot-me: no API key is looked for, so no settings (pydantic-settings, python-dotenv) are read
     assert _loaded(modules, ("pydantic_settings", "dotenv", "solvelens.config")) == []
     # Nor the optional parts of httpx's and stamina's imports (solvelens.lean_imports): httpx's command line
