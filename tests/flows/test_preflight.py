@@ -213,6 +213,9 @@ def test_prefect_api_url_from_env_and_profile(tmp_path: Path, monkeypatch: pytes
     assert prefect_api_url() is None
     monkeypatch.setenv("PREFECT_API_URL", "http://127.0.0.1:9999/api")
     assert prefect_api_url() == "http://127.0.0.1:9999/api"
+    monkeypatch.delenv("PREFECT_API_URL")
+    (tmp_path / "profiles.toml").write_text("active = [unclosed\n")
+    assert prefect_api_url() is None  # a profiles file that is not TOML: none configured
 
 
 def test_a_501_is_no_api_here_not_a_failing_platform():

@@ -385,11 +385,15 @@ def prefect_api_url() -> str | None:
     if url:
         return url
     home = Path(os.environ.get("PREFECT_HOME") or Path.home() / ".prefect").expanduser()
+    try:
+        text = (home / "profiles.toml").read_text(encoding="utf-8")
+    except OSError:  # no profiles file (most machines): no Prefect API, and no TOML parser imported
+        return None
     import tomllib  # only when a TOML file is read (~0.01 s of regexes at import)
 
     try:
-        profiles = tomllib.loads((home / "profiles.toml").read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError):
+        profiles = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
         return None
     active = os.environ.get("PREFECT_PROFILE") or profiles.get("active") or "ephemeral"
     settings = profiles.get("profiles", {}).get(active, {})
