@@ -239,8 +239,7 @@ def retry_submit(exc: Exception, policy: RetryPolicy) -> bool | float:
 def retrying(policy: RetryPolicy, hook: Callable[[Exception], bool | float]) -> Any:
     """stamina's retry context for ``policy``, deciding each failure with ``hook`` (the first failure installs
     the retry lines: :func:`install_retry_logging`); wrap its loop in :func:`retry_scope` so the retry lines
-    name the request. Inside a :func:`retry_limit` block nothing is
-    retried once the limit is reached."""
+    name the request. Inside a :func:`retry_limit` block nothing is retried once the limit is reached."""
 
     def decide(exc: Exception) -> bool | float:
         # stamina calls its retry hooks after this verdict (tenacity's before_sleep): ours are in by then
