@@ -5,7 +5,7 @@ PYTHON ?= python3
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test test-slow test-all lint format benchmark clean
+.PHONY: install bytecode demo test test-slow test-all lint format benchmark clean
 
 # uv when it installs and reaches its index (fast), else pip; uv's own errors go to $(VENV)/install.log, so a
 # machine whose uv cannot reach its index prints one line before pip installs, not uv's error.
@@ -32,6 +32,12 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP) ## create .venv and install solvelens with its dev and notebook extras
 
+# With PYTHONDONTWRITEBYTECODE set nothing writes bytecode after the install, so every source changed since (a
+# merge, a pull) is compiled again by every process that imports it (each test's subprocess, each benchmark
+# run): compile what changed (up-to-date files are skipped).
+bytecode: install ## byte-compile the sources changed since the install
+	$(PY) -m compileall -q src >/dev/null
+
 demo: install ## sandbox + 30 simulated days + one snapshot a day + the leaderboard history report
 	$(VENV)/bin/solvelens demo
 
@@ -48,10 +54,10 @@ format: install
 # `slow` tests (pytest marker): a Prefect server or worker of their own, the schedule, the benchmarks' quick
 # runs, schemathesis, the 2,000-task run, the arena against a sandbox's hidden skills. `make test` leaves them
 # out; `make test-all` and CI run them.
-test: lint ## lint, then the suite without the `slow` tests: the command to run before a commit
+test: lint bytecode ## lint, then the suite without the `slow` tests: the command to run before a commit
 	$(VENV)/bin/pytest -m "not slow"
 
-test-slow: install ## only the `slow` tests (a Prefect server or worker of their own, the benchmarks)
+test-slow: bytecode ## only the `slow` tests (a Prefect server or worker of their own, the benchmarks)
 	$(VENV)/bin/pytest -m slow
 
 test-all: test test-slow ## lint, then every test, `slow` ones included: what CI runs (.ci/run: make test, then make test-slow)

@@ -1383,6 +1383,12 @@ def main(argv: list[str] | None = None) -> None:
             raise SystemExit(2) from None
     cache = args.cache_dir
     cache.mkdir(parents=True, exist_ok=True)
+    sys.path.insert(0, str(BENCH.parent))
+    from first_request import compile_sources  # bytecode as installed: every spawned command loads it
+
+    stale = compile_sources()
+    if stale:
+        print(f"byte-compiled {stale} changed source modules first (as an install does)", flush=True)
     load = os.getloadavg()
     print(f"load average: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}", flush=True)
     work = Path(tempfile.mkdtemp(prefix=f"snapshot-bench-{args.scale}-", dir=cache))

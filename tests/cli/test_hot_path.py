@@ -31,6 +31,10 @@ HEAVY = (
     "prefect",
 )
 
+#: What httpx and stamina import only when installed, and no command uses (:mod:`solvelens.lean_imports`),
+#: and stamina's Prometheus hook (its default hooks are built at a request's first retry, not before).
+OPTIONAL_PARTS = ("httpx._main", "click", "pygments", "tornado", "prometheus_client")
+
 _RUN = r"""
 import atexit, json, sys
 out = sys.argv[1]
@@ -72,6 +76,13 @@ def test_a_plain_snapshot_imports_nothing_it_does_not_use(
     # no pyarrow.compute (no casts, no datasets), no pyrate-limiter (only a --max-rps cap needs it).
     lighter = ("polars", "pandas", "pyarrow.compute", "pyarrow.dataset", "pyrate_limiter")
     assert _loaded(modules, lighter) == []
+    # output not a terminal: no progress display is drawn, so rich's is not imported
+    assert "rich.progress" not in modules
+    # --no-bot-me: no API key is looked for, so no settings (pydantic-settings, python-dotenv) are read
+    assert _loaded(modules, ("pydantic_settings", "dotenv", "solvelens.config")) == []
+    # Nor the optional parts of httpx's and stamina's imports (solvelens.lean_imports): httpx's command line
+    # (click, pygments) and tenacity's Tornado support; nor, with no retry, stamina's Prometheus hook.
+    assert _loaded(modules, OPTIONAL_PARTS) == []
 
 
 _FIRST_REQUEST = r"""
@@ -114,6 +125,7 @@ def test_a_snapshot_sends_its_first_request_before_it_imports_the_store(
     heavy = ("duckdb", "pyarrow", "numpy", "polars", "pydantic", "pydantic_settings", "pyrate_limiter")
     for modules in connections:
         assert _loaded(modules, (*HEAVY, *heavy, "solvelens.store", "solvelens.flows.steps")) == []
+        assert _loaded(modules, OPTIONAL_PARTS) == []
 
 
 def test_alert_rules_bring_the_check_and_nothing_else(sandbox: SandboxServer, tmp_path: Path) -> None:
@@ -132,7 +144,7 @@ def test_bot_run_imports_no_store_and_no_analysis(sandbox: SandboxServer, tmp_pa
         "--solver", "solvelens.client.example_solver:solve", "--max-tasks", "1",
     )  # fmt: skip
     assert "solvelens.client.runner" in modules or "solvelens.client.bot" in modules
-    assert _loaded(modules, (*HEAVY, "duckdb", "polars", "solvelens.store")) == []
+    assert _loaded(modules, (*HEAVY, "duckdb", "polars", "solvelens.store", *OPTIONAL_PARTS)) == []
     # --api-key given: no settings (pydantic-settings) are read for it
     assert _loaded(modules, ("pydantic_settings", "solvelens.config", "pyrate_limiter")) == []
 
@@ -142,4 +154,4 @@ def test_probe_imports_no_store_and_no_analysis(sandbox: SandboxServer, tmp_path
     extra = ("--out", str(tmp_path / "profile.toml")) if out else ()
     modules = _modules_of(tmp_path, "probe", "--base-url", sandbox.base_url, *extra)
     assert "solvelens.client.probe" in modules
-    assert _loaded(modules, (*HEAVY, "duckdb", "polars", "solvelens.store")) == []
+    assert _loaded(modules, (*HEAVY, "duckdb", "polars", "solvelens.store", *OPTIONAL_PARTS)) == []

@@ -3,6 +3,7 @@ sandbox server on 127.0.0.1."""
 
 from __future__ import annotations
 
+import logging
 import socket
 import time
 from pathlib import Path
@@ -107,6 +108,22 @@ def test_probe_refused_port_fails_in_one_line_in_seconds():
     assert time.perf_counter() - started < PROBE_DEADLINE_S + 1
 
 
+def test_the_probes_connection_retries_print_no_line_and_keep_staminas_hooks(
+    caplog: pytest.LogCaptureFixture,
+):
+    """Only the verdict is reported: the retries of the TCP connection log nothing (stamina's own retry line
+    included), and stamina's retry hooks are those of before the probe."""
+    import stamina.instrumentation
+
+    before = stamina.instrumentation.get_on_retry_hooks()
+    caplog.set_level(logging.DEBUG)
+    with pytest.raises(PlatformUnreachableError):
+        probe(f"http://127.0.0.1:{_free_port()}/api/v1", read_timeout_s=60.0)
+    assert [r.getMessage() for r in caplog.records if r.name.startswith(("stamina", "solvelens"))] == []
+    assert stamina.instrumentation.get_on_retry_hooks() == before
+    assert logging.getLogger("stamina").level == logging.NOTSET  # the quieting ended with the probe
+
+
 def test_probe_unknown_host_fails():
     with pytest.raises(
         PlatformUnreachableError, match=r"nonexistent\.invalid.*nothing answers.*unknown host"
@@ -196,6 +213,9 @@ def test_prefect_api_url_from_env_and_profile(tmp_path: Path, monkeypatch: pytes
     assert prefect_api_url() is None
     monkeypatch.setenv("PREFECT_API_URL", "http://127.0.0.1:9999/api")
     assert prefect_api_url() == "http://127.0.0.1:9999/api"
+    monkeypatch.delenv("PREFECT_API_URL")
+    (tmp_path / "profiles.toml").write_text("active = [unclosed\n")
+    assert prefect_api_url() is None  # a profiles file that is not TOML: none configured
 
 
 def test_a_501_is_no_api_here_not_a_failing_platform():

@@ -126,18 +126,19 @@ def _progress(first_label: str, *, lines: bool = False) -> Any:
     would still wake ten times a second and every list fetched would update it), or with ``lines`` one
     plain line when a step starts and one when it ends (:func:`_step_lines`)."""
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn
-
-    from solvelens.flows.fetch import progress_callback
 
     console = Console()
-    if not console.is_terminal:
+    if not console.is_terminal:  # nothing drawn: rich's progress display is not even imported
         if lines:
             with _step_lines(first_label):
                 yield
         else:
             yield
         return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn
+
+    from solvelens.flows.fetch import progress_callback
+
     with Progress(
         SpinnerColumn(),
         TextColumn("{task.description}"),

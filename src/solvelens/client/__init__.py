@@ -11,6 +11,12 @@ with PlatformClient("http://127.0.0.1:8765/api/v1") as client:
 
 from typing import TYPE_CHECKING, Any
 
+from solvelens.lean_imports import lean_imports
+
+with lean_imports():  # httpx and stamina without their optional command line and Tornado parts
+    import httpx  # noqa: F401
+    import stamina  # noqa: F401
+
 from solvelens.client.base import BaseClient
 from solvelens.client.client import AsyncPlatformClient, PlatformClient
 from solvelens.client.endpoints import ENDPOINTS, Endpoint

@@ -67,7 +67,6 @@ from solvelens.client.profile import Profile, resolve_profile
 from solvelens.client.ratelimit import INTERFACE, Pacer
 from solvelens.client.retry import (
     RetryPolicy,
-    install_retry_logging,
     retry_get,
     retry_limit,
     retry_scope,
@@ -302,7 +301,6 @@ class BaseClient:
         #: Paces every request by the announced quota and ``max_rps`` (shared when ``pacer`` was given).
         self.pacer = pacer if pacer is not None else Pacer(max_rps)
         self.quota_kind = quota_kind
-        install_retry_logging()
         self._headers = {"User-Agent": USER_AGENT, "Accept": "application/json", **(headers or {})}
 
     def __repr__(self) -> str:

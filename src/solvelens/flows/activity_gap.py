@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from solvelens.config import MIN_RATE_SPAN
+from solvelens.ratespan import MIN_RATE_SPAN
 
 __all__ = [
     "SAFETY_FACTOR",
@@ -91,7 +91,7 @@ def _dated(events: Sequence[dict[str, Any]]) -> int:
 
 def events_per_hour(events: Sequence[dict[str, Any]]) -> float | None:
     """Events per hour over one page (``n - 1`` intervals between its newest and oldest ``createdAt``);
-    ``None`` for fewer than two dated events or a span under :data:`solvelens.config.MIN_RATE_SPAN` (a burst
+    ``None`` for fewer than two dated events or a span under :data:`solvelens.ratespan.MIN_RATE_SPAN` (a burst
     of seconds is too short to rate, never extrapolated to an hour)."""
     span_s = page_span_s(events)
     if span_s is None or span_s < MIN_RATE_SPAN.total_seconds():

@@ -26,6 +26,8 @@ import asyncio
 import logging
 import os
 import socket
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -214,24 +216,21 @@ class ProbeResult:
 async def _connect(base_url: str, deadline_s: float) -> None:
     """A TCP connection to ``base_url``'s host within ``deadline_s`` seconds, retried (stamina) while it
     is refused or unreachable; raises the last ``OSError`` or ``TimeoutError``."""
-    import stamina
-    import stamina.instrumentation
+    from solvelens.lean_imports import lean_imports
+
+    with lean_imports():  # without tenacity's Tornado support (see lean_imports)
+        import stamina
 
     parts = urlsplit(base_url)
     host = parts.hostname or ""
     port = parts.port or (443 if parts.scheme == "https" else 80)
-    hooks = stamina.instrumentation.get_on_retry_hooks()
-    stamina.instrumentation.set_on_retry_hooks(())  # only the verdict is reported, not each retry
-    try:
-        async with asyncio.timeout(deadline_s):
-            async for attempt in stamina.retry_context(
-                on=OSError, attempts=3, timeout=deadline_s, wait_initial=0.3, wait_max=1.0, wait_jitter=0.1
-            ):
-                with attempt:
-                    _, writer = await asyncio.open_connection(host, port)
-                    writer.close()
-    finally:
-        stamina.instrumentation.set_on_retry_hooks(hooks)
+    async with asyncio.timeout(deadline_s):
+        async for attempt in stamina.retry_context(
+            on=OSError, attempts=3, timeout=deadline_s, wait_initial=0.3, wait_max=1.0, wait_jitter=0.1
+        ):
+            with attempt:
+                _, writer = await asyncio.open_connection(host, port)
+                writer.close()
 
 
 async def _categories(base_url: str, read_timeout_s: float) -> None:
@@ -273,24 +272,33 @@ def probe(
     import time
 
     limit = read_timeout() if read_timeout_s is None else read_timeout_s
-    try:
-        asyncio.run(_connect(base_url, deadline_s))
-    except (OSError, TimeoutError) as exc:
-        raise _nothing_answers(base_url, exc, deadline_s) from None
-    # The probe's few retries are expected: only its final verdict is reported, not each retry line.
+    with _retry_lines_quiet():
+        try:
+            asyncio.run(_connect(base_url, deadline_s))
+        except (OSError, TimeoutError) as exc:
+            raise _nothing_answers(base_url, exc, deadline_s) from None
+        started = time.perf_counter()
+        try:
+            asyncio.run(asyncio.wait_for(_categories(base_url, limit), limit + deadline_s))
+        except Exception as exc:
+            raise _verdict(base_url, exc, limit) from None
+    return ProbeResult(base_url, time.perf_counter() - started, limit)
+
+
+@contextmanager
+def _retry_lines_quiet() -> Iterator[None]:
+    """The probe's few retries are expected: only its final verdict is reported, not each retry line
+    (loggers ``stamina`` and ``solvelens.client`` at ERROR for the block; stamina's retry hooks are left
+    alone: reading them would import ``prometheus_client`` before the first request)."""
     quiet = [logging.getLogger(name) for name in ("stamina", "solvelens.client")]
     levels = [lg.level for lg in quiet]
     for lg in quiet:
         lg.setLevel(logging.ERROR)
-    started = time.perf_counter()
     try:
-        asyncio.run(asyncio.wait_for(_categories(base_url, limit), limit + deadline_s))
-    except Exception as exc:
-        raise _verdict(base_url, exc, limit) from None
+        yield
     finally:
         for lg, level in zip(quiet, levels, strict=True):
             lg.setLevel(level)
-    return ProbeResult(base_url, time.perf_counter() - started, limit)
 
 
 def _verdict(base_url: str, exc: Exception, limit: float) -> PlatformUnreachableError:
@@ -377,11 +385,15 @@ def prefect_api_url() -> str | None:
     if url:
         return url
     home = Path(os.environ.get("PREFECT_HOME") or Path.home() / ".prefect").expanduser()
+    try:
+        text = (home / "profiles.toml").read_text(encoding="utf-8")
+    except OSError:  # no profiles file (most machines): no Prefect API, and no TOML parser imported
+        return None
     import tomllib  # only when a TOML file is read (~0.01 s of regexes at import)
 
     try:
-        profiles = tomllib.loads((home / "profiles.toml").read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError):
+        profiles = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
         return None
     active = os.environ.get("PREFECT_PROFILE") or profiles.get("active") or "ephemeral"
     settings = profiles.get("profiles", {}).get(active, {})

@@ -1,0 +1,50 @@
+"""Importing httpx and stamina without the optional parts of their import chains solvelens never uses.
+
+Both libraries import an optional package whenever it is installed, and this environment installs both:
+
+- ``httpx`` imports its command line client (``httpx._main``: click, rich's progress and syntax, pygments)
+  when those are installed (typer brings click and rich); ``python -X importtime``: 40-60 ms of CPU at the
+  start of every ``solvelens`` command that sends a request, before its first request.
+- ``stamina`` imports ``tenacity``, which imports ``tornado`` (and through it colorama, ctypes, html) when
+  it is installed (JupyterLab brings it), only to retry Tornado coroutines: 10-15 ms of CPU.
+
+:func:`lean_imports` hides those two modules while its block imports httpx and stamina: each library then
+takes the path it takes when the optional package is not installed (httpx's ``main`` prints that its command
+line needs ``httpx[cli]``; tenacity retries coroutines through asyncio, its documented ``tornado = None``
+path). Nothing of ours calls httpx's command line or retries a Tornado coroutine, and the ``httpx`` console
+script runs in a process of its own. After the block both modules import as usual. It changes nothing for a
+library imported before the block. :data:`HIDDEN` names the modules.
+
+Standard library only, so :mod:`solvelens.flows.preflight` can use it before the client is imported.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+#: The module each library would import, keyed by the library that imports it.
+HIDDEN = {"httpx": "httpx._main", "tenacity": "tornado"}
+
+__all__ = ["HIDDEN", "lean_imports"]
+
+
+@contextmanager
+def lean_imports() -> Iterator[None]:
+    """For the block (which imports httpx, stamina, or a module that does), importing a module of
+    :data:`HIDDEN` raises ``ImportError`` unless the library importing it, or the module itself, was imported
+    before; afterwards the modules import as usual."""
+    hidden = [
+        module
+        for library, module in HIDDEN.items()
+        if library not in sys.modules and module not in sys.modules
+    ]
+    for module in hidden:
+        sys.modules[module] = None  # type: ignore[assignment]  # the import system's "not found"
+    try:
+        yield
+    finally:
+        for module in hidden:
+            if module in sys.modules and sys.modules[module] is None:
+                del sys.modules[module]
