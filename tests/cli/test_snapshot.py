@@ -44,7 +44,6 @@ def test_every_plan_field_is_an_option() -> None:
     assert set(SnapshotPlan.model_fields) <= covered, set(SnapshotPlan.model_fields) - covered
 
 
-@pytest.mark.xfail(strict=True, reason="_quiet_prefect leaves Prefect's SDK analytics on (DO_NOT_TRACK unset)")
 def test_a_flow_run_sends_no_telemetry(monkeypatch: pytest.MonkeyPatch) -> None:
     """Prefect's SDK analytics (an event to its analytics service for a new user's first flow run, in a
     terminal) is off once the command has set up Prefect; a user's own ``DO_NOT_TRACK`` is kept."""
