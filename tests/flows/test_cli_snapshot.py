@@ -10,11 +10,13 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
 
 from solvelens.cli import app
+from solvelens.flows.budget import DEFAULT_BUDGET
 from solvelens.store import lock_path_for, read_frame, store_lock
 from tests.fixtures.sandbox import SandboxServer, start_sandbox
 
@@ -57,15 +59,23 @@ def test_snapshot_command_with_prefect_records_a_flow_run(quiet_sandbox: Sandbox
             line.startswith(f"snapshot: {label} done (") for line in lines
         ), lines
 
-    async def flow_runs() -> list[str]:
+    async def flow_runs() -> list[Any]:
         from prefect.client.orchestration import get_client
 
         async with get_client() as client:
-            return [r.name for r in await client.read_flow_runs()]
+            return await client.read_flow_runs()
 
     import asyncio
 
-    assert any(name in result.output for name in asyncio.run(flow_runs()))
+    run = next(r for r in asyncio.run(flow_runs()) if r.name in result.output)
+    # the plan as the flow run's one parameter, every field in JSON (as a deployment passes it)
+    plan = run.parameters["plan"]
+    assert (plan["base_url"], plan["db_path"], plan["use_api_key"]) == (
+        quiet_sandbox.base_url,
+        str(store_path),
+        False,
+    ), plan
+    assert plan["budget"] == DEFAULT_BUDGET and plan["full"] is False, plan
 
 
 def test_snapshot_command_fails_in_one_line_when_the_store_is_locked(

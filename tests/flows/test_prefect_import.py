@@ -1,6 +1,8 @@
 """``prefect_imported``: Prefect imports without building jsonschema's IRI grammar (rfc3987-syntax, 1.7-2.8 s
-of CPU), the package stays importable afterwards, and a process that imported jsonschema before keeps its
-checkers. Each case runs in a fresh interpreter (imports are process-wide)."""
+of CPU) nor the other format checkers no flow parameter of ours uses (rfc3986-validator's URI regular
+expressions, isoduration with arrow), the packages stay importable afterwards, a process that imported
+jsonschema before keeps its checkers, and no flow of ours declares a format left unchecked. The import cases
+run in a fresh interpreter (imports are process-wide)."""
 
 from __future__ import annotations
 
@@ -10,7 +12,9 @@ import sys
 
 import pytest
 
-pytestmark = pytest.mark.skipif(
+from solvelens.flows.prefect_import import UNUSED_FORMAT_MODULES
+
+needs_iri_grammar = pytest.mark.skipif(
     importlib.util.find_spec("rfc3987_syntax") is None,
     reason="rfc3987-syntax is not installed (JupyterLab brings it): nothing to leave out",
 )
@@ -21,6 +25,7 @@ def _run(code: str) -> list[str]:
     return done.stdout.splitlines()
 
 
+@needs_iri_grammar
 def test_prefect_imports_without_the_iri_grammar_which_imports_afterwards() -> None:
     lines = _run(
         "import sys\n"
@@ -36,6 +41,7 @@ def test_prefect_imports_without_the_iri_grammar_which_imports_afterwards() -> N
     assert lines == ["grammar built: False", "iri checked: False", "importable after: True"]
 
 
+@needs_iri_grammar
 def test_nothing_changes_when_jsonschema_was_imported_before() -> None:
     lines = _run(
         "import sys, jsonschema\n"
@@ -45,3 +51,43 @@ def test_nothing_changes_when_jsonschema_was_imported_before() -> None:
         "print('iri checked:', 'iri' in jsonschema.FormatChecker().checkers)\n"
     )
     assert lines == ["hidden: False", "iri checked: True"]
+
+
+def test_every_unused_format_checker_is_left_out_and_its_package_imports_afterwards() -> None:
+    installed = [m for m in sorted(UNUSED_FORMAT_MODULES) if importlib.util.find_spec(m) is not None]
+    if not installed:
+        pytest.skip("none of the optional format packages is installed: nothing to leave out")
+    formats = [f for m in installed for f in UNUSED_FORMAT_MODULES[m]]
+    lines = _run(
+        "import sys, importlib\n"
+        "from solvelens.flows.prefect_import import prefect_imported\n"
+        "with prefect_imported():\n"
+        "    from prefect import flow\n"
+        "    from prefect.utilities.schema_tools.validation import _VALIDATOR\n"
+        f"print('imported:', [m for m in {installed!r} if m in sys.modules])\n"
+        f"print('checked:', [f for f in {formats!r} if f in _VALIDATOR.FORMAT_CHECKER.checkers])\n"
+        f"print('importable after:', [importlib.import_module(m).__name__ for m in {installed!r}])\n"
+    )
+    assert lines == ["imported: []", "checked: []", f"importable after: {installed!r}"]
+
+
+def _formats(schema: object) -> set[str]:
+    """Every ``format`` a JSON schema declares, at any depth."""
+    if isinstance(schema, dict):
+        own = {schema["format"]} if isinstance(schema.get("format"), str) else set()
+        return own.union(*(_formats(v) for v in schema.values()))
+    if isinstance(schema, list):
+        return set().union(*(_formats(v) for v in schema))
+    return set()
+
+
+def test_no_flow_of_ours_declares_a_format_left_unchecked() -> None:
+    from solvelens.flows.compact import compact_flow
+    from solvelens.flows.report import report_flow
+    from solvelens.flows.snapshot import snapshot_flow
+
+    unchecked = {f for formats in UNUSED_FORMAT_MODULES.values() for f in formats}
+    for flow in (snapshot_flow, report_flow, compact_flow):
+        schema = flow.parameters.model_dump(mode="json")
+        assert "plan" in schema["properties"] or "db_path" in schema["properties"], schema
+        assert not _formats(schema) & unchecked, (flow.name, _formats(schema))

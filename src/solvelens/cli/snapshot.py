@@ -87,8 +87,12 @@ def _env(values: dict[str, str]) -> Any:
 
 
 def _quiet_prefect(verbose: bool) -> None:
-    """Prefect logs at WARNING unless verbose (must run before prefect is imported); no telemetry."""
+    """Prefect logs at WARNING unless verbose (must run before prefect is imported); no telemetry: neither
+    the server's (``PREFECT_SERVER_ANALYTICS_ENABLED``) nor the SDK's (``DO_NOT_TRACK``: in a terminal, a
+    new user's first flow run, deployment or schedule would otherwise send an event to Prefect's analytics
+    service over the internet, unless the Prefect server reports its analytics off)."""
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+    os.environ.setdefault("DO_NOT_TRACK", "1")
     os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
     if not verbose:
         os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
