@@ -7,7 +7,6 @@ from datetime import UTC, datetime
 
 import altair as alt
 import polars as pl
-import pytest
 
 from solvelens.charts import chart_spec, model_leaderboard_chart, model_trend_chart, points_trend_chart
 from solvelens.charts.responsive import FIT_KEY, STACK_MARGIN_PX, fit_container
@@ -90,7 +89,6 @@ def _trend_frames() -> tuple[pl.DataFrame, pl.DataFrame]:
     return models, bots
 
 
-@pytest.mark.xfail(strict=True, reason="fit_container gives no legend hint yet")
 def test_a_legend_at_the_right_is_marked_for_the_page_to_move_below_the_plot_on_a_phone() -> None:
     """At 390 px a legend at the right took ~110 of ~350 px and squeezed "Models over time" to ~180 px:
     single and layered views whose legend Vega-Lite places at the right carry the page's hint; a legend

@@ -685,7 +685,7 @@ _RIGHT_LEGENDS = ("points_trend", "model_trend", "arena_rank", "category_problem
 
 
 def test_legends_leave_the_plot_its_width_and_every_point_is_drawn_whole(
-    drawn_charts: tuple[int, dict, dict, Path], request: pytest.FixtureRequest
+    drawn_charts: tuple[int, dict, dict, Path],
 ) -> None:
     """390 px (a phone, framed) and 1440 px. The legends Vega-Lite puts at the right of the plot (e.g.
     "Models over time") are below the plot on the phone, where the plot then takes at least 80 % of the
@@ -693,10 +693,6 @@ def test_legends_leave_the_plot_its_width_and_every_point_is_drawn_whole(
     desktop. No point is drawn in part: a point at 100 % (or any edge) lies wholly inside its svg, and
     inside the clip of a clipping plot or wholly outside it."""
     width, m, _, _ = drawn_charts
-    if width < 640:
-        request.applymarker(
-            pytest.mark.xfail(strict=True, reason="the legend at the right squeezes the plot")
-        )
     for key in _RIGHT_LEGENDS:
         chart = m["charts"][key]
         plot, legends = chart["plot"], chart["legends"]
