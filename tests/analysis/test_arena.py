@@ -373,9 +373,6 @@ def test_a_fit_that_diverges_on_one_sided_votes_is_flagged() -> None:
     assert "diverges" not in arena_caption(balanced)
 
 
-@pytest.mark.xfail(
-    strict=True, reason="the caption condemns every score when only an unranked model is separated"
-)
 def test_a_fit_that_diverges_only_for_an_unranked_model_says_the_ranked_scores_are_measured() -> None:
     """The truth sweep at the default budget (seed 1): "unknown" had 3 stored votes, all won, so the votes
     were separated and the caption said every score was "set by the weak prior alone ... read neither the
@@ -399,7 +396,7 @@ def test_a_fit_that_diverges_only_for_an_unranked_model_says_the_ranked_scores_a
     assert "read neither" not in caption and "only order" not in caption, caption
     assert caption.startswith("The fit diverges only for rare, which is not ranked"), caption
     bound = f"by more than {math.ceil(shift * 10) / 10:.1f} points"  # the shift rounded up to a tenth
-    assert "rare never lost" in caption and bound in caption, caption
+    assert "not ranked (fewer than 30 votes) and never lost" in caption and bound in caption, caption
     # a separated model that is ranked (the test above: top never lost in 80 votes) keeps the warning
     ranked = fit_arena(_one_sided([("top", "mid", 40), ("mid", "low", 40), ("top", "low", 40)]), bootstrap=50)
     assert ranked.separated == () and ranked.separated_shift is None
