@@ -373,6 +373,36 @@ def test_a_fit_that_diverges_on_one_sided_votes_is_flagged() -> None:
     assert "diverges" not in arena_caption(balanced)
 
 
+def test_a_fit_that_diverges_only_for_an_unranked_model_says_the_ranked_scores_are_measured() -> None:
+    """The truth sweep at the default budget (seed 1): "unknown" had 3 stored votes, all won, so the votes
+    were separated and the caption said every score was "set by the weak prior alone ... read neither the
+    gaps, the intervals nor the win rates", though the 11 ranked models had 113-1,687 votes each and moved
+    by at most 0.06 points without unknown's 3. Here: three ranked models with 3,000 drawn votes and a model
+    with 3 votes, all won. The divergence is confined to it, the ranked scores move by under a point when
+    its votes are left out, and the caption says so instead of condemning every score."""
+    balanced = draw_outcomes([1.0, 0.0, -1.0], 3_000, seed=4)
+    rare = _one_sided([("rare", "e0", 1), ("rare", "e1", 1), ("rare", "e2", 1)])
+    rare = rare.with_columns(comparison_id=pl.format("r{}", pl.col("comparison_id")))
+    outcomes = pl.concat([balanced, rare])
+    result = fit_arena(outcomes, bootstrap=50, max_windows=1)
+    assert result.diverged and result.never_lost == ("rare",)
+    assert result.separated == ("rare",)
+    without = fit_arena(balanced, bootstrap=50, max_windows=1)
+    both = result.ranking.filter("ranked").join(without.ranking.filter("ranked"), on="entry", suffix="_w")
+    assert both.height == 3
+    shift = float((both["score"] - both["score_w"]).abs().max())  # type: ignore[arg-type]
+    assert result.separated_shift == pytest.approx(shift, abs=1e-6) and shift < 1.0
+    caption = arena_caption(result)
+    assert "read neither" not in caption and "only order" not in caption, caption
+    assert caption.startswith("The fit diverges only for rare, which is not ranked"), caption
+    bound = f"by more than {math.ceil(shift * 10) / 10:.1f} points"  # the shift rounded up to a tenth
+    assert "not ranked (fewer than 30 votes) and never lost" in caption and bound in caption, caption
+    # a separated model that is ranked (the test above: top never lost in 80 votes) keeps the warning
+    ranked = fit_arena(_one_sided([("top", "mid", 40), ("mid", "low", 40), ("top", "low", 40)]), bootstrap=50)
+    assert ranked.separated == () and ranked.separated_shift is None
+    assert "read neither" in arena_caption(ranked)
+
+
 def test_the_caption_says_the_scores_move_as_older_votes_arrive() -> None:
     """Issue 29 ("fitted to 889 of 1,662 votes"): when the store holds fewer votes than the platform states,
     the caption names both and says the scores move as the others arrive, though no model changed; when it

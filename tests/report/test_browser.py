@@ -519,7 +519,10 @@ def test_phone_tables_name_what_they_hide_and_say_when_they_scroll(store_db: Pat
 
 #: Appended to a copy of the evidence report: once every chart has rendered, reports each chart's titles,
 #: axis titles and labels and legend titles and labels as drawn (text, role, box) with the box of the
-#: chart's svg, for comparison with the spec's titles. Posts to the parent page when framed.
+#: chart's svg, for comparison with the spec's titles; also the plot's box (the root group's background:
+#: Vega's data rectangle), each legend's box and every point (symbol) drawn only in part: past the svg's
+#: edge, or across the edge of the clip rectangle of a group that clips (a point wholly outside a clip is
+#: hidden on purpose: the rank chart's bots below its top). Posts to the parent page when framed.
 _CHART_TEXT = """
 <script>
 (function () {
@@ -530,6 +533,38 @@ _CHART_TEXT = """
       for (var i = 0; i < ROLES.length; i++) { if (el.classList.contains(ROLES[i])) { return ROLES[i]; } }
     }
     return null;
+  }
+  function clipBox(el) {
+    // The clip rectangle of the nearest clipping group, in page pixels (null: nothing clips el).
+    for (var g = el.parentElement; g && g.tagName !== "svg"; g = g.parentElement) {
+      var ref = g.getAttribute("clip-path");
+      if (!ref) { continue; }
+      var rect = document.getElementById(ref.replace(/^url\\(["']?#/, "").replace(/["']?\\)$/, ""));
+      rect = rect && rect.querySelector("rect");
+      if (!rect) { return null; }
+      var m = g.getScreenCTM(), pt = g.ownerSVGElement.createSVGPoint();
+      pt.x = rect.x.baseVal.value; pt.y = rect.y.baseVal.value; var a = pt.matrixTransform(m);
+      pt.x += rect.width.baseVal.value; pt.y += rect.height.baseVal.value; var b = pt.matrixTransform(m);
+      return {left: a.x, top: a.y, right: b.x, bottom: b.y};
+    }
+    return null;
+  }
+  function cutPoints(svg, box) {
+    var cut = [];
+    Array.prototype.forEach.call(svg.querySelectorAll("g.mark-symbol path"), function (path) {
+      var r = path.getBoundingClientRect();
+      if (!r.width || parseFloat(getComputedStyle(path).opacity) === 0) { return; }
+      var clip = clipBox(path);
+      var edge = clip || box;
+      var inside = r.left >= edge.left - 0.5 && r.right <= edge.right + 0.5 && r.top >= edge.top - 0.5 &&
+                   r.bottom <= edge.bottom + 0.5;
+      var outside = r.right <= edge.left || r.left >= edge.right || r.bottom <= edge.top ||
+                    r.top >= edge.bottom;
+      if (!inside && !(clip && outside)) {
+        cut.push({left: r.left, right: r.right, top: r.top, bottom: r.bottom, edge: edge, clipped: !!clip});
+      }
+    });
+    return cut;
   }
   function measure() {
     var root = document.documentElement;
@@ -550,8 +585,14 @@ _CHART_TEXT = """
           texts.push({role: kind, text: t.textContent, header: header, left: r.left, right: r.right,
                       top: r.top, bottom: r.bottom});
         });
+        var plot = svg.querySelector("g.role-frame.root > g > path.background");
+        var p = plot ? plot.getBoundingClientRect() : null;
+        var legends = Array.prototype.map.call(svg.querySelectorAll("g.role-legend"), function (g) {
+          var r = g.getBoundingClientRect();
+          return {left: r.left, right: r.right, top: r.top, bottom: r.bottom}; });
         charts[div.getAttribute("data-chart")] = {left: box.left, right: box.right, top: box.top,
-          bottom: box.bottom, texts: texts};
+          bottom: box.bottom, texts: texts, legends: legends, points_cut: cutPoints(svg, box),
+          plot: p ? {left: p.left, right: p.right, top: p.top, bottom: p.bottom} : null};
       });
       var out = JSON.stringify({width: window.innerWidth, charts: charts});
       if (window.parent !== window) { parent.postMessage(out, "*"); return; }
@@ -583,12 +624,12 @@ def _spec_titles(spec: object) -> set[str]:
     return found
 
 
-@pytest.mark.parametrize("width", [390, 1440])
-def test_no_chart_text_is_cut_on_a_phone_or_a_desktop(evidence_probe: Path, width: int) -> None:
-    """390 px (a phone, framed) and 1440 px: every chart title, axis title and label, legend title and label
-    is drawn whole: no Vega truncation ("…"), every title drawn is one written in the chart's spec (or one
-    of its lines), and no text reaches past its chart's svg or the screen (where the page clips it).
-    Screenshot: ``chart-text-<width>.png`` in the test's folder."""
+@pytest.fixture(scope="module", params=[390, 1440])
+def drawn_charts(evidence_probe: Path, request: pytest.FixtureRequest) -> tuple[int, dict, dict, Path]:
+    """The evidence report drawn at 390 px (a phone, framed) and 1440 px, measured by ``_CHART_TEXT``:
+    (width, the measurements, the page's chart specs by key, the page). Drawn once per width for the tests
+    below."""
+    width = int(request.param)
     _chromium()
     html = (evidence_probe / "report.html").read_text(encoding="utf-8")
     head, tail = html.rsplit("</body>", 1)
@@ -607,8 +648,16 @@ def test_no_chart_text_is_cut_on_a_phone_or_a_desktop(evidence_probe: Path, widt
     assert m["width"] == width
     specs_block = re.search(r'id="chart-specs">(.*?)</script>', html, re.S)
     assert specs_block
-    specs = json.loads(specs_block.group(1))
     assert m["charts"], "charts were measured"
+    return width, m, json.loads(specs_block.group(1)), page
+
+
+def test_no_chart_text_is_cut_on_a_phone_or_a_desktop(drawn_charts: tuple[int, dict, dict, Path]) -> None:
+    """390 px (a phone, framed) and 1440 px: every chart title, axis title and label, legend title and label
+    is drawn whole: no Vega truncation ("…"), every title drawn is one written in the chart's spec (or one
+    of its lines), and no text reaches past its chart's svg or the screen (where the page clips it).
+    Screenshot: ``chart-text-<width>.png`` in the test's folder."""
+    width, m, specs, page = drawn_charts
     cut = []
 
     def titled(t: dict) -> bool:
@@ -627,5 +676,31 @@ def test_no_chart_text_is_cut_on_a_phone_or_a_desktop(evidence_probe: Path, widt
                 edge = f"{t['left']:.0f}-{t['right']:.0f} px in {chart['left']:.0f}-{chart['right']:.0f} px"
                 cut.append((key, t["role"], text, f"past the edge ({edge})"))
     assert cut == [], "\n".join(map(str, cut))
-    shot = evidence_probe / f"chart-text-{width}.png"
-    _shot(page, evidence_probe / f"profile-text-shot-{width}", window, 3000, shot)
+    shot = page.parent / f"chart-text-{width}.png"
+    _shot(page, page.parent / f"profile-text-shot-{width}", max(width, 500), 3000, shot)
+
+
+#: Charts whose builders leave their legend where Vega-Lite puts it (at the right of the plot).
+_RIGHT_LEGENDS = ("points_trend", "model_trend", "arena_rank", "category_problems", "category_maturity")
+
+
+def test_legends_leave_the_plot_its_width_and_every_point_is_drawn_whole(
+    drawn_charts: tuple[int, dict, dict, Path],
+) -> None:
+    """390 px (a phone, framed) and 1440 px. The legends Vega-Lite puts at the right of the plot (e.g.
+    "Models over time") are below the plot on the phone, where the plot then takes at least 80 % of the
+    chart's width (at the right they squeezed the plot to ~180 of ~350 px), and stay at the right on the
+    desktop. No point is drawn in part: a point at 100 % (or any edge) lies wholly inside its svg, and
+    inside the clip of a clipping plot or wholly outside it."""
+    width, m, _, _ = drawn_charts
+    for key in _RIGHT_LEGENDS:
+        chart = m["charts"][key]
+        plot, legends = chart["plot"], chart["legends"]
+        assert plot and legends, (key, plot, legends)
+        if width < 640:
+            assert all(legend["top"] >= plot["bottom"] for legend in legends), (key, plot, legends)
+            assert plot["right"] - plot["left"] >= 0.8 * (chart["right"] - chart["left"]), (key, plot, chart)
+        else:
+            assert all(legend["left"] >= plot["right"] for legend in legends), (key, plot, legends)
+    cut = {key: chart["points_cut"][:3] for key, chart in m["charts"].items() if chart["points_cut"]}
+    assert cut == {}, cut

@@ -129,6 +129,12 @@ class ArenaResult:
     strengths do not exist and the scores are set by the weak prior :data:`ALPHA` alone (issue 29: 5,605
     ... -2,461, "100 %" win rates): such scores order the entries but measure nothing; ``never_lost`` /
     ``never_won``: the labels of the entries that won (lost) every decisive vote they had.
+    ``separated``: when the divergence reaches no ranked entry (the ranked entries lie in one strongly
+    connected group of the win graph), the labels of the entries outside that group, all unranked (the
+    truth sweep's default budget: "unknown", 3 votes, all won); their scores are set by the prior, the
+    ranked entries' are measured among themselves; ``separated_shift``: the largest change (Elo points) of a
+    ranked entry's score when the votes touching ``separated`` are left out of the point fit (0.06 there).
+    Empty and None when nothing diverges or the divergence splits the ranked entries.
     """
 
     by: str
@@ -146,6 +152,8 @@ class ArenaResult:
     diverged: bool = False
     never_lost: tuple[str, ...] = ()
     never_won: tuple[str, ...] = ()
+    separated: tuple[str, ...] = ()
+    separated_shift: float | None = None
 
     def is_empty(self) -> bool:
         """Whether no decisive comparison between two entries was stored (nothing to rank)."""
@@ -188,30 +196,78 @@ def separation(decisive: pl.DataFrame) -> tuple[bool, tuple[str, ...], tuple[str
     win graph, an edge from each loser to its winner, is not strongly connected: the Bradley–Terry
     maximum-likelihood estimate diverges), and the labels of the entries that never lost and never won,
     sorted."""
-    from scipy.sparse import csr_matrix
-    from scipy.sparse.csgraph import connected_components
+    sides = _sides(decisive)
+    group = _strong_groups(sides)
+    if len(group) < 2:
+        return False, (), ()
+    labels = _labels(sides)
+    winners, losers = set(sides["won"].to_list()), set(sides["lost"].to_list())
+    never_lost = tuple(sorted(labels[e] for e in winners - losers))
+    never_won = tuple(sorted(labels[e] for e in losers - winners))
+    return len(set(group.values())) > 1, never_lost, never_won
 
-    sides = decisive.select(
+
+def confined_separation(decisive: pl.DataFrame, ranked: list[str]) -> dict[str, str]:
+    """The entries (id -> label) outside the strongly connected group of the win graph that holds every
+    entry of ``ranked`` (entry ids): a divergence that reaches no ranked entry. Empty when ``ranked`` is
+    empty or spans several groups, or when nothing is separated."""
+    sides = _sides(decisive)
+    group = _strong_groups(sides)
+    core = {group.get(e) for e in ranked}
+    if len(core) != 1 or None in core:
+        return {}
+    labels = _labels(sides)
+    return {e: labels[e] for e, g in group.items() if g not in core}
+
+
+def _sides(decisive: pl.DataFrame) -> pl.DataFrame:
+    """Each decisive vote as its winner and loser: won, lost (entry ids), won_label, lost_label."""
+    return decisive.select(
         won=pl.when(pl.col("winner") == "a").then("entry_a").otherwise("entry_b"),
         lost=pl.when(pl.col("winner") == "a").then("entry_b").otherwise("entry_a"),
         won_label=pl.when(pl.col("winner") == "a").then("label_a").otherwise("label_b"),
         lost_label=pl.when(pl.col("winner") == "a").then("label_b").otherwise("label_a"),
     )
+
+
+def _labels(sides: pl.DataFrame) -> dict[str, str]:
+    return dict(zip(sides["won"], sides["won_label"], strict=True)) | dict(
+        zip(sides["lost"], sides["lost_label"], strict=True)
+    )
+
+
+def _strong_groups(sides: pl.DataFrame) -> dict[str, int]:
+    """Entry id -> its strongly connected group of the win graph (an edge from each loser to its winner)."""
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import connected_components
+
     entries = sorted(set(sides["won"].to_list()) | set(sides["lost"].to_list()))
-    if len(entries) < 2:
-        return False, (), ()
     index = {e: i for i, e in enumerate(entries)}
     rows = [index[e] for e in sides["lost"].to_list()]
     cols = [index[e] for e in sides["won"].to_list()]
     graph = csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(len(entries), len(entries)))
-    components, _ = connected_components(graph, directed=True, connection="strong")
-    labels = dict(zip(sides["won"], sides["won_label"], strict=True)) | dict(
-        zip(sides["lost"], sides["lost_label"], strict=True)
+    _, group = connected_components(graph, directed=True, connection="strong")
+    return {e: int(group[i]) for e, i in index.items()}
+
+
+def shift_without(decisive: pl.DataFrame, left_out: set[str], ranking: pl.DataFrame) -> float:
+    """The largest change (Elo points) of a ranked entry's ``score`` in ``ranking`` when the votes touching
+    the entries ``left_out`` (entry ids) are dropped and the point estimate refitted, centred as the fit is
+    (the mean of the same ranked entries at 1500)."""
+    kept = decisive.filter(~pl.col("entry_a").is_in(left_out) & ~pl.col("entry_b").is_in(left_out))
+    sides = _sides(kept)
+    entries = sorted(set(sides["won"].to_list()) | set(sides["lost"].to_list()))
+    index = {e: i for i, e in enumerate(entries)}
+    wins = win_matrix(
+        np.array([index[e] for e in sides["won"].to_list()], dtype=np.int64),
+        np.array([index[e] for e in sides["lost"].to_list()], dtype=np.int64),
+        len(entries),
     )
-    winners, losers = set(sides["won"].to_list()), set(sides["lost"].to_list())
-    never_lost = tuple(sorted(labels[e] for e in winners - losers))
-    never_won = tuple(sorted(labels[e] for e in losers - winners))
-    return components > 1, never_lost, never_won
+    theta = bt_scores(wins)
+    ranked = ranking.filter(pl.col("ranked") & pl.col("entry").is_in(entries))
+    at = np.array([index[e] for e in ranked["entry"].to_list()], dtype=np.int64)
+    refit = ELO_CENTER + ELO_SCALE * (theta[at] - theta[at].mean())
+    return float(np.abs(refit - ranked["score"].to_numpy()).max())
 
 
 def bootstrap_scores(wins: np.ndarray, theta: np.ndarray, *, n_boot: int, seed: int) -> np.ndarray:
@@ -474,6 +530,8 @@ def fit_arena(
     decisive = decided.filter(pl.col("entry_a") != pl.col("entry_b"))
     snaps = None if snapshots is None else snapshots.lazy().select("snapshot_id", "taken_at").collect()
     diverged, never_lost, never_won = separation(decisive)
+    separated: tuple[str, ...] = ()
+    shift: float | None = None
     if decisive.is_empty():
         ranking, win_rate, over_time = (
             pl.DataFrame(schema=s) for s in (RANKING_SCHEMA, WIN_RATE_SCHEMA, OVER_TIME_SCHEMA)
@@ -494,6 +552,12 @@ def fit_arena(
             confidence=confidence,
             min_comparisons=min_comparisons,
         )
+        confined = (
+            confined_separation(decisive, ranking.filter("ranked")["entry"].to_list()) if diverged else {}
+        )
+        if confined:
+            separated = tuple(sorted(confined.values()))
+            shift = shift_without(decisive, set(confined), ranking)
     return ArenaResult(
         by=by,
         ranking=ranking,
@@ -510,6 +574,8 @@ def fit_arena(
         diverged=diverged,
         never_lost=never_lost,
         never_won=never_won,
+        separated=separated,
+        separated_shift=shift,
     )
 
 

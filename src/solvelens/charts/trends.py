@@ -46,7 +46,7 @@ def _points_layer(trend: pl.DataFrame, span: float | None) -> alt.Chart:
         .encode(
             x=time_x(span_days=span),
             y=alt.Y("points:Q", title="Points", axis=si_axis(), scale=alt.Scale(zero=False)),
-            color=alt.Color("name:N", sort=order, title="Bot", legend=alt.Legend(orient="right")),
+            color=alt.Color("name:N", sort=order, title="Bot"),
             detail="bot_id:N",
             tooltip=[
                 alt.Tooltip("name:N", title="Bot"),

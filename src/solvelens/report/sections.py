@@ -7,6 +7,7 @@ one builder here, one entry in :data:`SECTIONS` and its block in ``templates/rep
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import polars as pl
@@ -126,7 +127,12 @@ def model_section(f: ReportFrames) -> list[ChartSlot]:
 
 
 def separation_note(result: an.ArenaResult) -> str:
-    """The sentence flagging a diverged fit (perfect separation, :attr:`ArenaResult.diverged`), or ""."""
+    """The sentence flagging a diverged fit (perfect separation, :attr:`ArenaResult.diverged`), or "".
+
+    When the divergence reaches no ranked model (:attr:`ArenaResult.separated`, e.g. "unknown" with 3 votes,
+    all won), it names those models and says the ranked scores are measured, with the most any of them moves
+    when the separated models' votes are left out (:attr:`ArenaResult.separated_shift`, rounded up to a
+    tenth of a point); otherwise it warns that the scores only order the models."""
     if not result.diverged:
         return ""
     named = []
@@ -134,11 +140,35 @@ def separation_note(result: an.ArenaResult) -> str:
         named.append(f"{', '.join(result.never_lost)} never lost")
     if result.never_won:
         named.append(f"{', '.join(result.never_won)} never won")
+    if result.separated and result.separated_shift is not None:
+        return _confined_note(result, named)
     who = f" ({'; '.join(named)})" if named else ""
     return (
         f"The fit diverges: the votes are perfectly separated{who}, so no finite Bradley–Terry scores fit "
         "them; the scores below are set by the weak prior alone and only order these models: read neither "
         "the gaps, the intervals nor the win rates as measured."
+    )
+
+
+def _confined_note(result: an.ArenaResult, named: list[str]) -> str:
+    """:func:`separation_note` of a divergence confined to unranked models (``named``: "X never lost",
+    "Y never won")."""
+    many = len(result.separated) > 1
+    separated = set(result.separated)
+    if separated <= set(result.never_lost):
+        why = " and never lost"
+    elif separated <= set(result.never_won):
+        why = " and never won"
+    else:
+        why = f" ({'; '.join(named) or 'their votes against the others are one-sided'})"
+    bound = math.ceil((result.separated_shift or 0.0) * 10) / 10
+    names = ", ".join(result.separated)
+    return (
+        f"The fit diverges only for {names}, which {'are' if many else 'is'} not ranked "
+        f"(fewer than {result.min_comparisons} votes){why}: no finite Bradley–Terry score fits "
+        f"{'their' if many else 'its'} votes, so {'their scores are' if many else 'its score is'} set by the "
+        "weak prior alone. The ranked models' scores are measured among themselves: leaving "
+        f"{'those' if many else 'its'} votes out moves none of them by more than {bound:.1f} points."
     )
 
 
