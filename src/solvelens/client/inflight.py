@@ -43,7 +43,9 @@ __all__ = ["InflightLimit", "shared_inflight"]
 log = logging.getLogger("solvelens.client")
 
 #: Queue estimate (requests) below which the limit grows, and above which it shrinks (TCP Vegas' alpha and
-#: beta, in requests; Vegas uses 2 and 4 packets).
+#: beta, in requests; Vegas uses 2 and 4 packets). The estimate is always below the limit, so a limit grows
+#: to at least alpha and never shrinks below beta on its own: 4 requests in flight is the least a run with
+#: ``--concurrency`` 2 or more falls to.
 DEFAULT_ALPHA: Final = 2.0
 DEFAULT_BETA: Final = 4.0
 #: The lowest limit: two requests keep both ends busy (one travels or is served while the other's answer is
@@ -56,9 +58,9 @@ DEFAULT_INITIAL: Final = 2
 class InflightLimit:
     """At most :attr:`limit` requests in flight; the limit adapts to the measured round-trip times.
 
-    ``maximum`` (>= 1): the limit's ceiling (a snapshot's ``--concurrency``); ``minimum``/``initial`` are
-    clamped into ``[1, maximum]``; ``alpha``/``beta``: the queue estimates (requests) below which the limit
-    grows and above which it shrinks; ``clock``: seconds, monotonic (tests pass a fake one).
+    ``maximum`` (>= 1): the limit's ceiling (a snapshot's: twice ``--concurrency``); ``minimum``/``initial``
+    are clamped into ``[1, maximum]``; ``alpha``/``beta``: the queue estimates (requests) below which the
+    limit grows and above which it shrinks; ``clock``: seconds, monotonic (tests pass a fake one).
     Use :meth:`slot` around one request; raises ``ValueError`` for a maximum below 1 or ``beta < alpha``.
     """
 
