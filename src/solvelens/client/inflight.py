@@ -19,7 +19,7 @@ the requests waiting somewhere rather than travelling. Below ``alpha`` the limit
 the first windows, "slow start", then by one), above ``beta`` it shrinks by one, between them it stays; always
 within ``[minimum, maximum]``. It shrinks only for a platform whose no-load RTT is below ``far_s`` (10 ms): on
 a busy 2-core machine a platform 50 ms away showed round trips of 70-400 ms, delays of a starved machine
-rather than a queue fewer requests would shorten, and shrinking for them slowed the run (measured: 7 of 8
+rather than a queue fewer requests would shorten, and shrinking for them slowed the run (measured: 6 of 8
 alternated pairs slower). Only successful answers are samples (an error page or a 429 is answered
 without the work, and says nothing about the queue); a request that failed in transport just frees its slot.
 
