@@ -72,16 +72,29 @@ def test_a_queue_ends_slow_start_and_backs_off_one_by_one() -> None:
 
 
 def test_a_delay_spike_of_a_few_requests_does_not_shrink_the_limit() -> None:
-    # a busy machine delays some answers of a window (3 of 8): its median RTT still says nothing queues ...
+    # a busy machine delays some answers of a window (3 of 8): its median RTT still says nothing queues
     limit = InflightLimit(8, initial=8)
-    feed(limit, lambda _: 0.050, 8)
-    feed(limit, lambda _: 0.300, 3)
-    feed(limit, lambda _: 0.050, 5)
+    feed(limit, lambda _: 0.005, 8)
+    feed(limit, lambda _: 0.030, 3)
+    feed(limit, lambda _: 0.005, 5)
     assert limit.limit == 8
     # ... while a queue most of them wait in does
-    feed(limit, lambda _: 0.300, 5)
-    feed(limit, lambda _: 0.050, 3)
+    feed(limit, lambda _: 0.030, 5)
+    feed(limit, lambda _: 0.005, 3)
     assert limit.limit == 7
+
+
+def test_a_platform_across_a_network_keeps_its_limit_whatever_its_delays() -> None:
+    # 50 ms unloaded, then most answers of each window delayed to 300 ms (a starved machine): no shrinking
+    far = InflightLimit(16, initial=16)
+    feed(far, lambda _: 0.050, 16)
+    feed(far, lambda _: 0.300, 160)
+    assert far.limit == 16
+    # the same delays on loopback (1 ms unloaded) are a queue: the limit shrinks
+    near = InflightLimit(16, initial=16)
+    feed(near, lambda _: 0.001, 16)
+    feed(near, lambda _: 0.300, 160)
+    assert near.limit < 16
 
 
 @given(st.lists(st.floats(min_value=0.0, max_value=5.0, allow_nan=False), max_size=300), st.integers(1, 40))
@@ -221,6 +234,6 @@ def test_the_limit_stays_low_when_the_server_is_the_bottleneck(
 ) -> None:
     # the sandbox runs in this process: every request in flight waits for the same interpreter
     server = module_sandbox()
-    limit = InflightLimit(32)
+    limit = InflightLimit(32, far_s=0.050)  # a busy test machine has seen in-thread no-load RTTs of 5 ms
     asyncio.run(_fan_out(server, limit, 150))
     assert limit.peak < 32 and limit.limit <= 12, limit

@@ -17,7 +17,10 @@ How (:meth:`InflightLimit.sample`): the lowest RTT seen is the no-load RTT; ever
 not move it; a queue most requests wait in does) gives the queue estimate ``limit * (1 - noload / rtt)``:
 the requests waiting somewhere rather than travelling. Below ``alpha`` the limit grows (doubling in
 the first windows, "slow start", then by one), above ``beta`` it shrinks by one, between them it stays; always
-within ``[minimum, maximum]``. Only successful answers are samples (an error page or a 429 is answered
+within ``[minimum, maximum]``. It shrinks only for a platform whose no-load RTT is below ``far_s`` (10 ms): on
+a busy 2-core machine a platform 50 ms away showed round trips of 70-400 ms, delays of a starved machine
+rather than a queue fewer requests would shorten, and shrinking for them slowed the run (measured: 6 of 8
+alternated pairs slower). Only successful answers are samples (an error page or a 429 is answered
 without the work, and says nothing about the queue); a request that failed in transport just frees its slot.
 
 No well-kept Python library does this (the PyPI packages that do are young single-author projects;
@@ -43,7 +46,9 @@ __all__ = ["InflightLimit", "shared_inflight"]
 log = logging.getLogger("solvelens.client")
 
 #: Queue estimate (requests) below which the limit grows, and above which it shrinks (TCP Vegas' alpha and
-#: beta, in requests; Vegas uses 2 and 4 packets).
+#: beta, in requests; Vegas uses 2 and 4 packets). The estimate is always below the limit, so a limit grows
+#: to at least alpha and never shrinks below beta on its own: 4 requests in flight is the least a run with
+#: ``--concurrency`` 2 or more falls to.
 DEFAULT_ALPHA: Final = 2.0
 DEFAULT_BETA: Final = 4.0
 #: The lowest limit: two requests keep both ends busy (one travels or is served while the other's answer is
@@ -51,14 +56,19 @@ DEFAULT_BETA: Final = 4.0
 DEFAULT_MINIMUM: Final = 2
 #: The limit a run starts at (slow start doubles it while the round-trip time stays flat).
 DEFAULT_INITIAL: Final = 2
+#: A platform whose no-load round trip is at least this (seconds) is across a network: its requests travel
+#: rather than queue on a CPU, and a busy machine's delays (a co-located server starved of CPU, scheduling)
+#: are not queues fewer requests would shorten, so its limit does not shrink. Loopback: 1-5 ms.
+DEFAULT_FAR_S: Final = 0.010
 
 
 class InflightLimit:
     """At most :attr:`limit` requests in flight; the limit adapts to the measured round-trip times.
 
-    ``maximum`` (>= 1): the limit's ceiling (a snapshot's ``--concurrency``); ``minimum``/``initial`` are
-    clamped into ``[1, maximum]``; ``alpha``/``beta``: the queue estimates (requests) below which the limit
-    grows and above which it shrinks; ``clock``: seconds, monotonic (tests pass a fake one).
+    ``maximum`` (>= 1): the limit's ceiling (a snapshot's: twice ``--concurrency``); ``minimum``/``initial``
+    are clamped into ``[1, maximum]``; ``alpha``/``beta``: the queue estimates (requests) below which the
+    limit grows and above which it shrinks; ``far_s``: the no-load RTT (seconds) from which the limit no
+    longer shrinks (:data:`DEFAULT_FAR_S`); ``clock``: seconds, monotonic (tests pass a fake one).
     Use :meth:`slot` around one request; raises ``ValueError`` for a maximum below 1 or ``beta < alpha``.
     """
 
@@ -70,6 +80,7 @@ class InflightLimit:
         initial: int = DEFAULT_INITIAL,
         alpha: float = DEFAULT_ALPHA,
         beta: float = DEFAULT_BETA,
+        far_s: float = DEFAULT_FAR_S,
         clock: Callable[[], float] = time.perf_counter,
     ) -> None:
         if maximum < 1:
@@ -80,6 +91,7 @@ class InflightLimit:
         self.minimum = min(max(minimum, 1), maximum)
         self._limit = min(max(initial, self.minimum), maximum)
         self.alpha, self.beta = alpha, beta
+        self.far_s = far_s
         self._clock = clock
         self._in_flight = 0
         self._waiters: deque[asyncio.Future[None]] = deque()
@@ -166,7 +178,7 @@ class InflightLimit:
             self._limit = min(before * 2 if self._slow_start else before + 1, self.maximum)
         else:
             self._slow_start = False
-            if queue > self.beta:
+            if queue > self.beta and self._noload < self.far_s:
                 self._limit = max(before - 1, self.minimum)
         if self._limit != before:
             self.peak = max(self.peak, self._limit)
