@@ -403,7 +403,6 @@ def test_a_fit_that_diverges_only_for_an_unranked_model_says_the_ranked_scores_a
     assert "read neither" in arena_caption(ranked)
 
 
-@pytest.mark.xfail(strict=True, reason="a single ranked model: the refit without the others is empty")
 def test_a_single_ranked_model_that_beat_every_unranked_one_keeps_the_warning() -> None:
     """One ranked model that beat every unranked one: nothing is measured among ranked models, so the
     caption keeps the warning (the confined note's refit had no votes left: IndexError in choix)."""
