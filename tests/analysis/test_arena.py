@@ -403,6 +403,13 @@ def test_a_fit_that_diverges_only_for_an_unranked_model_says_the_ranked_scores_a
     assert "read neither" in arena_caption(ranked)
 
 
+def test_a_single_ranked_model_that_beat_every_unranked_one_keeps_the_warning() -> None:
+    """One ranked model that beat every unranked one: nothing is measured among ranked models, so the
+    caption keeps the warning (the confined note's refit had no votes left: IndexError in choix)."""
+    alone = fit_arena(_one_sided([("top", "a", 10), ("top", "b", 10), ("top", "c", 10)]), bootstrap=20)
+    assert alone.diverged and alone.separated == () and "read neither" in arena_caption(alone)
+
+
 def test_the_caption_says_the_scores_move_as_older_votes_arrive() -> None:
     """Issue 29 ("fitted to 889 of 1,662 votes"): when the store holds fewer votes than the platform states,
     the caption names both and says the scores move as the others arrive, though no model changed; when it

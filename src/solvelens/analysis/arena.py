@@ -209,12 +209,13 @@ def separation(decisive: pl.DataFrame) -> tuple[bool, tuple[str, ...], tuple[str
 
 def confined_separation(decisive: pl.DataFrame, ranked: list[str]) -> dict[str, str]:
     """The entries (id -> label) outside the strongly connected group of the win graph that holds every
-    entry of ``ranked`` (entry ids): a divergence that reaches no ranked entry. Empty when ``ranked`` is
-    empty or spans several groups, or when nothing is separated."""
+    entry of ``ranked`` (entry ids): a divergence that reaches no ranked entry. Empty when ``ranked`` has
+    fewer than 2 entries (nothing measured among them) or spans several groups, or when nothing is
+    separated."""
     sides = _sides(decisive)
     group = _strong_groups(sides)
     core = {group.get(e) for e in ranked}
-    if len(core) != 1 or None in core:
+    if len(ranked) < 2 or len(core) != 1 or None in core:
         return {}
     labels = _labels(sides)
     return {e: labels[e] for e, g in group.items() if g not in core}
