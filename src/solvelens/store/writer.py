@@ -168,22 +168,20 @@ class _Transaction:
         rows = self.con.execute(sql, params or []).fetchall()
         return rows[0][0] if rows else None
 
-    def insert_new_versions(self, resource: Resource, keys: str, source: str, extra_cols: str = "") -> int:
+    def insert_new_versions(self, resource: Resource, keys: str, source: str, extra_cols: str = "") -> None:
         """Store the versions named in temp table ``keys`` (``version_id`` column) that are not stored yet,
         reading their raw JSON from ``source`` (a query over the staged Parquet, streamed: raw JSON is never
-        held in a temp table). Records drift and the count of new versions; returns the rows of ``keys``."""
+        held in a temp table). Records drift and the count of new versions."""
         con = self.con
         con.execute(
             f"CREATE OR REPLACE TEMP TABLE new_keys AS SELECT DISTINCT version_id FROM {keys} "
             f"ANTI JOIN {resource.version_table} USING (version_id)"
         )
-        # One round trip for the keys staged and the new ones.
-        staged, n_new = con.execute(
-            f"SELECT count(*), (SELECT count(*) FROM new_keys) FROM {keys}"
-        ).fetchall()[0]
-        self.new_versions[resource.name] = int(n_new)
-        if not n_new:
-            return int(staged)
+        n_new = int(self.scalar("SELECT count(*) FROM new_keys"))
+        self.new_versions[resource.name] = n_new
+        if not n_new:  # an unchanged re-snapshot: nothing more to count
+            return
+        staged = int(self.scalar(f"SELECT count(*) FROM {keys}"))
         if n_new == staged:  # every staged row is new and none repeats (a first snapshot): read them all
             new_rows = source
         else:
@@ -203,7 +201,6 @@ class _Transaction:
             )
         else:
             con.execute(f"INSERT INTO {resource.version_table} SELECT version_id, raw::JSON FROM {new_rows}")
-        return int(staged)
 
     def record_drift(self, resource: Resource, observed: dict[str, str]) -> None:
         known: dict[str, set[str]] = {}
@@ -231,9 +228,8 @@ class _Transaction:
         rank = "rank" if resource.ranked else "NULL::INTEGER AS rank"
         parquet = _parquet(path)
         self.con.execute(f"CREATE OR REPLACE TEMP TABLE stage AS SELECT version_id, {rank} FROM {parquet}")
-        self.counts[resource.name] = self.insert_new_versions(
-            resource, "stage", f"(SELECT version_id, raw FROM {parquet})"
-        )
+        self.insert_new_versions(resource, "stage", f"(SELECT version_id, raw FROM {parquet})")
+        self.counts[resource.name] = int(self.scalar("SELECT count(*) FROM stage"))
         return True
 
     def write_linked(self, resource: Resource) -> None:
