@@ -21,13 +21,30 @@ Standard library only, so :mod:`solvelens.flows.preflight` can use it before the
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 
 #: The module each library would import, keyed by the library that imports it.
 HIDDEN = {"httpx": "httpx._main", "tenacity": "tornado"}
 
-__all__ = ["HIDDEN", "lean_imports"]
+__all__ = ["HIDDEN", "lean_imports", "modules_hidden"]
+
+
+@contextmanager
+def modules_hidden(names: Iterable[str]) -> Iterator[None]:
+    """For the block, ``import`` of each module of ``names`` not imported yet raises ``ImportError`` (the
+    import system's "not found": ``sys.modules[name] = None``); afterwards each imports as usual. A module
+    imported before the block is left as it is. Shared by :func:`lean_imports` and
+    :func:`solvelens.flows.prefect_import.prefect_imported`."""
+    hidden = [name for name in names if name not in sys.modules]
+    for name in hidden:
+        sys.modules[name] = None  # type: ignore[assignment]  # the import system's "not found"
+    try:
+        yield
+    finally:
+        for name in hidden:
+            if name in sys.modules and sys.modules[name] is None:
+                del sys.modules[name]
 
 
 @contextmanager
@@ -35,16 +52,5 @@ def lean_imports() -> Iterator[None]:
     """For the block (which imports httpx, stamina, or a module that does), importing a module of
     :data:`HIDDEN` raises ``ImportError`` unless the library importing it, or the module itself, was imported
     before; afterwards the modules import as usual."""
-    hidden = [
-        module
-        for library, module in HIDDEN.items()
-        if library not in sys.modules and module not in sys.modules
-    ]
-    for module in hidden:
-        sys.modules[module] = None  # type: ignore[assignment]  # the import system's "not found"
-    try:
+    with modules_hidden(module for library, module in HIDDEN.items() if library not in sys.modules):
         yield
-    finally:
-        for module in hidden:
-            if module in sys.modules and sys.modules[module] is None:
-                del sys.modules[module]

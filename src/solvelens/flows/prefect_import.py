@@ -27,6 +27,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Final
 
+from solvelens.lean_imports import modules_hidden
+
 #: The optional package behind ``jsonschema``'s ``iri`` / ``iri-reference`` format checkers.
 IRI_GRAMMAR_MODULE: Final = "rfc3987_syntax"
 
@@ -46,16 +48,5 @@ def prefect_imported() -> Iterator[None]:
     """For the block (which imports Prefect or a module that does), ``import`` of each package of
     :data:`UNUSED_FORMAT_MODULES` raises ``ImportError`` unless it or ``jsonschema`` is imported already;
     afterwards each imports as usual."""
-    hidden = (
-        []
-        if "jsonschema" in sys.modules
-        else [name for name in UNUSED_FORMAT_MODULES if name not in sys.modules]
-    )
-    for name in hidden:
-        sys.modules[name] = None  # type: ignore[assignment]  # the import system's "not found"
-    try:
+    with modules_hidden(() if "jsonschema" in sys.modules else UNUSED_FORMAT_MODULES):
         yield
-    finally:
-        for name in hidden:
-            if name in sys.modules and sys.modules[name] is None:
-                del sys.modules[name]
