@@ -91,3 +91,28 @@ def test_no_flow_of_ours_declares_a_format_left_unchecked() -> None:
         schema = flow.parameters.model_dump(mode="json")
         assert "plan" in schema["properties"] or "db_path" in schema["properties"], schema
         assert not _formats(schema) & unchecked, (flow.name, _formats(schema))
+
+
+def test_prefect_imports_with_fewer_collections_and_the_collector_is_restored_after() -> None:
+    lines = _run(
+        "import gc\n"
+        "from solvelens.flows.gc_tuning import FETCH_GC_THRESHOLD\n"
+        "from solvelens.flows.prefect_import import prefect_imported\n"
+        "before = gc.get_threshold()\n"
+        "counts = []\n"
+        "gc.callbacks.append(lambda phase, info: phase == 'start' and counts.append(info['generation']))\n"
+        "with prefect_imported():\n"
+        "    during = gc.get_threshold()\n"
+        "    frozen = gc.get_freeze_count()\n"
+        "    import prefect.flows\n"
+        "print('young threshold during:', during[0] == FETCH_GC_THRESHOLD)\n"
+        "print('objects alive before are frozen:', frozen > 0)\n"
+        "print('collections during the import:', len(counts) < 100)\n"
+        "print('restored after:', gc.get_threshold() == before, gc.get_freeze_count() == 0)\n"
+    )
+    assert lines == [
+        "young threshold during: True",
+        "objects alive before are frozen: True",
+        "collections during the import: True",
+        "restored after: True True",
+    ]
