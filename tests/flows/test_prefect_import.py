@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib.util
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -116,3 +117,41 @@ def test_prefect_imports_with_fewer_collections_and_the_collector_is_restored_af
         "collections during the import: True",
         "restored after: True True",
     ]
+
+
+_SPAWNING_PARENT = """
+import multiprocessing
+import sys
+
+{first_import}
+
+CHILD = (
+    "import sys\\n"
+    "import prefect.flow_engine\\n"
+    "sys.exit(3 if 'rfc3987_syntax' in sys.modules else 0)\\n"
+)
+
+if __name__ == "__main__":
+    child = multiprocessing.get_context("spawn").Process(target=exec, args=(CHILD,))
+    child.start()
+    child.join(120)
+    print("grammar built in the child:", child.exitcode == 3, child.exitcode)
+"""
+
+
+@needs_iri_grammar
+@pytest.mark.parametrize(
+    ("first_import", "built"),
+    [("import solvelens.cli", False), ("import typer", True)],
+    ids=["solvelens-command", "another-program"],
+)
+def test_a_process_spawned_by_the_command_imports_prefect_without_the_iri_grammar(
+    tmp_path: Path, first_import: str, built: bool
+) -> None:
+    """Prefect's runner (``solvelens schedule``) runs each flow run in a process ``multiprocessing`` spawns,
+    which runs the parent's main script (the ``solvelens`` command imports ``solvelens.cli``) before it
+    imports Prefect; a parent that imports no module of ours is the control: its child builds the grammar."""
+    script = tmp_path / "parent.py"
+    script.write_text(_SPAWNING_PARENT.format(first_import=first_import))
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, check=True)
+    assert done.stdout.splitlines() == [f"grammar built in the child: {built} {3 if built else 0}"]
