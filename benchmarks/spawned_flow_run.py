@@ -30,7 +30,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-FLOW_MODULE = '''
+FLOW_MODULE = """
 import json, os, resource
 from prefect import flow
 
@@ -40,9 +40,9 @@ def empty_flow() -> None:
     usage = resource.getrusage(resource.RUSAGE_SELF)
     with open(os.environ["BENCH_BODY_FILE"], "w") as f:
         json.dump({"cpu_s": usage.ru_utime + usage.ru_stime}, f)
-'''
+"""
 
-PARENT = '''
+PARENT = """
 import json, resource, sys
 {first_import}
 
@@ -62,7 +62,7 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
-'''
+"""
 
 PARENTS = {"solvelens command": "from solvelens.cli import app  # noqa: F401", "control": ""}
 
