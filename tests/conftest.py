@@ -21,14 +21,15 @@ needs no variables of its own, and two test runs on one machine share nothing):
 - ``SOLVELENS_*`` variables of the caller are dropped (a key or base URL in the developer's shell must not
   leak into tests).
 
-``make test`` runs the suite on two pytest-xdist workers (``-n 2 --dist loadgroup``, in ``pyproject.toml``):
+``make test`` runs the suite on three pytest-xdist workers (``-n 3``: ``TEST_WORKERS`` in the ``Makefile``;
+``--dist loadgroup`` and a bare run's ``-n 2`` in ``pyproject.toml``):
 each test has a group (:func:`_group`), so the tests sharing a costly session fixture run on one worker and
 build it once: each truth scenario (``tests/truth``: ``truth:modes``, ``truth:history``, ``truth:votes``,
 ``truth:tied``, read from the fixtures a test uses, :data:`_SCENARIOS`), the Prefect test harness (the
 modules of :data:`_PREFECT_MODULES`); every other test is grouped with its module (module-scoped sandboxes
 are built once). The groups are scheduled by :func:`pytest_xdist_make_scheduler`, which reads the groups the
 workers wrote at collection: xdist's own ``loadgroup`` stopped grouping with pytest 9.2 (each test was its
-own group). The costliest groups are handed out first, so the two workers finish close together:
+own group). The costliest groups are handed out first, so the workers finish close together:
 :data:`_FIRST_GROUPS` (the Prefect harness, the truth scenarios, the notebooks, the truth harnesses
 outside ``tests/truth``), then the groups holding tests marked ``slow``
 (a Prefect server, a benchmark run), then the rest by their number of tests. xdist would otherwise reorder
