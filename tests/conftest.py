@@ -273,6 +273,31 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         _GROUP_OF.update({item.nodeid: _group(item) for item in session.items})
 
 
+def _solvelens_loggers() -> dict[str, Any]:
+    """The ``solvelens`` logger and those under it that exist now, by name."""
+    import logging
+
+    names = [n for n in logging.Logger.manager.loggerDict if n == "solvelens" or n.startswith("solvelens.")]
+    return {name: logging.getLogger(name) for name in names}
+
+
+@pytest.fixture(autouse=True)
+def _solvelens_logging_restored() -> Iterator[None]:
+    """Give back, after each test, the handlers, level and propagation the ``solvelens`` loggers had before
+    it. An in-process ``bot run`` (typer's CliRunner) adds a stderr handler to ``solvelens.client`` once per
+    run, as a command does once per process: over the suite's in-process runs they piled up on a worker,
+    and each later warning of the client was written once per handler (``tests/client/test_ratelimit.py``'s
+    hypothesis test, up to 120,000 pacing warnings, took 475 s of CPU after them in one run; 1.5 s alone).
+    Checked by ``tests/test_logging_isolation.py``."""
+    saved = {name: (lg.handlers[:], lg.level, lg.propagate) for name, lg in _solvelens_loggers().items()}
+    yield
+    for name, lg in _solvelens_loggers().items():
+        handlers, level, propagate = saved.get(name, ([], 0, True))  # a logger made by the test: as new
+        lg.handlers[:] = handlers
+        lg.setLevel(level)
+        lg.propagate = propagate
+
+
 def _cpu_seconds() -> float:
     """User + system CPU seconds of this process and of its finished (waited-for) child processes."""
     times = os.times()

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import logging
 
-import pytest
-
 from solvelens.cli.bot import _log_retries
 
 
@@ -19,7 +17,6 @@ def test_an_in_process_bot_run_sets_up_the_client_log() -> None:
     assert client.handlers and not client.propagate
 
 
-@pytest.mark.xfail(strict=True, reason="the handler of the test before is still there (no restore yet)")
 def test_the_next_test_starts_without_it() -> None:
     """Runs after the test above (same module, same worker)."""
     client = logging.getLogger("solvelens.client")
