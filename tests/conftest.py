@@ -21,14 +21,15 @@ needs no variables of its own, and two test runs on one machine share nothing):
 - ``SOLVELENS_*`` variables of the caller are dropped (a key or base URL in the developer's shell must not
   leak into tests).
 
-``make test`` runs the suite on two pytest-xdist workers (``-n 2 --dist loadgroup``, in ``pyproject.toml``):
+``make test`` runs the suite on three pytest-xdist workers (``-n 3``: ``TEST_WORKERS`` in the ``Makefile``;
+``--dist loadgroup`` and a bare run's ``-n 2`` in ``pyproject.toml``):
 each test has a group (:func:`_group`), so the tests sharing a costly session fixture run on one worker and
 build it once: each truth scenario (``tests/truth``: ``truth:modes``, ``truth:history``, ``truth:votes``,
 ``truth:tied``, read from the fixtures a test uses, :data:`_SCENARIOS`), the Prefect test harness (the
 modules of :data:`_PREFECT_MODULES`); every other test is grouped with its module (module-scoped sandboxes
 are built once). The groups are scheduled by :func:`pytest_xdist_make_scheduler`, which reads the groups the
 workers wrote at collection: xdist's own ``loadgroup`` stopped grouping with pytest 9.2 (each test was its
-own group). The costliest groups are handed out first, so the two workers finish close together:
+own group). The costliest groups are handed out first, so the workers finish close together:
 :data:`_FIRST_GROUPS` (the Prefect harness, the truth scenarios, the notebooks, the truth harnesses
 outside ``tests/truth``), then the groups holding tests marked ``slow``
 (a Prefect server, a benchmark run), then the rest by their number of tests. xdist would otherwise reorder
@@ -270,6 +271,31 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         _write_groups(config, session.items)
     else:  # no workers: the groups of the wall-time summary
         _GROUP_OF.update({item.nodeid: _group(item) for item in session.items})
+
+
+def _solvelens_loggers() -> dict[str, Any]:
+    """The ``solvelens`` logger and those under it that exist now, by name."""
+    import logging
+
+    names = [n for n in logging.Logger.manager.loggerDict if n == "solvelens" or n.startswith("solvelens.")]
+    return {name: logging.getLogger(name) for name in names}
+
+
+@pytest.fixture(autouse=True)
+def _solvelens_logging_restored() -> Iterator[None]:
+    """Give back, after each test, the handlers, level and propagation the ``solvelens`` loggers had before
+    it. An in-process ``bot run`` (typer's CliRunner) adds a stderr handler to ``solvelens.client`` once per
+    run, as a command does once per process: over the suite's in-process runs they piled up on a worker,
+    and each later warning of the client was written once per handler (``tests/client/test_ratelimit.py``'s
+    hypothesis test, up to 120,000 pacing warnings, took 475 s of CPU after them in one run; 1.5 s alone).
+    Checked by ``tests/test_logging_isolation.py``."""
+    saved = {name: (lg.handlers[:], lg.level, lg.propagate) for name, lg in _solvelens_loggers().items()}
+    yield
+    for name, lg in _solvelens_loggers().items():
+        handlers, level, propagate = saved.get(name, ([], 0, True))  # a logger made by the test: as new
+        lg.handlers[:] = handlers
+        lg.setLevel(level)
+        lg.propagate = propagate
 
 
 def _cpu_seconds() -> float:

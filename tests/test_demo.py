@@ -221,19 +221,6 @@ def test_demo_cli_refuses_in_one_line(tmp_path: Path) -> None:
     assert db.exists()
 
 
-def test_demo_runs_twice_replacing_its_own_outputs(demo_run, tmp_path: Path) -> None:
-    result, _, root = demo_run
-    again = run_demo(
-        db_path=result.db_path,
-        sandbox_db=result.sandbox_db,
-        reports_dir=root / "reports",
-        days=1,
-        console=Console(quiet=True),
-    )
-    snaps = read_frame(again.db_path, "SELECT count(*) AS n FROM snapshots")
-    assert snaps["n"][0] == 2
-
-
 def test_the_demo_keeps_a_store_it_made_once_it_holds_a_snapshot_it_did_not_take(
     demo_run, tmp_path: Path
 ) -> None:
@@ -265,17 +252,29 @@ def test_the_demo_keeps_a_store_it_made_once_it_holds_a_snapshot_it_did_not_take
 
 
 def test_the_readmes_real_use_then_the_demo_loses_nothing(
-    sandbox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, prefect_harness: None
+    demo_run, sandbox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, prefect_harness: None
 ) -> None:
     """The README's real-platform snapshot (``--db data/solvelens.duckdb``) and bot lines (``sandbox
     build`` and ``sandbox create-bot my-bot --db data/sandbox.sqlite``), then the demo with its defaults:
-    every snapshot and bot is still there, byte for byte, and the demo wrote under data/demo/."""
+    every snapshot and bot is still there, byte for byte, and the demo wrote under data/demo/.
+
+    data/demo/ holds the outputs of an earlier demo run (copies of ``demo_run``'s store and sandbox
+    database, its 4 snapshots): the demo runs a second time there, replacing its own outputs (its store
+    then holds the new run's 2 snapshots). One demo run checks both (each run costs a build, a simulation
+    and Prefect flow runs)."""
+    import shutil
     import sqlite3
 
     from typer.testing import CliRunner
 
     from solvelens.cli import app
 
+    result, _, _ = demo_run
+    earlier = tmp_path / "data" / "demo"
+    earlier.mkdir(parents=True)
+    shutil.copy(result.db_path, earlier / "solvelens.duckdb")
+    shutil.copy(result.sandbox_db, earlier / "sandbox.sqlite")
+    assert read_frame(earlier / "solvelens.duckdb", "SELECT count(*) AS n FROM snapshots")["n"][0] == DAYS + 1
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("SOLVELENS_API_KEY", raising=False)  # run_demo sets it for its own process
     runner = CliRunner()
@@ -301,6 +300,8 @@ def test_the_readmes_real_use_then_the_demo_loses_nothing(
         con.close()
     assert Path("data/demo/solvelens.duckdb").exists() and Path("data/demo/sandbox.sqlite").exists()
     assert Path("data/demo/reports/leaderboard.html").exists()
+    # the earlier demo's store was replaced by this run's (--days 1: 2 snapshots)
+    assert read_frame(Path("data/demo/solvelens.duckdb"), "SELECT count(*) AS n FROM snapshots")["n"][0] == 2
     assert not Path("data/reports").exists()
 
 

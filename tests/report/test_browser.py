@@ -76,7 +76,14 @@ class _Charts(HTMLParser):
             self._stack.pop()
 
 
-def _render(report: Path, profile: Path, *extra: str) -> tuple[str, str]:
+def _render(
+    report: Path, profile: Path, *extra: str, shot: tuple[Path, int, int] | None = None
+) -> tuple[str, str]:
+    """Load ``report`` in headless Chromium, run its scripts to the end of a 30 s virtual time budget and
+    return (the DOM, Chromium's log). ``shot=(png, width, height)`` also takes a screenshot of the page as
+    drawn at that moment (``--window-size`` in ``extra`` must give that size), in the same browser run:
+    the page the DOM was measured in, not a second rendering of it (one Chromium start and one drawing of
+    every chart fewer); the file is checked by :func:`_check_shot`."""
     command = [
         _chromium(),
         *FLAGS,
@@ -87,17 +94,27 @@ def _render(report: Path, profile: Path, *extra: str) -> tuple[str, str]:
         "--v=0",
         "--virtual-time-budget=30000",
         "--dump-dom",
+        *([f"--screenshot={shot[0]}"] if shot else []),
         report.resolve().as_uri(),
     ]
     done = subprocess.run(command, capture_output=True, text=True, timeout=180)
     assert done.returncode == 0, done.stderr[-2000:]
+    if shot:
+        _check_shot(*shot)
     return done.stdout, done.stderr
 
 
-def test_every_chart_renders_without_console_errors(store_db: Path, tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def store_report(store_db: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The report of the session's generated store (:func:`build_report` with its defaults), built once for
+    the tests of this module that read it (each writes its probe pages and Chromium profile in a folder of
+    its own, never this file)."""
+    return build_report(store_db, tmp_path_factory.mktemp("store-report") / "report.html")
+
+
+def test_every_chart_renders_without_console_errors(store_report: Path, tmp_path: Path) -> None:
     _chromium()
-    report = build_report(store_db, tmp_path / "report.html")
-    dom, log = _render(report, tmp_path / "profile")
+    dom, log = _render(store_report, tmp_path / "profile")
     parser = _Charts()
     parser.feed(dom)
     assert parser.root.get("data-rendered") == "true", "every vegaEmbed promise settled"
@@ -189,9 +206,9 @@ def test_rank_labels_do_not_overlap_and_every_chart_has_an_svg(store_db: Path, t
     assert points == sorted(points, reverse=True), "clicking Points twice sorts the table descending"
 
 
-def test_screenshot_of_the_report(store_db: Path, tmp_path: Path) -> None:
+def test_screenshot_of_the_report(store_report: Path, tmp_path: Path) -> None:
     _chromium()
-    report = build_report(store_db, tmp_path / "report.html")
+    report = store_report
     shot = tmp_path / "report.png"
     command = [
         _chromium(),
@@ -253,20 +270,8 @@ _FRAME = """<!doctype html><html><body style="margin:0">
   document.body.appendChild(out); }});</script></body></html>"""
 
 
-def _shot(page: Path, profile: Path, width: int, height: int, shot: Path) -> None:
-    command = [
-        _chromium(),
-        *FLAGS,
-        f"--user-data-dir={profile}",
-        "--host-resolver-rules=MAP * ~NOTFOUND",
-        "--hide-scrollbars",
-        f"--window-size={width},{height}",
-        "--virtual-time-budget=30000",
-        f"--screenshot={shot}",
-        page.resolve().as_uri(),
-    ]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=180)
-    assert done.returncode == 0, done.stderr[-2000:]
+def _check_shot(shot: Path, width: int, height: int) -> None:
+    """``shot`` is a PNG of ``width`` x ``height`` px holding a page with charts (not blank)."""
     data = shot.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     assert struct.unpack(">II", data[16:24]) == (width, height)
@@ -274,7 +279,7 @@ def _shot(page: Path, profile: Path, width: int, height: int, shot: Path) -> Non
 
 
 @pytest.mark.parametrize("width", [390, 1600])
-def test_report_fits_a_phone_and_a_wide_screen(store_db: Path, tmp_path: Path, width: int) -> None:
+def test_report_fits_a_phone_and_a_wide_screen(store_report: Path, tmp_path: Path, width: int) -> None:
     """At 390 px (a phone) and 1600 px: the page never scrolls sideways, no chart is wider than its box or
     scrolls inside it (so the newest data of the rank chart is on screen), single and layered charts fill
     their box, and the bot table shows rank, bot and the change since the previous snapshot.
@@ -282,14 +287,14 @@ def test_report_fits_a_phone_and_a_wide_screen(store_db: Path, tmp_path: Path, w
     A screenshot is taken at each width (``shot-<width>.png`` in the test's folder); at 390 px it shows the
     frame in a 500 px window (headless Chromium's narrowest)."""
     _chromium()
-    report = build_report(store_db, tmp_path / "report.html")
-    html = report.read_text(encoding="utf-8")
+    html = store_report.read_text(encoding="utf-8")
     head, tail = html.rsplit("</body>", 1)
     (tmp_path / "probe.html").write_text(head + _FIT + "</body>" + tail, encoding="utf-8")
     frame = tmp_path / "frame.html"
     frame.write_text(_FRAME.format(width=width), encoding="utf-8")
     window = max(width, 500)
-    dom, _ = _render(frame, tmp_path / "profile", f"--window-size={window},3000")
+    shot = (tmp_path / f"shot-{width}.png", window, 3000)
+    dom, _ = _render(frame, tmp_path / "profile", f"--window-size={window},3000", shot=shot)
     found = re.search(r'<pre id="measured">(.*?)</pre>', dom, re.S)
     assert found, "the measuring script ran after every chart rendered"
     measured = json.loads(unescape(found.group(1)))
@@ -310,7 +315,6 @@ def test_report_fits_a_phone_and_a_wide_screen(store_db: Path, tmp_path: Path, w
         if c["shown"] and c["left"] >= 0 and c["right"] <= width
     }
     assert {"Rank", "Bot", "vs previous"} <= shown, measured["columns"]
-    _shot(frame, tmp_path / "profile-shot", window, 3000, tmp_path / f"shot-{width}.png")
 
 
 #: Appended to a copy of the evidence report: once every chart has rendered, measures the text a reader
@@ -404,7 +408,8 @@ def test_every_text_can_be_read_on_a_phone_and_a_desktop(evidence_probe: Path, w
     else:
         page = evidence_probe / "probe.html"
     window = max(width, 500)
-    dom, _ = _render(page, evidence_probe / f"profile-{width}", f"--window-size={window},3000")
+    shot = (evidence_probe / f"readable-{width}.png", window, 3000)
+    dom, _ = _render(page, evidence_probe / f"profile-{width}", f"--window-size={window},3000", shot=shot)
     found = re.search(r'<pre id="measured">(.*?)</pre>', dom, re.S)
     assert found, "the measuring script ran after every chart rendered"
     m = json.loads(unescape(found.group(1)))
@@ -425,9 +430,6 @@ def test_every_text_can_be_read_on_a_phone_and_a_desktop(evidence_probe: Path, w
     assert {"Model", "Arena rank", "Platform rank", "Percentile rank"} <= set(m["model_columns"])
     if width >= 1440:
         assert len(bot) == 9 and len(m["model_columns"]) == 8, "a desktop shows every column"
-    _shot(
-        page, evidence_probe / f"profile-shot-{width}", window, 3000, evidence_probe / f"readable-{width}.png"
-    )
 
 
 #: Appended to a copy of the report framed at a phone's width: once every chart has rendered, reports each
@@ -484,18 +486,21 @@ _PHONE = """
 """
 
 
-def test_phone_tables_name_what_they_hide_and_say_when_they_scroll(store_db: Path, tmp_path: Path) -> None:
+def test_phone_tables_name_what_they_hide_and_say_when_they_scroll(
+    store_report: Path, tmp_path: Path
+) -> None:
     """At 390 px (framed): a table that hides columns to fit names how many and which, above it; a table
     whose box scrolls sideways says so; no shown cell has its text cut (clipped inside the cell, or past the
     edge of a box that does not scroll); "Top solution changed hands" shows all its columns. Screenshot:
     ``phone-tables.png`` in the test's folder."""
     _chromium()
-    html = build_report(store_db, tmp_path / "report.html").read_text(encoding="utf-8")
+    html = store_report.read_text(encoding="utf-8")
     head, tail = html.rsplit("</body>", 1)
     (tmp_path / "probe.html").write_text(head + _PHONE + "</body>" + tail, encoding="utf-8")
     frame = tmp_path / "frame.html"
     frame.write_text(_FRAME.format(width=390), encoding="utf-8")
-    dom, _ = _render(frame, tmp_path / "profile", "--window-size=500,3000")
+    shot = (tmp_path / "phone-tables.png", 500, 3000)
+    dom, _ = _render(frame, tmp_path / "profile", "--window-size=500,3000", shot=shot)
     found = re.search(r'<pre id="measured">(.*?)</pre>', dom, re.S)
     assert found, "the measuring script ran after every chart rendered"
     m = json.loads(unescape(found.group(1)))
@@ -514,7 +519,6 @@ def test_phone_tables_name_what_they_hide_and_say_when_they_scroll(store_db: Pat
     assert any(t["scrolls"] for t in m["tables"]), "at 390 px some table scrolls (and says so)"
     hands = tables["Top solution changed hands"]
     assert not hands["hidden"] and not hands["scrolls"], hands
-    _shot(frame, tmp_path / "profile-shot", 500, 3000, tmp_path / "phone-tables.png")
 
 
 #: Appended to a copy of the evidence report: once every chart has rendered, reports each chart's titles,
@@ -627,8 +631,8 @@ def _spec_titles(spec: object) -> set[str]:
 @pytest.fixture(scope="module", params=[390, 1440])
 def drawn_charts(evidence_probe: Path, request: pytest.FixtureRequest) -> tuple[int, dict, dict, Path]:
     """The evidence report drawn at 390 px (a phone, framed) and 1440 px, measured by ``_CHART_TEXT``:
-    (width, the measurements, the page's chart specs by key, the page). Drawn once per width for the tests
-    below."""
+    (width, the measurements, the page's chart specs by key, the page), with a screenshot of the page as
+    measured (``chart-text-<width>.png`` beside it). Drawn once per width for the tests below."""
     width = int(request.param)
     _chromium()
     html = (evidence_probe / "report.html").read_text(encoding="utf-8")
@@ -641,7 +645,10 @@ def drawn_charts(evidence_probe: Path, request: pytest.FixtureRequest) -> tuple[
     else:
         page = probe
     window = max(width, 500)
-    dom, _ = _render(page, evidence_probe / f"profile-text-{width}", f"--window-size={window},3000")
+    shot = (evidence_probe / f"chart-text-{width}.png", window, 3000)
+    dom, _ = _render(
+        page, evidence_probe / f"profile-text-{width}", f"--window-size={window},3000", shot=shot
+    )
     found = re.search(r'<pre id="measured">(.*?)</pre>', dom, re.S)
     assert found, "the measuring script ran after every chart rendered"
     m = json.loads(unescape(found.group(1)))
@@ -656,7 +663,7 @@ def test_no_chart_text_is_cut_on_a_phone_or_a_desktop(drawn_charts: tuple[int, d
     """390 px (a phone, framed) and 1440 px: every chart title, axis title and label, legend title and label
     is drawn whole: no Vega truncation ("…"), every title drawn is one written in the chart's spec (or one
     of its lines), and no text reaches past its chart's svg or the screen (where the page clips it).
-    Screenshot: ``chart-text-<width>.png`` in the test's folder."""
+    Screenshot: ``chart-text-<width>.png`` in the fixture's folder (taken by the run that measured)."""
     width, m, specs, page = drawn_charts
     cut = []
 
@@ -676,8 +683,7 @@ def test_no_chart_text_is_cut_on_a_phone_or_a_desktop(drawn_charts: tuple[int, d
                 edge = f"{t['left']:.0f}-{t['right']:.0f} px in {chart['left']:.0f}-{chart['right']:.0f} px"
                 cut.append((key, t["role"], text, f"past the edge ({edge})"))
     assert cut == [], "\n".join(map(str, cut))
-    shot = page.parent / f"chart-text-{width}.png"
-    _shot(page, page.parent / f"profile-text-shot-{width}", max(width, 500), 3000, shot)
+    _check_shot(page.parent / f"chart-text-{width}.png", max(width, 500), 3000)  # drawn with ``m``
 
 
 #: Charts whose builders leave their legend where Vega-Lite puts it (at the right of the plot).
