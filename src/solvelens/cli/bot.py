@@ -6,6 +6,8 @@ The client and the runner are imported inside the command so ``solvelens --help`
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -173,14 +175,25 @@ def _api_key(base_url: str, api_key: str | None, api_key_file: Path | None) -> A
     return key
 
 
-def _log_retries(verbose: bool) -> None:
-    """One plain line per retry on stderr, whatever the terminal width (a rich handler would wrap it)."""
+@contextmanager
+def _retry_lines(verbose: bool) -> Iterator[None]:
+    """For the block, one plain line per retry on stderr, whatever the terminal width (a rich handler would
+    wrap it): a handler on the ``solvelens.client`` logger (INFO when ``verbose``, else WARNING), which does
+    not propagate meanwhile. Afterwards the logger is as it was (a command run in-process again, by a
+    notebook or a test, would otherwise add a handler each time and write every later line once per run)."""
     handler = logging.StreamHandler()
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s", "%H:%M:%S"))
     client_log = logging.getLogger("solvelens.client")
+    level, propagate = client_log.level, client_log.propagate
     client_log.addHandler(handler)
     client_log.setLevel(logging.INFO if verbose else logging.WARNING)
     client_log.propagate = False
+    try:
+        yield
+    finally:
+        client_log.removeHandler(handler)
+        client_log.setLevel(level)
+        client_log.propagate = propagate
 
 
 @app.command()
@@ -234,8 +247,7 @@ def run(
         )
     except PlatformError as exc:
         fail(str(exc))
-    _log_retries(verbose)
-    with client:
+    with client, _retry_lines(verbose):
         try:
             solve = load_solver(solver, app_dir=app_dir)
         except SolverLoadError as exc:  # bad input, as every other command's (exit 2)
