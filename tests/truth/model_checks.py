@@ -160,7 +160,8 @@ def phone_pairs_checks(scenario: Scenario, page: str) -> list[str]:
     return lines
 
 
-def _caption_after(page: str, heading: str) -> str:
+def caption_after(page: str, heading: str) -> str:
+    """The caption under the chart headed ``heading``, as text ("" when none)."""
     found = re.search(re.escape(heading) + r'</h3>\s*<p class="caption">(.*?)</p>', page, re.S)
     return html.unescape(found.group(1)) if found else ""
 
@@ -178,7 +179,7 @@ def arena_caption_checks(scenario: Scenario, page: str) -> list[str]:
         f"95% intervals from {mt.N_BOOT:,} bootstrap resamples of the votes",
         f"models with fewer than {mt.MIN_COMPARISONS} votes are not ranked",
     ]
-    caption = _caption_after(page, "Arena scores with 95% intervals")
+    caption = caption_after(page, "Arena scores with 95% intervals")
     out = [f"arena caption: {w!r} not in {caption!r}" for w in want if w not in caption]
     return out + _evidence_note_checks(scenario, votes, caption)
 
@@ -349,7 +350,7 @@ def sentence_checks(scenario: Scenario, page: str) -> list[str]:
     """The three-rankings table's sentence: exactly the one its truth calls for
     (:func:`expected_sentence`)."""
     want = expected_sentence(_truth_table(scenario, page))
-    caption = _caption_after(page, "Three model rankings")
+    caption = caption_after(page, "Three model rankings")
     if not want:
         return [f"model sentence: truth none, the caption: {caption!r}"] if "differ" in caption else []
     return [] if caption.endswith(want) else [f"model sentence: shown {caption!r}, truth {want!r}"]

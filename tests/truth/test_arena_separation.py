@@ -1,0 +1,73 @@
+"""The arena's divergence figures against the platform's truth (:mod:`tests.truth.separation_truth`: SQL on
+the sandbox's frozen databases, the strongly connected groups of the win graph, choix refitted here), on the
+``votes`` scenario. Its ``day`` snapshot is separated already: ``unknown`` (the capped pair's solutions)
+lost the one vote the simulated day cast on that problem against another model's new solution, and never
+won. Its ``again`` snapshot adds the truth sweep's case (seed 1, default budget: ``unknown``, 3 votes, all
+won): 3 votes all won by a solution of a new model (``truth-unbeaten``) against a ranked model's
+(``marks['unbeaten']``). The store and report are the scenario's own: no snapshot is added."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from solvelens import analysis as an
+from tests.truth import separation_truth as st
+from tests.truth.model_checks import caption_after
+from tests.truth.scenario import Scenario
+
+#: Elo points: the shift is a difference of two fits, each stopped by the analysis at choix's ``tol=1e-6·n``
+#: (seen: 3e-6 off the fits to 1e-10 here).
+SHIFT_TOL = 0.005
+
+
+def _truths(scenario: Scenario) -> list:
+    return [s.truth for s in scenario.snaps if s.snapshot_id is not None]
+
+
+@pytest.fixture(scope="module")
+def point_fit(votes: Scenario) -> an.ArenaResult:
+    """The arena of the ``votes`` store; one resample (the figures checked here are the point fit's)."""
+    return an.arena(an.load(votes.store), bootstrap=1, window_bootstrap=1)
+
+
+def test_the_separated_models_and_their_shift_are_the_platforms(
+    votes: Scenario, point_fit: an.ArenaResult
+) -> None:
+    truth = st.windows(_truths(votes))[-1][1]
+    assert truth.fit == "separated" and truth.separated == ("truth-unbeaten", "unknown"), truth
+    assert len(truth.ranked) >= 5 and truth.shift is not None
+    result = point_fit
+    assert result.comparisons == truth.votes
+    assert (result.diverged, result.never_lost, result.never_won) == (True, truth.never_lost, truth.never_won)
+    assert result.separated == truth.separated
+    assert result.separated_shift == pytest.approx(truth.shift, abs=SHIFT_TOL)
+
+
+def test_the_caption_names_the_separated_models_and_the_bound_of_their_shift(
+    votes: Scenario, votes_report: str
+) -> None:
+    """The report's caption of the arena scores: the models the divergence is confined to, why ("X never
+    lost; Y never won"), and the shift's bound rounded up to a tenth of a point (either tenth when the truth
+    lies within the tolerance of one)."""
+    truth = st.windows(_truths(votes))[-1][1]
+    assert truth.shift is not None
+    caption = caption_after(votes_report, "Arena scores with 95% intervals")
+    many = len(truth.separated) > 1
+    if set(truth.separated) <= set(truth.never_lost):
+        why = " and never lost"
+    elif set(truth.separated) <= set(truth.never_won):
+        why = " and never won"
+    else:
+        named = [f"{', '.join(names)} never {what}" for names, what in
+                 ((truth.never_lost, "lost"), (truth.never_won, "won")) if names]  # fmt: skip
+        why = f" ({'; '.join(named)})"
+    head = (
+        f"The fit diverges only for {', '.join(truth.separated)}, which {'are' if many else 'is'} not ranked "
+        f"(fewer than 30 votes){why}: no finite Bradley–Terry score fits"
+    )
+    assert caption.startswith(head), caption
+    found = re.search(r"moves none of them by more than (\d+\.\d) points", caption)
+    bounds = {st.shift_bound(max(truth.shift + d, 0.0)) for d in (-SHIFT_TOL, 0.0, SHIFT_TOL)}
+    assert found and found.group(1) in bounds, (caption, truth.shift)
