@@ -410,6 +410,49 @@ def test_a_single_ranked_model_that_beat_every_unranked_one_keeps_the_warning() 
     assert alone.diverged and alone.separated == () and "read neither" in arena_caption(alone)
 
 
+def _at(frame: pl.DataFrame, snapshot: int, prefix: str) -> pl.DataFrame:
+    """``frame``'s votes first stored by ``snapshot``, their ids prefixed (unique across parts)."""
+    return frame.with_columns(
+        first_snapshot_id=pl.lit(snapshot, dtype=pl.Int64),
+        created_at=pl.lit(T0 + dt.timedelta(hours=snapshot), dtype=pl.Datetime("us", "UTC")),
+        comparison_id=pl.format(prefix + "{}", pl.col("comparison_id")),
+    )
+
+
+@pytest.mark.xfail(strict=True, reason="rank-over-time windows do not say when their fit diverged")
+def test_each_window_over_time_says_whether_its_fit_was_separated_or_diverged() -> None:
+    """A window of the rank over time is a fit of its own: like the full fit, it can diverge only for
+    unranked models (its ranked ranks are measured among themselves) or among the ranked ones (its ranks only
+    order them), and said neither. Four snapshots: balanced votes of three models; then "rare" wins its only
+    3 votes (separated); then it loses one (measured again); then "low" loses 40 votes, enough to be ranked
+    (diverged among the ranked models, as the full fit)."""
+    from solvelens import charts as ch
+    from solvelens.report.sections import rank_over_time_caption
+
+    balanced = draw_outcomes([1.0, 0.0, -1.0], 3_000, seed=4, snapshots=1)
+    rare = _one_sided([("rare", "e0", 1), ("rare", "e1", 1), ("rare", "e2", 1)])
+    lost = _one_sided([("e0", "rare", 1)])
+    low = _one_sided([("e0", "low", 20), ("e1", "low", 20)])
+    outcomes = pl.concat([_at(balanced, 1, "a"), _at(rare, 2, "r"), _at(lost, 3, "l"), _at(low, 4, "w")])
+    result = fit_arena(outcomes, snapshots=snapshots_frame(4), bootstrap=20, window_bootstrap=20)
+    over = result.over_time
+    assert over.schema == pl.Schema(OVER_TIME_SCHEMA)
+    assert OVER_TIME_SCHEMA["fit"] == pl.String() and OVER_TIME_SCHEMA["separated"] == pl.Boolean()
+    fits = over.group_by("snapshot_id").agg(pl.col("fit").unique()).sort("snapshot_id")
+    assert fits.rows() == [(1, ["measured"]), (2, ["separated"]), (3, ["measured"]), (4, ["diverged"])]
+    assert result.diverged and result.separated == (), "the newest window is the full fit"
+    assert over.filter("separated").select("snapshot_id", "entry").rows() == [(2, "rare")]
+    caption = rank_over_time_caption(result)
+    assert "At 1 of the 4 snapshots the fit diverged only for models not ranked then (rare)" in caption
+    assert "the ranks there are measured among the ranked models" in caption, caption
+    assert "At 1 of the 4 snapshots the fit diverged among the ranked models" in caption, caption
+    assert "only order them" in caption, caption
+    measured = fit_arena(_at(balanced, 1, "a"), snapshots=snapshots_frame(1), bootstrap=20)
+    assert "diverged" not in rank_over_time_caption(measured)
+    tooltip = ch.chart_spec(ch.arena_rank_chart(over))["encoding"]["tooltip"]
+    assert any(t.get("title") == "Fit" for t in tooltip), tooltip
+
+
 def test_the_caption_says_the_scores_move_as_older_votes_arrive() -> None:
     """Issue 29 ("fitted to 889 of 1,662 votes"): when the store holds fewer votes than the platform states,
     the caption names both and says the scores move as the others arrive, though no model changed; when it

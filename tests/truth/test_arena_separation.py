@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+import polars as pl
 import pytest
 
 from solvelens import analysis as an
@@ -71,3 +72,32 @@ def test_the_caption_names_the_separated_models_and_the_bound_of_their_shift(
     found = re.search(r"moves none of them by more than (\d+\.\d) points", caption)
     bounds = {st.shift_bound(max(truth.shift + d, 0.0)) for d in (-SHIFT_TOL, 0.0, SHIFT_TOL)}
     assert found and found.group(1) in bounds, (caption, truth.shift)
+
+
+@pytest.mark.xfail(strict=True, reason="rank-over-time windows do not say when their fit diverged")
+def test_each_rank_window_says_whether_its_fit_was_separated(
+    votes: Scenario, votes_report: str, point_fit: an.ArenaResult
+) -> None:
+    """The rank over time fits each snapshot's votes so far: the ``day`` window is separated already
+    (``unknown`` lost its one vote against another model), ``again`` too (and the planted model). Each
+    window's ``fit`` and separated models are the truth's, and the chart's caption counts those windows."""
+    snaps = [s for s in votes.snaps if s.snapshot_id is not None]
+    truth = {snaps[k].snapshot_id: sep for k, sep in st.windows([s.truth for s in snaps])}
+    over = point_fit.over_time
+    shown = {
+        sid: (fits.to_list(), tuple(sorted(names.to_list())))
+        for sid, fits, names in over.group_by("snapshot_id")
+        .agg(pl.col("fit").unique(), pl.col("label").filter("separated"))
+        .iter_rows()
+    }
+    assert shown == {sid: ([sep.fit], sep.separated) for sid, sep in truth.items()}
+    separated = [sep for sep in truth.values() if sep.fit == "separated"]
+    assert len(separated) >= 2 and len(truth) >= 3, "the scenario has windows of both kinds"
+    names = ", ".join(sorted({m for sep in separated for m in sep.separated}))
+    caption = caption_after(votes_report, "Arena rank over time")
+    want = (
+        f"At {len(separated)} of the {len(truth)} snapshots the fit diverged only for models not ranked then "
+        f"({names}): the ranks there are measured among the ranked models"
+    )
+    assert want in caption, caption
+    assert "among the ranked models: the ranks there only order" not in caption, caption
