@@ -419,7 +419,6 @@ def _at(frame: pl.DataFrame, snapshot: int, prefix: str) -> pl.DataFrame:
     )
 
 
-@pytest.mark.xfail(strict=True, reason="rank-over-time windows do not say when their fit diverged")
 def test_each_window_over_time_says_whether_its_fit_was_separated_or_diverged() -> None:
     """A window of the rank over time is a fit of its own: like the full fit, it can diverge only for
     unranked models (its ranked ranks are measured among themselves) or among the ranked ones (its ranks only
