@@ -8,19 +8,19 @@ won): 3 votes all won by a solution of a new model (``truth-unbeaten``) against 
 
 from __future__ import annotations
 
-import re
-
 import polars as pl
 import pytest
 
 from solvelens import analysis as an
 from tests.truth import separation_truth as st
-from tests.truth.model_checks import caption_after
+from tests.truth.compare import report
+from tests.truth.model_checks import (
+    SHIFT_TOL,
+    arena_rank_checks,
+    rank_caption_checks,
+    separation_caption_checks,
+)
 from tests.truth.scenario import Scenario
-
-#: Elo points: the shift is a difference of two fits, each stopped by the analysis at choix's ``tol=1e-6·n``
-#: (seen: 3e-6 off the fits to 1e-10 here).
-SHIFT_TOL = 0.005
 
 
 def _truths(scenario: Scenario) -> list:
@@ -50,28 +50,11 @@ def test_the_caption_names_the_separated_models_and_the_bound_of_their_shift(
     votes: Scenario, votes_report: str
 ) -> None:
     """The report's caption of the arena scores: the models the divergence is confined to, why ("X never
-    lost; Y never won"), and the shift's bound rounded up to a tenth of a point (either tenth when the truth
-    lies within the tolerance of one)."""
-    truth = st.windows(_truths(votes))[-1][1]
-    assert truth.shift is not None
-    caption = caption_after(votes_report, "Arena scores with 95% intervals")
-    many = len(truth.separated) > 1
-    if set(truth.separated) <= set(truth.never_lost):
-        why = " and never lost"
-    elif set(truth.separated) <= set(truth.never_won):
-        why = " and never won"
-    else:
-        named = [f"{', '.join(names)} never {what}" for names, what in
-                 ((truth.never_lost, "lost"), (truth.never_won, "won")) if names]  # fmt: skip
-        why = f" ({'; '.join(named)})"
-    head = (
-        f"The fit diverges only for {', '.join(truth.separated)}, which {'are' if many else 'is'} not ranked "
-        f"(fewer than 30 votes){why}: no finite Bradley–Terry score fits"
-    )
-    assert caption.startswith(head), caption
-    found = re.search(r"moves none of them by more than (\d+\.\d) points", caption)
-    bounds = {st.shift_bound(max(truth.shift + d, 0.0)) for d in (-SHIFT_TOL, 0.0, SHIFT_TOL)}
-    assert found and found.group(1) in bounds, (caption, truth.shift)
+    lost; Y never won"), and the shift's bound (:func:`~tests.truth.model_checks.separation_caption_checks`,
+    which the truth sweep runs on every seed)."""
+    assert st.windows(_truths(votes))[-1][1].fit == "separated"
+    lines = separation_caption_checks(votes, votes_report)
+    assert not lines, report(lines)
 
 
 def test_each_rank_window_says_whether_its_fit_was_separated(
@@ -79,7 +62,8 @@ def test_each_rank_window_says_whether_its_fit_was_separated(
 ) -> None:
     """The rank over time fits each snapshot's votes so far: the ``day`` window is separated already
     (``unknown`` lost its one vote against another model), ``again`` too (and the planted model). Each
-    window's ``fit`` and separated models are the truth's, and the chart's caption counts those windows."""
+    window's ``fit`` and separated models are the truth's; the chart's points carry it and its caption counts
+    those windows."""
     snaps = [s for s in votes.snaps if s.snapshot_id is not None]
     truth = {snaps[k].snapshot_id: sep for k, sep in st.windows([s.truth for s in snaps])}
     over = point_fit.over_time
@@ -92,11 +76,5 @@ def test_each_rank_window_says_whether_its_fit_was_separated(
     assert shown == {sid: ([sep.fit], sep.separated) for sid, sep in truth.items()}
     separated = [sep for sep in truth.values() if sep.fit == "separated"]
     assert len(separated) >= 2 and len(truth) >= 3, "the scenario has windows of both kinds"
-    names = ", ".join(sorted({m for sep in separated for m in sep.separated}))
-    caption = caption_after(votes_report, "Arena rank over time")
-    want = (
-        f"At {len(separated)} of the {len(truth)} snapshots the fit diverged only for models not ranked then "
-        f"({names}): the ranks there are measured among the ranked models"
-    )
-    assert want in caption, caption
-    assert "among the ranked models: the ranks there only order" not in caption, caption
+    lines = rank_caption_checks(votes, votes_report) + arena_rank_checks(votes, votes_report)
+    assert not lines, report(lines)
