@@ -403,6 +403,24 @@ def test_a_fit_that_diverges_only_for_an_unranked_model_says_the_ranked_scores_a
     assert "read neither" in arena_caption(ranked)
 
 
+@pytest.mark.xfail(strict=True, reason="two parentheses in a row: '(fewer than 30 votes) (rare never ...)'")
+def test_a_divergence_confined_to_one_model_that_never_lost_and_one_that_never_won_reads_well() -> None:
+    """The ``votes`` truth scenario: ``truth-unbeaten`` won its 3 votes, ``unknown`` lost its one. The
+    caption said "which are not ranked (fewer than 30 votes) (truth-unbeaten never lost; unknown never
+    won)": two parentheses in a row, the second not saying what it explains."""
+    balanced = draw_outcomes([1.0, 0.0, -1.0], 3_000, seed=4)
+    rare = _one_sided([("rare", "e0", 1), ("rare", "e1", 1), ("rare", "e2", 1), ("e1", "weak", 1)])
+    outcomes = pl.concat([balanced, rare.with_columns(comparison_id=pl.format("r{}", "comparison_id"))])
+    result = fit_arena(outcomes, bootstrap=20, max_windows=1)
+    assert result.separated == ("rare", "weak")
+    caption = arena_caption(result)
+    want = (
+        "The fit diverges only for rare, weak, which are not ranked (fewer than 30 votes) and one-sided "
+        "(rare never lost; weak never won): no finite Bradley–Terry score fits their votes"
+    )
+    assert caption.startswith(want), caption
+
+
 def test_a_single_ranked_model_that_beat_every_unranked_one_keeps_the_warning() -> None:
     """One ranked model that beat every unranked one: nothing is measured among ranked models, so the
     caption keeps the warning (the confined note's refit had no votes left: IndexError in choix)."""
