@@ -403,7 +403,6 @@ def test_a_fit_that_diverges_only_for_an_unranked_model_says_the_ranked_scores_a
     assert "read neither" in arena_caption(ranked)
 
 
-@pytest.mark.xfail(strict=True, reason="two parentheses in a row: '(fewer than 30 votes) (rare never ...)'")
 def test_a_divergence_confined_to_one_model_that_never_lost_and_one_that_never_won_reads_well() -> None:
     """The ``votes`` truth scenario: ``truth-unbeaten`` won its 3 votes, ``unknown`` lost its one. The
     caption said "which are not ranked (fewer than 30 votes) (truth-unbeaten never lost; unknown never

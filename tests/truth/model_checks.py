@@ -204,8 +204,8 @@ def arena_caption_checks(scenario: Scenario, page: str) -> list[str]:
 
 def separation_caption_checks(scenario: Scenario, page: str) -> list[str]:
     """The arena scores' caption on a diverged fit (:attr:`ArenaResult.diverged`): none when the newest
-    fit is measured; when it diverges only for unranked models, those models, why ("never lost", or "X
-    never lost; Y never won") and the bound of the ranked scores' shift without their votes (the truth's
+    fit is measured; when it diverges only for unranked models, those models, why ("never lost", or "one-sided
+    (X never lost; Y never won)") and the bound of the ranked scores' shift without their votes (the truth's
     shift rounded up to a tenth of a point; either tenth within :data:`SHIFT_TOL` of one); else the
     warning that the scores only order the models."""
     truth = list(window_fits(scenario).values())[-1]
@@ -223,7 +223,7 @@ def separation_caption_checks(scenario: Scenario, page: str) -> list[str]:
     else:
         named = [f"{', '.join(names)} never {what}" for names, what in
                  ((truth.never_lost, "lost"), (truth.never_won, "won")) if names]  # fmt: skip
-        why = f" ({'; '.join(named)})"
+        why = f" and one-sided ({'; '.join(named)})"
     head = (
         f"The fit diverges only for {', '.join(truth.separated)}, which {'are' if many else 'is'} not ranked "
         f"(fewer than {mt.MIN_COMPARISONS} votes){why}: no finite Bradley–Terry score fits"

@@ -159,8 +159,10 @@ def _confined_note(result: an.ArenaResult, named: list[str]) -> str:
         why = " and never lost"
     elif separated <= set(result.never_won):
         why = " and never won"
+    elif named:
+        why = f" and one-sided ({'; '.join(named)})"
     else:
-        why = f" ({'; '.join(named) or 'their votes against the others are one-sided'})"
+        why = " (their votes against the others are one-sided)"
     bound = math.ceil((result.separated_shift or 0.0) * 10) / 10
     names = ", ".join(result.separated)
     return (
