@@ -12,19 +12,15 @@ import polars as pl
 import pytest
 
 from solvelens import analysis as an
-from tests.truth import separation_truth as st
 from tests.truth.compare import report
 from tests.truth.model_checks import (
     SHIFT_TOL,
     arena_rank_checks,
     rank_caption_checks,
     separation_caption_checks,
+    window_fits,
 )
 from tests.truth.scenario import Scenario
-
-
-def _truths(scenario: Scenario) -> list:
-    return [s.truth for s in scenario.snaps if s.snapshot_id is not None]
 
 
 @pytest.fixture(scope="module")
@@ -36,7 +32,7 @@ def point_fit(votes: Scenario) -> an.ArenaResult:
 def test_the_separated_models_and_their_shift_are_the_platforms(
     votes: Scenario, point_fit: an.ArenaResult
 ) -> None:
-    truth = st.windows(_truths(votes))[-1][1]
+    truth = list(window_fits(votes).values())[-1]
     assert truth.fit == "separated" and truth.separated == ("truth-unbeaten", "unknown"), truth
     assert len(truth.ranked) >= 5 and truth.shift is not None
     result = point_fit
@@ -52,7 +48,7 @@ def test_the_caption_names_the_separated_models_and_the_bound_of_their_shift(
     """The report's caption of the arena scores: the models the divergence is confined to, why ("X never
     lost; Y never won"), and the shift's bound (:func:`~tests.truth.model_checks.separation_caption_checks`,
     which the truth sweep runs on every seed)."""
-    assert st.windows(_truths(votes))[-1][1].fit == "separated"
+    assert list(window_fits(votes).values())[-1].fit == "separated"
     lines = separation_caption_checks(votes, votes_report)
     assert not lines, report(lines)
 
@@ -64,8 +60,7 @@ def test_each_rank_window_says_whether_its_fit_was_separated(
     (``unknown`` lost its one vote against another model), ``again`` too (and the planted model). Each
     window's ``fit`` and separated models are the truth's; the chart's points carry it and its caption counts
     those windows."""
-    snaps = [s for s in votes.snaps if s.snapshot_id is not None]
-    truth = {snaps[k].snapshot_id: sep for k, sep in st.windows([s.truth for s in snaps])}
+    truth = window_fits(votes)
     over = point_fit.over_time
     shown = {
         sid: (sorted(fits), tuple(sorted(names)))
