@@ -99,6 +99,8 @@ EXPLAINED_BY: dict[str, tuple[str, ...]] = {
     "chart arena caption": _VOTES,
     "chart arena phone pairs": _VOTES,
     "chart arena_rank": _VOTES,
+    "chart arena_rank caption": _VOTES,
+    "chart arena separation": _VOTES,
     "chart arena_scores": _VOTES,
     "chart arena_win_rate": _VOTES,
     "chart model sentence": _VOTES,

@@ -403,11 +403,70 @@ def test_a_fit_that_diverges_only_for_an_unranked_model_says_the_ranked_scores_a
     assert "read neither" in arena_caption(ranked)
 
 
+def test_a_divergence_confined_to_one_model_that_never_lost_and_one_that_never_won_reads_well() -> None:
+    """The ``votes`` truth scenario: ``truth-unbeaten`` won its 3 votes, ``unknown`` lost its one. The
+    caption said "which are not ranked (fewer than 30 votes) (truth-unbeaten never lost; unknown never
+    won)": two parentheses in a row, the second not saying what it explains."""
+    balanced = draw_outcomes([1.0, 0.0, -1.0], 3_000, seed=4)
+    rare = _one_sided([("rare", "e0", 1), ("rare", "e1", 1), ("rare", "e2", 1), ("e1", "weak", 1)])
+    outcomes = pl.concat([balanced, rare.with_columns(comparison_id=pl.format("r{}", "comparison_id"))])
+    result = fit_arena(outcomes, bootstrap=20, max_windows=1)
+    assert result.separated == ("rare", "weak")
+    caption = arena_caption(result)
+    want = (
+        "The fit diverges only for rare, weak, which are not ranked (fewer than 30 votes) and one-sided "
+        "(rare never lost; weak never won): no finite Bradley–Terry score fits their votes"
+    )
+    assert caption.startswith(want), caption
+
+
 def test_a_single_ranked_model_that_beat_every_unranked_one_keeps_the_warning() -> None:
     """One ranked model that beat every unranked one: nothing is measured among ranked models, so the
     caption keeps the warning (the confined note's refit had no votes left: IndexError in choix)."""
     alone = fit_arena(_one_sided([("top", "a", 10), ("top", "b", 10), ("top", "c", 10)]), bootstrap=20)
     assert alone.diverged and alone.separated == () and "read neither" in arena_caption(alone)
+
+
+def _at(frame: pl.DataFrame, snapshot: int, prefix: str) -> pl.DataFrame:
+    """``frame``'s votes first stored by ``snapshot``, their ids prefixed (unique across parts)."""
+    return frame.with_columns(
+        first_snapshot_id=pl.lit(snapshot, dtype=pl.Int64),
+        created_at=pl.lit(T0 + dt.timedelta(hours=snapshot), dtype=pl.Datetime("us", "UTC")),
+        comparison_id=pl.format(prefix + "{}", pl.col("comparison_id")),
+    )
+
+
+def test_each_window_over_time_says_whether_its_fit_was_separated_or_diverged() -> None:
+    """A window of the rank over time is a fit of its own: like the full fit, it can diverge only for
+    unranked models (its ranked ranks are measured among themselves) or among the ranked ones (its ranks only
+    order them), and said neither. Four snapshots: balanced votes of three models; then "rare" wins its only
+    3 votes (separated); then it loses one (measured again); then "low" loses 40 votes, enough to be ranked
+    (diverged among the ranked models, as the full fit)."""
+    from solvelens import charts as ch
+    from solvelens.report.sections import rank_over_time_caption
+
+    balanced = draw_outcomes([1.0, 0.0, -1.0], 3_000, seed=4, snapshots=1)
+    rare = _one_sided([("rare", "e0", 1), ("rare", "e1", 1), ("rare", "e2", 1)])
+    lost = _one_sided([("e0", "rare", 1)])
+    low = _one_sided([("e0", "low", 20), ("e1", "low", 20)])
+    outcomes = pl.concat([_at(balanced, 1, "a"), _at(rare, 2, "r"), _at(lost, 3, "l"), _at(low, 4, "w")])
+    result = fit_arena(outcomes, snapshots=snapshots_frame(4), bootstrap=20, window_bootstrap=20)
+    over = result.over_time
+    assert over.schema == pl.Schema(OVER_TIME_SCHEMA)
+    assert OVER_TIME_SCHEMA["fit"] == pl.String() and OVER_TIME_SCHEMA["separated"] == pl.Boolean()
+    fits = over.group_by("snapshot_id").agg(pl.col("fit").unique()).sort("snapshot_id")
+    assert fits.rows() == [(1, ["measured"]), (2, ["separated"]), (3, ["measured"]), (4, ["diverged"])]
+    assert result.diverged and result.separated == (), "the newest window is the full fit"
+    assert over.filter("separated").select("snapshot_id", "entry").rows() == [(2, "rare")]
+    caption = rank_over_time_caption(result)
+    assert "At 1 of the 4 snapshots the fit diverged only for models not ranked then (rare)" in caption
+    assert "the ranks there are measured among the ranked models" in caption, caption
+    assert "At 1 of the 4 snapshots the fit diverged among the ranked models" in caption, caption
+    assert "only order them" in caption, caption
+    measured = fit_arena(_at(balanced, 1, "a"), snapshots=snapshots_frame(1), bootstrap=20)
+    assert "diverged" not in rank_over_time_caption(measured)
+    tooltip = ch.chart_spec(ch.arena_rank_chart(over))["encoding"]["tooltip"]
+    assert any(t.get("title") == "Fit" for t in tooltip), tooltip
 
 
 def test_the_caption_says_the_scores_move_as_older_votes_arrive() -> None:

@@ -16,7 +16,9 @@ platform's truth frozen right after it), built once per session and only read by
   (``marks['capped']``); ``day``, one simulated day later, after the problem with the most votes between two
   models was rejected (``marks['rejected']``: its stored votes name solutions no longer listed); ``again``
   at the same platform time, after 40 votes were cast between two models' solutions of one problem
-  (``marks['voted']``).
+  (``marks['voted']``) and 3 on a new problem, all won by a solution of a new model (``truth-unbeaten``)
+  against one of a ranked model (``marks['unbeaten']``: the fit diverges only for that model, as in the truth
+  sweep for ``unknown``).
   ``votes_report``: its report (the arena's charts, the three-rankings table and its sentence), as HTML.
 - ``tied_history``: a small sandbox (seed 5, ``--resources none``) with snapshots ``fresh``, ``day`` one
   simulated day later, and ``tied`` one more day later, right after the two bots ranked first and the two
@@ -118,6 +120,7 @@ def votes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Scenario]:
         scenario.advance_days(1)
         scenario.snapshot("day")
         scenario.marks["voted"] = scenario.cast_votes()
+        scenario.marks["unbeaten"] = scenario.unbeaten_votes()
         scenario.snapshot("again")
         assert all(snap.exit_code == 0 for snap in scenario.snaps), [s.output for s in scenario.snaps]
         yield scenario

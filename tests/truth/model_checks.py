@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.truth import model_truth as mt
+from tests.truth import separation_truth as st
 from tests.truth.chart_checks import chart_rows
 from tests.truth.checks import clock_of
 from tests.truth.compare import mismatches
@@ -32,6 +33,9 @@ Row = dict[str, Any]
 #: pairs instead), the rank chart today's best 10.
 SCORES_TOP, HEATMAP_TOP, RANK_TOP, PHONE_PAIRS = 20, 12, 10, 10
 DASH = "–"
+#: Elo points: the separated models' shift is a difference of two fits, each stopped by the analysis at
+#: choix's ``tol=1e-6·n`` (seen: 3e-6 off the fits to 1e-10 here).
+SHIFT_TOL = 0.005
 
 
 def _written(scenario: Scenario) -> list[Snap]:
@@ -62,6 +66,18 @@ def arena_windows(scenario: Scenario) -> tuple[tuple[Snap, mt.Votes, dict[str, R
     """The arena's truth at each window of ``scenario`` (cached per scenario state)."""
     snaps = _written(scenario)
     return tuple((snaps[k], v, f) for k, v, f in _windows(tuple(s.truth for s in snaps)))
+
+
+@functools.cache
+def _fits(truths: tuple[Path, ...]) -> dict[int, st.Separation]:
+    return dict(st.windows(list(truths)))
+
+
+def window_fits(scenario: Scenario) -> dict[int, st.Separation]:
+    """How the arena's fit stands at each window of ``scenario`` (:mod:`tests.truth.separation_truth`), by
+    snapshot id (cached per scenario state)."""
+    snaps = _written(scenario)
+    return {snaps[k].snapshot_id: sep for k, sep in _fits(tuple(s.truth for s in snaps)).items()}
 
 
 def settle(want: Row, shown: Row | None) -> Row:
@@ -109,9 +125,10 @@ def arena_win_rate_checks(scenario: Scenario, page: str) -> list[str]:
 
 def arena_rank_checks(scenario: Scenario, page: str) -> list[str]:
     """The arena rank over time: at each snapshot that first stored a decisive vote, today's best 10
-    ranked models (by rank, then score) where ranked then, with that window's rank, score, interval and
-    decisive votes so far."""
+    ranked models (by rank, then score) where ranked then, with that window's rank, score, interval,
+    decisive votes so far and how its fit stands (``fit``: measured, separated or diverged)."""
     windows = arena_windows(scenario)
+    fits = window_fits(scenario)
     newest = windows[-1][2]
     keep = sorted((m for m, r in newest.items() if r["ranked"]), key=lambda m: (newest[m]["rank"],
                   -newest[m]["score"]))[:RANK_TOP]  # fmt: skip
@@ -126,6 +143,7 @@ def arena_rank_checks(scenario: Scenario, page: str) -> list[str]:
             want.append(
                 {"snapshot_id": snap.snapshot_id, "taken_at": _when(snap), "label": model}
                 | {k: row[k] for k in ("rank", "score", "lower", "upper", "comparisons")}
+                | {"fit": fits[snap.snapshot_id].fit}
             )
     return mismatches("arena_rank", rows, want, ("snapshot_id", "label"), rel=mt.REL)
 
@@ -160,7 +178,8 @@ def phone_pairs_checks(scenario: Scenario, page: str) -> list[str]:
     return lines
 
 
-def _caption_after(page: str, heading: str) -> str:
+def caption_after(page: str, heading: str) -> str:
+    """The caption under the chart headed ``heading``, as text ("" when none)."""
     found = re.search(re.escape(heading) + r'</h3>\s*<p class="caption">(.*?)</p>', page, re.S)
     return html.unescape(found.group(1)) if found else ""
 
@@ -178,9 +197,74 @@ def arena_caption_checks(scenario: Scenario, page: str) -> list[str]:
         f"95% intervals from {mt.N_BOOT:,} bootstrap resamples of the votes",
         f"models with fewer than {mt.MIN_COMPARISONS} votes are not ranked",
     ]
-    caption = _caption_after(page, "Arena scores with 95% intervals")
+    caption = caption_after(page, "Arena scores with 95% intervals")
     out = [f"arena caption: {w!r} not in {caption!r}" for w in want if w not in caption]
     return out + _evidence_note_checks(scenario, votes, caption)
+
+
+def separation_caption_checks(scenario: Scenario, page: str) -> list[str]:
+    """The arena scores' caption on a diverged fit (:attr:`ArenaResult.diverged`): none when the newest
+    fit is measured; when it diverges only for unranked models, those models, why ("never lost", or "one-sided
+    (X never lost; Y never won)") and the bound of the ranked scores' shift without their votes (the truth's
+    shift rounded up to a tenth of a point; either tenth within :data:`SHIFT_TOL` of one); else the
+    warning that the scores only order the models."""
+    truth = list(window_fits(scenario).values())[-1]
+    caption = caption_after(page, "Arena scores with 95% intervals")
+    if truth.fit == "measured":
+        return [f"arena caption: the fit is measured, yet {caption!r}"] if "diverges" in caption else []
+    if truth.fit == "diverged" or truth.shift is None:
+        head = "The fit diverges: the votes are perfectly separated"
+        return [] if caption.startswith(head) else [f"arena caption: {head!r} does not open {caption!r}"]
+    many = len(truth.separated) > 1
+    if set(truth.separated) <= set(truth.never_lost):
+        why = " and never lost"
+    elif set(truth.separated) <= set(truth.never_won):
+        why = " and never won"
+    else:
+        named = [f"{', '.join(names)} never {what}" for names, what in
+                 ((truth.never_lost, "lost"), (truth.never_won, "won")) if names]  # fmt: skip
+        why = f" and one-sided ({'; '.join(named)})"
+    head = (
+        f"The fit diverges only for {', '.join(truth.separated)}, which {'are' if many else 'is'} not ranked "
+        f"(fewer than {mt.MIN_COMPARISONS} votes){why}: no finite Bradley–Terry score fits"
+    )
+    found = re.search(r"moves none of them by more than (\d+\.\d) points", caption)
+    bounds = {st.shift_bound(max(truth.shift + d, 0.0)) for d in (-SHIFT_TOL, 0.0, SHIFT_TOL)}
+    out = [] if caption.startswith(head) else [f"arena caption: {head!r} does not open {caption!r}"]
+    if not found or found.group(1) not in bounds:
+        out.append(f"arena caption: shift bound {found and found.group(1)!r}, truth {truth.shift:.4f}")
+    return out
+
+
+def rank_caption_checks(scenario: Scenario, page: str) -> list[str]:
+    """The rank-over-time caption: at how many of the windows the fit diverged only for models not ranked
+    then (named: every model separated at one of them), and at how many among the ranked models; neither
+    sentence when no window's fit did."""
+    fits = list(window_fits(scenario).values())
+    caption = caption_after(page, "Arena rank over time")
+    if len(fits) < 2:
+        return []
+    separated = [f for f in fits if f.fit == "separated"]
+    diverged = [f for f in fits if f.fit == "diverged"]
+    names = ", ".join(sorted({m for f in separated for m in f.separated}))
+    want = {
+        "separated": (
+            f"At {len(separated)} of the {len(fits)} snapshots the fit diverged only for models not ranked "
+            f"then ({names}): the ranks there are measured among the ranked models"
+        ),
+        "diverged": (
+            f"At {len(diverged)} of the {len(fits)} snapshots the fit diverged among the ranked models: the "
+            "ranks there only order them"
+        ),
+    }
+    out = []
+    for kind, windows in (("separated", separated), ("diverged", diverged)):
+        if windows and want[kind] not in caption:
+            out.append(f"rank caption: {want[kind]!r} not in {caption!r}")
+        marker = "diverged only for" if kind == "separated" else "diverged among the ranked"
+        if not windows and marker in caption:
+            out.append(f"rank caption: no window is {kind}, yet {caption!r}")
+    return out
 
 
 def _evidence_note_checks(scenario: Scenario, votes: mt.Votes, caption: str) -> list[str]:
@@ -349,7 +433,7 @@ def sentence_checks(scenario: Scenario, page: str) -> list[str]:
     """The three-rankings table's sentence: exactly the one its truth calls for
     (:func:`expected_sentence`)."""
     want = expected_sentence(_truth_table(scenario, page))
-    caption = _caption_after(page, "Three model rankings")
+    caption = caption_after(page, "Three model rankings")
     if not want:
         return [f"model sentence: truth none, the caption: {caption!r}"] if "differ" in caption else []
     return [] if caption.endswith(want) else [f"model sentence: shown {caption!r}, truth {want!r}"]
@@ -444,6 +528,8 @@ ARENA_CHECKS: dict[str, Check] = {
         "arena phone pairs": phone_pairs_checks,
         "arena_rank": arena_rank_checks,
         "arena caption": arena_caption_checks,
+        "arena separation": separation_caption_checks,
+        "arena_rank caption": rank_caption_checks,
         "model table": model_table_checks,
         "model sentence": sentence_checks,
     }.items()

@@ -376,6 +376,45 @@ class Scenario:
 
         return self.codec().encode("problem", int(self._sql(body)))  # type: ignore[arg-type]
 
+    def unbeaten_votes(self, votes: int = 3, model: str = "truth-unbeaten") -> str:
+        """A new problem with a solution of a new LLM model ``model`` and one of the model with the most
+        solutions on listed problems, and ``votes`` counted votes between them, all won by ``model``'s: as
+        in the truth sweep (seed 1, default budget: ``unknown``, 3 votes, all won), a model that never lost
+        in a few votes makes the arena's fit diverge while the ranked models stay measured among themselves.
+        (A new name, not ``unknown``: the simulator may vote on the other solutions reporting none.) All
+        at the platform's clock. The problem's public id."""
+
+        def body(con: sqlite3.Connection) -> int:
+            now = int(con.execute("SELECT value FROM meta WHERE key = 'clock_ms'").fetchone()[0])
+            bot = int(con.execute("SELECT min(id) FROM bots WHERE status = 'active'").fetchone()[0])
+            (ranked,) = con.execute(
+                "SELECT s.llm_model FROM solutions s JOIN problems p ON p.id = s.problem_id "
+                "WHERE p.status != 'rejected' AND s.llm_model IS NOT NULL "
+                "GROUP BY s.llm_model ORDER BY count(*) DESC, s.llm_model LIMIT 1"
+            ).fetchone()
+            pid = con.execute(
+                "INSERT INTO problems (author_type, title, description, status, category, solution_count, "
+                "comparison_count, created_at, updated_at) VALUES ('human', 'Truth: a model that never "
+                "lost', 'A problem built by the truth layer', 'active', 'technology', 2, ?, ?, ?)",
+                (votes, now, now),
+            ).lastrowid
+            won, lost = (
+                con.execute(
+                    "INSERT INTO solutions (problem_id, bot_id, text, llm_model, bt_score, comparison_count, "
+                    "win_count, loss_count, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (pid, bot, f"answer {name}", llm, score, votes, wins, votes - wins, now),
+                ).lastrowid
+                for name, llm, score, wins in (("U", model, 1540.0, votes), ("M", ranked, 1460.0, 0))
+            )
+            con.executemany(
+                "INSERT INTO comparisons (problem_id, solution_a, solution_b, winner, voter_bot_id, "
+                "created_at) VALUES (?, ?, ?, 'a', ?, ?)",
+                [(pid, won, lost, bot, now) for _ in range(votes)],
+            )
+            return int(pid or 0)
+
+        return self.codec().encode("problem", int(self._sql(body)))  # type: ignore[arg-type]
+
     def inflate_solution_count(self) -> str:
         """Make a listed problem announce one solution more than it lists (``solutionCount`` disagreeing
         with the rows, as the real platform's counts sometimes do); the problem's public id."""

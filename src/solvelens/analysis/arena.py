@@ -26,7 +26,10 @@ fewer than ``min_comparisons`` comparisons are listed with ``ranked = False`` an
 **Over time.** One fit per snapshot: the ranking as it stood when the snapshot was taken, from every
 comparison first stored by it or an earlier snapshot (cumulative). At most ``max_windows`` snapshots
 (evenly spaced, the newest always included); intervals over time use ``window_bootstrap`` resamples,
-except the newest window, which is the full :attr:`ArenaResult.ranking`.
+except the newest window, which is the full :attr:`ArenaResult.ranking`. Each window says how its own
+fit stands (``fit``): ``measured``, ``separated`` (it diverges only for entries not ranked then: the ranked
+entries are measured among themselves) or ``diverged`` (the divergence reaches the ranked entries: the ranks
+only order them), as :attr:`ArenaResult.diverged` and :attr:`ArenaResult.separated` say of the full fit.
 """
 
 from __future__ import annotations
@@ -58,6 +61,9 @@ MAX_WINDOWS = 12
 WINDOW_BOOTSTRAP = 200
 #: Label of solutions that report no LLM model.
 UNKNOWN_MODEL = "unknown"
+#: How a fit stands (``over_time``'s ``fit``): votes not separated; separated only for unranked entries (the
+#: ranked ones measured among themselves); separated across the ranked entries (their scores only order them).
+MEASURED, SEPARATED, DIVERGED = "measured", "separated", "diverged"
 
 _UTC = pl.Datetime("us", "UTC")
 #: The fit's input: one row per stored vote, each side mapped to its entry (:func:`arena_outcomes`).
@@ -101,6 +107,8 @@ OVER_TIME_SCHEMA: dict[str, pl.DataType] = {
     "comparisons": pl.Int64(),
     "wins": pl.Int64(),
     "ranked": pl.Boolean(),
+    "fit": pl.String(),
+    "separated": pl.Boolean(),
 }
 
 
@@ -118,8 +126,10 @@ class ArenaResult:
       entry_a's solution wins a vote against entry_b's), every ordered pair of distinct entries, in the
       ranking's order.
     - ``over_time``: snapshot_id Int64, taken_at, entry, label, score, lower, upper, rank Int32,
-      comparisons Int64, wins Int64, ranked Boolean: the ranking at each snapshot window; sorted by
-      taken_at, rank.
+      comparisons Int64, wins Int64, ranked Boolean, fit String (the window's fit: :data:`MEASURED`,
+      :data:`SEPARATED` or :data:`DIVERGED`, as ``diverged`` and ``separated`` below say of the full fit),
+      separated Boolean (the entry is one the window's divergence is confined to): the ranking at each
+      snapshot window; sorted by taken_at, rank.
 
     Counts of the votes read: ``comparisons`` (used), ``skips``, ``same_entry`` (both solutions of one
     entry) and ``unmatched`` (a solution no snapshot stored), all left out of the fit.
@@ -219,6 +229,16 @@ def confined_separation(decisive: pl.DataFrame, ranked: list[str]) -> dict[str, 
         return {}
     labels = _labels(sides)
     return {e: labels[e] for e, g in group.items() if g not in core}
+
+
+def fit_state(decisive: pl.DataFrame, ranked: list[str]) -> tuple[str, dict[str, str]]:
+    """How the fit of decisive votes stands: (:data:`MEASURED`, {}) when they are not separated,
+    (:data:`SEPARATED`, the entries id -> label the divergence is confined to) when it reaches none of
+    ``ranked`` (entry ids; :func:`confined_separation`), else (:data:`DIVERGED`, {})."""
+    if not separation(decisive)[0]:
+        return MEASURED, {}
+    confined = confined_separation(decisive, ranked)
+    return (SEPARATED, confined) if confined else (DIVERGED, {})
 
 
 def _sides(decisive: pl.DataFrame) -> pl.DataFrame:
@@ -420,6 +440,7 @@ def _over_time(
     decisive: pl.DataFrame,
     snapshots: pl.DataFrame | None,
     ranking: pl.DataFrame,
+    state: tuple[str, dict[str, str]],
     *,
     max_windows: int,
     window_bootstrap: int,
@@ -427,7 +448,8 @@ def _over_time(
     confidence: float,
     min_comparisons: int,
 ) -> pl.DataFrame:
-    """One ranking per snapshot window, from the comparisons stored up to it (module docstring)."""
+    """One ranking per snapshot window, from the comparisons stored up to it, with how its fit stands
+    (module docstring); ``state``: the full fit's (:func:`fit_state`), the newest window's."""
     windows = _windows(decisive, snapshots, max_windows)
     if windows.is_empty():
         return pl.DataFrame(schema=OVER_TIME_SCHEMA)
@@ -435,7 +457,7 @@ def _over_time(
     frames = []
     for k, (snapshot_id, taken_at) in enumerate(windows.iter_rows()):
         if k == windows.height - 1:
-            ranked = ranking  # the newest window holds every comparison: the full fit
+            ranked, (fit, confined) = ranking, state  # the newest window holds every comparison: the full fit
         else:
             upto = stamped.filter(pl.col("window") <= k)
             ranked = _ranking(
@@ -448,9 +470,13 @@ def _over_time(
                 ),
                 min_comparisons,
             )
+            fit, confined = fit_state(upto, ranked.filter("ranked")["entry"].to_list())
         frames.append(
             ranked.with_columns(
-                snapshot_id=pl.lit(snapshot_id, dtype=pl.Int64), taken_at=pl.lit(taken_at, dtype=_UTC)
+                snapshot_id=pl.lit(snapshot_id, dtype=pl.Int64),
+                taken_at=pl.lit(taken_at, dtype=_UTC),
+                fit=pl.lit(fit, dtype=pl.String),
+                separated=pl.col("entry").is_in(list(confined)),
             )
         )
     return (
@@ -543,18 +569,18 @@ def fit_arena(
         )
         ranking = _ranking(fit, min_comparisons)
         win_rate = _win_rates(ranking)
+        state = fit_state(decisive, ranking.filter("ranked")["entry"].to_list())
+        confined = state[1]
         over_time = _over_time(
             decisive,
             snaps,
             ranking,
+            state,
             max_windows=max_windows,
             window_bootstrap=window_bootstrap,
             seed=seed,
             confidence=confidence,
             min_comparisons=min_comparisons,
-        )
-        confined = (
-            confined_separation(decisive, ranking.filter("ranked")["entry"].to_list()) if diverged else {}
         )
         if confined:
             separated = tuple(sorted(confined.values()))

@@ -13,6 +13,13 @@ import polars as pl
 from solvelens.charts.data import chart_data, span_days
 from solvelens.charts.theme import DEFAULT_WIDTH, INK_COLOUR, PALETTE, snapshot_tooltip, time_x
 
+#: The tooltip's words for a window's ``fit`` (``ArenaResult.over_time``).
+FIT_NOTES = {
+    "measured": "measured",
+    "separated": "diverged only for models not ranked then: ranks measured among the ranked",
+    "diverged": "diverged among the ranked: ranks only order them",
+}
+
 
 def _top(ranking: pl.DataFrame, top: int) -> pl.DataFrame:
     """The best ``top`` ranked entries, in the ranking's order, with a display name ("#1  gpt-4o")."""
@@ -120,9 +127,9 @@ def arena_rank_chart(
 ) -> alt.Chart:
     """Lines of each entry's arena rank at every snapshot window (rank 1 at the top), for the entries
     ranked best in the newest window (the newest snapshot's; at most ``top``). Entries sharing a rank
-    overlap: the tooltip gives score and interval.
+    overlap: the tooltip gives score and interval, and how that window's fit stands (:data:`FIT_NOTES`).
 
-    Input: ``ArenaResult.over_time`` (taken_at, entry, label, rank, score, lower, upper, comparisons).
+    Input: ``ArenaResult.over_time`` (taken_at, entry, label, rank, score, lower, upper, comparisons, fit).
     """
     # The newest window, by snapshot: two snapshots taken at one time are two windows at the same taken_at.
     order = over_time.sort("taken_at", "snapshot_id", nulls_last=True)["snapshot_id"]
@@ -130,8 +137,11 @@ def arena_rank_chart(
     keep = newest.filter(pl.col("ranked")).sort("rank", "score", descending=[False, True]).head(top)
     frame = over_time.filter(pl.col("entry").is_in(keep["entry"].to_list()) & pl.col("rank").is_not_null())
     data = chart_data(
-        frame.select("taken_at", "label", "rank", "score", "lower", "upper", "comparisons", "snapshot_id")
-    )
+        frame.select(
+            "taken_at", "label", "rank", "score", "lower", "upper", "comparisons", "snapshot_id", "fit",
+            fit_note=pl.col("fit").replace_strict(FIT_NOTES, return_dtype=pl.String),
+        )
+    )  # fmt: skip
     worst = int(frame["rank"].max() or 1)  # type: ignore[arg-type]
     return (
         alt.Chart(data, title=title, width=width)
@@ -153,6 +163,7 @@ def arena_rank_chart(
                 alt.Tooltip("lower:Q", title="95% interval from", format=",.0f"),
                 alt.Tooltip("upper:Q", title="95% interval to", format=",.0f"),
                 alt.Tooltip("comparisons:Q", title="Comparisons so far", format=","),
+                alt.Tooltip("fit_note:N", title="Fit"),
             ],
         )
     )

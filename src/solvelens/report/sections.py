@@ -14,7 +14,7 @@ import polars as pl
 
 from solvelens import analysis as an
 from solvelens import charts as ch
-from solvelens.analysis.arena import WINDOW_BOOTSTRAP
+from solvelens.analysis.arena import DIVERGED, SEPARATED, WINDOW_BOOTSTRAP
 from solvelens.report.changes import moves_frame
 from solvelens.report.frames import ReportFrames
 from solvelens.report.slots import ChartSlot, slot
@@ -159,8 +159,10 @@ def _confined_note(result: an.ArenaResult, named: list[str]) -> str:
         why = " and never lost"
     elif separated <= set(result.never_won):
         why = " and never won"
+    elif named:
+        why = f" and one-sided ({'; '.join(named)})"
     else:
-        why = f" ({'; '.join(named) or 'their votes against the others are one-sided'})"
+        why = " (their votes against the others are one-sided)"
     bound = math.ceil((result.separated_shift or 0.0) * 10) / 10
     names = ", ".join(result.separated)
     return (
@@ -201,6 +203,36 @@ def arena_caption(result: an.ArenaResult, *, stored: int | None = None, stated: 
         f"entirely above; models with fewer than {result.min_comparisons} votes are not ranked or drawn."
     )
     return " ".join(part for part in (separation_note(result), body, evidence_note(stored, stated)) if part)
+
+
+def rank_over_time_caption(result: an.ArenaResult) -> str:
+    """The rank-over-time chart's caption: what each point is, and at how many of the snapshots the fit
+    diverged (``over_time``'s ``fit``): only for models not ranked then, named (the ranked models' ranks there
+    are measured among themselves), or among the ranked models (those ranks only order them)."""
+    over = result.over_time
+    text = (
+        "The arena ranking as it stood at each snapshot (from every vote stored up to it), for today's "
+        "best-ranked models; rank 1 at the top. Earlier snapshots use "
+        f"{min(result.bootstrap, WINDOW_BOOTSTRAP)} resamples each."
+    )
+    if over.is_empty():
+        return text
+    windows = over.unique("snapshot_id")
+    total = windows.height
+    separated = windows.filter(pl.col("fit") == SEPARATED).height
+    diverged = windows.filter(pl.col("fit") == DIVERGED).height
+    if separated:
+        names = ", ".join(over.filter("separated")["label"].unique().sort().to_list())
+        text += (
+            f" At {separated} of the {total} snapshots the fit diverged only for models not ranked then "
+            f"({names}): the ranks there are measured among the ranked models (the tooltip says which)."
+        )
+    if diverged:
+        text += (
+            f" At {diverged} of the {total} snapshots the fit diverged among the ranked models: the ranks "
+            "there only order them (no finite Bradley–Terry scores fit their votes; the tooltip says which)."
+        )
+    return text
 
 
 #: The heatmap's models (the best-ranked) and the pairs a phone lists instead of it.
@@ -268,9 +300,7 @@ def arena_section(f: ReportFrames) -> list[ChartSlot]:
         slot(
             "arena_rank",
             "Arena rank over time",
-            "The arena ranking as it stood at each snapshot (from every vote stored up to it), for today's "
-            "best-ranked models; rank 1 at the top. Earlier snapshots use "
-            f"{min(result.bootstrap, WINDOW_BOOTSTRAP)} resamples each.",
+            rank_over_time_caption(result),
             lambda: ch.arena_rank_chart(result.over_time, title=""),
             windows > 1 and ranked > 0,
             "Needs votes stored by at least two snapshots.",
