@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,9 @@ from solvelens.flows.fetch import (
     progress_callback,
     step_client,
 )
+from solvelens.flows.figures import LeaderboardFigures, ProblemsFigures, kind_of
 from solvelens.flows.steps import SnapshotPlan, discard, fetch, prepare, run_snapshot, run_step_inline
+from solvelens.flows.summary import SnapshotSummary
 from solvelens.store import StagingArea, latest_solution_state
 from solvelens.store.reports import QualityRow
 from tests.fixtures.sandbox import SandboxServer
@@ -108,6 +111,7 @@ def test_fetch_steps_stage_what_the_platform_holds(quiet_sandbox: SandboxServer,
         "carryover",
         "pacing",  # the shared pacer's figures (steps.pacing_report), beside the steps' own
     }
+    assert all(type(r.figures) is kind_of(r.step) for r in reports)  # so a summary read back types them
     assert all(r.warnings == () for r in reports)
     assert not area.has_table("previous_problems")  # no store yet: nothing to carry over
     problems = _staged(area, "problems")
@@ -152,8 +156,9 @@ def test_unchanged_lists_and_profiles_are_not_refetched_unless_full(
     n = len(latest_solution_state(db, quiet_sandbox.base_url))
     bots = first.counts["bots"]
     info, board = second.fetch["problems"], second.fetch["leaderboard"]
-    assert (info["refetched"], info["carried_over"]) == ((n, 0) if full else (0, n))
-    assert (board["profiles_refetched"], board["profiles_carried_over"]) == ((bots, 0) if full else (0, bots))
+    assert info == ProblemsFigures(*((n, 0) if full else (0, n)))
+    assert SnapshotSummary.from_dict(json.loads(json.dumps(second.as_dict()))) == second  # read back whole
+    assert board == LeaderboardFigures(*((bots, 0) if full else (0, bots)))
     assert set(second.new_versions.values()) == {0}
     history = ("activity", "comparisons")  # each item once: their counts are what a snapshot saw first
     assert {k: v for k, v in second.counts.items() if k not in history} == {
