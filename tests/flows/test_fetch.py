@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import polars as pl
 import pytest
 
@@ -141,6 +142,7 @@ def test_fetch_steps_stage_what_the_platform_holds(quiet_sandbox: SandboxServer,
     assert not area.path.exists()
 
 
+@pytest.mark.xfail(strict=True, reason="prepare opens the store twice: order check, previous state")
 @pytest.mark.parametrize("full", [False, True])
 def test_unchanged_lists_and_profiles_are_not_refetched_unless_full(
     quiet_sandbox: SandboxServer, tmp_path: Path, full: bool
@@ -151,6 +153,17 @@ def test_unchanged_lists_and_profiles_are_not_refetched_unless_full(
         base_url=quiet_sandbox.base_url, db_path=str(db), full=full, use_api_key=False, budget="all"
     )
     first = run_snapshot(plan)
+    opened: list[bool] = []
+    connect = duckdb.connect
+
+    def counting(*args: Any, **kwargs: Any) -> duckdb.DuckDBPyConnection:
+        opened.append(bool(kwargs.get("read_only")))
+        return connect(*args, **kwargs)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(duckdb, "connect", counting)
+        discard(prepare(plan))
+    assert opened == [True]  # one read-only open: the snapshot-time order and what the last snapshot held
     second = run_snapshot(plan)
     assert first.mode == second.mode == "plain"
     n = len(latest_solution_state(db, quiet_sandbox.base_url))
