@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,7 @@ import pytest
 
 from solvelens.client import Page, PageRequest
 from solvelens.flows.completeness import TOTAL_BELOW_ROWS, IncompleteListError
+from solvelens.flows.declaration import refuse_older_platform_time
 from solvelens.flows.fetch import (
     FAN_OUTS_AT_ONCE,
     KEEPALIVE_EXPIRY_S,
@@ -23,9 +25,11 @@ from solvelens.flows.fetch import (
     step_client,
 )
 from solvelens.flows.figures import LeaderboardFigures, ProblemsFigures, kind_of
+from solvelens.flows.preflight import PreflightError
 from solvelens.flows.steps import SnapshotPlan, discard, fetch, prepare, run_snapshot, run_step_inline
 from solvelens.flows.summary import SnapshotSummary
 from solvelens.store import StagingArea, latest_solution_state
+from solvelens.store.readers import prior_state
 from solvelens.store.reports import QualityRow
 from tests.fixtures.sandbox import SandboxServer
 from tests.flows.conftest import sqlite_truth
@@ -142,7 +146,6 @@ def test_fetch_steps_stage_what_the_platform_holds(quiet_sandbox: SandboxServer,
     assert not area.path.exists()
 
 
-@pytest.mark.xfail(strict=True, reason="prepare opens the store twice: order check, previous state")
 @pytest.mark.parametrize("full", [False, True])
 def test_unchanged_lists_and_profiles_are_not_refetched_unless_full(
     quiet_sandbox: SandboxServer, tmp_path: Path, full: bool
@@ -164,6 +167,12 @@ def test_unchanged_lists_and_profiles_are_not_refetched_unless_full(
         patch.setattr(duckdb, "connect", counting)
         discard(prepare(plan))
     assert opened == [True]  # one read-only open: the snapshot-time order and what the last snapshot held
+    newest = datetime.fromisoformat(first.taken_at.replace("Z", "+00:00"))  # the platform's clock
+    assert prior_state(db, plan.base_url, platform_time=True).newest_taken_at == newest
+    with pytest.raises(PreflightError, match="is older than the newest snapshot of"):
+        prepare(plan.model_copy(update={"taken_at": "2000-01-01T00:00:00Z"}))
+    with pytest.raises(PreflightError, match="was the platform built again"):
+        refuse_older_platform_time(plan.base_url, "2000-01-01T00:00:00Z", newest)
     second = run_snapshot(plan)
     assert first.mode == second.mode == "plain"
     n = len(latest_solution_state(db, quiet_sandbox.base_url))
