@@ -52,6 +52,7 @@ from solvelens.store.schema import (
     ZSTD_STAGED_BYTES,
     Resource,
     competition_ranks_sql,
+    model_counts_since_sql,
     model_counts_sql,
 )
 from solvelens.store.staging import EMPTY_MANIFEST_ID, RunInfo, StagingArea
@@ -254,8 +255,18 @@ class _Transaction:
 
     def write_model_counts(self) -> None:
         """The snapshot's per-model counts (:data:`~solvelens.store.schema.MODEL_COUNTS`), from its problems'
-        link rows: computed once, when the snapshot is written."""
-        self.con.execute(f"INSERT INTO {MODEL_COUNTS} {model_counts_sql(f'snapshot_id = {self.sid}')}")
+        link rows: computed once, when the snapshot is written; from the newest earlier complete snapshot of
+        the same base URL and the solution lists that differ from its own
+        (:func:`~solvelens.store.schema.model_counts_since_sql`), else from every list."""
+        before = self.scalar(
+            f"""SELECT max(snapshot_id) FROM {_LOG} WHERE status = 'complete' AND snapshot_id < ?
+                AND base_url = (SELECT base_url FROM {_LOG} WHERE snapshot_id = ?)""",
+            [self.sid, self.sid],
+        )
+        if before is None:
+            self.con.execute(f"INSERT INTO {MODEL_COUNTS} {model_counts_sql(f'snapshot_id = {self.sid}')}")
+        else:
+            self.con.execute(f"INSERT INTO {MODEL_COUNTS} {model_counts_since_sql(self.sid, int(before))}")
 
     def write_bots(self) -> None:
         """Bot profiles: the fetched ones (as :meth:`write_linked`) plus the carried-over stored versions of
