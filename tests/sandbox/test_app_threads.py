@@ -23,7 +23,6 @@ from solvelens.sandbox.generate import build_platform
 MODES = ("jsonapi", "hal", "odata", "relay")
 
 
-@pytest.mark.xfail(strict=True, reason="the apps' parameters are built in several threads at once")
 def test_apps_built_in_threads_at_once_build_their_parameters_one_at_a_time(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ):
