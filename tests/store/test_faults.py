@@ -220,7 +220,6 @@ def test_prune_and_delete_on_a_full_disk_change_no_byte_of_the_store(
     assert ids == [1, 2, 3]
 
 
-@pytest.mark.xfail(strict=True, reason="the failed commit leaves <db>.wal beside the store")
 def test_a_snapshot_commit_on_a_full_disk_leaves_the_stores_folder_as_it_was(pristine: Path, tmp_path: Path):
     """The commit of a snapshot that cannot be written (its WAL past the file size limit) raises the full
     disk's error, which says the store was left unchanged: so is its folder (no WAL the commit began)."""
