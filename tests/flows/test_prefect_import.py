@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib.util
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -91,3 +92,73 @@ def test_no_flow_of_ours_declares_a_format_left_unchecked() -> None:
         schema = flow.parameters.model_dump(mode="json")
         assert "plan" in schema["properties"] or "db_path" in schema["properties"], schema
         assert not _formats(schema) & unchecked, (flow.name, _formats(schema))
+
+
+def test_prefect_imports_with_fewer_collections_and_the_collector_is_restored_after() -> None:
+    lines = _run(
+        "import gc\n"
+        "from solvelens.flows.gc_tuning import FETCH_GC_THRESHOLD\n"
+        "from solvelens.flows.prefect_import import prefect_imported\n"
+        "before = gc.get_threshold()\n"
+        "counts = []\n"
+        "gc.callbacks.append(lambda phase, info: phase == 'start' and counts.append(info['generation']))\n"
+        "with prefect_imported():\n"
+        "    during = gc.get_threshold()\n"
+        "    frozen = gc.get_freeze_count()\n"
+        "    import prefect.flows\n"
+        "print('young threshold during:', during[0] == FETCH_GC_THRESHOLD)\n"
+        "print('objects alive before are frozen:', frozen > 0)\n"
+        "print('collections during the import:', len(counts) < 100)\n"
+        "print('restored after:', gc.get_threshold() == before, gc.get_freeze_count() == 0)\n"
+    )
+    assert lines == [
+        "young threshold during: True",
+        "objects alive before are frozen: True",
+        "collections during the import: True",
+        "restored after: True True",
+    ]
+
+
+_SPAWNING_PARENT = """
+import multiprocessing
+import sys
+
+{first_import}
+
+CHILD = (
+    "import atexit, gc, sys\\n"
+    "import prefect.flow_engine\\n"
+    "built = 'rfc3987_syntax' in sys.modules\\n"
+    "atexit._run_exitfuncs()\\n"
+    "sys.exit(10 + built + 2 * (gc.get_freeze_count() > 0))\\n"
+)
+
+if __name__ == "__main__":
+    child = multiprocessing.get_context("spawn").Process(target=exec, args=(CHILD,))
+    child.start()
+    child.join(120)
+    print("grammar built in the child:", child.exitcode in (11, 13))
+    print("frozen at its exit:", child.exitcode in (12, 13))
+"""
+
+
+@needs_iri_grammar
+@pytest.mark.parametrize(
+    ("first_import", "built"),
+    [("import solvelens.cli", False), ("import typer", True)],
+    ids=["solvelens-command", "another-program"],
+)
+def test_a_process_spawned_by_the_command_imports_prefect_without_the_iri_grammar(
+    tmp_path: Path, first_import: str, built: bool
+) -> None:
+    """Prefect's runner (``solvelens schedule``) runs each flow run in a process ``multiprocessing`` spawns,
+    which runs the parent's main script (the ``solvelens`` command imports ``solvelens.cli``) before it
+    imports Prefect; that process also skips the collection at its exit (``gc.freeze`` in ``atexit``). A
+    parent that imports no module of ours is the control: its child builds the grammar, freezes nothing."""
+    script = tmp_path / "parent.py"
+    script.write_text(_SPAWNING_PARENT.format(first_import=first_import))
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, check=True)
+    assert done.stdout.splitlines() == [
+        f"grammar built in the child: {built}",
+        f"frozen at its exit: {not built}",
+    ]

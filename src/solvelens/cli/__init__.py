@@ -13,10 +13,17 @@ Every option also reads an environment variable ``SOLVELENS_<NAME>`` (e.g. ``--b
 
 from __future__ import annotations
 
+import sys
+
 import typer
 
 from solvelens.cli import bot, db, demo, diff, probe, report, sandbox, snapshot
 from solvelens.cli.common import SolvelensGroup
+
+if "multiprocessing" in sys.modules:  # perhaps a flow run's process, spawned by `solvelens schedule`
+    from solvelens.flows.prefect_import import lean_spawned_child
+
+    lean_spawned_child()
 
 app = typer.Typer(
     rich_markup_mode=None,

@@ -1,4 +1,5 @@
-"""Fewer garbage collections while a snapshot fetches.
+"""Fewer garbage collections while a snapshot fetches (and while Prefect imports:
+:func:`solvelens.flows.prefect_import.prefect_imported`).
 
 Every page of JSON becomes thousands of dicts and lists; CPython's cyclic collector runs its young
 generation every 700 net allocations and, every few of those, scans every object alive in the process (the

@@ -35,7 +35,7 @@ from solvelens.client import (
     RateLimitError,
     ServerError,
 )
-from solvelens.flows.alerts import alerts_after_snapshot, alerts_markdown
+from solvelens.flows.alerts import alerts_after_snapshot, alerts_markdown, import_check_early
 from solvelens.flows.budget import Spent
 from solvelens.flows.steps import (
     FETCH_STEPS,
@@ -218,6 +218,7 @@ async def snapshot_flow(plan: SnapshotPlan) -> SnapshotSummary:
     run = await asyncio.to_thread(prepare, plan)
     try:
         reports = await fetch(plan, run, _run_task)
+        import_check_early(plan, want_diff=True)  # overlaps the write (the artifact reads the diff)
         result = await write_snapshot_task(plan, run.path)
     finally:
         discard(run)

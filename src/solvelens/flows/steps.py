@@ -331,14 +331,15 @@ def run_snapshot(plan: SnapshotPlan) -> SnapshotSummary:
     :class:`solvelens.store.StoreError`, ``KeyboardInterrupt``); then no snapshot is visible and the staging
     directory is gone.
     """
+    from solvelens.flows.alerts import alerts_after_snapshot, import_check_early
+
     run = prepare(plan)
     try:
         reports = asyncio.run(fetch(plan, run, run_step_inline))
+        import_check_early(plan)  # overlaps the write when alert rules are set
         result = write(plan, run.path)
     finally:
         discard(run)
     duration_s = time.perf_counter() - run.t0
-    from solvelens.flows.alerts import alerts_after_snapshot
-
     alerts = alerts_after_snapshot(plan, result.snapshot_id).summary
     return summarise(run, result, reports, "plain", duration_s=duration_s, alerts=alerts)
