@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncIterator
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import polars as pl
 import pytest
 
 from solvelens.client import Page, PageRequest
 from solvelens.flows.completeness import TOTAL_BELOW_ROWS, IncompleteListError
+from solvelens.flows.declaration import refuse_older_platform_time
 from solvelens.flows.fetch import (
     FAN_OUTS_AT_ONCE,
     KEEPALIVE_EXPIRY_S,
@@ -20,8 +24,12 @@ from solvelens.flows.fetch import (
     progress_callback,
     step_client,
 )
+from solvelens.flows.figures import LeaderboardFigures, ProblemsFigures, kind_of
+from solvelens.flows.preflight import PreflightError
 from solvelens.flows.steps import SnapshotPlan, discard, fetch, prepare, run_snapshot, run_step_inline
+from solvelens.flows.summary import SnapshotSummary
 from solvelens.store import StagingArea, latest_solution_state
+from solvelens.store.readers import prior_state
 from solvelens.store.reports import QualityRow
 from tests.fixtures.sandbox import SandboxServer
 from tests.flows.conftest import sqlite_truth
@@ -108,6 +116,7 @@ def test_fetch_steps_stage_what_the_platform_holds(quiet_sandbox: SandboxServer,
         "carryover",
         "pacing",  # the shared pacer's figures (steps.pacing_report), beside the steps' own
     }
+    assert all(type(r.figures) is kind_of(r.step) for r in reports)  # so a summary read back types them
     assert all(r.warnings == () for r in reports)
     assert not area.has_table("previous_problems")  # no store yet: nothing to carry over
     problems = _staged(area, "problems")
@@ -147,13 +156,31 @@ def test_unchanged_lists_and_profiles_are_not_refetched_unless_full(
         base_url=quiet_sandbox.base_url, db_path=str(db), full=full, use_api_key=False, budget="all"
     )
     first = run_snapshot(plan)
+    opened: list[bool] = []
+    connect = duckdb.connect
+
+    def counting(*args: Any, **kwargs: Any) -> duckdb.DuckDBPyConnection:
+        opened.append(bool(kwargs.get("read_only")))
+        return connect(*args, **kwargs)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(duckdb, "connect", counting)
+        discard(prepare(plan))
+    assert opened == [True]  # one read-only open: the snapshot-time order and what the last snapshot held
+    newest = datetime.fromisoformat(first.taken_at.replace("Z", "+00:00"))  # the platform's clock
+    assert prior_state(db, plan.base_url, platform_time=True).newest_taken_at == newest
+    with pytest.raises(PreflightError, match="is older than the newest snapshot of"):
+        prepare(plan.model_copy(update={"taken_at": "2000-01-01T00:00:00Z"}))
+    with pytest.raises(PreflightError, match="was the platform built again"):
+        refuse_older_platform_time(plan.base_url, "2000-01-01T00:00:00Z", newest)
     second = run_snapshot(plan)
     assert first.mode == second.mode == "plain"
     n = len(latest_solution_state(db, quiet_sandbox.base_url))
     bots = first.counts["bots"]
     info, board = second.fetch["problems"], second.fetch["leaderboard"]
-    assert (info["refetched"], info["carried_over"]) == ((n, 0) if full else (0, n))
-    assert (board["profiles_refetched"], board["profiles_carried_over"]) == ((bots, 0) if full else (0, bots))
+    assert info == ProblemsFigures(*((n, 0) if full else (0, n)))
+    assert SnapshotSummary.from_dict(json.loads(json.dumps(second.as_dict()))) == second  # read back whole
+    assert board == LeaderboardFigures(*((bots, 0) if full else (0, bots)))
     assert set(second.new_versions.values()) == {0}
     history = ("activity", "comparisons")  # each item once: their counts are what a snapshot saw first
     assert {k: v for k, v in second.counts.items() if k not in history} == {

@@ -26,6 +26,7 @@ from solvelens.flows.budget import (
     snapshots_to_go,
     spent_by,
 )
+from solvelens.flows.figures import KindFigures, PacingFigures
 from solvelens.flows.steps import SnapshotPlan, pacing_report, run_snapshot
 from solvelens.flows.summary import SnapshotSummary
 from solvelens.sandbox.ids import IdCodec
@@ -244,7 +245,7 @@ def test_a_vote_its_counts_missed_is_found_within_the_audit_cycle(
         if not read_frame(db, "SELECT 1 FROM comparisons WHERE comparison_id = ?", [ghost_id]).is_empty():
             found_after = n
             break
-        assert summary.fetch["comparisons"]["pending"] == 0  # no count moved: nothing is wanted
+        assert summary.fetch["comparisons"].pending == 0  # no count moved: nothing is wanted
     assert found_after is not None and found_after <= cycle
     row = read_frame(
         db,
@@ -292,7 +293,7 @@ def test_the_default_budget_reads_every_vote_in_the_predicted_snapshots_and_audi
     db = tmp_path / "store.duckdb"
     reachable = _sqlite(server, REACHABLE)[0][0]
     first = _snap(server, db, DEFAULT_BUDGET)
-    predicted = first.fetch["comparisons"]["snapshots_to_go"]
+    predicted = first.fetch["comparisons"].snapshots_to_go
     assert first.vote_coverage["lists_pending"] > 0 and predicted >= 1
     taken, summary = 1, first
     while summary.vote_coverage["lists_pending"] and taken < 5:
@@ -302,7 +303,7 @@ def test_the_default_budget_reads_every_vote_in_the_predicted_snapshots_and_audi
     assert abs(predicted - (taken - 1)) <= 0.3 * (taken - 1), (predicted, taken - 1)
     for s in (first, summary):  # each snapshot within 1.4 full reads of the interface in all
         info = s.fetch["comparisons"]
-        assert info["requested"] <= info["budget"]
+        assert info.requested <= info.budget
     ghost, a = _ghost_vote(server)
     codec = IdCodec(0)
     ghost_id = codec.encode("comparison", ghost)
@@ -348,20 +349,18 @@ def test_under_an_announced_quota_the_votes_spend_what_it_leaves_without_waiting
     for _ in range(3):
         summary = _snap(server, db, DEFAULT_BUDGET)
         info = summary.fetch["comparisons"]
-        quota = info["quota"]
-        assert quota is not None and info["requested"] <= quota["room"] == max(
-            0, quota["left"] - quota["reserve"]
-        )
-        rooms.append(quota["room"])
+        quota = info.quota
+        assert quota is not None and info.requested <= quota.room == max(0, quota.left - quota.reserve)
+        rooms.append(quota.room)
         assert "the platform's quota left" in summary.optional_line()
         # the pacer's records, per kind: the vote lists are the optional requests, none of them held
         pacing = summary.fetch["pacing"]
-        assert pacing["optional"] == {"requests": info.get("requests", 0), "held": 0, "waited_s": 0.0}
-        assert pacing["interface"]["requests"] > 0 and pacing["interface"]["held"] == 0
-        assert pacing["rate_limited"] == 0 and summary.pacing_line() == ""
+        assert pacing.optional == KindFigures(requests=info.requests, held=0, waited_s=0.0)
+        assert pacing.interface.requests > 0 and pacing.interface.held == 0
+        assert pacing.rate_limited == 0 and summary.pacing_line() == ""
         used = httpx.get(f"{server.root_url}/_sandbox/rate-limit").json()["requests"]
-        if info["requested"]:  # the vote lists never spend the reserve kept for the next interface reads
-            assert 300 - used >= quota["reserve"]
+        if info.requested:  # the vote lists never spend the reserve kept for the next interface reads
+            assert 300 - used >= quota.reserve
     counts = httpx.get(f"{server.root_url}/_sandbox/rate-limit").json()
     assert counts["limited"] == 0 and counts["requests"] <= 300  # within the half sent without waiting
     stats = shared_pacer(server.base_url).stats
@@ -375,21 +374,19 @@ def test_the_pacing_line_tells_a_snapshot_paced_by_its_interface_from_optional_r
     before = {"interface": KindStats(10, 1, 0.5)}
     after = {"interface": KindStats(2310, 813, 34.71), "optional": KindStats(1108, 0, 0.0)}
     report = pacing_report(before, after, rate_limited=0)
-    assert report.step == "pacing" and dict(report.figures) == {
-        "rate_limited": 0,
-        "interface": {"requests": 2300, "held": 812, "waited_s": 34.21},
-        "optional": {"requests": 1108, "held": 0, "waited_s": 0.0},
-    }
+    assert report.step == "pacing" and report.figures == PacingFigures(
+        rate_limited=0, interface=KindFigures(2300, 812, 34.21), optional=KindFigures(1108, 0, 0.0)
+    )
     summary = SnapshotSummary(1, "2026-01-01T00:00:00Z", "http://x/api/v1", {}, 1.0, [], [])
     assert summary.pacing_line() == ""  # nothing recorded: nothing said
-    summary.fetch["pacing"] = dict(report.figures)
+    summary.fetch["pacing"] = report.figures
     assert summary.pacing_line() == (
         "Requests held for the platform's quota: 812 of the 2,300 interface requests (34.2 s in all); "
         "none of the 1,108 optional requests."
     )
     waited = pacing_report({}, {"optional": KindStats(5, 2, 3.0)}, rate_limited=1).figures
-    summary.fetch["pacing"] = dict(waited)
-    assert waited["interface"] == {"requests": 0, "held": 0, "waited_s": 0.0}
+    summary.fetch["pacing"] = waited
+    assert isinstance(waited, PacingFigures) and waited.interface == KindFigures(0, 0, 0.0)
     assert summary.pacing_line().endswith(
         "2 of the 5 optional requests (3.0 s in all); the platform answered 429 to 1 request."
     )

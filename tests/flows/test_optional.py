@@ -146,7 +146,7 @@ def test_activity_history_is_complete_across_snapshots_taken_often_enough(make_s
     db = tmp_path / "store.duckdb"
     first = _snap(server, db, resources=["activity"])
     start = min(_stored_events(db))  # the history starts with the feed's window at the first snapshot
-    assert first.counts["activity"] == first.fetch["activity"]["fetched"] == 50
+    assert first.counts["activity"] == first.fetch["activity"].fetched == 50
     key = server.create_bot("history-keeper")
     with PlatformClient(server.base_url, api_key=key, read_env=False) as bot:
         for _ in range(4):
@@ -215,8 +215,8 @@ def test_comparisons_are_fetched_only_where_votes_moved_and_stored_once(
     sent = requests.take()
     info = first.fetch["comparisons"]
     voted = read_frame(db, "SELECT count(*) AS n FROM solutions WHERE comparison_count > 0")["n"][0]
-    assert sent[COMPARISONS] == info["requested"] and info["requested"] + info["skipped"] == voted
-    assert info["skipped"] > voted / 4  # a vote names two solutions: many lists need no request
+    assert sent[COMPARISONS] == info.requested and info.requested + info.skipped == voted
+    assert info.skipped > voted / 4  # a vote names two solutions: many lists need no request
     stored = read_frame(db, "SELECT count(*) AS n, count(DISTINCT comparison_id) AS d FROM comparisons")
     assert stored["n"][0] == stored["d"][0] == first.counts["comparisons"] > 0
     # Every vote on a solution with at most 50 votes (its whole list) is stored, asked for or not.
@@ -242,9 +242,9 @@ def test_comparisons_are_fetched_only_where_votes_moved_and_stored_once(
         "SELECT count(*) AS n FROM solutions WHERE comparison_count >= 0 "
         "AND snapshot_id = (SELECT max(snapshot_id) FROM snapshots)",
     )["n"][0]
-    assert audit["audited"] == audit["requested"] == math.ceil(trusted / AUDIT_CYCLE) > 0
-    assert audit["audit_cycle"] == AUDIT_CYCLE and audit["pending"] == 0
-    assert requests.take()[COMPARISONS] == audit["requested"] and unchanged.counts["comparisons"] == 0
+    assert audit.audited == audit.requested == math.ceil(trusted / AUDIT_CYCLE) > 0
+    assert audit.audit_cycle == AUDIT_CYCLE and audit.pending == 0
+    assert requests.take()[COMPARISONS] == audit.requested and unchanged.counts["comparisons"] == 0
 
     key = server.create_bot("one-vote")
     with PlatformClient(server.base_url, api_key=key, read_env=False) as bot:
@@ -254,9 +254,9 @@ def test_comparisons_are_fetched_only_where_votes_moved_and_stored_once(
     after = _snap(server, db, resources=["comparisons"], budget="100000")
     moved = after.fetch["comparisons"]
     # The two compared solutions moved: one is asked, its list shows the vote, the other needs no request.
-    assert requests.take()[COMPARISONS] == moved["requested"]
-    assert moved["requested"] - moved["audited"] + moved["skipped"] == 2
-    assert moved["requested"] - moved["audited"] >= 1
+    assert requests.take()[COMPARISONS] == moved.requested
+    assert moved.requested - moved.audited + moved.skipped == 2
+    assert moved.requested - moved.audited >= 1
     assert after.counts["comparisons"] == 1  # the new vote, stored once though both lists name it
     mine = read_frame(
         db, "SELECT first_snapshot_id, voter_bot_name FROM comparisons WHERE voter_bot_name = ?", ["one-vote"]

@@ -133,7 +133,7 @@ def test_a_re_snapshot_of_shuffled_ties_changes_nothing(
     manifests, ranks = _manifests(db), _ranks(db, first.snapshot_id)
     for _ in range(3):  # every list refetched: ties come back in new orders
         again = run_snapshot(plan.model_copy(update={"full": True}))
-        assert again.fetch["problems"]["refetched"] == first.counts["problems"]
+        assert again.fetch["problems"].refetched == first.counts["problems"]
         assert again.new_versions == {k: 0 for k in again.new_versions}, again.new_versions
         assert _manifests(db) == manifests, "no new solution manifest"
         assert _ranks(db, again.snapshot_id) == ranks, "no solution changed rank"

@@ -12,6 +12,7 @@ import pytest
 
 from solvelens.analysis import diff
 from solvelens.client import PlatformClient
+from solvelens.flows.figures import LeaderboardFigures, ProblemsFigures
 from solvelens.flows.snapshot import ARTIFACT_KEY, SnapshotPlan, snapshot_flow
 from solvelens.flows.summary import SnapshotSummary
 from solvelens.store import read_frame
@@ -23,11 +24,6 @@ pytestmark = pytest.mark.usefixtures("prefect_harness")
 
 def _run(server: SandboxServer, db: Path, **kwargs: Any) -> SnapshotSummary:
     return asyncio.run(snapshot_flow(SnapshotPlan(base_url=server.base_url, db_path=str(db), **kwargs)))
-
-
-def _carry(info: dict[str, Any]) -> dict[str, Any]:
-    """What a step refetched and carried over (its report also has requests and data-quality rows)."""
-    return {k: v for k, v in info.items() if "refetched" in k or "carried_over" in k}
 
 
 def _assert_store_equals_platform(db: Path, sid: int, truth: dict[str, Any]) -> None:
@@ -70,17 +66,14 @@ def test_two_runs_match_the_platform_and_the_second_refetches_nothing(
     assert first.counts["problems"] == len(truth["problems"])
     assert first.counts["solutions"] == truth["total_solutions"]
     assert first.counts["bot_me"] == 0
-    assert _carry(first.fetch["problems"]) == {"refetched": len(truth["problems"]), "carried_over": 0}
+    assert first.fetch["problems"] == ProblemsFigures(refetched=len(truth["problems"]), carried_over=0)
     assert first.warnings == [] and first.drift == []
     _assert_store_equals_platform(store_path, 1, truth)
 
     second = _run(quiet_sandbox, store_path, taken_at="2026-03-02T00:00:00Z", use_api_key=False, budget="all")
     assert second.snapshot_id == 2
-    assert _carry(second.fetch["problems"]) == {"refetched": 0, "carried_over": len(truth["problems"])}
-    assert _carry(second.fetch["leaderboard"]) == {
-        "profiles_refetched": 0,
-        "profiles_carried_over": len(truth["bots"]),
-    }
+    assert second.fetch["problems"] == ProblemsFigures(refetched=0, carried_over=len(truth["problems"]))
+    assert second.fetch["leaderboard"] == LeaderboardFigures(0, profiles_carried_over=len(truth["bots"]))
     assert second.mode == "prefect" and second.flow_run["id"]
     assert set(second.new_versions.values()) == {0}
     history = ("activity", "comparisons")  # each item once: their counts are what a snapshot saw first
@@ -94,7 +87,7 @@ def test_two_runs_match_the_platform_and_the_second_refetches_nothing(
         "llm_leaderboard": "stored",
     }
     audit = second.fetch["comparisons"]  # only the audit share of lists trusted by their counts
-    assert audit["requested"] == audit["audited"] > 0 and audit["pending"] == 0
+    assert audit.requested == audit.audited > 0 and audit.pending == 0
     _assert_store_equals_platform(store_path, 2, truth)
     snaps = read_frame(store_path, "SELECT snapshot_id, taken_at, status FROM snapshots ORDER BY 1")
     assert [str(t) for t in snaps["taken_at"]] == ["2026-03-01 00:00:00+00:00", "2026-03-02 00:00:00+00:00"]
@@ -118,15 +111,15 @@ def test_changed_problem_is_refetched_and_bot_me_uses_the_env_key(
     monkeypatch.setenv("SOLVELENS_API_KEY", key)
     result = _run(quiet_sandbox, store_path, full=False)
     # Only the solved problem changed its solution count; every other list carried over.
-    assert _carry(result.fetch["problems"]) == {"refetched": 1, "carried_over": len(truth["problems"]) - 1}
+    assert result.fetch["problems"] == ProblemsFigures(refetched=1, carried_over=len(truth["problems"]) - 1)
     changes = diff(store_path)  # what changed: analysis.diff's, the one definition
     assert changes.counts()["solutions_added"] == 1 and changes.solutions_added["problem_id"].to_list() == [
         problem_id
     ]
     # The new bot's profile is fetched; profiles whose leaderboard entry did not change carry over.
     board = result.fetch["leaderboard"]
-    assert 1 <= board["profiles_refetched"] <= 2
-    assert board["profiles_refetched"] + board["profiles_carried_over"] == len(truth["bots"])
+    assert isinstance(board, LeaderboardFigures) and 1 <= board.profiles_refetched <= 2
+    assert board.profiles_refetched + board.profiles_carried_over == len(truth["bots"])
     assert changes.new_bots["name"].to_list() == ["flow-test-bot"]
     assert result.counts["bot_me"] == 1
     _assert_store_equals_platform(store_path, result.snapshot_id, truth)

@@ -218,3 +218,39 @@ def test_prune_and_delete_on_a_full_disk_change_no_byte_of_the_store(
     finally:
         con.close()
     assert ids == [1, 2, 3]
+
+
+def test_a_snapshot_commit_on_a_full_disk_leaves_the_stores_folder_as_it_was(pristine: Path, tmp_path: Path):
+    """The commit of a snapshot that cannot be written (its WAL past the file size limit) raises the full
+    disk's error, which says the store was left unchanged: so is its folder (no WAL the commit began)."""
+    folder = tmp_path / "full"
+    folder.mkdir()
+    db = folder / "store.duckdb"
+    shutil.copyfile(pristine, db)
+    plat = make_platform()
+    plat.add_problem(6)
+    staged = stage_run(tmp_path / "staged", plat, taken_at="2026-02-09T00:00:00Z")
+    before = _files_beside(db)
+    write = "import sys; from solvelens.store import write_snapshot; write_snapshot(sys.argv[1], sys.argv[2])"
+    proc = subprocess.run(
+        [sys.executable, "-c", write, str(db), str(staged.path)],
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        preexec_fn=_full_disk_child,
+        timeout=120,
+    )
+    assert proc.returncode == 1, (proc.returncode, proc.stderr)
+    last = proc.stderr.strip().splitlines()[-1]
+    assert last.startswith("solvelens.store.errors.StoreDiskFullError: ") and "Failed to commit" in last, last
+    assert "the store was left unchanged" in last
+    assert _files_beside(db) == before, "the store's folder changed"
+    con = duckdb.connect(str(db), read_only=True)
+    try:  # SQL of this test: the three snapshots, and no fourth
+        ids = [
+            r[0]
+            for r in con.execute("SELECT snapshot_id FROM solvelens_store.snapshot_log ORDER BY 1").fetchall()
+        ]
+    finally:
+        con.close()
+    assert ids == [1, 2, 3]

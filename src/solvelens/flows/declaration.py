@@ -102,7 +102,14 @@ def check_platform_time_order(db_path: str | os.PathLike[str], base_url: str, ta
     went back (a sandbox built again). Raises :class:`PreflightError` naming both times and the fix."""
     from solvelens.store.readers import latest_taken_at
 
-    newest = latest_taken_at(db_path, base_url, platform_time=True)
+    refuse_older_platform_time(base_url, taken_at, latest_taken_at(db_path, base_url, platform_time=True))
+
+
+def refuse_older_platform_time(base_url: str, taken_at: str, newest: datetime | None) -> None:
+    """Raise :class:`PreflightError` (naming both times and the fix) when the platform's time ``taken_at``
+    (ISO-8601 UTC) is older than ``newest`` (UTC: the store's newest snapshot of ``base_url`` taken at its
+    platform's time; ``None``: none), as read by :func:`check_platform_time_order` or with the run's prior
+    state."""
     ts = datetime.fromisoformat(taken_at.replace("Z", "+00:00"))
     if newest is not None and ts < newest:
         raise PreflightError(

@@ -561,4 +561,4 @@ async def fetch_bot_me_step(plan: SnapshotPlan, staging_dir: str) -> StepReport:
             skipped = BotMeFigures(f"HTTP {exc.status_code}")
             return StepReport.of("bot_me", {"bot_me": 0}, [f"bot_me skipped: {exc}"], figures=skipped)
     area.write_records("bot_me", [me])
-    return StepReport.of("bot_me", {"bot_me": 1}, requests=1)
+    return StepReport.of("bot_me", {"bot_me": 1}, requests=1, figures=BotMeFigures())

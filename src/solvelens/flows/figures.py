@@ -4,18 +4,23 @@
 (:class:`solvelens.flows.summary.SnapshotSummary`: its ``fetch``, one entry per step).
 
 Counts are records or HTTP requests; seconds are platform or wall seconds as said per field. A field's JSON
-name is its attribute name (the summary's ``fetch`` in ``solvelens snapshot --json``).
+name is its attribute name (the summary's ``fetch`` in ``solvelens snapshot --json``). :data:`FIGURES` maps
+each step name to its kind, so the JSON form (which names no kind) is typed again when read back
+(:func:`figures_of`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
+from solvelens.resources import RESOURCES
 from solvelens.store.reports import StepFigures
 
 __all__ = [
+    "FIGURES",
     "ActivityFigures",
     "BotMeFigures",
     "CarryoverFigures",
@@ -26,6 +31,8 @@ __all__ = [
     "PacingFigures",
     "ProblemsFigures",
     "QuotaFigures",
+    "figures_of",
+    "kind_of",
 ]
 
 
@@ -146,3 +153,32 @@ class PacingFigures(StepFigures):
     def kinds(self) -> dict[str, KindFigures]:
         """The figures per request kind, by kind name."""
         return {"interface": self.interface, "optional": self.optional}
+
+
+#: The figures' kind of each step that has figures of its own, by step name (the fetch steps of
+#: :data:`solvelens.flows.steps.FETCH_STEPS` and the pseudo-step ``pacing``); every optional list of
+#: :data:`solvelens.resources.RESOURCES` reports :class:`OptionalFigures`. A step not named here
+#: (``reference``, ``platform``) reports the base :class:`~solvelens.store.reports.StepFigures` (no field).
+FIGURES: Mapping[str, type[StepFigures]] = MappingProxyType(
+    {
+        "problems": ProblemsFigures,
+        "leaderboard": LeaderboardFigures,
+        "bot_me": BotMeFigures,
+        "activity": ActivityFigures,
+        **{r.name: OptionalFigures for r in RESOURCES if r.optional and r.write == "linked"},
+        "carryover": CarryoverFigures,
+        "comparisons": ComparisonsFigures,
+        "pacing": PacingFigures,
+    }
+)
+
+
+def kind_of(step: str) -> type[StepFigures]:
+    """The figures' kind of the step named ``step`` (:data:`FIGURES`; the base when it has none)."""
+    return FIGURES.get(step, StepFigures)
+
+
+def figures_of(step: str, data: Mapping[str, Any] | StepFigures | None) -> StepFigures:
+    """The figures of the step named ``step`` typed as its kind (:func:`kind_of`) from their JSON form (a
+    summary read back, whatever version wrote it: keys that are not fields are ignored) or as they are."""
+    return kind_of(step).of_json(data)

@@ -238,6 +238,7 @@ async def fetch_list_step(plan: SnapshotPlan, staging_dir: str, *, resource: str
         announced=tally.announced,
         request={"path": endpoint.path, "params": params},
         data_quality=quality,
+        figures=OptionalFigures(),
     )
 
 

@@ -160,7 +160,15 @@ def check_taken_at_order(
         return
     from solvelens.store import latest_taken_at
 
-    newest = latest_taken_at(db_path, base_url)
+    refuse_older_taken_at(db_path, base_url, taken_at, latest_taken_at(db_path, base_url))
+
+
+def refuse_older_taken_at(
+    db_path: str | os.PathLike[str], base_url: str, taken_at: str, newest: datetime | None
+) -> None:
+    """Raise :class:`PreflightError` (naming both times and the fix) when the snapshot time ``taken_at``
+    (ISO-8601 UTC) is older than ``newest`` (the store's newest complete snapshot of ``base_url``, UTC;
+    ``None``: none), as read by :func:`check_taken_at_order` or with the run's prior state."""
     ts = datetime.fromisoformat(taken_at.replace("Z", "+00:00"))
     if newest is not None and ts < newest:
         raise PreflightError(

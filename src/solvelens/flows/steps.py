@@ -34,9 +34,9 @@ from solvelens.client.ratelimit import INTERFACE, KindStats, shared_pacer
 from solvelens.flows.budget import Spent, spent_by
 from solvelens.flows.carryover import verify_carryover_step
 from solvelens.flows.declaration import (
-    check_platform_time_order,
     fetch_platform_step,
     platform_time,
+    refuse_older_platform_time,
 )
 from solvelens.flows.fetch import (
     fetch_bot_me_step,
@@ -55,11 +55,11 @@ from solvelens.flows.optional import (
     fetch_list_step,
 )
 from solvelens.flows.plan import SnapshotPlan
-from solvelens.flows.preflight import check_taken_at_order, normalise_taken_at
+from solvelens.flows.preflight import normalise_taken_at, refuse_older_taken_at
 from solvelens.flows.summary import SnapshotSummary
 from solvelens.resources import RESOURCES
 from solvelens.store import SnapshotResult, StagingArea, write_snapshot
-from solvelens.store.readers import previous_state
+from solvelens.store.readers import PriorState, prior_state
 from solvelens.store.reports import StepReport
 
 #: Runs one fetch step: ``(step, plan, staging_dir, spent) -> awaitable report`` (a plain call, or a Prefect
@@ -175,10 +175,11 @@ class StagedRun:
 
 def prepare(plan: SnapshotPlan) -> StagedRun:
     """Create the run's staging directory and stage what the last complete snapshot of ``plan.base_url``
-    held (one read-only open of the store; on a ``full`` run only the newest stored activity event, so gaps
-    in the history are still found). Without ``plan.taken_at``, a platform declaring a simulated clock gives
-    the snapshot its time (:func:`solvelens.flows.declaration.platform_time`, one ``GET /health``), else
-    the machine's clock does.
+    held (one read-only open of the store, which also gives the order check its newest snapshot time:
+    :func:`solvelens.store.readers.prior_state`; on a ``full`` run only the newest stored activity event, so
+    gaps in the history are still found). Without ``plan.taken_at``, a platform declaring a simulated clock
+    gives the snapshot its time (:func:`solvelens.flows.declaration.platform_time`, one ``GET /health``),
+    else the machine's clock does.
 
     Raises :class:`solvelens.flows.preflight.PreflightError` (a ``ValueError``) for a malformed
     ``taken_at`` or one older than the store's newest snapshot of the platform (unless ``plan.backfill``),
@@ -187,18 +188,24 @@ def prepare(plan: SnapshotPlan) -> StagedRun:
     t0 = time.perf_counter()
     clock = platform_time(plan.base_url) if plan.taken_at is None else None
     taken = normalise_taken_at(plan.taken_at if clock is None else clock)
-    if clock is not None and not plan.backfill:
-        check_platform_time_order(plan.db_path, plan.base_url, taken)
-    else:
-        check_taken_at_order(plan.db_path, plan.base_url, taken, backfill=plan.backfill)
     started = _iso_now()
     wanted = [r for r in OPTIONAL_RESOURCES if plan.wants(r)]
-    if plan.full:  # refetch everything, but still tell the activity history's gaps
-        history = [r for r in wanted if r == "activity"]
-        known = previous_state(plan.db_path, plan.base_url, optional=history) if history else {}
-        previous = {k: v for k, v in known.items() if k == "previous_activity"}
-    else:
-        previous = previous_state(plan.db_path, plan.base_url, optional=wanted)
+    # A full run refetches everything, but still tells the activity history's gaps.
+    optional = [r for r in wanted if r == "activity"] if plan.full else wanted
+    prior = PriorState(None, {})
+    if not (plan.full and plan.backfill and not optional):  # the order check and the prior state: one open
+        prior = prior_state(
+            plan.db_path,
+            plan.base_url,
+            optional=optional,
+            lists=not plan.full,
+            platform_time=clock is not None,
+        )
+    if clock is not None and not plan.backfill:
+        refuse_older_platform_time(plan.base_url, taken, prior.newest_taken_at)
+    elif not plan.backfill:
+        refuse_older_taken_at(plan.db_path, plan.base_url, taken, prior.newest_taken_at)
+    previous = {k: v for k, v in prior.tables.items() if not plan.full or k == "previous_activity"}
     area = StagingArea(staging_dir_for(plan.db_path)).create(
         base_url=plan.base_url, taken_at=taken, started_at=started
     )

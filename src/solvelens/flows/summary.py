@@ -25,6 +25,7 @@ from solvelens.flows.figures import (
     OptionalFigures,
     PacingFigures,
     ProblemsFigures,
+    figures_of,
 )
 from solvelens.resources import RESOURCES
 from solvelens.store.reports import StepFigures
@@ -82,8 +83,8 @@ class SnapshotSummary:
     - ``fetch``: each fetch step's own figures by step name, typed per step kind
       (:mod:`solvelens.flows.figures`: ``problems`` :class:`~solvelens.flows.figures.ProblemsFigures`,
       ``carryover`` :class:`~solvelens.flows.figures.CarryoverFigures`, the pseudo-step ``pacing``
-      :class:`~solvelens.flows.figures.PacingFigures`, ...; their JSON form after :meth:`from_dict`, typed
-      again when read: :meth:`figures`); ``resources``: each optional
+      :class:`~solvelens.flows.figures.PacingFigures`, ...: :data:`solvelens.flows.figures.FIGURES`; typed
+      after :meth:`from_dict` too); ``resources``: each optional
       resource's status (stored, unchanged, not offered, not requested);
     - ``mode``: ``plain`` (in-process) or ``prefect``; ``flow_run``: ``{"id", "name"}`` of the Prefect run
       (empty in-process); ``alerts``: :func:`solvelens.flows.alerts.alerts_after_snapshot`'s summary
@@ -107,7 +108,7 @@ class SnapshotSummary:
     new_versions: dict[str, int] = field(default_factory=dict)
     write_s: float | None = None
     file_bytes: int | None = None
-    fetch: dict[str, Mapping[str, Any]] = field(default_factory=dict)
+    fetch: dict[str, StepFigures] = field(default_factory=dict)
     resources: dict[str, str] = field(default_factory=dict)
     mode: str = LOG_MODE
     status: str = "complete"
@@ -124,16 +125,20 @@ class SnapshotSummary:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> SnapshotSummary:
-        """The summary from :meth:`as_dict`'s form (unknown keys ignored). Raises ``TypeError`` when a
+        """The summary from :meth:`as_dict`'s form, this version's or an older one's (unknown keys ignored);
+        ``fetch`` typed per step (:func:`solvelens.flows.figures.figures_of`). Raises ``TypeError`` when a
         field without a default is missing."""
         names = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in names})
+        known = {k: v for k, v in data.items() if k in names}
+        known["fetch"] = {step: figures_of(step, v) for step, v in (data.get("fetch") or {}).items()}
+        return cls(**known)
 
     def figures(self, step: str, kind: type[_F]) -> _F:
-        """The figures of ``step`` as ``kind`` (:mod:`solvelens.flows.figures`): as the run's step gave
-        them, typed from their JSON form (a summary read back), or ``kind``'s defaults when the step did not
-        run."""
-        return kind.of_json(self.fetch.get(step))
+        """The figures of ``step`` as ``kind`` (:mod:`solvelens.flows.figures`), or ``kind``'s defaults
+        when the step did not run or has figures of another kind (an optional list's
+        :class:`~solvelens.flows.figures.OptionalFigures` read as the activity's)."""
+        given = self.fetch.get(step)
+        return given if isinstance(given, kind) else kind()
 
     @property
     def fired(self) -> list[dict[str, Any]]:

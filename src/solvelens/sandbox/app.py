@@ -46,6 +46,7 @@ query parameters with their limits, the bearer key of the bot routes, the submit
 
 from __future__ import annotations
 
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -95,6 +96,13 @@ __all__ = [
     "TaskShape",
     "create_app",
 ]
+
+
+#: Held while an app's routes are built: FastAPI builds each route parameter's validator inside
+#: ``warnings.catch_warnings()`` (silencing pydantic's ``UnsupportedFieldAttributeWarning`` on aliased
+#: parameters), which swaps the process's one filter list; apps built in threads at once (servers started
+#: side by side) would restore it under each other and let the warning through.
+_BUILDING = threading.Lock()
 
 
 def create_app(
@@ -170,9 +178,10 @@ def build_app(db_path: Path, opts: SandboxOptions, rate_limit: RateLimit | None 
     # outermost: every answer (errors, faults, 413 included) declares the platform and its clock
     app.add_middleware(DeclarationMiddleware, platform_id=platform_id(db_path), db=db)  # type: ignore[arg-type]
     _install_error_handlers(app, conv)
-    for router in routers(ctx):
-        app.include_router(router)
-    _add_clock_route(app, ctx)
+    with _BUILDING:  # FastAPI's warning filter around each parameter it builds is not thread-safe
+        for router in routers(ctx):
+            app.include_router(router)
+        _add_clock_route(app, ctx)
     app.openapi = lambda: _openapi(app, opts, conv)  # type: ignore[method-assign]
     return app
 

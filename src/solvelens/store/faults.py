@@ -195,6 +195,14 @@ def _highest_block_used(con: duckdb.DuckDBPyConnection) -> int:
     return -1 if found is None or found[0] is None else int(found[0])
 
 
+def commit_unwritten(exc: duckdb.Error) -> bool:
+    """Whether a ``COMMIT`` that raised ``exc`` failed writing its WAL for want of space (a full disk, the
+    file size limit, a quota): nothing of it is durable. ``False`` for a checkpoint that failed after the
+    commit (the transaction is in the WAL: :func:`store_fault` says to keep it) and for any other error."""
+    text = str(exc).lower()
+    return any(k in text for k in _FULL) and "checkpoint" not in text
+
+
 def rollback(con: duckdb.DuckDBPyConnection) -> None:
     """Roll back the open transaction after an error; a transaction DuckDB already ended (a COMMIT that failed
     writing its WAL on a full disk) is left as it is, so the error that ended it is the one raised."""

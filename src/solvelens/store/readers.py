@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Collection
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -80,11 +81,55 @@ def _has_log(con: duckdb.DuckDBPyConnection) -> bool:
     )
 
 
+@dataclass(frozen=True)
+class PriorState:
+    """What a snapshot of one base URL needs from the store before it runs, read in one read-only open
+    (:func:`prior_state`): ``newest_taken_at`` (UTC; the newest complete snapshot of the base URL, with
+    ``platform_time`` only those taken at their platform's time; ``None``: none) and ``tables`` (Arrow
+    tables by name: :func:`previous_state`'s)."""
+
+    newest_taken_at: datetime | None
+    tables: dict[str, pa.Table]
+
+
+def prior_state(
+    db_path: str | os.PathLike[str],
+    base_url: str,
+    *,
+    optional: Collection[str] = (),
+    lists: bool = True,
+    platform_time: bool = False,
+) -> PriorState:
+    """The newest snapshot time of ``base_url`` (as :func:`latest_taken_at`) and what an incremental
+    snapshot needs from its newest complete snapshot (as :func:`previous_state`; without ``lists`` only the
+    tables of ``optional`` and ``previous_snapshot``), in one read-only open of the store. Nothing is read
+    when there is no store file. Raises :class:`solvelens.store.StoreError` when the file is not a DuckDB
+    file, holds another application's tables, or is busy."""
+    empty = _empty_state() if lists else {}
+    if not Path(db_path).exists():
+        return PriorState(None, empty)
+    where = f"FROM {INTERNAL}.snapshot_log WHERE status = 'complete' AND base_url = $url"
+    at_platform = "json_extract_string(platform, '$.taken_at') = 'platform'" if platform_time else "true"
+    with open_readonly(db_path, require_store=False) as con:
+        check_not_foreign(con, db_path)
+        if not _has_log(con):
+            return PriorState(None, empty)
+        sid, newest = con.execute(
+            f"SELECT max(snapshot_id), max(taken_at) FILTER (WHERE {at_platform}) {where}", {"url": base_url}
+        ).fetchall()[0]
+        if sid is None:
+            return PriorState(None, empty)
+        history = previous_history(con, sid, optional)
+        known = _previous_lists(con, sid) if lists else {}
+    tables = {**known, "previous_snapshot": pa.table({"snapshot_id": pa.array([sid], pa.int64())}), **history}
+    return PriorState(None if newest is None else newest.astimezone(UTC), tables)
+
+
 def previous_state(
     db_path: str | os.PathLike[str], base_url: str, *, optional: Collection[str] = ()
 ) -> dict[str, pa.Table]:
     """What an incremental snapshot of ``base_url`` needs from the newest complete snapshot of that base
-    URL, read in one read-only open of the store.
+    URL, read in one read-only open of the store (:func:`prior_state`'s ``tables``).
 
     Returns Arrow tables (empty when there is no store file, no schema or no such snapshot):
 
@@ -100,27 +145,10 @@ def previous_state(
       ISO string), the newest event stored for the snapshot's platform (see :func:`previous_history`);
     - with ``"comparisons"`` in ``optional``: ``comparison_state`` and ``pending_comparisons`` (see
       :func:`previous_history`).
+
+    Raises :class:`solvelens.store.StoreError` as :func:`prior_state`.
     """
-    empty = _empty_state()
-    if not Path(db_path).exists():
-        return empty
-    with open_readonly(db_path, require_store=False) as con:
-        if not _has_log(con):
-            return empty
-        sid = con.execute(
-            f"SELECT max(snapshot_id) FROM {INTERNAL}.snapshot_log "
-            "WHERE status = 'complete' AND base_url = ?",
-            [base_url],
-        ).fetchall()[0][0]
-        if sid is None:
-            return empty
-        history = previous_history(con, sid, optional)
-        lists = _previous_lists(con, sid)
-    return {
-        **lists,
-        "previous_snapshot": pa.table({"snapshot_id": pa.array([sid], pa.int64())}),
-        **history,
-    }
+    return prior_state(db_path, base_url, optional=optional).tables
 
 
 def _empty_state() -> dict[str, pa.Table]:

@@ -12,7 +12,7 @@ folder), read back by :meth:`StepReport.from_json`.
 from __future__ import annotations
 
 import typing
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Final, TypeVar
 
@@ -48,43 +48,43 @@ def _nested(hint: Any, value: Any) -> Any:
     return value
 
 
+def _no_figures(step: str) -> type[StepFigures]:
+    """The figures' kind of any step when the caller knows none: the base (no field)."""
+    return StepFigures
+
+
 def _int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 @dataclass(frozen=True)
-class StepFigures(Mapping[str, Any]):
+class StepFigures:
     """What a fetch step reports about itself for the run's summary, typed: each step kind has its own
-    frozen dataclass of this base (:mod:`solvelens.flows.figures`), read by attribute. This base has no
-    field (a step with nothing of its own to say).
+    frozen dataclass of this base (:mod:`solvelens.flows.figures`, which also maps each step name to its
+    kind), read by attribute. This base has no field (a step with nothing of its own to say).
 
-    Its JSON form (:meth:`as_json`; the summary's ``fetch`` entry of the step) is also its read-only mapping
-    view (``figures["pending"]``, ``dict(figures)``), so the summary's JSON form reads the same whether its
-    figures are typed (a run's) or plain JSON (read back: :meth:`of_json` types them again)."""
+    Its JSON form is :meth:`as_json` (the summary's ``fetch`` entry of the step); :meth:`of_json` types it
+    again."""
 
     def as_json(self) -> dict[str, Any]:
         """Every field as plain JSON values (nested figures as objects)."""
         return asdict(self)
 
     @classmethod
-    def of_json(cls: type[_F], data: Mapping[str, Any] | None) -> _F:
+    def of_json(cls: type[_F], data: Mapping[str, Any] | StepFigures | None) -> _F:
         """The figures typed from their JSON form (or returned as they are when already of this type);
-        ``None`` or an empty mapping gives the defaults; keys that are not fields are ignored; a field
-        whose type is figures (or figures or ``None``) is typed from its JSON object in turn."""
+        ``None`` or an empty mapping gives the defaults; keys that are not fields are ignored (e.g. the
+        ``requests`` older versions repeated in every step's entry); a field whose type is figures (or
+        figures or ``None``) is typed from its JSON object in turn. Raises ``TypeError`` for figures of
+        another kind."""
         if isinstance(data, cls):
             return data
+        if isinstance(data, StepFigures):
+            raise TypeError(f"{type(data).__name__} are not {cls.__name__}")
+        given = data or {}
         hints = typing.get_type_hints(cls)
-        values = {f.name: (data or {})[f.name] for f in fields(cls) if f.name in (data or {})}  # type: ignore[arg-type]
+        values = {f.name: given[f.name] for f in fields(cls) if f.name in given}
         return cls(**{k: _nested(hints[k], v) for k, v in values.items()})
-
-    def __getitem__(self, key: str) -> Any:
-        return self.as_json()[key]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(f.name for f in fields(self))
-
-    def __len__(self) -> int:
-        return len(fields(self))
 
 
 @dataclass(frozen=True)
@@ -149,8 +149,7 @@ class StepReport:
     (``{"path", "params"}``, recorded with the snapshot: ``snapshots.requests``); ``requests``,
     ``steady_requests``, ``carried_lists``, ``carried_profiles``: what the budget counts (:meth:`of`);
     ``figures``: what the step reports about itself for the run's summary (a :class:`StepFigures` of the
-    step's kind, e.g. :class:`solvelens.flows.figures.ProblemsFigures`; read back from the staging folder: its
-    JSON form, which the store never reads).
+    step's kind, e.g. :class:`solvelens.flows.figures.ProblemsFigures`; the store never reads them).
     """
 
     step: str
@@ -167,7 +166,7 @@ class StepReport:
     steady_requests: int | None = None
     carried_lists: int = 0
     carried_profiles: int = 0
-    figures: Mapping[str, Any] = field(default_factory=StepFigures)
+    figures: StepFigures = field(default_factory=StepFigures)
 
     @classmethod
     def of(
@@ -216,8 +215,12 @@ class StepReport:
         return asdict(self)
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> StepReport:
-        """The report from :meth:`to_json`'s form."""
+    def from_json(
+        cls, data: Mapping[str, Any], kind_of: Callable[[str], type[StepFigures]] | None = None
+    ) -> StepReport:
+        """The report from :meth:`to_json`'s form. ``kind_of``: the figures' kind of a step name
+        (:func:`solvelens.flows.figures.kind_of`); without it the figures read as the base's, which say
+        nothing (the store never reads them)."""
         votes, declared = data.get("votes"), data.get("declared")
         return cls(
             step=data["step"],
@@ -234,5 +237,5 @@ class StepReport:
             steady_requests=data.get("steady_requests"),
             carried_lists=int(data.get("carried_lists") or 0),
             carried_profiles=int(data.get("carried_profiles") or 0),
-            figures=dict(data.get("figures") or {}),
+            figures=(kind_of or _no_figures)(data["step"]).of_json(data.get("figures")),
         )

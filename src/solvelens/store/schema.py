@@ -440,6 +440,26 @@ MODEL_COUNTS_DDL = f"""CREATE TABLE IF NOT EXISTS {MODEL_COUNTS} (
 _TOP_CREDIT = "coalesce(sum(least(greatest({k} + 1 - rank, 0), t)::DOUBLE / t) FILTER (WHERE n >= 2), 0)"
 
 
+def _per_list_sql(manifests: str) -> str:
+    """The CTEs ``items`` and ``per_list``: per solution list (manifest) of ``manifests`` (a subquery of
+    ``manifest_id``) and model (null as ``'unknown'``): solutions, contested, percentile_sum, top1, top3
+    (:func:`model_counts_sql`)."""
+    return f"""
+        items AS (
+            SELECT i.manifest_id, coalesce(v.llm_model, 'unknown') AS llm_model, i.rank,
+                   count(*) OVER (PARTITION BY i.manifest_id) AS n,
+                   count(*) OVER (PARTITION BY i.manifest_id, i.rank) AS t
+            FROM {INTERNAL}.solution_manifest_items i JOIN {SOLUTIONS.version_table} v USING (version_id)
+            WHERE i.manifest_id IN ({manifests})),
+        per_list AS (
+            SELECT manifest_id, llm_model, count(*) AS solutions,
+                   count(*) FILTER (WHERE n >= 2) AS contested,
+                   coalesce(sum(greatest(0.0, least(1.0, (n - rank - (t - 1) / 2.0)::DOUBLE / (n - 1))))
+                            FILTER (WHERE n >= 2), 0) AS percentile_sum,
+                   {_TOP_CREDIT.format(k=1)} AS top1, {_TOP_CREDIT.format(k=3)} AS top3
+            FROM items GROUP BY ALL)"""
+
+
 def model_counts_sql(snapshots: str) -> str:
     """``SELECT`` of the :data:`MODEL_COUNTS` rows of the snapshots ``snapshots`` names (a condition on
     ``snapshot_id`` over the link rows; written or not): per snapshot and model (null as ``'unknown'``) the
@@ -448,23 +468,41 @@ def model_counts_sql(snapshots: str) -> str:
     (manifest) is aggregated once and summed over the snapshots listing it."""
     problems = f"FROM {LINKS} WHERE resource = {PROBLEMS.code} AND manifest_id IS NOT NULL AND ({snapshots})"
     return f"""
-        WITH items AS (
-            SELECT i.manifest_id, coalesce(v.llm_model, 'unknown') AS llm_model, i.rank,
-                   count(*) OVER (PARTITION BY i.manifest_id) AS n,
-                   count(*) OVER (PARTITION BY i.manifest_id, i.rank) AS t
-            FROM {INTERNAL}.solution_manifest_items i JOIN {SOLUTIONS.version_table} v USING (version_id)
-            WHERE i.manifest_id IN (SELECT manifest_id {problems})),
-        per_list AS (
-            SELECT manifest_id, llm_model, count(*) AS solutions,
-                   count(*) FILTER (WHERE n >= 2) AS contested,
-                   coalesce(sum(greatest(0.0, least(1.0, (n - rank - (t - 1) / 2.0)::DOUBLE / (n - 1))))
-                            FILTER (WHERE n >= 2), 0) AS percentile_sum,
-                   {_TOP_CREDIT.format(k=1)} AS top1, {_TOP_CREDIT.format(k=3)} AS top3
-            FROM items GROUP BY ALL)
+        WITH {_per_list_sql(f"SELECT manifest_id {problems}")}
         SELECT l.snapshot_id, p.llm_model, sum(p.solutions)::BIGINT, sum(p.contested)::BIGINT,
                sum(p.percentile_sum)::DOUBLE, sum(p.top1)::DOUBLE, sum(p.top3)::DOUBLE
         FROM (SELECT snapshot_id, manifest_id {problems}) l JOIN per_list p USING (manifest_id)
         GROUP BY ALL"""
+
+
+def model_counts_since_sql(sid: int, before: int) -> str:
+    """``SELECT`` of the :data:`MODEL_COUNTS` rows of snapshot ``sid`` (written or not) from those stored for
+    snapshot ``before``: its rows, plus the lists (manifests) ``sid`` lists more often, less those it lists
+    less often, each aggregated as in :func:`model_counts_sql` (the same figures, sums of doubles to their
+    last bits aside; a model left without solutions has no row). Only the lists that differ are read: an
+    incremental snapshot carries most of its lists over from the one before. Correct for any ``before``
+    whose rows are stored (its link rows and model counts are written and pruned together)."""
+
+    def listed(snapshot: int) -> str:
+        return (
+            f"SELECT manifest_id, count(*) AS c FROM {LINKS} WHERE resource = {PROBLEMS.code} "
+            f"AND manifest_id IS NOT NULL AND snapshot_id = {int(snapshot)} GROUP BY ALL"
+        )
+
+    return f"""
+        WITH diff AS (
+            SELECT manifest_id, coalesce(now.c, 0) - coalesce(was.c, 0) AS d
+            FROM ({listed(sid)}) now FULL JOIN ({listed(before)}) was USING (manifest_id)
+            WHERE coalesce(now.c, 0) <> coalesce(was.c, 0)),
+        {_per_list_sql("SELECT manifest_id FROM diff")}
+        SELECT {int(sid)}::BIGINT, llm_model, sum(solutions)::BIGINT, sum(contested)::BIGINT,
+               sum(percentile_sum)::DOUBLE, sum(top1)::DOUBLE, sum(top3)::DOUBLE
+        FROM (SELECT llm_model, solutions, contested_solutions AS contested, percentile_sum, top1, top3
+              FROM {MODEL_COUNTS} WHERE snapshot_id = {int(before)}
+              UNION ALL
+              SELECT llm_model, d * solutions, d * contested, d * percentile_sum, d * top1, d * top3
+              FROM per_list JOIN diff USING (manifest_id))
+        GROUP BY ALL HAVING sum(solutions) <> 0"""
 
 
 def competition_ranks_sql(resource: StoredResource, links: str) -> str:

@@ -32,8 +32,9 @@ from solvelens.store.bulk import insert_rows
 from solvelens.store.connection import DEFAULT_LOCK_TIMEOUT_S, open_writer
 from solvelens.store.drift import compare_fields, observed_fields
 from solvelens.store.errors import IncompleteStagingError, StaleCarryoverError
-from solvelens.store.faults import rollback
+from solvelens.store.faults import commit_unwritten, rollback
 from solvelens.store.history import write_history
+from solvelens.store.lock import store_lock
 from solvelens.store.metrics import flatten_metrics
 from solvelens.store.quality import snapshot_quality
 from solvelens.store.schema import (
@@ -52,6 +53,7 @@ from solvelens.store.schema import (
     ZSTD_STAGED_BYTES,
     Resource,
     competition_ranks_sql,
+    model_counts_since_sql,
     model_counts_sql,
 )
 from solvelens.store.staging import EMPTY_MANIFEST_ID, RunInfo, StagingArea
@@ -254,8 +256,18 @@ class _Transaction:
 
     def write_model_counts(self) -> None:
         """The snapshot's per-model counts (:data:`~solvelens.store.schema.MODEL_COUNTS`), from its problems'
-        link rows: computed once, when the snapshot is written."""
-        self.con.execute(f"INSERT INTO {MODEL_COUNTS} {model_counts_sql(f'snapshot_id = {self.sid}')}")
+        link rows: computed once, when the snapshot is written; from the newest earlier complete snapshot of
+        the same base URL and the solution lists that differ from its own
+        (:func:`~solvelens.store.schema.model_counts_since_sql`), else from every list."""
+        before = self.scalar(
+            f"""SELECT max(snapshot_id) FROM {_LOG} WHERE status = 'complete' AND snapshot_id < ?
+                AND base_url = (SELECT base_url FROM {_LOG} WHERE snapshot_id = ?)""",
+            [self.sid, self.sid],
+        )
+        if before is None:
+            self.con.execute(f"INSERT INTO {MODEL_COUNTS} {model_counts_sql(f'snapshot_id = {self.sid}')}")
+        else:
+            self.con.execute(f"INSERT INTO {MODEL_COUNTS} {model_counts_since_sql(self.sid, int(before))}")
 
     def write_bots(self) -> None:
         """Bot profiles: the fetched ones (as :meth:`write_linked`) plus the carried-over stored versions of
@@ -511,8 +523,10 @@ def write_snapshot(
     staged tables of the resources declared ``required`` (:data:`REQUIRED_TABLES`) must be there.
 
     Raises :class:`solvelens.store.lock.StoreLockTimeout` (another writer held the lock longer than
-    ``lock_timeout_s`` seconds), :class:`StoreBusyError`, :class:`IncompleteStagingError` and
-    :class:`StaleCarryoverError`. On any error nothing of this snapshot is visible.
+    ``lock_timeout_s`` seconds), :class:`StoreBusyError`, :class:`IncompleteStagingError`,
+    :class:`StaleCarryoverError` and :class:`solvelens.store.errors.StoreDiskFullError`. On any error nothing
+    of this snapshot is visible; a commit that failed (a full disk) also leaves no ``<db>.wal`` it began
+    (removed under the store's lock, after the file is closed; a WAL that was there before is kept).
     """
     area = staging if isinstance(staging, StagingArea) else StagingArea(staging)
     run = area.run_info()
@@ -523,24 +537,35 @@ def write_snapshot(
     staged_bytes = sum(p.stat().st_size for p in area.path.glob("*.parquet"))
     block_size = LARGE_BLOCK_SIZE if staged_bytes >= LARGE_STORE_STAGED_BYTES else SMALL_BLOCK_SIZE
     compression = RAW_COMPRESSION if staged_bytes >= ZSTD_STAGED_BYTES else None
-    with open_writer(
-        db_path, lock_timeout_s=lock_timeout_s, block_size=block_size, raw_compression=compression
-    ) as con:
-        t0 = time.perf_counter()
-        con.execute("BEGIN TRANSACTION")
+    wal = Path(f"{os.fspath(db_path)}.wal")
+    unwritten = ownable = False  # the COMMIT failed to write its WAL; no WAL was beside the store before it
+    with store_lock(db_path, exclusive=True, timeout_s=lock_timeout_s):
         try:
-            sid = _begin_snapshot(con, area, run)
-            tx = _Transaction(con, area, sid)
-            timings = _write_phases(tx)
-            finished, duration_s = _mark_complete(con, sid, run, tx, warnings)
-            started_phase = time.perf_counter()
-            con.execute("COMMIT")
-            timings["commit"] = time.perf_counter() - started_phase
+            with open_writer(db_path, lock=False, block_size=block_size, raw_compression=compression) as con:
+                t0 = time.perf_counter()
+                ownable = not wal.exists()  # a WAL now holds changes committed before (a migration's): kept
+                con.execute("BEGIN TRANSACTION")
+                try:
+                    sid = _begin_snapshot(con, area, run)
+                    tx = _Transaction(con, area, sid)
+                    timings = _write_phases(tx)
+                    finished, duration_s = _mark_complete(con, sid, run, tx, warnings)
+                    started_phase = time.perf_counter()
+                    try:
+                        con.execute("COMMIT")
+                    except duckdb.Error as exc:
+                        unwritten = commit_unwritten(exc)
+                        raise
+                    timings["commit"] = time.perf_counter() - started_phase
+                except BaseException:
+                    rollback(con)
+                    raise
+                quality, coverage = snapshot_quality(con, sid)
+                started_phase = time.perf_counter()
         except BaseException:
-            rollback(con)
+            if unwritten and ownable:  # the failed commit's own WAL (a full disk): the store is as it was
+                wal.unlink(missing_ok=True)
             raise
-        quality, coverage = snapshot_quality(con, sid)
-        started_phase = time.perf_counter()
     timings["close"] = time.perf_counter() - started_phase
     write_s = time.perf_counter() - t0
     return SnapshotResult(
