@@ -87,6 +87,7 @@ def test_a_burst_of_seconds_gives_no_rate_and_the_summary_says_too_short_to_rate
     Below the stated minimum span (:data:`MIN_RATE_SPAN`) there is no rate; the cadence that would have
     caught a gap still follows from the page's span (the feed filled in 3 s)."""
     from solvelens.analysis.timescale import MIN_RATE_SPAN
+    from solvelens.flows.figures import ActivityFigures
     from solvelens.flows.summary import SnapshotSummary
 
     burst = _page(1, 50, minutes_apart=3 / 49 / 60)
@@ -104,7 +105,7 @@ def test_a_burst_of_seconds_gives_no_rate_and_the_summary_says_too_short_to_rate
         duration_s=1.0,
         warnings=[],
         drift=[],
-        fetch={"activity": {"fetched": 50, "events_per_hour": events_per_hour(burst), "span_s": 3.0}},
+        fetch={"activity": ActivityFigures(fetched=50, events_per_hour=events_per_hour(burst), span_s=3.0)},
         resources={"activity": "stored"},
     )
     line = summary.optional_line()

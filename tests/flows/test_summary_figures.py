@@ -140,3 +140,18 @@ def test_a_summary_read_back_holds_typed_figures_even_one_written_by_an_older_ve
     )
     assert "the vote lists spent 187 of the 2,264 left to them" in back.optional_line()
     assert not any(isinstance(f, Mapping) for f in back.fetch.values())  # read by attribute only
+
+
+def test_a_summary_given_untyped_figures_says_so_in_one_line() -> None:
+    """A plain mapping in ``fetch`` would read as the step's defaults (0 events, no rate): refused."""
+    with pytest.raises(TypeError, match=r"^fetch figures of activity are not StepFigures: build them with"):
+        SnapshotSummary(
+            snapshot_id=1,
+            taken_at="2026-01-01T00:00:00Z",
+            base_url="http://127.0.0.1:1/api/v1",
+            counts={},
+            duration_s=1.0,
+            warnings=[],
+            drift=[],
+            fetch={"activity": {"fetched": 50}},  # type: ignore[dict-item]
+        )

@@ -119,6 +119,16 @@ class SnapshotSummary:
     data_quality: list[dict[str, Any]] = field(default_factory=list)
     vote_coverage: dict[str, Any] | None = None
 
+    def __post_init__(self) -> None:
+        """Raises ``TypeError`` when a ``fetch`` entry is not typed figures (a plain mapping would read as
+        the step's defaults: :meth:`from_dict` types the JSON form)."""
+        untyped = sorted(step for step, v in self.fetch.items() if not isinstance(v, StepFigures))
+        if untyped:
+            raise TypeError(
+                f"fetch figures of {', '.join(untyped)} are not StepFigures: build them with "
+                "solvelens.flows.figures.figures_of, or the summary with SnapshotSummary.from_dict"
+            )
+
     def as_dict(self) -> dict[str, Any]:
         """Every field as plain JSON values (e.g. for ``json.dumps``)."""
         return asdict(self)
