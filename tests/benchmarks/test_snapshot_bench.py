@@ -33,6 +33,9 @@ def test_quick_run_prints_ours_and_the_floor(tmp_path: Path):
     # Every contender saw the same platform: the same number of records.
     assert len(set(records.values())) == 1 and records["floor (httpx x8, discard)"] > 100, records
     assert "x the floor (target <= 1.3" in out
+    assert re.search(
+        r"x the floor \(target <= 1\.3: (NOT )?met\); median of 2 alternated pairs \([0-9.]+, [0-9.]+\)", out
+    )
     assert re.search(r"re-snapshot \(unchanged\): [0-9.]+ s = [0-9.]+x the full floor", out), out
     assert re.search(r"process start to first request: [0-9.]+ s", out), out
     assert not re.search(r"^│ dlt", out, re.MULTILINE), "--skip-dlt ran dlt"
