@@ -180,6 +180,18 @@ def _files_beside(db: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted(db.parent.iterdir()) if p.is_file()}
 
 
+def _snapshot_ids(db: Path) -> list[int]:
+    """The snapshot ids of the store's log, by SQL of these tests (the file opened read-only again)."""
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        return [
+            r[0]
+            for r in con.execute("SELECT snapshot_id FROM solvelens_store.snapshot_log ORDER BY 1").fetchall()
+        ]
+    finally:
+        con.close()
+
+
 @pytest.mark.parametrize(
     "argv",
     [["db", "prune", "--keep", "1"], ["db", "delete", "1"]],
@@ -209,15 +221,7 @@ def test_prune_and_delete_on_a_full_disk_change_no_byte_of_the_store(
     assert "Traceback" not in proc.stderr + proc.stdout
     assert "ran out of space" in lines[0] and "left unchanged" in lines[0], lines[0]
     assert _files_beside(db) == before, "the store's folder changed"
-    con = duckdb.connect(str(db), read_only=True)
-    try:  # SQL of this test: every snapshot is still there once the file is opened again
-        ids = [
-            r[0]
-            for r in con.execute("SELECT snapshot_id FROM solvelens_store.snapshot_log ORDER BY 1").fetchall()
-        ]
-    finally:
-        con.close()
-    assert ids == [1, 2, 3]
+    assert _snapshot_ids(db) == [1, 2, 3]  # every snapshot is still there once the file is opened again
 
 
 def test_a_snapshot_commit_on_a_full_disk_leaves_the_stores_folder_as_it_was(pristine: Path, tmp_path: Path):
@@ -245,12 +249,4 @@ def test_a_snapshot_commit_on_a_full_disk_leaves_the_stores_folder_as_it_was(pri
     assert last.startswith("solvelens.store.errors.StoreDiskFullError: ") and "Failed to commit" in last, last
     assert "the store was left unchanged" in last
     assert _files_beside(db) == before, "the store's folder changed"
-    con = duckdb.connect(str(db), read_only=True)
-    try:  # SQL of this test: the three snapshots, and no fourth
-        ids = [
-            r[0]
-            for r in con.execute("SELECT snapshot_id FROM solvelens_store.snapshot_log ORDER BY 1").fetchall()
-        ]
-    finally:
-        con.close()
-    assert ids == [1, 2, 3]
+    assert _snapshot_ids(db) == [1, 2, 3]  # the three snapshots, and no fourth
