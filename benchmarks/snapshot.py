@@ -537,22 +537,32 @@ def prefect_pairs(url: str, latency: int, work: Path, cache: Path, prefect_api: 
 
 
 def pair_with_floor(ours: Run, floor: Run, url: str, work: Path, cache: Path, pairs: int) -> None:
-    """Run the in-process snapshot (into a fresh store) and the floor alternately until ``pairs`` pairs ran
-    (the first pair: ``ours`` and ``floor``), so their ratio is a median of per-pair ratios: on this VM the
-    same work takes up to ~25 % more CPU seconds from one minute to the next. The pairs' walls (ours, floor)
-    go to ``floor.extra["pairs"]``."""
+    """Run the in-process snapshot (into a fresh store) and the floor in ``pairs`` pairs (the first pair:
+    ``ours`` then ``floor``, run back to back), the order within a pair alternating (pair 2: the floor
+    first, pair 3: ours first, ...), so their ratio is a median of per-pair ratios: on this VM the same work
+    takes up to ~25 % more CPU seconds from one minute to the next. The same at every latency. The pairs'
+    walls ``(ours, floor)`` go to ``floor.extra["pairs"]`` (a pair with a failed run is left out)."""
     floor.extra["pairs"] = [(ours.wall_s, floor.wall_s)]
     for i in range(1, pairs):
         db = work / f"pair-{i}.duckdb"
-        again = run_ours_cli(ours.name, url, db, ours.latency_ms, cache)
-        for path in (db, Path(f"{db}.wal")):
-            path.unlink(missing_ok=True)
-        other = run_worker("floor", FLOOR, url, work / "unused.duckdb", floor.latency_ms)
+        done: dict[str, Run] = {}
+        for kind in ("floor", "ours") if i % 2 else ("ours", "floor"):
+            if kind == "ours":
+                done[kind] = run_ours_cli(ours.name, url, db, ours.latency_ms, cache)
+                for path in (db, Path(f"{db}.wal")):
+                    path.unlink(missing_ok=True)
+            else:
+                done[kind] = run_worker("floor", FLOOR, url, work / "unused.duckdb", floor.latency_ms)
+        again, other = done["ours"], done["floor"]
         if not (again.ok and other.ok):
-            print(f"  pair {i} FAILED: {again.error or other.error}", flush=True)
+            print(f"  pair {i + 1} FAILED: {again.error or other.error}", flush=True)
             continue
         floor.extra["pairs"].append((again.wall_s, other.wall_s))
-        print(f"  pair {i}: {OURS} {again.wall_s:.1f} s, floor {other.wall_s:.1f} s", flush=True)
+        first = "floor" if i % 2 else "ours"
+        print(
+            f"  pair {i + 1} ({first} first): {OURS} {again.wall_s:.1f} s, floor {other.wall_s:.1f} s",
+            flush=True,
+        )
 
 
 def interrupt_s(base_url: str, cache: Path, work: Path, after_s: float) -> tuple[float, int, bool]:
@@ -950,11 +960,11 @@ def run_latency(
 
         ours_db = work / f"ours-{latency}.duckdb"
         note(run_ours_cli(OURS, url, ours_db, latency, cache))
-        if prefect_api:
-            note(prefect_pairs(url, latency, work, cache, prefect_api, max(1, args.prefect_repeats)))
-        note(run_worker("floor", FLOOR, url, work / "unused.duckdb", latency))
+        note(run_worker("floor", FLOOR, url, work / "unused.duckdb", latency))  # right after: a pair
         if args.floor_pairs > 1 and runs[0].ok and runs[-1].ok:
             pair_with_floor(runs[0], runs[-1], url, work, cache, args.floor_pairs)
+        if prefect_api:
+            note(prefect_pairs(url, latency, work, cache, prefect_api, max(1, args.prefect_repeats)))
         if not args.skip_dlt:
             loaders = [x for x in args.dlt_loaders.split(",") if x]
             for loader in loaders:
@@ -1030,6 +1040,28 @@ def _prefect_lines(
             f"path: {statistics.median(walls_ours):.2f} s in all, {ours.inner_s or 0:.2f} s its own run"
         )
     return lines
+
+
+def _floor_parts(
+    latency: int, ours: Run, floor: Run, target: float, scale: str, verdicts: list[tuple[str, str, bool]]
+) -> list[str]:
+    """Ours against the floor at one latency (loopback and 50 ms alike): the median of the per-pair ratios
+    of :func:`pair_with_floor` (one pair when it did not run), each ratio printed, its verdict; the inner
+    ratio and the client's CPU seconds beside it."""
+    ratios = [a / b for a, b in floor.extra.get("pairs") or [(ours.wall_s, floor.wall_s)]]
+    ratio = statistics.median(ratios)
+    verdict = "met" if ratio <= target else "NOT met"
+    parts = [f"{ratio:.2f}x the floor (target <= {target}: {verdict})"]
+    if len(ratios) > 1:
+        parts.append(f"median of {len(ratios)} alternated pairs ({', '.join(f'{r:.2f}' for r in ratios)})")
+    else:
+        parts.append("one pair")
+    verdicts.append((f"[{latency} ms] <= {target}x the floor ({scale})", f"{ratio:.2f}x", verdict == "met"))
+    if ours.inner_s is not None and floor.inner_s:
+        parts.append(f"inner {ours.inner_s / floor.inner_s:.2f}x the floor's inner")
+    if ours.cpu_s is not None and floor.cpu_s is not None:
+        parts.append(f"client CPU {ours.cpu_s:.2f} s vs the floor's {floor.cpu_s:.2f} s")
+    return parts
 
 
 def _default_lines(
@@ -1239,24 +1271,7 @@ def report(runs: list[Run], args: argparse.Namespace, load: tuple[float, float, 
                     )
                 )
             if floor is not None:
-                ratios = [a / b for a, b in floor.extra.get("pairs") or [(ours.wall_s, floor.wall_s)]]
-                ratio = statistics.median(ratios)
-                verdict = "met" if ratio <= floor_target else "NOT met"
-                parts.append(f"{ratio:.2f}x the floor (target <= {floor_target}: {verdict})")
-                if len(ratios) > 1:
-                    each = ", ".join(f"{r:.2f}" for r in ratios)
-                    parts.append(f"median of {len(ratios)} alternated pairs ({each})")
-                verdicts.append(
-                    (
-                        f"[{latency} ms] <= {floor_target}x the floor ({args.scale})",
-                        f"{ratio:.2f}x",
-                        verdict == "met",
-                    )
-                )
-                if ours.inner_s is not None and floor.inner_s:
-                    parts.append(f"inner {ours.inner_s / floor.inner_s:.2f}x the floor's inner")
-                if ours.cpu_s is not None and floor.cpu_s is not None:
-                    parts.append(f"client CPU {ours.cpu_s:.2f} s vs the floor's {floor.cpu_s:.2f} s")
+                parts += _floor_parts(latency, ours, floor, floor_target, args.scale, verdicts)
             parts.append(f"start-up and imports {ours.wall_s - (ours.inner_s or 0):.2f} s")
             lines.append(f"[{latency} ms] {OURS}: " + "; ".join(parts))
             verdict = "met" if ours.rss_tree < TARGET_RSS_MB * 1e6 else "NOT met"
@@ -1371,8 +1386,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--floor-pairs",
         type=int,
         default=3,
-        help="Pairs of the in-process snapshot and the floor, run alternately: their ratio is the median of "
-        "the pairs' ratios (this VM's CPU speed moves by ~25%% between runs; --quick: at most 2).",
+        help="Pairs of the in-process snapshot and the floor at each latency, back to back, the order within "
+        "a pair alternating: their ratio is the median of the pairs' ratios (this VM's CPU speed moves by "
+        "~25%% between runs; --quick: at most 2).",
     )
     p.add_argument("--skip-resnapshot", action="store_true", help="Do not run the unchanged re-snapshot.")
     p.add_argument(

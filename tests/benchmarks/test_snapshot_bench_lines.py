@@ -97,3 +97,38 @@ def test_a_failed_first_flow_run_is_the_row_and_stops_the_pairs(
     monkeypatch.setattr(bench, "run_ours_cli", fake_run)
     row = bench.prefect_pairs("http://x", 50, tmp_path, tmp_path, "http://api", 3)
     assert calls == ["plain", "flow"] and not row.ok and row.name == bench.OURS_PREFECT
+
+
+def test_the_50_ms_row_is_the_median_of_per_pair_ratios(bench: ModuleType) -> None:
+    ours = bench.Run(bench.OURS, 50, wall_s=20.0)
+    floor = bench.Run(bench.FLOOR, 50, wall_s=10.0)  # alone: 2.00x; paired: 1.10x
+    floor.extra["pairs"] = [(20.0, 10.0), (16.5, 15.0), (11.0, 10.0)]
+    verdicts: list[tuple[str, str, bool]] = []
+    parts = bench._floor_parts(50, ours, floor, bench.TARGET_VS_FLOOR_LATENCY, "medium", verdicts)
+    assert parts[:2] == [
+        "1.10x the floor (target <= 1.15: met)",
+        "median of 3 alternated pairs (2.00, 1.10, 1.10)",
+    ]
+    assert verdicts == [("[50 ms] <= 1.15x the floor (medium)", "1.10x", True)]
+
+
+def test_pair_with_floor_alternates_which_runs_first(
+    bench: ModuleType, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    calls: list[str] = []
+    walls = iter([7.0, 6.0, 5.0, 4.0, 9.0, 8.0])  # pairs 2-4 in call order
+
+    def fake_ours(name: str, *args: object, **kw: object) -> object:
+        calls.append("ours")
+        return bench.Run(name, 50, wall_s=next(walls))
+
+    def fake_floor(kind: str, name: str, *args: object) -> object:
+        calls.append("floor")
+        return bench.Run(name, 50, wall_s=next(walls))
+
+    monkeypatch.setattr(bench, "run_ours_cli", fake_ours)
+    monkeypatch.setattr(bench, "run_worker", fake_floor)
+    ours, floor = bench.Run(bench.OURS, 50, wall_s=3.0), bench.Run(bench.FLOOR, 50, wall_s=2.0)
+    bench.pair_with_floor(ours, floor, "http://x", tmp_path, tmp_path, 4)
+    assert calls == ["floor", "ours", "ours", "floor", "floor", "ours"]
+    assert floor.extra["pairs"] == [(3.0, 2.0), (6.0, 7.0), (5.0, 4.0), (8.0, 9.0)]
