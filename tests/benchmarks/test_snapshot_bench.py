@@ -36,7 +36,11 @@ def test_quick_run_prints_ours_and_the_floor(tmp_path: Path):
     assert re.search(
         r"x the floor \(target <= 1\.3: (NOT )?met\); median of 2 alternated pairs \([0-9.]+, [0-9.]+\)", out
     )
-    assert re.search(r"re-snapshot \(unchanged\): [0-9.]+ s = [0-9.]+x the full floor", out), out
+    # the rows measured apart from the floor divide by the median of this run's floor runs (2 with --quick)
+    which = r"\(the median of this run's 2 floor runs, [0-9.]+ s\)"
+    assert re.search(rf"re-snapshot \(unchanged\): [0-9.]+ s = [0-9.]+x the full floor {which}", out), out
+    assert re.search(rf"^ours defaults, first: [0-9.]+ s = [0-9.]+x the floor {which} \(target", out, re.M)
+    assert re.search(r"^  pair 2 \(floor first\): ours \(CLI\) [0-9.]+ s, floor [0-9.]+ s$", out, re.M), out
     assert re.search(r"process start to first request: [0-9.]+ s", out), out
     assert not re.search(r"^│ dlt", out, re.MULTILINE), "--skip-dlt ran dlt"
     assert "Prefect server" not in out  # --quick starts no Prefect server
@@ -50,7 +54,8 @@ def _assert_convergence_rows(out: str) -> None:
     optional request held, no 429; the interface's own waits on their own line)."""
     converged = (
         r"^convergence: every vote list read after (\d+) snapshots \(target <= 5\); ([0-9,]+) vote-list "
-        r"requests in all; slowest snapshot [0-9.]+ s = [0-9.]+x the floor"
+        r"requests in all; slowest snapshot [0-9.]+ s = [0-9.]+x the floor \(the median of this run's 2 "
+        r"floor runs, [0-9.]+ s\) \(target <= 2\.5x\)"
     )
     done = re.search(converged, out, re.M)
     assert done and int(done.group(1)) <= 5 and int(done.group(2).replace(",", "")) > 0, out

@@ -132,3 +132,24 @@ def test_pair_with_floor_alternates_which_runs_first(
     bench.pair_with_floor(ours, floor, "http://x", tmp_path, tmp_path, 4)
     assert calls == ["floor", "ours", "ours", "floor", "floor", "ours"]
     assert floor.extra["pairs"] == [(3.0, 2.0), (6.0, 7.0), (5.0, 4.0), (8.0, 9.0)]
+
+
+def test_the_convergence_rows_divide_by_the_median_of_the_floor_runs(bench: ModuleType) -> None:
+    floor = bench.Run(bench.FLOOR, 0, wall_s=4.0)  # the first pair's floor run alone would say 3.00x
+    floor.extra["pairs"] = [(7.0, 4.0), (7.5, 6.0), (6.0, 5.0)]  # floor runs 4.0, 6.0, 5.0: median 5.0
+    first = bench.Run(bench.DEFAULT_FIRST, 0, wall_s=12.0)
+    first.extra["coverage"] = {"announced": 100, "stored": 7, "lists_pending": 9, "snapshots_to_go": 2}
+    converged = bench.Run(bench.DEFAULT_CONVERGED, 0, wall_s=6.0)
+    points = [{"wall_s": w, "requests": 10, "pending": p, "predicted": 2} for w, p in [(12.0, 9), (13.0, 4)]]
+    converged.extra.update(
+        taken=4, pending_left=0, series=[*points, {**points[0], "wall_s": 6.0, "pending": 0}]
+    )
+    verdicts: list[tuple[str, str, bool]] = []
+    group = {bench.DEFAULT_FIRST: first, bench.DEFAULT_CONVERGED: converged}
+    text = "\n".join(bench._default_lines(group, floor, verdicts, "small"))
+    which = "(the median of this run's 3 floor runs, 5.00 s)"
+    assert f"ours defaults, first: 12.00 s = 2.40x the floor {which} (target <= 2.5x: met)" in text, text
+    assert f"the next one took 6.00 s = 1.20x the full floor {which}" in text, text
+    assert f"slowest snapshot 13.00 s = 2.60x the floor {which} (target <= 2.5x)" in text, text
+    assert ("first snapshot with the defaults <= 2.5x the floor", "2.40x", True) in verdicts
+    assert ("each default snapshot <= 2.5x the floor", "2.60x", False) in verdicts
