@@ -1223,13 +1223,11 @@ def _quota_lines(runs: list[Run], verdicts: list[tuple[str, str, bool]]) -> list
     ]
 
 
-def report(runs: list[Run], args: argparse.Namespace, load: tuple[float, float, float]) -> None:
-    """Print the figures table, the ratios next to their targets and the re-snapshot growth."""
-    from rich.console import Console
+def _runs_table(runs: list[Run], scale: str) -> Any:
+    """The figures table (a rich ``Table``): one row per run."""
     from rich.table import Table
 
-    console = Console(width=200)
-    table = Table(title=f"snapshot benchmark: scale {args.scale}")
+    table = Table(title=f"snapshot benchmark: scale {scale}")
     for col, justify in [
         ("run", "left"),
         ("latency", "right"),
@@ -1256,71 +1254,88 @@ def report(runs: list[Run], args: argparse.Namespace, load: tuple[float, float, 
             f"{r.rss_tree / 1e6:,.0f} ({r.rss_main / 1e6:,.0f})",
             _mb(r.db_bytes),
         )
-    console.print(table)
+    return table
 
+
+def _ours_lines(
+    latency: int, group: dict[str, Run], args: argparse.Namespace, verdicts: list[tuple[str, str, bool]]
+) -> list[str]:
+    """Ours (the in-process row) against dlt and the floor at one latency, and its peak RSS."""
+    ours, floor = group[OURS], group.get(FLOOR)
+    floor_target = TARGET_VS_FLOOR[args.scale] if latency == 0 else TARGET_VS_FLOOR_LATENCY
+    dlts = [r for n, r in group.items() if n.startswith("dlt")]
     lines: list[str] = []
-    verdicts: list[tuple[str, str, bool]] = []  # (target, measured, met)
-    for latency in sorted({r.latency_ms for r in runs}):
-        floor_target = TARGET_VS_FLOOR[args.scale] if latency == 0 else TARGET_VS_FLOOR_LATENCY
-        group = {r.name: r for r in runs if r.latency_ms == latency and r.ok}
-        floor = group.get(FLOOR)
-        dlts = [r for n, r in group.items() if n.startswith("dlt")]
-        ours = group.get(OURS)
-        if ours is not None:
-            parts: list[str] = []
-            for d in dlts:
-                parts.append(f"{d.wall_s / ours.wall_s:.2f}x faster than {d.name}")
-            target = TARGET_VS_DLT.get(latency)
-            parquet = [d for d in dlts if "parquet" in d.name] or dlts
-            if parquet and target is not None:
-                best = min(parquet, key=lambda d: d.wall_s)
-                verdict = "met" if best.wall_s / ours.wall_s >= target else "NOT met"
-                parts.append(f"target >= {target:.0f}x vs {best.name}: {verdict}")
-                verdicts.append(
-                    (
-                        f"[{latency} ms] >= {target:.0f}x faster than {best.name}",
-                        f"{best.wall_s / ours.wall_s:.2f}x",
-                        verdict == "met",
-                    )
-                )
-            if floor is not None:
-                parts += _floor_parts(latency, ours, floor, floor_target, args.scale, verdicts)
-            parts.append(f"start-up and imports {ours.wall_s - (ours.inner_s or 0):.2f} s")
-            lines.append(f"[{latency} ms] {OURS}: " + "; ".join(parts))
-            verdict = "met" if ours.rss_tree < TARGET_RSS_MB * 1e6 else "NOT met"
-            if args.scale == "large":
-                verdicts.append(
-                    (
-                        f"[{latency} ms] peak RSS < 1 GB (large)",
-                        f"{ours.rss_tree / 1e6:,.0f} MB",
-                        verdict == "met",
-                    )
-                )
-            lines.append(
-                f"[{latency} ms] {OURS} peak RSS {ours.rss_tree / 1e6:,.0f} MB (process tree) "
-                f"(target < 1 GB at 1,000,000 solutions / large: {verdict} at {args.scale})"
+    parts: list[str] = []
+    for d in dlts:
+        parts.append(f"{d.wall_s / ours.wall_s:.2f}x faster than {d.name}")
+    target = TARGET_VS_DLT.get(latency)
+    parquet = [d for d in dlts if "parquet" in d.name] or dlts
+    if parquet and target is not None:
+        best = min(parquet, key=lambda d: d.wall_s)
+        verdict = "met" if best.wall_s / ours.wall_s >= target else "NOT met"
+        parts.append(f"target >= {target:.0f}x vs {best.name}: {verdict}")
+        verdicts.append(
+            (
+                f"[{latency} ms] >= {target:.0f}x faster than {best.name}",
+                f"{best.wall_s / ours.wall_s:.2f}x",
+                verdict == "met",
             )
-        flow_run = group.get(OURS_PREFECT)
-        if flow_run is not None and ours is not None:
-            lines += _prefect_lines(latency, ours, flow_run, verdicts)
-        if floor is not None:
-            lines += _default_lines(group, floor, verdicts, args.scale)
-        again = group.get(RESNAPSHOT)
-        if again is not None and floor is not None:
-            floor_s, which = _floor_s(floor)
-            ratio = again.wall_s / floor_s
-            verdict = "met" if ratio <= TARGET_RESNAPSHOT_VS_FLOOR else "NOT met"
-            verdicts.append(
-                (
-                    f"unchanged re-snapshot <= {TARGET_RESNAPSHOT_VS_FLOOR}x the full floor",
-                    f"{ratio:.2f}x",
-                    verdict == "met",
-                )
+        )
+    if floor is not None:
+        parts += _floor_parts(latency, ours, floor, floor_target, args.scale, verdicts)
+    parts.append(f"start-up and imports {ours.wall_s - (ours.inner_s or 0):.2f} s")
+    lines.append(f"[{latency} ms] {OURS}: " + "; ".join(parts))
+    verdict = "met" if ours.rss_tree < TARGET_RSS_MB * 1e6 else "NOT met"
+    if args.scale == "large":
+        verdicts.append(
+            (
+                f"[{latency} ms] peak RSS < 1 GB (large)",
+                f"{ours.rss_tree / 1e6:,.0f} MB",
+                verdict == "met",
             )
-            lines.append(
-                f"[{latency} ms] {RESNAPSHOT}: {again.wall_s:.2f} s = {ratio:.2f}x the full floor ({which}) "
-                f"(target <= {TARGET_RESNAPSHOT_VS_FLOOR}: {verdict})"
+        )
+    lines.append(
+        f"[{latency} ms] {OURS} peak RSS {ours.rss_tree / 1e6:,.0f} MB (process tree) "
+        f"(target < 1 GB at 1,000,000 solutions / large: {verdict} at {args.scale})"
+    )
+    return lines
+
+
+def _latency_lines(
+    latency: int, group: dict[str, Run], args: argparse.Namespace, verdicts: list[tuple[str, str, bool]]
+) -> list[str]:
+    """Every line of one latency's runs (``group``: the successful ones by name), verdicts appended."""
+    floor, ours = group.get(FLOOR), group.get(OURS)
+    lines = [] if ours is None else _ours_lines(latency, group, args, verdicts)
+    flow_run = group.get(OURS_PREFECT)
+    if flow_run is not None and ours is not None:
+        lines += _prefect_lines(latency, ours, flow_run, verdicts)
+    if floor is not None:
+        lines += _default_lines(group, floor, verdicts, args.scale)
+    again = group.get(RESNAPSHOT)
+    if again is not None and floor is not None:
+        floor_s, which = _floor_s(floor)
+        ratio = again.wall_s / floor_s
+        verdict = "met" if ratio <= TARGET_RESNAPSHOT_VS_FLOOR else "NOT met"
+        verdicts.append(
+            (
+                f"unchanged re-snapshot <= {TARGET_RESNAPSHOT_VS_FLOOR}x the full floor",
+                f"{ratio:.2f}x",
+                verdict == "met",
             )
+        )
+        lines.append(
+            f"[{latency} ms] {RESNAPSHOT}: {again.wall_s:.2f} s = {ratio:.2f}x the full floor ({which}) "
+            f"(target <= {TARGET_RESNAPSHOT_VS_FLOOR}: {verdict})"
+        )
+    return lines
+
+
+def _run_wide_lines(
+    runs: list[Run], args: argparse.Namespace, verdicts: list[tuple[str, str, bool]]
+) -> list[str]:
+    """The re-snapshot's growth of the file, Ctrl-C, and start to first request."""
+    lines: list[str] = []
     for r in runs:
         if r.name == RESNAPSHOT and r.ok and r.db_bytes is not None:
             first = r.extra["first_bytes"]
@@ -1361,6 +1376,22 @@ def report(runs: list[Run], args: argparse.Namespace, load: tuple[float, float, 
             + ", ".join(f"{x:.2f} s" for x in first)
             + f" (best of {len(first)}; target < {TARGET_FIRST_REQUEST_S} s on a quiet machine: {verdict})"
         )
+    return lines
+
+
+def report(runs: list[Run], args: argparse.Namespace, load: tuple[float, float, float]) -> None:
+    """Print the figures table, the ratios next to their targets and the re-snapshot growth."""
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console(width=200)
+    console.print(_runs_table(runs, args.scale))
+    lines: list[str] = []
+    verdicts: list[tuple[str, str, bool]] = []  # (target, measured, met)
+    for latency in sorted({r.latency_ms for r in runs}):
+        group = {r.name: r for r in runs if r.latency_ms == latency and r.ok}
+        lines += _latency_lines(latency, group, args, verdicts)
+    lines += _run_wide_lines(runs, args, verdicts)
     for line in lines:
         console.print(line, highlight=False, soft_wrap=True)
     targets = Table(title="targets")
