@@ -32,7 +32,11 @@ an unchanged re-snapshot (``solvelens snapshot`` again, without
 ``CHECKPOINT``); and the time from spawning ``solvelens snapshot`` to its first request (a recording HTTP
 server on 127.0.0.1 notes when the first request arrives).
 
-Figures (no asserts; targets are printed next to them):
+Figures (no asserts; targets are printed next to them). This VM's CPU speed moves by ~25 % between runs, so
+each comparison is taken within pairs run back to back (the order within a pair alternating): ours vs the
+floor is the median of per-pair ratios (``--floor-pairs``), the flow-run path's extra seconds the median of
+per-pair differences (``--prefect-repeats``); rows run apart from the floor are divided by the median of its
+runs (benchmarks/README.md, "How the rows are paired").
 
 - ``wall s``: the subprocess from spawn to exit; ``inner s``: the time the run itself reports (the snapshot's
   ``duration_s``, dlt's ``pipeline.run``, the floor's loop) -- the difference is start-up and import cost;
@@ -498,9 +502,11 @@ def prefect_pairs(url: str, latency: int, work: Path, cache: Path, prefect_api: 
     moves by ~25 % between runs, so each difference is taken within a pair. In the row's ``extra``:
     ``pairs`` (the walls ``(in-process, flow run)`` of each pair; a pair with a failed run is left out),
     ``walls`` and ``plain_walls`` (every successful run of each: the difference of medians, printed beside
-    for older figures), ``timelines`` (the flow runs', :func:`flow_run_timeline`)."""
+    for older figures), ``plain_inner`` (the in-process runs' own seconds), ``timelines`` (the flow runs',
+    :func:`flow_run_timeline`)."""
     row: Run | None = None
     plain_walls: list[float] = []
+    plain_inner: list[float] = []
     walls: list[float] = []
     timelines: list[dict[str, float]] = []
     done: list[tuple[float, float]] = []
@@ -521,6 +527,8 @@ def prefect_pairs(url: str, latency: int, work: Path, cache: Path, prefect_api: 
                 continue
             pair[is_flow] = run.wall_s
             (walls if is_flow else plain_walls).append(run.wall_s)
+            if not is_flow and run.inner_s is not None:
+                plain_inner.append(run.inner_s)
             if is_flow and run.extra.get("timeline"):
                 timelines.append(run.extra["timeline"])
         if len(pair) == 2:
@@ -532,7 +540,9 @@ def prefect_pairs(url: str, latency: int, work: Path, cache: Path, prefect_api: 
                 flush=True,
             )
     assert row is not None  # pairs >= 1: the first pair ran a flow run
-    row.extra.update(pairs=done, walls=walls, plain_walls=plain_walls, timelines=timelines)
+    row.extra.update(
+        pairs=done, walls=walls, plain_walls=plain_walls, plain_inner=plain_inner, timelines=timelines
+    )
     return row
 
 
@@ -1032,12 +1042,13 @@ def _prefect_lines(
     timelines = flow_run.extra.get("timelines") or [t for t in [flow_run.extra.get("timeline")] if t]
     if timelines:
         m = {k: statistics.median(t[k] for t in timelines) for k in timelines[0]}
+        plain_inner = statistics.median(flow_run.extra.get("plain_inner") or [ours.inner_s or 0.0])
         lines.append(
             f"[{latency} ms] the flow run by Prefect's timestamps (median of {len(timelines)}, seconds after "
             f"spawn): created {m['created']:.2f} (start-up, imports, engine set-up), Running "
             f"{m['running']:.2f}, Completed {m['completed']:.2f} ({m['tasks']:.0f} task runs, "
             f"{m['task_s']:.2f} s of task run time), process exit {m['exited']:.2f}; the in-process "
-            f"path: {statistics.median(walls_ours):.2f} s in all, {ours.inner_s or 0:.2f} s its own run"
+            f"path: {statistics.median(walls_ours):.2f} s in all, {plain_inner:.2f} s its own run"
         )
     return lines
 

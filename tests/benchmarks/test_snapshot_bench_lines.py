@@ -48,6 +48,16 @@ def test_the_prefect_row_is_the_median_of_the_per_pair_differences(bench: Module
         lines[0],
     ), lines[0]
     assert verdicts == [("[0 ms] Prefect flow-run path <= +2 s", "+1.50 s (median of 3 pairs)", True)]
+    assert len(lines) == 1  # no timelines: no timeline line
+
+
+def test_the_prefect_timeline_line_stays_with_the_paired_in_process_runs(bench: ModuleType) -> None:
+    ours, flow = _prefect_pair(bench, [(5.0, 6.0), (4.0, 7.5), (6.5, 8.0)])
+    stamps = {"created": 2.0, "running": 2.1, "completed": 6.0, "exited": 6.3, "tasks": 6.0, "task_s": 3.5}
+    flow.extra.update(timelines=[stamps, {**stamps, "created": 3.0}], plain_inner=[3.0, 2.0, 4.5])
+    line = bench._prefect_lines(0, ours, flow, [])[1]
+    assert line.startswith("[0 ms] the flow run by Prefect's timestamps (median of 2, seconds after spawn): ")
+    assert "created 2.50" in line and line.endswith("the in-process path: 5.00 s in all, 3.00 s its own run")
 
 
 def test_the_prefect_row_says_not_met_when_the_paired_median_is_over(bench: ModuleType) -> None:
