@@ -56,7 +56,9 @@ def redeliver_swallowed_termination() -> bool:
     """Install the hook of the module docstring in this process (``sys.unraisablehook``, wrapping the one
     installed before); returns False when it is installed already (idempotent), True when it installed it.
     Each flow body calls it first: it runs in the run's own process (spawned by ``schedule``'s runner, a
-    worker's ``prefect.engine`` or the ``snapshot`` command itself)."""
+    worker's ``prefect.engine`` or the ``snapshot`` command itself). A process ``solvelens schedule`` spawns
+    installs it at its start (:mod:`solvelens.cli`'s import), before Prefect's engine sets its SIGTERM
+    handler."""
     if getattr(sys.unraisablehook, "redelivers_termination", False):
         return False
     sys.unraisablehook = _redelivering(sys.unraisablehook)
