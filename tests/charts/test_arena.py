@@ -135,7 +135,6 @@ def fits() -> an.ArenaResult:
     return result
 
 
-@pytest.mark.xfail(strict=True, reason="a window with one ranked model is said to diverge among the ranked")
 def test_a_window_with_one_ranked_model_is_not_said_to_diverge_among_the_ranked(fits: an.ArenaResult) -> None:
     """Window 1 diverged with one model ranked (solo): there is no ranking among ranked models there, yet
     the caption counted it in "diverged among the ranked models: the ranks there only order them" ("At 2 of

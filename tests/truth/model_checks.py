@@ -238,14 +238,15 @@ def separation_caption_checks(scenario: Scenario, page: str) -> list[str]:
 
 def rank_caption_checks(scenario: Scenario, page: str) -> list[str]:
     """The rank-over-time caption: at how many of the windows the fit diverged only for models not ranked
-    then (named: every model separated at one of them), and at how many among the ranked models; neither
-    sentence when no window's fit did."""
+    then (named: every model separated at one of them), at how many among the ranked models (2 or more
+    ranked), and at how many while at most one model was ranked; no such sentence when no window's fit did."""
     fits = list(window_fits(scenario).values())
     caption = caption_after(page, "Arena rank over time")
     if len(fits) < 2:
         return []
     separated = [f for f in fits if f.fit == "separated"]
-    diverged = [f for f in fits if f.fit == "diverged"]
+    diverged = [f for f in fits if f.fit == "diverged" and len(f.ranked) >= 2]
+    alone = [f for f in fits if f.fit == "diverged" and len(f.ranked) < 2]
     names = ", ".join(sorted({m for f in separated for m in f.separated}))
     want = {
         "separated": (
@@ -256,13 +257,21 @@ def rank_caption_checks(scenario: Scenario, page: str) -> list[str]:
             f"At {len(diverged)} of the {len(fits)} snapshots the fit diverged among the ranked models: the "
             "ranks there only order them"
         ),
+        "alone": (
+            f"At {len(alone)} of the {len(fits)} snapshots the fit diverged while at most one model was "
+            "ranked: no ranking among ranked models existed there"
+        ),
+    }
+    markers = {
+        "separated": "diverged only for",
+        "diverged": "diverged among the ranked",
+        "alone": "while at most one model was ranked",
     }
     out = []
-    for kind, windows in (("separated", separated), ("diverged", diverged)):
+    for kind, windows in (("separated", separated), ("diverged", diverged), ("alone", alone)):
         if windows and want[kind] not in caption:
             out.append(f"rank caption: {want[kind]!r} not in {caption!r}")
-        marker = "diverged only for" if kind == "separated" else "diverged among the ranked"
-        if not windows and marker in caption:
+        if not windows and markers[kind] in caption:
             out.append(f"rank caption: no window is {kind}, yet {caption!r}")
     return out
 

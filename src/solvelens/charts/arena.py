@@ -19,6 +19,9 @@ FIT_NOTES = {
     "separated": "diverged only for models not ranked then: ranks measured among the ranked",
     "diverged": "diverged among the ranked: ranks only order them",
 }
+#: The tooltip's words for a window whose fit diverged while one model was ranked (no ranking among ranked
+#: models exists there; a window with none ranked has no point).
+ALONE_NOTE = "diverged; the only model ranked then: rank 1 of 1, compared with no other ranked model"
 
 
 def _top(ranking: pl.DataFrame, top: int) -> pl.DataFrame:
@@ -127,19 +130,24 @@ def arena_rank_chart(
 ) -> alt.Chart:
     """Lines of each entry's arena rank at every snapshot window (rank 1 at the top), for the entries
     ranked best in the newest window (the newest snapshot's; at most ``top``). Entries sharing a rank
-    overlap: the tooltip gives score and interval, and how that window's fit stands (:data:`FIT_NOTES`).
+    overlap: the tooltip gives score and interval, and how that window's fit stands (:data:`FIT_NOTES`;
+    :data:`ALONE_NOTE` where it diverged with one model ranked).
 
-    Input: ``ArenaResult.over_time`` (taken_at, entry, label, rank, score, lower, upper, comparisons, fit).
+    Input: ``ArenaResult.over_time`` (snapshot_id, taken_at, entry, label, rank, score, lower, upper,
+    comparisons, ranked, fit).
     """
     # The newest window, by snapshot: two snapshots taken at one time are two windows at the same taken_at.
     order = over_time.sort("taken_at", "snapshot_id", nulls_last=True)["snapshot_id"]
     newest = over_time.filter(pl.col("snapshot_id") == order[-1]) if order.len() else over_time
     keep = newest.filter(pl.col("ranked")).sort("rank", "score", descending=[False, True]).head(top)
-    frame = over_time.filter(pl.col("entry").is_in(keep["entry"].to_list()) & pl.col("rank").is_not_null())
+    alone = (pl.col("fit") == "diverged") & (pl.col("ranked").sum().over("snapshot_id") < 2)
+    notes = pl.when(alone).then(pl.lit(ALONE_NOTE)).otherwise(pl.col("fit").replace_strict(FIT_NOTES))
+    noted = over_time.with_columns(fit_note=notes.cast(pl.String))
+    frame = noted.filter(pl.col("entry").is_in(keep["entry"].to_list()) & pl.col("rank").is_not_null())
     data = chart_data(
         frame.select(
             "taken_at", "label", "rank", "score", "lower", "upper", "comparisons", "snapshot_id", "fit",
-            fit_note=pl.col("fit").replace_strict(FIT_NOTES, return_dtype=pl.String),
+            "fit_note",
         )
     )  # fmt: skip
     worst = int(frame["rank"].max() or 1)  # type: ignore[arg-type]

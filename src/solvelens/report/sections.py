@@ -208,7 +208,8 @@ def arena_caption(result: an.ArenaResult, *, stored: int | None = None, stated: 
 def rank_over_time_caption(result: an.ArenaResult) -> str:
     """The rank-over-time chart's caption: what each point is, and at how many of the snapshots the fit
     diverged (``over_time``'s ``fit``): only for models not ranked then, named (the ranked models' ranks there
-    are measured among themselves), or among the ranked models (those ranks only order them)."""
+    are measured among themselves), among the ranked models (those ranks only order them), or while at most
+    one model was ranked (no ranking among ranked models exists there)."""
     over = result.over_time
     text = (
         "The arena ranking as it stood at each snapshot (from every vote stored up to it), for today's "
@@ -217,10 +218,11 @@ def rank_over_time_caption(result: an.ArenaResult) -> str:
     )
     if over.is_empty():
         return text
-    windows = over.unique("snapshot_id")
+    windows = over.group_by("snapshot_id").agg(pl.col("fit").first(), ranked=pl.col("ranked").sum())
     total = windows.height
     separated = windows.filter(pl.col("fit") == SEPARATED).height
-    diverged = windows.filter(pl.col("fit") == DIVERGED).height
+    diverged = windows.filter((pl.col("fit") == DIVERGED) & (pl.col("ranked") >= 2)).height
+    alone = windows.filter((pl.col("fit") == DIVERGED) & (pl.col("ranked") < 2)).height
     if separated:
         names = ", ".join(over.filter("separated")["label"].unique().sort().to_list())
         text += (
@@ -231,6 +233,12 @@ def rank_over_time_caption(result: an.ArenaResult) -> str:
         text += (
             f" At {diverged} of the {total} snapshots the fit diverged among the ranked models: the ranks "
             "there only order them (no finite Bradley–Terry scores fit their votes; the tooltip says which)."
+        )
+    if alone:
+        text += (
+            f" At {alone} of the {total} snapshots the fit diverged while at most one model was ranked: no "
+            "ranking among ranked models existed there to measure (a model ranked alone is rank 1, compared "
+            "with no other)."
         )
     return text
 
