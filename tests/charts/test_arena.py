@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 from pathlib import Path
 
 import polars as pl
@@ -16,6 +17,7 @@ from solvelens import analysis as an
 from solvelens import charts as ch
 from solvelens.analysis.arena import OUTCOME_SCHEMA
 from solvelens.charts.arena import FIT_NOTES
+from solvelens.report.sections import rank_over_time_caption
 
 
 @pytest.fixture(scope="module")
@@ -135,12 +137,82 @@ def fits() -> an.ArenaResult:
     return result
 
 
+def _items(node: object, marktype: str, role: str) -> list[dict]:
+    """The items of every ``marktype`` mark with ``role`` ("mark", "legend-symbol") under ``node`` of a
+    vl-convert scenegraph."""
+    if isinstance(node, list):
+        return [item for child in node for item in _items(child, marktype, role)]
+    if not isinstance(node, dict):
+        return []
+    own = node.get("marktype") == marktype and node.get("role") == role
+    found = list(node.get("items", [])) if own else []
+    return found + [
+        item for key in ("scenegraph", "root", "items") for item in _items(node.get(key), marktype, role)
+    ]
+
+
+def _hollow(item: dict) -> bool:
+    """Whether a symbol is drawn without its inside: no fill, a white one, or a fill of opacity 0."""
+    fill = str(item.get("fill", "none")).lower()
+    return fill in ("none", "transparent", "white", "#fff", "#ffffff") or item.get("fillOpacity", 1) == 0
+
+
+_SNAPSHOT = re.compile(r"Snapshot \(UTC\): 2026-01-01 0(\d):00")
+
+
+def test_rank_chart_draws_the_windows_whose_fit_is_not_measured_hollow_and_says_so(
+    fits: an.ArenaResult,
+) -> None:
+    """The points as Vega draws them (vl-convert's scenegraph, offline): one per ranked model and window,
+    filled where the window's fit was measured, hollow where it was not (separated or diverged), and a
+    legend "Fit" whose symbols are drawn the same way; each outlined in its entry's colour (as the legend
+    "Entry" and the line). Before: every point a filled circle."""
+    spec = ch.chart_spec(ch.arena_rank_chart(fits.over_time))
+    scene = vlc.vegalite_to_scenegraph(spec)
+    points = _items(scene, "symbol", "mark")
+    drawn = fits.over_time.filter(pl.col("rank").is_not_null())
+    assert len(points) == drawn.height, "one point per ranked model and window"
+    entries = next(g for g in _legends(scene) if g["title"] == "Entry")
+    colours = {
+        label: symbol["fill"] for label, symbol in zip(entries["labels"], entries["symbols"], strict=True)
+    }
+    for point in points:
+        found = _SNAPSHOT.search(point["description"])
+        assert found, point["description"]
+        measured = WINDOW_FITS[int(found.group(1))] == "measured"
+        assert _hollow(point) is not measured, (WINDOW_FITS[int(found.group(1))], point)
+        entry = re.search(r"Entry: (\w+);", point["description"])
+        assert entry and point.get("stroke") == colours[entry.group(1)], (
+            "outlined in its entry's colour",
+            point,
+        )
+    legend = next(g for g in _legends(scene) if g["title"] == "Fit")
+    hollow = [_hollow(s) for s in legend["symbols"]]
+    assert len(hollow) >= 2 and not hollow[0] and all(hollow[1:]), legend
+    caption = rank_over_time_caption(fits)
+    assert (
+        "Filled points: snapshots whose fit was measured; hollow points: snapshots whose fit diverged"
+        in caption
+    )
+    assert legend["labels"][0] == "measured" and len(set(legend["labels"])) == len(legend["labels"]), legend
+
+
+def _legends(scene: dict) -> list[dict]:
+    """Each legend of the scenegraph: its title, its entries' symbol items and label texts."""
+    return [
+        {
+            "title": next((t["text"] for t in _items(legend, "text", "legend-title")), None),
+            "symbols": _items(legend, "symbol", "legend-symbol"),
+            "labels": [t["text"] for t in _items(legend, "text", "legend-label")],
+        }
+        for legend in _items(scene, "group", "legend")
+    ]
+
+
 def test_a_window_with_one_ranked_model_is_not_said_to_diverge_among_the_ranked(fits: an.ArenaResult) -> None:
     """Window 1 diverged with one model ranked (solo): there is no ranking among ranked models there, yet
     the caption counted it in "diverged among the ranked models: the ranks there only order them" ("At 2 of
     the 5") and its tooltip said "diverged among the ranked"."""
-    from solvelens.report.sections import rank_over_time_caption
-
     caption = rank_over_time_caption(fits)
     assert "At 1 of the 5 snapshots the fit diverged among the ranked models" in caption, caption
     assert "At 1 of the 5 snapshots the fit diverged while at most one model was ranked" in caption, caption

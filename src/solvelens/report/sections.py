@@ -209,7 +209,8 @@ def rank_over_time_caption(result: an.ArenaResult) -> str:
     """The rank-over-time chart's caption: what each point is, and at how many of the snapshots the fit
     diverged (``over_time``'s ``fit``): only for models not ranked then, named (the ranked models' ranks there
     are measured among themselves), among the ranked models (those ranks only order them), or while at most
-    one model was ranked (no ranking among ranked models exists there)."""
+    one model was ranked (no ranking among ranked models exists there); and, when any did, what the chart's
+    filled and hollow points mean."""
     over = result.over_time
     text = (
         "The arena ranking as it stood at each snapshot (from every vote stored up to it), for today's "
@@ -239,6 +240,11 @@ def rank_over_time_caption(result: an.ArenaResult) -> str:
             f" At {alone} of the {total} snapshots the fit diverged while at most one model was ranked: no "
             "ranking among ranked models existed there to measure (a model ranked alone is rank 1, compared "
             "with no other)."
+        )
+    if separated or diverged or alone:
+        text += (
+            " Filled points: snapshots whose fit was measured; hollow points: snapshots whose fit diverged, "
+            'shaped by how (the legend "Fit")."'
         )
     return text
 
