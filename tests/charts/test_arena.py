@@ -109,6 +109,10 @@ def _votes(parts: list[tuple[int, list[tuple[str, str, int]]]]) -> pl.DataFrame:
 
 @pytest.fixture(scope="module")
 def fits() -> an.ArenaResult:
+    return diverging_fit()
+
+
+def diverging_fit() -> an.ArenaResult:
     """Five windows, one of each way a fit stands: (1) "solo" beat a, b and c 10 times each: solo alone is
     ranked (30 votes) and never lost, so the fit diverges with one ranked model; (2) the four play each
     other both ways (measured); (3) "rare" wins its 3 votes (separated: rare is not ranked); (4) rare loses
