@@ -726,7 +726,6 @@ _LONG_NAMES = {
 }
 
 
-@pytest.mark.xfail(strict=True, reason="the page puts two legends moved below the plot side by side")
 def test_the_rank_charts_two_legends_stack_below_the_plot_on_a_phone(evidence_probe: Path) -> None:
     """A rank chart whose windows' fits diverged has two legends at its right ("Entry", and "Fit" saying
     what its hollow points mean). The page moves both below the plot on a phone, where Vega put them side by
