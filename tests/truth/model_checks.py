@@ -123,10 +123,26 @@ def arena_win_rate_checks(scenario: Scenario, page: str) -> list[str]:
     return mismatches("arena_win_rate", rows, want, ("label_a", "label_b"), rel=mt.REL)
 
 
+#: The rank chart's legend "Fit": how each way a window's fit stands is drawn (filled only where measured).
+_FIT_MARKS = {
+    "measured": "measured",
+    "separated": "diverged, unranked only",
+    "diverged": "diverged among ranked",
+}
+
+
+def _fit_mark(window: st.Separation) -> str:
+    """The legend entry of a window's points: as its fit stands, or "diverged, one ranked" when it diverged
+    while fewer than 2 models were ranked (no ranking among ranked models there)."""
+    alone = window.fit == "diverged" and len(window.ranked) < 2
+    return "diverged, one ranked" if alone else _FIT_MARKS[window.fit]
+
+
 def arena_rank_checks(scenario: Scenario, page: str) -> list[str]:
     """The arena rank over time: at each snapshot that first stored a decisive vote, today's best 10
     ranked models (by rank, then score) where ranked then, with that window's rank, score, interval,
-    decisive votes so far and how its fit stands (``fit``: measured, separated or diverged)."""
+    decisive votes so far and how its fit stands (``fit``: measured, separated or diverged; ``fit_mark``: the
+    legend entry its point is drawn as)."""
     windows = arena_windows(scenario)
     fits = window_fits(scenario)
     newest = windows[-1][2]
@@ -143,7 +159,7 @@ def arena_rank_checks(scenario: Scenario, page: str) -> list[str]:
             want.append(
                 {"snapshot_id": snap.snapshot_id, "taken_at": _when(snap), "label": model}
                 | {k: row[k] for k in ("rank", "score", "lower", "upper", "comparisons")}
-                | {"fit": fits[snap.snapshot_id].fit}
+                | {"fit": fits[snap.snapshot_id].fit, "fit_mark": _fit_mark(fits[snap.snapshot_id])}
             )
     return mismatches("arena_rank", rows, want, ("snapshot_id", "label"), rel=mt.REL)
 
