@@ -67,7 +67,6 @@ def two_snapshots(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, FakeP
 RULES = ["new-leader", "top 3 entered", "rank-drop >= 1", "my-bot rank > 1", "problem matured"]
 
 
-@pytest.mark.xfail(strict=True, reason="3 read-only opens: snapshots, extras, pair")
 def test_the_check_after_a_snapshot_opens_the_store_read_only_once(
     two_snapshots: tuple[Path, FakePlatform], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -82,7 +81,6 @@ def test_the_check_after_a_snapshot_opens_the_store_read_only_once(
     assert (opens.read_only, opens.read_write) == (1, 1)  # the state's write is the one read-write open
 
 
-@pytest.mark.xfail(strict=True, reason="the first snapshot's check opens the store read-only 3 times")
 def test_the_check_after_a_platforms_first_snapshot_opens_the_store_read_only_once(
     two_snapshots: tuple[Path, FakePlatform], monkeypatch: pytest.MonkeyPatch
 ) -> None:
