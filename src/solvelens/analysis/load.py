@@ -243,7 +243,10 @@ def _model_counts(con: duckdb.DuckDBPyConnection, keep: str) -> pl.DataFrame:
         if _has_write_time_figures(con)
         else _MODEL_COUNTS_FROM_VIEW.format(keep=keep)
     )
-    columns = ", ".join(_DTYPES["model_counts"])
+    # The writer's figures are exact decimals (schema version 7): read as the doubles the frame holds.
+    columns = ", ".join(
+        f"{c}::DOUBLE AS {c}" if dtype == pl.Float64() else c for c, dtype in _DTYPES["model_counts"].items()
+    )
     return con.sql(f"SELECT {columns} FROM ({source}) ORDER BY snapshot_id, llm_model").pl()
 
 
