@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -56,9 +57,10 @@ def _assert_store_equals_platform(db: Path, sid: int, truth: dict[str, Any]) -> 
 
 
 def test_two_runs_match_the_platform_and_the_second_refetches_nothing(
-    quiet_sandbox: SandboxServer, store_path: Path
+    quiet_sandbox: SandboxServer, store_path: Path, monkeypatch: pytest.MonkeyPatch
 ):
     truth = sqlite_truth(quiet_sandbox)
+    monkeypatch.setattr(sys, "unraisablehook", sys.__unraisablehook__)
     # --budget all: every vote list is read by the first snapshot (a bounded budget leaves some for later).
     first = _run(quiet_sandbox, store_path, taken_at="2026-03-01T00:00:00Z", use_api_key=False, budget="all")
     assert first.snapshot_id == 1
@@ -69,6 +71,8 @@ def test_two_runs_match_the_platform_and_the_second_refetches_nothing(
     assert first.fetch["problems"] == ProblemsFigures(refetched=len(truth["problems"]), carried_over=0)
     assert first.warnings == [] and first.drift == []
     _assert_store_equals_platform(store_path, 1, truth)
+    # the run's body installed it (tests/flows/test_termination.py: a SIGTERM inside a callback)
+    assert getattr(sys.unraisablehook, "redelivers_termination", False)
 
     second = _run(quiet_sandbox, store_path, taken_at="2026-03-02T00:00:00Z", use_api_key=False, budget="all")
     assert second.snapshot_id == 2

@@ -22,8 +22,10 @@ from solvelens.cli.common import SolvelensGroup
 
 if "multiprocessing" in sys.modules:  # perhaps a flow run's process, spawned by `solvelens schedule`
     from solvelens.flows.prefect_import import lean_spawned_child
+    from solvelens.flows.termination import redeliver_swallowed_termination
 
-    lean_spawned_child()
+    if lean_spawned_child():  # from the process's start, not only from the flow body's
+        redeliver_swallowed_termination()
 
 app = typer.Typer(
     rich_markup_mode=None,

@@ -14,6 +14,8 @@ from typing import Any
 from prefect import flow, task
 from prefect.artifacts import acreate_markdown_artifact
 
+from solvelens.flows.termination import redeliver_swallowed_termination
+
 #: Key of the markdown artifact each run publishes.
 ARTIFACT_KEY = "solvelens-compact"
 #: Seconds a compaction waits for a snapshot writer holding the store.
@@ -35,6 +37,7 @@ async def compact_flow(db_path: str, lock_timeout_s: float = LOCK_TIMEOUT_S) -> 
     the sizes before and after (bytes). Returns :func:`solvelens.store.compact`'s result. Raises
     :class:`solvelens.store.StoreError` subclasses (missing file, not a store, lock timeout after
     ``lock_timeout_s`` seconds, a failed copy: the store is left unchanged then)."""
+    redeliver_swallowed_termination()
     result = compact_task(db_path, lock_timeout_s)
     lines = [
         "# Store compacted",

@@ -6,6 +6,8 @@ from __future__ import annotations
 from prefect import flow, task
 from prefect.artifacts import acreate_markdown_artifact
 
+from solvelens.flows.termination import redeliver_swallowed_termination
+
 #: Key of the markdown artifact each run publishes.
 ARTIFACT_KEY = "solvelens-report"
 
@@ -27,6 +29,7 @@ async def report_flow(db_path: str, out: str, png_dir: str | None = None, platfo
     string) and publishes a markdown artifact (key ``solvelens-report``) naming it. Raises
     :class:`solvelens.analysis.StoreError` (one-line message) when the store is missing, busy or empty.
     """
+    redeliver_swallowed_termination()
     path = build_report_task(db_path, out, png_dir, platform)
     lines = ["# Leaderboard history report", "", f"- store: `{db_path}`", f"- report: `{path}`"]
     if platform:

@@ -50,6 +50,7 @@ from solvelens.flows.steps import (
     write,
 )
 from solvelens.flows.summary import SnapshotSummary
+from solvelens.flows.termination import redeliver_swallowed_termination
 from solvelens.store import SnapshotResult
 from solvelens.store.reports import StepReport
 from solvelens.store.units import mib
@@ -212,6 +213,7 @@ async def snapshot_flow(plan: SnapshotPlan) -> SnapshotSummary:
     ``plan.backfill``), or the store lock is not obtained within ``plan.lock_timeout_s`` seconds; then no
     snapshot is visible.
     """
+    redeliver_swallowed_termination()
     logger = get_run_logger()
     # Fail fast on a malformed taken_at (ValueError), before any task (the plan checked its base URL).
     normalise_taken_at(plan.taken_at)
