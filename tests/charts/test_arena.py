@@ -226,3 +226,22 @@ def test_a_window_with_one_ranked_model_is_not_said_to_diverge_among_the_ranked(
     assert all("among the ranked" not in note and "only model ranked" in note for note in alone), alone
     among = {r["fit_note"] for r in rows if r["snapshot_id"] == 5}
     assert among == {FIT_NOTES["diverged"]}, among
+
+
+def test_the_caption_explains_hollow_points_only_when_one_is_drawn() -> None:
+    """One window of 3 votes ("solo" beat a, b and c once each): no model has the votes to be ranked, so the
+    fit is not measured there but the chart draws no point at all; the caption then says how the fit stood
+    without "hollow points" (it said so of points never drawn). With the five windows of :func:`fits`,
+    where hollow points are drawn, it says it."""
+    outcomes = _votes([(1, [("solo", "a", 1), ("solo", "b", 1), ("solo", "c", 1)])])
+    snapshots = pl.DataFrame(
+        {"snapshot_id": [1], "taken_at": [T0 + dt.timedelta(hours=1)]},
+        schema={"snapshot_id": pl.Int64, "taken_at": pl.Datetime("us", "UTC")},
+    )
+    result = an.fit_arena(outcomes, snapshots=snapshots, bootstrap=20, window_bootstrap=20)
+    assert result.over_time["rank"].is_null().all() and (result.over_time["fit"] != "measured").all()
+    caption = rank_over_time_caption(result)
+    assert "At 1 of the 1 snapshots the fit diverged" in caption, caption
+    assert "hollow points" not in caption, caption
+    drawn = rank_over_time_caption(diverging_fit())
+    assert "hollow points" in drawn and drawn.endswith('(the legend "Fit").'), drawn  # no stray quote

@@ -14,7 +14,7 @@ import polars as pl
 
 from solvelens import analysis as an
 from solvelens import charts as ch
-from solvelens.analysis.arena import DIVERGED, SEPARATED, WINDOW_BOOTSTRAP
+from solvelens.analysis.arena import DIVERGED, MEASURED, SEPARATED, WINDOW_BOOTSTRAP
 from solvelens.report.changes import moves_frame
 from solvelens.report.frames import ReportFrames
 from solvelens.report.slots import ChartSlot, slot
@@ -209,8 +209,8 @@ def rank_over_time_caption(result: an.ArenaResult) -> str:
     """The rank-over-time chart's caption: what each point is, and at how many of the snapshots the fit
     diverged (``over_time``'s ``fit``): only for models not ranked then, named (the ranked models' ranks there
     are measured among themselves), among the ranked models (those ranks only order them), or while at most
-    one model was ranked (no ranking among ranked models exists there); and, when any did, what the chart's
-    filled and hollow points mean."""
+    one model was ranked (no ranking among ranked models exists there); and, when the chart draws a hollow
+    point (a ranked model in a window whose fit was not measured), what its filled and hollow points mean."""
     over = result.over_time
     text = (
         "The arena ranking as it stood at each snapshot (from every vote stored up to it), for today's "
@@ -241,10 +241,10 @@ def rank_over_time_caption(result: an.ArenaResult) -> str:
             "ranking among ranked models existed there to measure (a model ranked alone is rank 1, compared "
             "with no other)."
         )
-    if separated or diverged or alone:
+    if over.filter((pl.col("fit") != MEASURED) & pl.col("rank").is_not_null()).height:  # a hollow point
         text += (
             " Filled points: snapshots whose fit was measured; hollow points: snapshots whose fit diverged, "
-            'shaped by how (the legend "Fit")."'
+            'shaped by how (the legend "Fit").'
         )
     return text
 
