@@ -20,9 +20,13 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import duckdb
+import polars as pl
 import pytest
 
+from solvelens import charts as ch
+from solvelens.charts.responsive import fit_container
 from solvelens.report import build_report
+from tests.charts.test_arena import diverging_fit
 from tests.fixtures.store import FEW_RESAMPLES
 
 FLAGS = [
@@ -710,3 +714,48 @@ def test_legends_leave_the_plot_its_width_and_every_point_is_drawn_whole(
             assert all(legend["left"] >= plot["right"] for legend in legends), (key, plot, legends)
     cut = {key: chart["points_cut"][:3] for key, chart in m["charts"].items() if chart["points_cut"]}
     assert cut == {}, cut
+
+
+#: Model names as long as the platform's, for the rank chart of :func:`diverging_fit` (its are 1-4 letters).
+_LONG_NAMES = {
+    "solo": "claude-sonnet-4-20250514",
+    "a": "gemini-2.5-pro-preview",
+    "b": "llama-3.1-70b-instruct",
+    "c": "mistral-large-2411",
+    "low": "qwen-2.5-72b-instruct",
+}
+
+
+def test_the_rank_charts_two_legends_stack_below_the_plot_on_a_phone(evidence_probe: Path) -> None:
+    """A rank chart whose windows' fits diverged has two legends at its right ("Entry", and "Fit" saying
+    what its hollow points mean). The page moves both below the plot on a phone, where Vega put them side by
+    side: at 390 px "Fit" began right of the model names and ran past the chart's edge ("diverged, unranked
+    o"). Drawn by the report page's own script (the evidence report with that chart in place of its rank
+    chart): the legends below the plot, one under the other, every text inside the chart."""
+    _chromium()
+    over = diverging_fit().over_time.with_columns(pl.col("label").replace(_LONG_NAMES))
+    html = (evidence_probe / "report.html").read_text(encoding="utf-8")
+    found = re.search(r'(id="chart-specs">)(.*?)(</script>)', html, re.S)
+    assert found
+    specs = json.loads(found.group(2))
+    specs["arena_rank"] = fit_container(ch.chart_spec(ch.arena_rank_chart(over, title="")))
+    text = json.dumps(specs, separators=(",", ":")).replace("<", "\\u003c").replace(">", "\\u003e")
+    html = html[: found.start(2)] + text.replace("&", "\\u0026") + html[found.end(2) :]
+    head, tail = html.rsplit("</body>", 1)
+    folder = evidence_probe / "two-legends"
+    folder.mkdir(exist_ok=True)
+    (folder / "probe.html").write_text(head + _CHART_TEXT + "</body>" + tail, encoding="utf-8")
+    page = folder / "frame.html"
+    page.write_text(_FRAME.format(width=390), encoding="utf-8")
+    dom, _ = _render(page, folder / "profile", "--window-size=500,3000")
+    measured = re.search(r'<pre id="measured">(.*?)</pre>', dom, re.S)
+    assert measured, "the measuring script ran after every chart rendered"
+    chart = json.loads(unescape(measured.group(1)))["charts"]["arena_rank"]
+    plot, legends = chart["plot"], sorted(chart["legends"], key=lambda legend: legend["top"])
+    assert len(legends) == 2 and all(legend["top"] >= plot["bottom"] for legend in legends), (plot, legends)
+    assert legends[1]["top"] >= legends[0]["bottom"] - 0.5, ("one under the other", legends)
+    titles = {t["text"] for t in chart["texts"] if t["role"] == "role-legend-title"}
+    assert titles == {"Entry", "Fit"}, titles
+    edge = min(chart["right"], 390)
+    past = [t for t in chart["texts"] if t["left"] < max(chart["left"], 0) - 1 or t["right"] > edge + 1]
+    assert past == [] and not any(t["text"].endswith("…") for t in chart["texts"]), (edge, past)

@@ -302,12 +302,15 @@ def stage_run(
     me: dict[str, Any] | None = None,
     warnings: list[str] | None = None,
     skip: tuple[str, ...] = (),
+    competition: bool = False,
 ) -> StagingArea:
     """Stage ``plat`` as the fetch steps would: problems whose counts match ``carry`` (the output of
     ``latest_solution_state``) carry their manifest over; ``skip`` leaves staged tables out (also the
     optional ``activity``, ``comparisons``, ``llm_leaderboard``). The optional resources are staged as
     their steps would on a full run: the feed's newest 50 events, the comparisons of every solution with
-    votes, the model leaderboard."""
+    votes, the model leaderboard. Solutions are ranked by their list position, or with ``competition`` as
+    :mod:`solvelens.flows.ranks` ranks them: 1 + the solutions of the list with a higher ``btScore`` (ties
+    share a rank)."""
     area = StagingArea(root / f"staging-{next(_counter)}").create(
         base_url=BASE_URL, taken_at=taken_at, started_at=taken_at
     )
@@ -322,7 +325,10 @@ def stage_run(
                 carried[p["id"]] = before[2]
                 continue
             ranked = records(plat.solutions[p["id"]])
-            sols.append(problem_id=[p["id"]] * len(ranked), rank=list(range(1, len(ranked) + 1)), raw=ranked)
+            ranks = list(range(1, len(ranked) + 1))
+            if competition:
+                ranks = [1 + sum(o["btScore"] > s["btScore"] for o in ranked) for s in ranked]
+            sols.append(problem_id=[p["id"]] * len(ranked), rank=ranks, raw=ranked)
             fetched.append(problem_id=[p["id"]])
     with area.writer("solution_carryover") as w:
         w.append(problem_id=list(carried), manifest_id=list(carried.values()))

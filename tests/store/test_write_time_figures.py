@@ -87,8 +87,9 @@ def test_model_counts_are_written_with_the_snapshot(db: Path, platform: FakePlat
     write_snapshot(db, stage_run(tmp_path, platform))
     with open_readonly(db) as con:
         stored = con.execute(
-            f"""SELECT llm_model, solutions, contested_solutions, round(percentile_sum, 9), round(top1, 9),
-                       round(top3, 9) FROM {INTERNAL}.model_counts ORDER BY llm_model"""
+            f"""SELECT llm_model, solutions, contested_solutions, round(percentile_sum::DOUBLE, 9),
+                       round(top1::DOUBLE, 9), round(top3::DOUBLE, 9)
+                FROM {INTERNAL}.model_counts ORDER BY llm_model"""
         ).fetchall()
         # Independent SQL: per problem n solutions; a solution's percentile (n - rank - (t - 1) / 2) / (n - 1)
         # with t solutions sharing its rank; top-k credit: positions rank..rank+t-1 within k, shared by t.
@@ -114,8 +115,9 @@ def _model_figures(con: duckdb.DuckDBPyConnection, table: str) -> list[tuple[Any
     """(snapshot_id, model, solutions, contested, percentile sum, top-1, top-3 credits; sums to 9 places) per
     snapshot and model of ``table``: the stored ``model_counts`` or the independent SQL over ``solutions``."""
     return con.execute(
-        f"""SELECT snapshot_id, llm_model, solutions, contested_solutions, round(percentile_sum, 9),
-                   round(top1, 9), round(top3, 9) FROM {table} ORDER BY snapshot_id, llm_model"""
+        f"""SELECT snapshot_id, llm_model, solutions, contested_solutions, round(percentile_sum::DOUBLE, 9),
+                   round(top1::DOUBLE, 9), round(top3::DOUBLE, 9)
+            FROM {table} ORDER BY snapshot_id, llm_model"""
     ).fetchall()
 
 

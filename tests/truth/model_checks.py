@@ -123,10 +123,26 @@ def arena_win_rate_checks(scenario: Scenario, page: str) -> list[str]:
     return mismatches("arena_win_rate", rows, want, ("label_a", "label_b"), rel=mt.REL)
 
 
+#: The rank chart's legend "Fit": how each way a window's fit stands is drawn (filled only where measured).
+_FIT_MARKS = {
+    "measured": "measured",
+    "separated": "diverged, unranked only",
+    "diverged": "diverged among ranked",
+}
+
+
+def _fit_mark(window: st.Separation) -> str:
+    """The legend entry of a window's points: as its fit stands, or "diverged, one ranked" when it diverged
+    while fewer than 2 models were ranked (no ranking among ranked models there)."""
+    alone = window.fit == "diverged" and len(window.ranked) < 2
+    return "diverged, one ranked" if alone else _FIT_MARKS[window.fit]
+
+
 def arena_rank_checks(scenario: Scenario, page: str) -> list[str]:
     """The arena rank over time: at each snapshot that first stored a decisive vote, today's best 10
     ranked models (by rank, then score) where ranked then, with that window's rank, score, interval,
-    decisive votes so far and how its fit stands (``fit``: measured, separated or diverged)."""
+    decisive votes so far and how its fit stands (``fit``: measured, separated or diverged; ``fit_mark``: the
+    legend entry its point is drawn as)."""
     windows = arena_windows(scenario)
     fits = window_fits(scenario)
     newest = windows[-1][2]
@@ -143,7 +159,7 @@ def arena_rank_checks(scenario: Scenario, page: str) -> list[str]:
             want.append(
                 {"snapshot_id": snap.snapshot_id, "taken_at": _when(snap), "label": model}
                 | {k: row[k] for k in ("rank", "score", "lower", "upper", "comparisons")}
-                | {"fit": fits[snap.snapshot_id].fit}
+                | {"fit": fits[snap.snapshot_id].fit, "fit_mark": _fit_mark(fits[snap.snapshot_id])}
             )
     return mismatches("arena_rank", rows, want, ("snapshot_id", "label"), rel=mt.REL)
 
@@ -238,14 +254,15 @@ def separation_caption_checks(scenario: Scenario, page: str) -> list[str]:
 
 def rank_caption_checks(scenario: Scenario, page: str) -> list[str]:
     """The rank-over-time caption: at how many of the windows the fit diverged only for models not ranked
-    then (named: every model separated at one of them), and at how many among the ranked models; neither
-    sentence when no window's fit did."""
+    then (named: every model separated at one of them), at how many among the ranked models (2 or more
+    ranked), and at how many while at most one model was ranked; no such sentence when no window's fit did."""
     fits = list(window_fits(scenario).values())
     caption = caption_after(page, "Arena rank over time")
     if len(fits) < 2:
         return []
     separated = [f for f in fits if f.fit == "separated"]
-    diverged = [f for f in fits if f.fit == "diverged"]
+    diverged = [f for f in fits if f.fit == "diverged" and len(f.ranked) >= 2]
+    alone = [f for f in fits if f.fit == "diverged" and len(f.ranked) < 2]
     names = ", ".join(sorted({m for f in separated for m in f.separated}))
     want = {
         "separated": (
@@ -256,13 +273,21 @@ def rank_caption_checks(scenario: Scenario, page: str) -> list[str]:
             f"At {len(diverged)} of the {len(fits)} snapshots the fit diverged among the ranked models: the "
             "ranks there only order them"
         ),
+        "alone": (
+            f"At {len(alone)} of the {len(fits)} snapshots the fit diverged while at most one model was "
+            "ranked: no ranking among ranked models existed there"
+        ),
+    }
+    markers = {
+        "separated": "diverged only for",
+        "diverged": "diverged among the ranked",
+        "alone": "while at most one model was ranked",
     }
     out = []
-    for kind, windows in (("separated", separated), ("diverged", diverged)):
+    for kind, windows in (("separated", separated), ("diverged", diverged), ("alone", alone)):
         if windows and want[kind] not in caption:
             out.append(f"rank caption: {want[kind]!r} not in {caption!r}")
-        marker = "diverged only for" if kind == "separated" else "diverged among the ranked"
-        if not windows and marker in caption:
+        if not windows and markers[kind] in caption:
             out.append(f"rank caption: no window is {kind}, yet {caption!r}")
     return out
 

@@ -3,7 +3,8 @@
 After a snapshot: the change from the previous complete snapshot of the same platform to the new one, from
 :mod:`solvelens.analysis.diff` (the pair is read once; ``top_n`` is computed for each N the rules name, 1
 for ``new-leader``), the ``/bot/me`` bot's competition rank in the new snapshot, and the newest complete
-snapshot's finish time. Without a snapshot (``schedule``'s staleness check): the platform of the scheduled
+snapshot's finish time, all through one read-only connection (an open checks the whole file and the views).
+Without a snapshot (``schedule``'s staleness check): the platform of the scheduled
 base URL and its newest complete snapshot's finish time.
 
 The platform's identity is the one of :mod:`solvelens.analysis.platforms` (declared id, else base URL).
@@ -22,8 +23,9 @@ from solvelens.alerts.evaluate import BotRank, Facts, Move, ProblemChange
 from solvelens.alerts.rules import Rule
 from solvelens.analysis.diff import SnapshotDiff, choose_pair, compute_diff, rank_changes, read_pair
 from solvelens.analysis.leaderboard import leaderboard_history
-from solvelens.analysis.load import read_snapshots
-from solvelens.analysis.pick import SnapshotSelectionError
+from solvelens.analysis.load import StoreReader, read_only, read_snapshots
+from solvelens.analysis.pick import SnapshotRef, SnapshotSelectionError
+from solvelens.analysis.platforms import PlatformSelection
 from solvelens.store import open_readonly
 
 __all__ = ["SnapshotFacts", "platform_of_base_url", "snapshot_facts", "stale_facts"]
@@ -80,21 +82,57 @@ def _dropped_off(board: pl.DataFrame, diff: SnapshotDiff) -> list[Move]:
 
 
 def _extras(
-    path: Path, snapshot_id: int, *, lock_timeout_s: float
+    con: StoreReader, snapshot_id: int
 ) -> tuple[str, dt.datetime | None, list[tuple[str, str | None]]]:
-    """In one read-only open: the snapshot's platform identity, the newest finish time of that platform's
-    complete snapshots, and the snapshot's ``/bot/me`` row (bot_id, name) if any."""
-    with open_readonly(path, lock_timeout_s=lock_timeout_s) as con:
-        platform = con.execute(
-            f"SELECT {_PLATFORM_SQL} FROM snapshots WHERE snapshot_id = ?", [snapshot_id]
-        ).fetchall()[0][0]
-        last = con.execute(
-            f"SELECT max(finished_at) FROM snapshots WHERE {_PLATFORM_SQL} = ?", [platform]
-        ).fetchall()[0][0]
-        me = con.execute(
-            "SELECT bot_id, name FROM bot_me WHERE snapshot_id = ? LIMIT 1", [snapshot_id]
-        ).fetchall()
+    """Through the open reader ``con``: the snapshot's platform identity, the newest finish time of that
+    platform's complete snapshots, and the snapshot's ``/bot/me`` row (bot_id, name) if any."""
+    platform = con.execute(
+        f"SELECT {_PLATFORM_SQL} FROM snapshots WHERE snapshot_id = ?", [snapshot_id]
+    ).fetchall()[0][0]
+    last = con.execute(
+        f"SELECT max(finished_at) FROM snapshots WHERE {_PLATFORM_SQL} = ?", [platform]
+    ).fetchall()[0][0]
+    me = con.execute(
+        "SELECT bot_id, name FROM bot_me WHERE snapshot_id = ? LIMIT 1", [snapshot_id]
+    ).fetchall()
     return str(platform), last, [(str(m[0]), m[1]) for m in me]
+
+
+@dataclass(frozen=True)
+class _Read:
+    """What a check reads of the store, in one read-only open (:func:`_read`): every complete snapshot, the
+    snapshot's platform, its platform's newest finish time, its ``/bot/me`` row, the pair to compare (or
+    ``None`` for the platform's first snapshot) and the pair's rows (:func:`read_pair`; the snapshot with
+    itself when first and a ``/bot/me`` row exists, else ``{}``)."""
+
+    every: pl.DataFrame
+    platform: str
+    last: dt.datetime | None
+    me: list[tuple[str, str | None]]
+    pair: tuple[PlatformSelection, SnapshotRef, SnapshotRef] | None
+    rows: dict[str, pl.DataFrame]
+
+
+def _read(path: Path, snapshot_id: int, *, lock_timeout_s: float) -> _Read:
+    """Everything :func:`snapshot_facts` reads of the store, through one read-only connection (each open
+    checks the whole file and its views); raises as :func:`snapshot_facts` does."""
+    with read_only(path, lock_timeout_s) as con:
+        every = read_snapshots(path, con=con)
+        if snapshot_id not in set(every["snapshot_id"].to_list()):
+            raise SnapshotSelectionError(f"no complete snapshot {snapshot_id} in {path}")
+        platform, last, me = _extras(con, snapshot_id)
+        try:
+            pair: tuple[PlatformSelection, SnapshotRef, SnapshotRef] | None = choose_pair(
+                every, None, snapshot_id
+            )
+        except SnapshotSelectionError:  # the platform's first snapshot: nothing to compare with
+            pair = None
+        rows: dict[str, pl.DataFrame] = {}
+        if pair is not None:
+            rows = read_pair(path, pair[1].snapshot_id, pair[2].snapshot_id, con=con)
+        elif me:  # a level rule (my-bot rank) holds or not from the first snapshot on
+            rows = read_pair(path, snapshot_id, snapshot_id, con=con)
+    return _Read(every, platform, last, me, pair, rows)
 
 
 def last_complete_at(
@@ -120,24 +158,18 @@ def snapshot_facts(
     """The facts of the complete snapshot ``snapshot_id`` for ``rules``, and its diff (see the module
     docstring). Raises the store's errors (:class:`solvelens.store.StoreError`) and
     :class:`~solvelens.analysis.pick.SnapshotSelectionError` for an unknown snapshot id."""
-    path = Path(db_path)
     now = now or dt.datetime.now(dt.UTC)
-    every = read_snapshots(path, lock_timeout_s=lock_timeout_s)
-    if snapshot_id not in set(every["snapshot_id"].to_list()):
-        raise SnapshotSelectionError(f"no complete snapshot {snapshot_id} in {path}")
-    platform, last, me = _extras(path, snapshot_id, lock_timeout_s=lock_timeout_s)
-    try:
-        chosen, ref_a, ref_b = choose_pair(every, None, snapshot_id)
-    except SnapshotSelectionError:  # the platform's first snapshot: nothing to compare with
+    read = _read(Path(db_path), snapshot_id, lock_timeout_s=lock_timeout_s)
+    platform, last, me, rows = read.platform, read.last, read.me, read.rows
+    if read.pair is None:
         my_bot = None
-        if me:  # a level rule (my-bot rank) holds or not from the first snapshot on
-            taken_at = every.filter(pl.col("snapshot_id") == snapshot_id)["taken_at"][0]
-            board = read_pair(path, snapshot_id, snapshot_id, lock_timeout_s=lock_timeout_s)["leaderboard"]
-            my_bot = _my_bot(me, snapshot_id, taken_at, board)
+        if me:
+            taken_at = read.every.filter(pl.col("snapshot_id") == snapshot_id)["taken_at"][0]
+            my_bot = _my_bot(me, snapshot_id, taken_at, rows["leaderboard"])
         facts = Facts(platform, now, snapshot_id, None, my_bot=my_bot, last_complete_at=last)
         return SnapshotFacts(facts, None)
+    chosen, ref_a, ref_b = read.pair
     refs = (ref_a, ref_b)
-    rows = read_pair(path, ref_a.snapshot_id, ref_b.snapshot_id, lock_timeout_s=lock_timeout_s)
     base = compute_diff(rows, refs, chosen, top_n=10, min_move=3)
     k = min((r.k for r in rules if r.kind == "rank-drop" and r.k is not None), default=3)
     board = rows["leaderboard"]

@@ -37,7 +37,7 @@ import polars as pl
 
 from solvelens.analysis.frames import EmptyStoreError, Frames
 from solvelens.analysis.leaderboard import leaderboard_history
-from solvelens.analysis.load import read_only, read_snapshots
+from solvelens.analysis.load import StoreReader, read_only, read_snapshots
 from solvelens.analysis.pick import SnapshotRef, SnapshotSelectionError, is_id, ref_of, resolve
 from solvelens.analysis.platforms import PlatformSelection, select_platform, with_platform_key
 
@@ -296,24 +296,33 @@ def read_pair(
     *,
     lock_timeout_s: float = 60.0,
     held: dict[str, pl.DataFrame] | None = None,
+    con: StoreReader | None = None,
 ) -> dict[str, pl.DataFrame]:
     """The two snapshots' rows the diff needs, read read-only in one connection: ``problems``, ``top``
     (each problem's best-scored solutions; ties all kept), ``leaderboard``, ``bots``, ``stats``.
 
     ``held``: frames already in memory holding both snapshots' rows with at least the columns of
     :data:`_PAIR_SQL` (e.g. ``leaderboard`` and ``bots`` of :class:`Frames` when both were drawn); those
-    frames are taken from it instead of read again."""
+    frames are taken from it instead of read again. ``con``: a read-only connection to the store the caller
+    holds open (:func:`solvelens.analysis.load.read_only`), read through instead of opening the file."""
     held = held or {}
+    if con is not None:
+        return _pair_rows(con, a, b, held)
+    with read_only(path, lock_timeout_s) as opened:
+        return _pair_rows(opened, a, b, held)
+
+
+def _pair_rows(con: StoreReader, a: int, b: int, held: dict[str, pl.DataFrame]) -> dict[str, pl.DataFrame]:
+    """:func:`read_pair`'s frames through the open connection ``con``."""
     # One query per snapshot: DuckDB plans ``snapshot_id = x`` from the links' statistics (a few thousand
     # rows, the hash table built on them), but ``IN (a, b)`` as a range holding a fifth of the links, so it
     # built its hash table on every version of the resource instead (seconds on a year of history).
     ids = [f"({int(a)})"] if a == b else [f"({int(a)})", f"({int(b)})"]
-    with read_only(path, lock_timeout_s) as con:
-        return {
-            name: pl.concat([con.sql(sql.format(ids=one)).pl() for one in ids], how="vertical_relaxed")
-            for name, sql in _PAIR_SQL.items()
-            if name not in held
-        } | held
+    return {
+        name: pl.concat([con.sql(sql.format(ids=one)).pl() for one in ids], how="vertical_relaxed")
+        for name, sql in _PAIR_SQL.items()
+        if name not in held
+    } | held
 
 
 #: The pair's frames a loaded :class:`Frames` already holds at its drawn snapshots, with their columns.

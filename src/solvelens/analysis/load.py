@@ -50,10 +50,16 @@ __all__ = [
     "StoreError",
     "StoreLockTimeout",
     "StoreNotFoundError",
+    "StoreReader",
     "load",
     "load_bot",
+    "read_only",
     "read_snapshots",
 ]
+
+#: What :func:`read_only` yields: an open read-only connection to the store, which a caller that reads
+#: several things in a row passes on (``con=``) so the file is opened once.
+StoreReader = duckdb.DuckDBPyConnection
 
 
 _UTC = pl.Datetime("us", "UTC")
@@ -237,7 +243,10 @@ def _model_counts(con: duckdb.DuckDBPyConnection, keep: str) -> pl.DataFrame:
         if _has_write_time_figures(con)
         else _MODEL_COUNTS_FROM_VIEW.format(keep=keep)
     )
-    columns = ", ".join(_DTYPES["model_counts"])
+    # The writer's figures are exact decimals (schema version 7): read as the doubles the frame holds.
+    columns = ", ".join(
+        f"{c}::DOUBLE AS {c}" if dtype == pl.Float64() else c for c, dtype in _DTYPES["model_counts"].items()
+    )
     return con.sql(f"SELECT {columns} FROM ({source}) ORDER BY snapshot_id, llm_model").pl()
 
 
@@ -279,15 +288,20 @@ def _snapshot_rows(con: duckdb.DuckDBPyConnection, path: Path, names: set[str] |
     return _typed("snapshots", rows)
 
 
-def read_snapshots(db_path: str | Path, *, lock_timeout_s: float = 60.0) -> pl.DataFrame:
-    """Every complete snapshot of the store at ``db_path``, of every platform (read-only, closed at once).
+def read_snapshots(
+    db_path: str | Path, *, lock_timeout_s: float = 60.0, con: StoreReader | None = None
+) -> pl.DataFrame:
+    """Every complete snapshot of the store at ``db_path``, of every platform (read-only, closed at once;
+    ``con``: a read-only connection to it the caller holds open (:func:`read_only`), read through instead).
 
     Columns: snapshot_id Int64, taken_at Datetime[us, UTC], base_url, status, duration_s Float64, platform
     (JSON text or null); sorted by taken_at. Raises what :func:`load` raises.
     """
     path = Path(db_path)
-    with _connect(path, lock_timeout_s) as con:
+    if con is not None:
         return _snapshot_rows(con, path)
+    with _connect(path, lock_timeout_s) as opened:
+        return _snapshot_rows(opened, path)
 
 
 def _window(snapshots: pl.DataFrame, since: dt.datetime | None, last_days: float | None) -> pl.DataFrame:

@@ -19,6 +19,9 @@ FIT_NOTES = {
     "separated": "diverged only for models not ranked then: ranks measured among the ranked",
     "diverged": "diverged among the ranked: ranks only order them",
 }
+#: The tooltip's words for a window whose fit diverged while one model was ranked (no ranking among ranked
+#: models exists there; a window with none ranked has no point).
+ALONE_NOTE = "diverged; the only model ranked then: rank 1 of 1, compared with no other ranked model"
 
 
 def _top(ranking: pl.DataFrame, top: int) -> pl.DataFrame:
@@ -118,52 +121,109 @@ def arena_win_rate_chart(
     return alt.LayerChart(layer=[heat, text], title=title, width=side, height=side)
 
 
+#: How a window's point is drawn, by how its fit stands: (the legend's label, the point's shape). Filled
+#: where ``measured``, hollow otherwise; ``alone``: diverged with one model ranked (:data:`ALONE_NOTE`).
+FIT_MARKS = {
+    "measured": ("measured", "circle"),
+    "separated": ("diverged, unranked only", "square"),
+    "diverged": ("diverged among ranked", "diamond"),
+    "alone": ("diverged, one ranked", "triangle-up"),
+}
+
+
+def _noted(over_time: pl.DataFrame) -> pl.DataFrame:
+    """``over_time`` with fit_note (the tooltip's words) and fit_mark (the legend's label, :data:`FIT_MARKS`)
+    String columns for each row's window."""
+    alone = (pl.col("fit") == "diverged") & (pl.col("ranked").sum().over("snapshot_id") < 2)
+    notes = pl.when(alone).then(pl.lit(ALONE_NOTE)).otherwise(pl.col("fit").replace_strict(FIT_NOTES))
+    kind = pl.when(alone).then(pl.lit("alone")).otherwise(pl.col("fit"))
+    labels = {key: label for key, (label, _) in FIT_MARKS.items()}
+    return over_time.with_columns(
+        fit_note=notes.cast(pl.String), fit_mark=kind.replace_strict(labels, return_dtype=pl.String)
+    )
+
+
+def _fit_points(frame: pl.DataFrame, labels: list[str]) -> alt.Chart:
+    """The rank chart's points: each outlined in its entry's colour (``labels``: the chart's ``color`` order),
+    filled where the window's fit was measured and hollow (fill opacity 0) where not, shaped by
+    :data:`FIT_MARKS`; a legend "Fit" with its symbols filled and hollow like the points, unless every
+    window was measured."""
+    present = set(frame["fit_mark"].to_list())
+    measured = FIT_MARKS["measured"][0]
+    marks = [(label, shape) for label, shape in FIT_MARKS.values() if label in present]
+    legend = alt.Legend(
+        symbolFillColor=alt.ExprRef(f"datum.value === '{measured}' ? '{INK_COLOUR}' : '#ffffff'"),
+        symbolStrokeColor=INK_COLOUR,
+        symbolStrokeWidth=1.5,
+    )
+    return (
+        alt.Chart()
+        .mark_point(filled=True, size=50, strokeWidth=1.5, opacity=1)
+        .encode(
+            shape=alt.Shape(
+                "fit_mark:N",
+                title="Fit",
+                scale=alt.Scale(domain=[m[0] for m in marks], range=[m[1] for m in marks]),
+                legend=None if present <= {measured} else legend,
+            ),
+            fillOpacity=alt.condition(  # type: ignore[no-untyped-call]
+                f"datum.fit_mark === '{measured}'", alt.value(1.0), alt.value(0.0)
+            ),
+            stroke=alt.Stroke("label:N", sort=labels, legend=None),  # the same colours as ``color``
+        )
+    )
+
+
 def arena_rank_chart(
     over_time: pl.DataFrame,
     *,
     top: int = 10,
     title: str = "Arena rank over time",
     width: int = DEFAULT_WIDTH,
-) -> alt.Chart:
+) -> alt.LayerChart:
     """Lines of each entry's arena rank at every snapshot window (rank 1 at the top), for the entries
-    ranked best in the newest window (the newest snapshot's; at most ``top``). Entries sharing a rank
-    overlap: the tooltip gives score and interval, and how that window's fit stands (:data:`FIT_NOTES`).
+    ranked best in the newest window (the newest snapshot's; at most ``top``). A point per entry and window:
+    filled where the window's fit was measured, hollow and shaped by how it diverged where not (a legend
+    "Fit", :data:`FIT_MARKS`). Entries sharing a rank overlap: the tooltip gives score and interval, and how
+    that window's fit stands (:data:`FIT_NOTES`; :data:`ALONE_NOTE` where it diverged with one model ranked).
 
-    Input: ``ArenaResult.over_time`` (taken_at, entry, label, rank, score, lower, upper, comparisons, fit).
+    Input: ``ArenaResult.over_time`` (snapshot_id, taken_at, entry, label, rank, score, lower, upper,
+    comparisons, ranked, fit).
     """
     # The newest window, by snapshot: two snapshots taken at one time are two windows at the same taken_at.
     order = over_time.sort("taken_at", "snapshot_id", nulls_last=True)["snapshot_id"]
     newest = over_time.filter(pl.col("snapshot_id") == order[-1]) if order.len() else over_time
     keep = newest.filter(pl.col("ranked")).sort("rank", "score", descending=[False, True]).head(top)
-    frame = over_time.filter(pl.col("entry").is_in(keep["entry"].to_list()) & pl.col("rank").is_not_null())
+    labels = keep["label"].to_list()
+    frame = _noted(over_time).filter(
+        pl.col("entry").is_in(keep["entry"].to_list()) & pl.col("rank").is_not_null()
+    )
     data = chart_data(
         frame.select(
             "taken_at", "label", "rank", "score", "lower", "upper", "comparisons", "snapshot_id", "fit",
-            fit_note=pl.col("fit").replace_strict(FIT_NOTES, return_dtype=pl.String),
+            "fit_note", "fit_mark",
         )
     )  # fmt: skip
     worst = int(frame["rank"].max() or 1)  # type: ignore[arg-type]
-    return (
-        alt.Chart(data, title=title, width=width)
-        .mark_line(point=alt.OverlayMarkDef(size=30))
-        .encode(
-            x=time_x(span_days=span_days(frame)),
-            y=alt.Y(
-                "rank:Q",
-                title="Arena rank",
-                scale=alt.Scale(domain=[0.5, worst + 0.5], reverse=True, nice=False),
-                axis=alt.Axis(values=list(range(1, worst + 1)), format="d"),
-            ),
-            color=alt.Color("label:N", sort=keep["label"].to_list(), title="Entry"),
-            tooltip=[
-                snapshot_tooltip(),
-                alt.Tooltip("label:N", title="Entry"),
-                alt.Tooltip("rank:Q", title="Rank"),
-                alt.Tooltip("score:Q", title="Score (Elo scale)", format=",.0f"),
-                alt.Tooltip("lower:Q", title="95% interval from", format=",.0f"),
-                alt.Tooltip("upper:Q", title="95% interval to", format=",.0f"),
-                alt.Tooltip("comparisons:Q", title="Comparisons so far", format=","),
-                alt.Tooltip("fit_note:N", title="Fit"),
-            ],
-        )
+    return alt.layer(
+        alt.Chart().mark_line(), _fit_points(frame, labels), data=data, title=title, width=width
+    ).encode(
+        x=time_x(span_days=span_days(frame)),
+        y=alt.Y(
+            "rank:Q",
+            title="Arena rank",
+            scale=alt.Scale(domain=[0.5, worst + 0.5], reverse=True, nice=False),
+            axis=alt.Axis(values=list(range(1, worst + 1)), format="d"),
+        ),
+        color=alt.Color("label:N", sort=labels, title="Entry"),
+        tooltip=[
+            snapshot_tooltip(),
+            alt.Tooltip("label:N", title="Entry"),
+            alt.Tooltip("rank:Q", title="Rank"),
+            alt.Tooltip("score:Q", title="Score (Elo scale)", format=",.0f"),
+            alt.Tooltip("lower:Q", title="95% interval from", format=",.0f"),
+            alt.Tooltip("upper:Q", title="95% interval to", format=",.0f"),
+            alt.Tooltip("comparisons:Q", title="Comparisons so far", format=","),
+            alt.Tooltip("fit_note:N", title="Fit"),
+        ],
     )

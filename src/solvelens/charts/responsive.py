@@ -13,9 +13,10 @@ embeds :func:`fit_container` of each spec:
   it to the plot's width ("... (95% bootstra"), and on a phone a plot beside long labels is ~200 px wide;
 - a single or layered view with a legend at its right (Vega-Lite's default place) carries
   ``usermeta.solvelens_fit = {"kind": "legend", ...}``: in a box narrower than :data:`NARROW_PX` the page's
-  script puts that legend below the plot, in as many columns as its longest label lets fit, before
-  embedding (and again when a resize crosses the width): at 390 px a legend at the right took ~110 of the
-  ~350 px and squeezed the "Models over time" plot to ~180 px;
+  script puts that legend below the plot (several legends one under the other: side by side the rank
+  chart's "Fit" ran past the edge), in as many columns as its longest label lets fit, before embedding (and
+  again when a resize crosses the width): at 390 px a legend at the right took ~110 of the ~350 px and
+  squeezed the "Models over time" plot to ~180 px;
 - Vega-Lite cannot size concatenated or faceted views by their container (``"container"`` works only for
   single and layered views, https://vega.github.io/vega-lite/docs/size.html), so those keep their numbers and
   carry ``usermeta.solvelens_fit`` for the page's script, which sets each stacked view's width, or a facet's

@@ -14,7 +14,7 @@ import polars as pl
 
 from solvelens import analysis as an
 from solvelens import charts as ch
-from solvelens.analysis.arena import DIVERGED, SEPARATED, WINDOW_BOOTSTRAP
+from solvelens.analysis.arena import DIVERGED, MEASURED, SEPARATED, WINDOW_BOOTSTRAP
 from solvelens.report.changes import moves_frame
 from solvelens.report.frames import ReportFrames
 from solvelens.report.slots import ChartSlot, slot
@@ -208,7 +208,9 @@ def arena_caption(result: an.ArenaResult, *, stored: int | None = None, stated: 
 def rank_over_time_caption(result: an.ArenaResult) -> str:
     """The rank-over-time chart's caption: what each point is, and at how many of the snapshots the fit
     diverged (``over_time``'s ``fit``): only for models not ranked then, named (the ranked models' ranks there
-    are measured among themselves), or among the ranked models (those ranks only order them)."""
+    are measured among themselves), among the ranked models (those ranks only order them), or while at most
+    one model was ranked (no ranking among ranked models exists there); and, when the chart draws a hollow
+    point (a ranked model in a window whose fit was not measured), what its filled and hollow points mean."""
     over = result.over_time
     text = (
         "The arena ranking as it stood at each snapshot (from every vote stored up to it), for today's "
@@ -217,10 +219,11 @@ def rank_over_time_caption(result: an.ArenaResult) -> str:
     )
     if over.is_empty():
         return text
-    windows = over.unique("snapshot_id")
+    windows = over.group_by("snapshot_id").agg(pl.col("fit").first(), ranked=pl.col("ranked").sum())
     total = windows.height
     separated = windows.filter(pl.col("fit") == SEPARATED).height
-    diverged = windows.filter(pl.col("fit") == DIVERGED).height
+    diverged = windows.filter((pl.col("fit") == DIVERGED) & (pl.col("ranked") >= 2)).height
+    alone = windows.filter((pl.col("fit") == DIVERGED) & (pl.col("ranked") < 2)).height
     if separated:
         names = ", ".join(over.filter("separated")["label"].unique().sort().to_list())
         text += (
@@ -231,6 +234,17 @@ def rank_over_time_caption(result: an.ArenaResult) -> str:
         text += (
             f" At {diverged} of the {total} snapshots the fit diverged among the ranked models: the ranks "
             "there only order them (no finite Bradley–Terry scores fit their votes; the tooltip says which)."
+        )
+    if alone:
+        text += (
+            f" At {alone} of the {total} snapshots the fit diverged while at most one model was ranked: no "
+            "ranking among ranked models existed there to measure (a model ranked alone is rank 1, compared "
+            "with no other)."
+        )
+    if over.filter((pl.col("fit") != MEASURED) & pl.col("rank").is_not_null()).height:  # a hollow point
+        text += (
+            " Filled points: snapshots whose fit was measured; hollow points: snapshots whose fit diverged, "
+            'shaped by how (the legend "Fit").'
         )
     return text
 

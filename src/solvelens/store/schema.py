@@ -52,9 +52,10 @@ if TYPE_CHECKING:
 #: Bumped when the internal tables change (2: ``snapshot_log.platform``; 3: ``snapshot_log.resources``, the
 #: platform's model board and the history tables; 4: ``data_quality`` and ``vote_coverage``; 5:
 #: ``model_counts`` and the leaderboard's competition ranks, :data:`WRITE_TIME_MIGRATION`; 6: the model
-#: board's competition ranks over the average score); older stores are migrated in place by
-#: :func:`ensure_schema` (:data:`MIGRATIONS`).
-SCHEMA_VERSION = 6
+#: board's competition ranks over the average score; 7: ``model_counts``' figures as exact decimals,
+#: :data:`EXACT_MODEL_COUNTS_MIGRATION`); older stores are migrated in place by :func:`ensure_schema`
+#: (:data:`MIGRATIONS`).
+SCHEMA_VERSION = 7
 #: The DuckDB schema holding the internal tables (views live in ``main``).
 INTERNAL = INTERNAL_SCHEMA
 #: The table linking snapshots to record versions (all resources).
@@ -430,14 +431,48 @@ MIGRATIONS[3] = (*MIGRATIONS.get(3, ()), RERANK_MANIFESTS_SQL)
 #: Per snapshot and model, figures of the snapshot's solution lists that never change once it is written
 #: (schema version 5), computed by the writer (:func:`model_counts_sql`) so a reader of a long history never
 #: aggregates every solution row of every snapshot. The columns of
-#: :attr:`solvelens.analysis.frames.Frames.model_counts`.
+#: :attr:`solvelens.analysis.frames.Frames.model_counts` (its readers cast the figures to DOUBLE).
+#:
+#: The figures (``percentile_sum``, ``top1``, ``top3``) are exact decimals (:data:`FIGURE`, schema version
+#: 7): each snapshot's are the previous snapshot's plus the changed lists' (:func:`model_counts_since_sql`),
+#: a running sum over every hourly snapshot of a year. Summed as doubles, each addition rounded (18.25 read
+#: 18.250000000000004 after 21 snapshots of a test store; ``benchmarks/model_counts_drift.py`` measures a
+#: year). Each solution's value is a fraction (denominators ``2 (n - 1)`` and ``t``), rounded half up to 18
+#: decimal places in integer arithmetic (:func:`_to_figure`); from there every sum and difference is exact,
+#: so the running sum equals a full recount digit for digit, whatever the order or the number of steps. A
+#: stored figure is within ``0.5e-18`` per solution of the exact fraction, far below a double's precision.
 MODEL_COUNTS = f"{INTERNAL}.model_counts"
+#: The SQL type of the model counts' figures: 38 digits, 18 after the point (DuckDB stores it as a 128-bit
+#: integer; sums and integer multiples of it are exact, an overflow past 10^20 raises instead of rounding).
+FIGURE = "DECIMAL(38, 18)"
 MODEL_COUNTS_DDL = f"""CREATE TABLE IF NOT EXISTS {MODEL_COUNTS} (
     snapshot_id BIGINT NOT NULL, llm_model VARCHAR NOT NULL, solutions BIGINT, contested_solutions BIGINT,
-    percentile_sum DOUBLE, top1 DOUBLE, top3 DOUBLE)"""
+    percentile_sum {FIGURE}, top1 {FIGURE}, top3 {FIGURE})"""
+
+
+def _to_figure(numerator: str, denominator: str) -> str:
+    """SQL of ``numerator / denominator`` (integer expressions, ``0 <= numerator``, ``0 < denominator``) as a
+    :data:`FIGURE`, rounded half up to 18 decimal places: integer division in HUGEINT, then scaled by
+    ``1e-18`` (a decimal product, exact). DuckDB divides decimals as doubles, so no ``/`` is used. A zero
+    ``denominator`` gives NULL (a single solution's percentile, which the sums filter out)."""
+    units = (
+        f"(2 * ({numerator})::HUGEINT * 1000000000000000000 + ({denominator})) "
+        f"// nullif(2 * ({denominator}), 0)"
+    )
+    return f"(({units})::DECIMAL(38, 0) * 0.000000000000000001::DECIMAL(19, 18))"
+
+
+#: A contested solution's rank percentile ``(n - rank - (t - 1) / 2) / (n - 1)`` clamped to 0..1 (n solutions
+#: in the list, t sharing its rank), as a :data:`FIGURE`.
+_PERCENTILE = _to_figure("greatest(0, least(2 * (n - 1), 2 * (n - rank) - (t - 1)))", "2 * (n - 1)")
 #: Sum of top-k credits of contested solutions (rank; n solutions in the list, t sharing the rank): the tie
 #: shares the positions it spans (:func:`solvelens.analysis.solutions.top_k_credit`).
-_TOP_CREDIT = "coalesce(sum(least(greatest({k} + 1 - rank, 0), t)::DOUBLE / t) FILTER (WHERE n >= 2), 0)"
+_TOP_CREDIT = "least(greatest({k} + 1 - rank, 0), t)"
+
+
+def _figure_sum(value: str) -> str:
+    """Sum of ``value`` (a :data:`FIGURE`) over the contested solutions (lists of >= 2), 0 when none."""
+    return f"coalesce(sum({value}) FILTER (WHERE n >= 2), 0)::{FIGURE}"
 
 
 def _per_list_sql(manifests: str) -> str:
@@ -454,9 +489,9 @@ def _per_list_sql(manifests: str) -> str:
         per_list AS (
             SELECT manifest_id, llm_model, count(*) AS solutions,
                    count(*) FILTER (WHERE n >= 2) AS contested,
-                   coalesce(sum(greatest(0.0, least(1.0, (n - rank - (t - 1) / 2.0)::DOUBLE / (n - 1))))
-                            FILTER (WHERE n >= 2), 0) AS percentile_sum,
-                   {_TOP_CREDIT.format(k=1)} AS top1, {_TOP_CREDIT.format(k=3)} AS top3
+                   {_figure_sum(_PERCENTILE)} AS percentile_sum,
+                   {_figure_sum(_to_figure(_TOP_CREDIT.format(k=1), "t"))} AS top1,
+                   {_figure_sum(_to_figure(_TOP_CREDIT.format(k=3), "t"))} AS top3
             FROM items GROUP BY ALL)"""
 
 
@@ -470,7 +505,7 @@ def model_counts_sql(snapshots: str) -> str:
     return f"""
         WITH {_per_list_sql(f"SELECT manifest_id {problems}")}
         SELECT l.snapshot_id, p.llm_model, sum(p.solutions)::BIGINT, sum(p.contested)::BIGINT,
-               sum(p.percentile_sum)::DOUBLE, sum(p.top1)::DOUBLE, sum(p.top3)::DOUBLE
+               sum(p.percentile_sum)::{FIGURE}, sum(p.top1)::{FIGURE}, sum(p.top3)::{FIGURE}
         FROM (SELECT snapshot_id, manifest_id {problems}) l JOIN per_list p USING (manifest_id)
         GROUP BY ALL"""
 
@@ -478,10 +513,11 @@ def model_counts_sql(snapshots: str) -> str:
 def model_counts_since_sql(sid: int, before: int) -> str:
     """``SELECT`` of the :data:`MODEL_COUNTS` rows of snapshot ``sid`` (written or not) from those stored for
     snapshot ``before``: its rows, plus the lists (manifests) ``sid`` lists more often, less those it lists
-    less often, each aggregated as in :func:`model_counts_sql` (the same figures, sums of doubles to their
-    last bits aside; a model left without solutions has no row). Only the lists that differ are read: an
-    incremental snapshot carries most of its lists over from the one before. Correct for any ``before``
-    whose rows are stored (its link rows and model counts are written and pruned together)."""
+    less often, each aggregated as in :func:`model_counts_sql` (the same figures, digit for digit: they are
+    exact decimals, :data:`MODEL_COUNTS`; a model left without solutions has no row). Only the lists that
+    differ are read: an incremental snapshot carries most of its lists over from the one before. Correct
+    for any ``before`` whose rows are stored (its link rows and model counts are written and pruned
+    together)."""
 
     def listed(snapshot: int) -> str:
         return (
@@ -496,7 +532,7 @@ def model_counts_since_sql(sid: int, before: int) -> str:
             WHERE coalesce(now.c, 0) <> coalesce(was.c, 0)),
         {_per_list_sql("SELECT manifest_id FROM diff")}
         SELECT {int(sid)}::BIGINT, llm_model, sum(solutions)::BIGINT, sum(contested)::BIGINT,
-               sum(percentile_sum)::DOUBLE, sum(top1)::DOUBLE, sum(top3)::DOUBLE
+               sum(percentile_sum)::{FIGURE}, sum(top1)::{FIGURE}, sum(top3)::{FIGURE}
         FROM (SELECT llm_model, solutions, contested_solutions AS contested, percentile_sum, top1, top3
               FROM {MODEL_COUNTS} WHERE snapshot_id = {int(before)}
               UNION ALL
@@ -547,6 +583,14 @@ MIGRATIONS[5] = WRITE_TIME_MIGRATION
 #: as the platform model board's ranks (models tied at the lazy board's stale 1500, listed 6 and 7 in one
 #: call and 7 and 6 in the next, are 6 and 6: the rank the report's platform column uses).
 MIGRATIONS[6] = (rerank_links_sql(_BY_NAME["llm_leaderboard"]),)
+#: Migration 7: the model counts' figures as exact decimals (:data:`MODEL_COUNTS`): every stored snapshot's
+#: recounted from its lists (the doubles before held the rounding of every running sum since).
+EXACT_MODEL_COUNTS_MIGRATION: tuple[str, ...] = (
+    f"DROP TABLE IF EXISTS {MODEL_COUNTS}",
+    MODEL_COUNTS_DDL,
+    f"INSERT INTO {MODEL_COUNTS} {model_counts_sql('TRUE')}",
+)
+MIGRATIONS[7] = EXACT_MODEL_COUNTS_MIGRATION
 
 
 def _log_columns_ddl() -> list[str]:
